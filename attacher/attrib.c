@@ -1,0 +1,203 @@
+/* attrib.c - live objects per address space, contexts, access charging. */
+#include "attacher/attrib.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int os_attrib_init(struct os_attrib *a, struct os_tasks *tasks)
+{
+	memset(a, 0, sizeof(*a));
+	a->tasks = tasks;
+	os_hmap_init(&a->node2ctx);
+	os_hmap_init(&a->acc_map);
+	return os_cct_init(&a->cct);
+}
+
+void os_attrib_destroy(struct os_attrib *a)
+{
+	os_cct_destroy(&a->cct);
+	os_hmap_destroy(&a->node2ctx);
+	os_hmap_destroy(&a->acc_map);
+	free(a->ctx);
+	free(a->acc);
+	memset(a, 0, sizeof(*a));
+}
+
+uint32_t os_attrib_path(struct os_attrib *a, uint32_t asid, const uint64_t *frames, uint32_t n)
+{
+	uint64_t buf[OS_MAX_FRAMES + 1];
+
+	if (n > OS_MAX_FRAMES)
+		n = OS_MAX_FRAMES;
+	memcpy(buf, frames, n * sizeof(*buf));
+	buf[n] = OS_ASID_MARK | asid;
+	return os_cct_insert(&a->cct, buf, n + 1);
+}
+
+uint32_t os_attrib_unpath(const struct os_attrib *a, uint32_t node, uint64_t *frames,
+			  uint32_t max, uint32_t *asid)
+{
+	uint64_t buf[OS_MAX_FRAMES + 2];
+	uint32_t d = os_cct_path(&a->cct, node, buf, OS_MAX_FRAMES + 2);
+
+	if (d > OS_MAX_FRAMES + 2)
+		d = OS_MAX_FRAMES + 2;
+	*asid = 0;
+	if (d && (buf[d - 1] & OS_ASID_MARK) == OS_ASID_MARK) {
+		*asid = (uint32_t)(buf[d - 1] & 0xffffffff);
+		d--;
+	}
+	if (d > max)
+		d = max;
+	memcpy(frames, buf, d * sizeof(*frames));
+	return d;
+}
+
+static uint32_t context_of(struct os_attrib *a, uint32_t asid, uint32_t node)
+{
+	uint64_t idx;
+
+	if (os_hmap_get(&a->node2ctx, node, &idx))
+		return (uint32_t)idx;
+	if (a->nctx == a->ctxcap) {
+		uint32_t cap = a->ctxcap ? a->ctxcap * 2 : 256;
+		struct os_ctx *n = realloc(a->ctx, cap * sizeof(*n));
+
+		if (!n)
+			return OS_NONE;
+		a->ctx = n;
+		a->ctxcap = cap;
+	}
+	memset(&a->ctx[a->nctx], 0, sizeof(a->ctx[0]));
+	a->ctx[a->nctx].asid = asid;
+	a->ctx[a->nctx].node = node;
+	if (os_hmap_put(&a->node2ctx, node, a->nctx) < 0)
+		return OS_NONE;
+	return a->nctx++;
+}
+
+static void born(struct os_attrib *a, struct os_aspace *as, const struct os_obj_event *ev)
+{
+	uint32_t ci;
+
+	if (!ev->size)
+		return;
+	ci = ev->node == OS_CCT_NONE ? OS_NONE : context_of(a, as->id, ev->node);
+	if (ci == OS_NONE) {
+		a->c.dropped_events++;
+		return;
+	}
+	a->ctx[ci].allocations++;
+	a->ctx[ci].bytes += ev->size;
+	a->c.objects_seen++;
+	/* whatever was there is stale (a free we did not see) */
+	os_iv_remove_overlaps(as->objects, ev->addr, ev->addr + ev->size, NULL, NULL);
+	os_iv_insert(as->objects, ev->addr, ev->addr + ev->size, ci);
+}
+
+bool os_attrib_prepare(struct os_attrib *a, const struct os_event *ev, struct os_obj_event *oe)
+{
+	struct os_aspace *as = os_tasks_aspace(a->tasks, ev->pid);
+
+	if (ev->type == OS_EV_THREAD) {
+		char name[32] = "";
+		size_t n = ev->size < sizeof(name) - 1 ? ev->size : sizeof(name) - 1;
+
+		if (n > ev->nframes * 8u)
+			n = ev->nframes * 8u;
+		memcpy(name, ev->frames, n);
+		name[n] = 0;
+		os_tasks_thread(a->tasks, ev->pid, ev->tid, name);
+		return false;
+	}
+	if (!as)
+		return false;
+	oe->type = ev->type;
+	oe->addr = ev->addr;
+	oe->size = ev->size;
+	oe->aux = ev->aux;
+	oe->asid = as->id;
+	oe->node = OS_CCT_NONE;
+	if (ev->type == OS_EV_ALLOC || ev->type == OS_EV_MMAP || ev->type == OS_EV_REALLOC)
+		oe->node = os_attrib_path(a, as->id, ev->frames, ev->nframes);
+	return true;
+}
+
+void os_attrib_event(struct os_attrib *a, const struct os_obj_event *ev)
+{
+	struct os_aspace *as = os_tasks_get(a->tasks, ev->asid);
+	uint64_t end, val;
+
+	if (!as || !as->objects)
+		return;
+	switch (ev->type) {
+	case OS_EV_ALLOC:
+	case OS_EV_MMAP:
+		born(a, as, ev);
+		break;
+	case OS_EV_FREE:
+		if (os_iv_remove(as->objects, ev->addr, NULL, NULL) == 0)
+			a->c.frees++;
+		break;
+	case OS_EV_REALLOC:
+		if (os_iv_remove(as->objects, ev->aux, NULL, NULL) == 0)
+			a->c.frees++;
+		born(a, as, ev);
+		break;
+	case OS_EV_MUNMAP:
+		a->c.frees += os_iv_remove_overlaps(as->objects, ev->addr, ev->addr + ev->size,
+						    NULL, NULL);
+		break;
+	case OS_EV_MREMAP:
+		if (os_iv_remove(as->objects, ev->aux, &end, &val) == 0) {
+			os_iv_remove_overlaps(as->objects, ev->addr, ev->addr + ev->size, NULL,
+					      NULL);
+			os_iv_insert(as->objects, ev->addr, ev->addr + ev->size, val);
+		}
+		break;
+	default:
+		/* moves and GC brackets: runtime adapters (HotSpot) give them a meaning */
+		break;
+	}
+}
+
+void os_attrib_sample(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64_t sp,
+		      uint32_t access_node)
+{
+	struct os_aspace *as = os_tasks_get(a->tasks, asid);
+	uint64_t ci, key, *slot;
+
+	if (!as)
+		return;
+	if (!os_iv_lookup(as->objects, addr, NULL, NULL, &ci)) {
+		if (os_aspace_is_heap(as, addr, sp))
+			a->c.samples_heap++;
+		return;
+	}
+	a->c.samples_heap++;
+	a->c.samples_attributed++;
+	a->ctx[ci].samples++;
+	if (access_node == OS_CCT_NONE)
+		return;
+	key = ci << 32 | access_node;
+	slot = os_hmap_ref(&a->acc_map, key, UINT64_MAX);
+	if (!slot)
+		return;
+	if (*slot == UINT64_MAX) {
+		if (a->nacc == a->acccap) {
+			uint32_t cap = a->acccap ? a->acccap * 2 : 1024;
+			struct os_acc *n = realloc(a->acc, cap * sizeof(*n));
+
+			if (!n)
+				return;
+			a->acc = n;
+			a->acccap = cap;
+		}
+		memset(&a->acc[a->nacc], 0, sizeof(a->acc[0]));
+		a->acc[a->nacc].ctx = (uint32_t)ci;
+		a->acc[a->nacc].node = access_node;
+		*slot = a->nacc++;
+	}
+	a->acc[*slot].samples++;
+}

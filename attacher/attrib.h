@@ -1,0 +1,77 @@
+/* attrib.h - object-centric attribution: allocation contexts, the live
+ * objects of each address space, and access samples charged to them.
+ *
+ * Allocation and access paths are interned in one calling-context tree;
+ * every path ends (outermost) in a marker frame naming its address space,
+ * so equal addresses of different process images never mix.
+ * Return convention: 0 / -errno.
+ */
+#ifndef OBJSCOPE_ATTRIB_H
+#define OBJSCOPE_ATTRIB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "attacher/tasks.h"
+#include "common/cct.h"
+#include "common/hashmap.h"
+#include "common/profile.h"
+#include "common/shm.h"
+
+#define OS_ASID_MARK 0xfffe000000000000ULL /* marker frame: OS_ASID_MARK | asid */
+
+struct os_ctx {
+	uint32_t asid;
+	uint32_t node;            /* allocation path in the CCT */
+	uint64_t allocations, bytes, samples;
+	uint64_t metrics[OS_M_COUNT];
+};
+
+struct os_acc {
+	uint32_t ctx;
+	uint32_t node;            /* access path in the CCT */
+	uint64_t samples;
+	uint64_t metrics[OS_M_COUNT];
+};
+
+struct os_attrib {
+	struct os_tasks *tasks;
+	struct os_cct cct;
+	struct os_hmap node2ctx;   /* alloc path node -> ctx index */
+	struct os_ctx *ctx;
+	uint32_t nctx, ctxcap;
+	struct os_hmap acc_map;    /* ctx << 32 | access node -> acc index */
+	struct os_acc *acc;
+	uint32_t nacc, acccap;
+	struct os_counters c;
+};
+
+int os_attrib_init(struct os_attrib *a, struct os_tasks *tasks);
+void os_attrib_destroy(struct os_attrib *a);
+
+/* Interns a path of address space asid (leaf first). */
+uint32_t os_attrib_path(struct os_attrib *a, uint32_t asid, const uint64_t *frames, uint32_t n);
+/* Recovers a path: returns its depth (marker excluded) and the asid. */
+uint32_t os_attrib_unpath(const struct os_attrib *a, uint32_t node, uint64_t *frames,
+			  uint32_t max, uint32_t *asid);
+
+/* An object event reduced to what ordering needs: its path is interned
+ * when it is drained from the ring, and it is applied later in time order. */
+struct os_obj_event {
+	uint64_t addr, size, aux;
+	uint32_t asid;
+	uint32_t node;            /* allocation path, OS_CCT_NONE if none */
+	uint16_t type;            /* enum os_ev_type */
+};
+
+/* Reduces a ring event of the current image of ev->pid; returns false for
+ * events that need no ordering (thread names: applied at once). */
+bool os_attrib_prepare(struct os_attrib *a, const struct os_event *ev, struct os_obj_event *oe);
+/* Applies an object event (alloc/free/mmap/...) in time order. */
+void os_attrib_event(struct os_attrib *a, const struct os_obj_event *ev);
+/* Charges an addressed sample: addr in asid's image, sp of the thread (to
+ * tell its stack from the heap), access path node. */
+void os_attrib_sample(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64_t sp,
+		      uint32_t access_node);
+
+#endif

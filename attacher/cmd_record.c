@@ -1,0 +1,244 @@
+/* cmd_record.c - `objscope record [options] -- COMMAND [ARGS...]`.
+ *
+ * Launches COMMAND with the preload library (keeping the user's LD_PRELOAD),
+ * its stdin/stdout/stderr untouched, with inherited per-CPU perf events that
+ * start at its exec; collects until it exits; writes the profile; exits with
+ * COMMAND's status (128 + signal when it was killed).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "attacher/collector.h"
+#include "attacher/commands.h"
+#include "common/log.h"
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop_signal(int sig)
+{
+	stop_requested = sig;
+}
+
+/* The preload library: $OBJSCOPE_LIB, else next to this executable, else
+ * ../lib/objscope/ relative to it (installed layout). */
+static int find_preload(char *out, size_t len)
+{
+	const char *env = getenv("OBJSCOPE_LIB");
+	char exe[PATH_MAX], *dir;
+	ssize_t n;
+
+	if (env && *env) {
+		snprintf(out, len, "%s", env);
+		return access(out, R_OK) == 0 ? 0 : -errno;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n < 0)
+		return -errno;
+	exe[n] = 0;
+	dir = dirname(exe);
+	snprintf(out, len, "%s/libobjscope.so", dir);
+	if (access(out, R_OK) == 0)
+		return 0;
+	snprintf(out, len, "%s/../lib/objscope/libobjscope.so", dir);
+	return access(out, R_OK) == 0 ? 0 : -ENOENT;
+}
+
+static void child_exec(char **cmd, const char *lib, const char *shm, int go_fd, int err_fd)
+{
+	const char *old = getenv("LD_PRELOAD");
+	char preload[PATH_MAX * 4];
+	char c;
+	int e;
+	sigset_t none;
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	if (old && *old)
+		snprintf(preload, sizeof(preload), "%s:%s", lib, old);
+	else
+		snprintf(preload, sizeof(preload), "%s", lib);
+	setenv("LD_PRELOAD", preload, 1);
+	setenv(OS_SHM_ENV, shm, 1);
+	/* wait until the collector's events are in place */
+	while (read(go_fd, &c, 1) < 0 && errno == EINTR)
+		;
+	close(go_fd);
+	execvp(cmd[0], cmd);
+	e = errno;
+	if (write(err_fd, &e, sizeof(e)) < 0)
+		_exit(OS_EXIT_NOTFOUND);
+	_exit(e == ENOENT ? OS_EXIT_NOTFOUND : OS_EXIT_NOEXEC);
+}
+
+static int exit_status_of(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return OS_EXIT_FAIL;
+}
+
+static int write_profile(struct os_collector *c, const struct os_opts *o, int argc,
+			 char **argv)
+{
+	char err[512] = "";
+	struct os_profile *p = os_collector_profile(c, "record", argc, argv);
+	int rc;
+
+	if (!p) {
+		os_err("record: out of memory while building the profile");
+		return -ENOMEM;
+	}
+	rc = os_profile_write(p, o->output, err, sizeof(err));
+	if (rc < 0)
+		os_err("record: cannot write the profile: %s", err[0] ? err : strerror(-rc));
+	else if (!o->quiet)
+		fprintf(stderr,
+			"objscope: wrote %s: %llu samples, %llu addressed, %llu attributed to %u "
+			"objects' contexts, %u process%s, %llu lost, %llu events dropped\n",
+			o->output, (unsigned long long)p->c.samples_total,
+			(unsigned long long)p->c.samples_addressed,
+			(unsigned long long)p->c.samples_attributed, p->ncontexts, p->meta.npids,
+			p->meta.npids == 1 ? "" : "es", (unsigned long long)p->c.lost,
+			(unsigned long long)p->c.dropped_events);
+	os_profile_free(p);
+	return rc;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct os_opts o;
+	struct os_collector c;
+	char lib[PATH_MAX], err[512] = "";
+	int idx, go[2] = { -1, -1 }, ep[2] = { -1, -1 }, status = 0, rc, e = 0;
+	int ret = OS_EXIT_FAIL;
+	bool exited = false, written = false;
+	pid_t child = -1;
+	struct sigaction sa;
+	ssize_t n;
+
+	idx = os_opts_parse(&o, "record", argc, argv);
+	if (idx == -2)
+		return 0;
+	if (idx < 0)
+		return OS_EXIT_USAGE;
+	if (idx >= argc) {
+		os_err("record: no command given — usage: objscope record [options] -- COMMAND "
+		       "[ARGS...]");
+		return OS_EXIT_USAGE;
+	}
+	if (find_preload(lib, sizeof(lib)) < 0) {
+		os_err("record: cannot find libobjscope.so next to the objscope binary — set "
+		       "OBJSCOPE_LIB to its path");
+		return OS_EXIT_FAIL;
+	}
+	rc = os_collector_init(&c, &o, err, sizeof(err));
+	if (rc < 0) {
+		os_err("record: %s", err);
+		goto out;
+	}
+	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(ep, O_CLOEXEC) < 0) {
+		os_err("record: pipe: %s", strerror(errno));
+		goto out;
+	}
+	child = fork();
+	if (child < 0) {
+		os_err("record: fork: %s", strerror(errno));
+		goto out;
+	}
+	if (child == 0) {
+		close(go[1]);
+		close(ep[0]);
+		child_exec(argv + idx, lib, c.shm.path, go[0], ep[1]);
+	}
+	close(go[0]);
+	close(ep[1]);
+	go[0] = ep[1] = -1;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+
+	rc = os_collector_open(&c, child, true, err, sizeof(err));
+	if (rc < 0) {
+		os_err("record: %s", err);
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+		goto out;
+	}
+	close(go[1]); /* go */
+	go[1] = -1;
+	while ((n = read(ep[0], &e, sizeof(e))) < 0 && errno == EINTR)
+		;
+	if (n == (ssize_t)sizeof(e)) {
+		waitpid(child, &status, 0);
+		os_err("record: cannot run '%s': %s", argv[idx], strerror(e));
+		ret = e == ENOENT ? OS_EXIT_NOTFOUND : OS_EXIT_NOEXEC;
+		goto out;
+	}
+
+	while (!exited) {
+		struct pollfd pfd[64];
+		int nfd = os_perf_nfds(c.perf) < 64 ? os_perf_nfds(c.perf) : 64;
+		pid_t w;
+
+		for (int i = 0; i < nfd; i++) {
+			pfd[i].fd = os_perf_fd(c.perf, i);
+			pfd[i].events = POLLIN;
+		}
+		poll(pfd, (nfds_t)nfd, 20);
+		if (!written)
+			os_collector_round(&c, false);
+		if (!written)
+			os_collector_status(&c, false);
+		w = waitpid(child, &status, WNOHANG);
+		if (w == child)
+			exited = true;
+		if (stop_requested && !written) {
+			/* stop profiling; COMMAND runs on and we still pass its status */
+			os_collector_stop(&c);
+			os_collector_round(&c, true);
+			os_collector_status(&c, true);
+			write_profile(&c, &o, argc - idx, argv + idx);
+			written = true;
+			stop_requested = 0;
+		} else if (stop_requested && written) {
+			kill(child, (int)stop_requested); /* again: pass it on */
+			stop_requested = 0;
+		}
+	}
+	ret = exit_status_of(status);
+	if (!written) {
+		os_collector_stop(&c);
+		os_collector_round(&c, true);
+		os_collector_round(&c, true);
+		os_collector_status(&c, true);
+		if (write_profile(&c, &o, argc - idx, argv + idx) < 0 && ret == 0)
+			ret = OS_EXIT_FAIL;
+	}
+out:
+	for (int i = 0; i < 2; i++) {
+		if (go[i] >= 0)
+			close(go[i]);
+		if (ep[i] >= 0)
+			close(ep[i]);
+	}
+	os_collector_destroy(&c);
+	return ret;
+}

@@ -1,0 +1,508 @@
+/* collector.c - reads the sources, orders object events and samples,
+ * attributes, and builds the profile. */
+#include "attacher/collector.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/log.h"
+
+#define WINDOW_NS 100000000ULL /* object events and samples are applied 100 ms late */
+
+enum { Q_EVENT = 1, Q_SAMPLE = 2 };
+
+struct os_qitem {
+	uint64_t time;
+	uint32_t seq;
+	uint32_t kind;
+	union {
+		struct os_obj_event ev;
+		struct {
+			uint64_t addr, sp;
+			uint32_t asid, node;
+		} s;
+	};
+};
+
+/* Per-round buffers of what perf delivered. */
+struct side {
+	uint64_t time;
+	uint32_t type; /* PERF_RECORD_* */
+	uint32_t pid, ppid, tid;
+	bool exec;
+	uint32_t prot;
+	uint64_t addr, len, pgoff;
+	size_t str;    /* offset into strs */
+};
+
+struct raw {
+	struct os_perf_sample s;
+	size_t chain;  /* offset into chains */
+};
+
+struct round {
+	struct side *side;
+	size_t nside, capside;
+	struct raw *raw;
+	size_t nraw, capraw;
+	uint64_t *chains;
+	size_t nchains, capchains;
+	char *strs;
+	size_t nstrs, capstrs;
+	struct os_collector *c;
+	bool oom;
+};
+
+static struct round R; /* reused between rounds: one collector per process */
+
+uint64_t os_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static bool grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	size_t n;
+	void *np;
+
+	if (need <= *cap)
+		return true;
+	n = *cap ? *cap : 64;
+	while (n < need)
+		n *= 2;
+	np = realloc(*p, n * elem);
+	if (!np)
+		return false;
+	*p = np;
+	*cap = n;
+	return true;
+}
+
+static size_t round_str(struct round *r, const char *s)
+{
+	size_t n = strlen(s) + 1, off = r->nstrs;
+
+	if (!grow((void **)&r->strs, &r->capstrs, r->nstrs + n, 1)) {
+		r->oom = true;
+		return SIZE_MAX;
+	}
+	memcpy(r->strs + off, s, n);
+	r->nstrs += n;
+	return off;
+}
+
+static struct side *round_side(struct round *r)
+{
+	if (!grow((void **)&r->side, &r->capside, r->nside + 1, sizeof(*r->side))) {
+		r->oom = true;
+		return NULL;
+	}
+	memset(&r->side[r->nside], 0, sizeof(*r->side));
+	r->side[r->nside].str = SIZE_MAX;
+	return &r->side[r->nside++];
+}
+
+static void cb_sample(void *arg, const struct os_perf_sample *s)
+{
+	struct round *r = arg;
+	struct raw *w;
+
+	if (!grow((void **)&r->raw, &r->capraw, r->nraw + 1, sizeof(*r->raw)) ||
+	    !grow((void **)&r->chains, &r->capchains, r->nchains + s->nchain, sizeof(uint64_t))) {
+		r->oom = true;
+		r->c->lost++;
+		return;
+	}
+	w = &r->raw[r->nraw++];
+	w->s = *s;
+	w->chain = r->nchains;
+	memcpy(r->chains + r->nchains, s->chain, s->nchain * sizeof(uint64_t));
+	r->nchains += s->nchain;
+	w->s.chain = NULL;
+}
+
+static void cb_comm(void *arg, uint32_t pid, uint32_t tid, const char *comm, bool exec,
+		    uint64_t time)
+{
+	struct round *r = arg;
+	struct side *e = round_side(r);
+
+	if (!e)
+		return;
+	e->type = PERF_RECORD_COMM;
+	e->time = time;
+	e->pid = pid;
+	e->tid = tid;
+	e->exec = exec;
+	e->str = round_str(r, comm);
+}
+
+static void cb_task(struct round *r, uint32_t type, uint32_t pid, uint32_t ppid, uint32_t tid,
+		    uint64_t time)
+{
+	struct side *e = round_side(r);
+
+	if (!e)
+		return;
+	e->type = type;
+	e->time = time;
+	e->pid = pid;
+	e->ppid = ppid;
+	e->tid = tid;
+}
+
+static void cb_fork(void *arg, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid,
+		    uint64_t time)
+{
+	(void)ptid;
+	cb_task(arg, PERF_RECORD_FORK, pid, ppid, tid, time);
+}
+
+static void cb_exit(void *arg, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid,
+		    uint64_t time)
+{
+	(void)ptid;
+	cb_task(arg, PERF_RECORD_EXIT, pid, ppid, tid, time);
+}
+
+static void cb_mmap(void *arg, uint32_t pid, uint32_t tid, uint64_t addr, uint64_t len,
+		    uint64_t pgoff, uint32_t prot, uint32_t flags, const char *file, uint64_t time)
+{
+	struct round *r = arg;
+	struct side *e = round_side(r);
+
+	(void)flags;
+	if (!e)
+		return;
+	e->type = PERF_RECORD_MMAP2;
+	e->time = time;
+	e->pid = pid;
+	e->tid = tid;
+	e->addr = addr;
+	e->len = len;
+	e->pgoff = pgoff;
+	e->prot = prot;
+	e->str = round_str(r, file);
+}
+
+static void cb_lost(void *arg, uint64_t n)
+{
+	struct round *r = arg;
+
+	r->c->lost += n;
+}
+
+static const struct os_perf_cb perf_cbs = {
+	.sample = cb_sample,
+	.comm = cb_comm,
+	.fork = cb_fork,
+	.exit = cb_exit,
+	.mmap = cb_mmap,
+	.lost = cb_lost,
+};
+
+static ssize_t code_read(void *arg, uint32_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
+
+	(void)arg;
+	return process_vm_readv((pid_t)pid, &local, 1, &remote, 1, 0);
+}
+
+static uint64_t code_func_start(void *arg, uint32_t asid, uint64_t addr)
+{
+	struct os_collector *c = arg;
+	struct os_sym_result r;
+
+	if (os_sym_resolve(c->sym, asid, addr, &r) == 0 && r.func)
+		return r.sym_start;
+	return 0;
+}
+
+int os_collector_init(struct os_collector *c, const struct os_opts *o, char *err, size_t errlen)
+{
+	int rc;
+	uint32_t flags = o->no_mmap ? 0 : OS_SHM_F_TRACK_MMAP;
+
+	memset(c, 0, sizeof(*c));
+	c->opts = o;
+	c->shm.fd = -1;
+	c->sym = os_sym_new();
+	if (!c->sym) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	os_tasks_init(&c->tasks, c->sym);
+	rc = os_attrib_init(&c->attrib, &c->tasks);
+	if (rc < 0) {
+		snprintf(err, errlen, "out of memory");
+		return rc;
+	}
+	rc = os_sampler_create(&c->sampler, o, err, errlen);
+	if (rc < 0)
+		return rc;
+	rc = os_shm_host_create(&c->shm, o->slots, (uint64_t)o->ring_kb * 1024, o->min_size, flags);
+	if (rc < 0) {
+		snprintf(err, errlen, "cannot create the shared event rings (%u threads x %u KiB): %s",
+			 o->slots, o->ring_kb, strerror(-rc));
+		return rc;
+	}
+	c->shm_ready = true;
+	c->ca.arg = c;
+	c->ca.read = code_read;
+	c->ca.func_start = code_func_start;
+	c->status_line = o->progress || isatty(STDERR_FILENO);
+	R.c = c;
+	return 0;
+}
+
+int os_collector_open(struct os_collector *c, pid_t pid, bool enable_on_exec, char *err,
+		      size_t errlen)
+{
+	struct perf_event_attr attr;
+	int rc;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	c->sampler.ops->setup(&c->sampler, &attr);
+	attr.sample_id_all = 1;
+	attr.inherit = 1;
+	attr.task = 1;
+	attr.comm = 1;
+	attr.comm_exec = 1;
+	attr.mmap = 1;
+	attr.mmap2 = 1;
+	attr.mmap_data = 1;
+	attr.use_clockid = 1;
+	attr.clockid = CLOCK_MONOTONIC;
+	attr.disabled = enable_on_exec ? 1 : 0;
+	attr.enable_on_exec = enable_on_exec ? 1 : 0;
+	attr.watermark = 1;
+	attr.wakeup_watermark = c->opts->perf_pages * (unsigned)sysconf(_SC_PAGESIZE) / 4;
+	rc = os_perf_open(&c->perf, pid, &attr, c->opts->perf_pages, err, errlen);
+	if (rc < 0)
+		return rc;
+	c->perf_ready = true;
+	c->start_ns = os_now_ns();
+	return 0;
+}
+
+static void apply_side(struct os_collector *c, struct round *r, const struct side *e)
+{
+	const char *s = e->str == SIZE_MAX ? NULL : r->strs + e->str;
+
+	switch (e->type) {
+	case PERF_RECORD_COMM:
+		if (e->exec && e->pid == e->tid)
+			os_tasks_exec(&c->tasks, e->pid);
+		os_tasks_thread(&c->tasks, e->pid, e->tid, s);
+		break;
+	case PERF_RECORD_FORK:
+		if (e->pid != e->ppid)
+			os_tasks_fork(&c->tasks, e->ppid, e->pid);
+		break;
+	case PERF_RECORD_EXIT:
+		/* the thread's ring will not be written again: drain and recycle it */
+		if (c->shm_ready)
+			os_shm_host_thread_gone(&c->shm, e->pid, e->tid);
+		break;
+	case PERF_RECORD_MMAP2:
+		os_tasks_mmap(&c->tasks, e->pid, e->addr, e->len, e->pgoff, e->prot, s);
+		break;
+	}
+}
+
+static int cmp_side(const void *a, const void *b)
+{
+	const struct side *x = a, *y = b;
+
+	return x->time < y->time ? -1 : x->time > y->time;
+}
+
+static struct os_qitem *queue_push(struct os_collector *c, uint64_t time, uint32_t kind)
+{
+	struct os_qitem *q;
+
+	if (!grow((void **)&c->q, &c->qcap, c->qn + 1, sizeof(*c->q)))
+		return NULL;
+	q = &c->q[c->qn++];
+	q->time = time;
+	q->seq = c->seq++;
+	q->kind = kind;
+	return q;
+}
+
+static void take_sample(struct os_collector *c, struct raw *w, const uint64_t *chain)
+{
+	struct os_perf_sample *s = &w->s;
+	struct os_thread_info *th = os_tasks_thread(&c->tasks, s->pid, s->tid, NULL);
+	struct os_aspace *as = os_tasks_aspace(&c->tasks, s->pid);
+	uint64_t addr = 0, insn = s->ip, frames[OS_MAX_FRAMES];
+	uint32_t n = 0;
+	enum os_dec_status st;
+	struct os_qitem *q;
+
+	c->samples_total++;
+	if (th)
+		th->samples++;
+	if (!as)
+		return;
+	s->chain = chain;
+	st = c->sampler.ops->address(&c->sampler, s, as->id, &c->ca, &addr, &insn);
+	switch (st) {
+	case OS_DEC_OK:
+		break;
+	case OS_DEC_NOMEM:
+		c->unaddr_nomem++;
+		return;
+	case OS_DEC_CLOBBERED:
+		c->unaddr_clobbered++;
+		return;
+	default:
+		c->unaddr_undecodable++;
+		return;
+	}
+	c->samples_addressed++;
+	/* access path: the accessing instruction, then the callers */
+	frames[n++] = insn;
+	for (uint32_t i = 1; i < s->nchain && n < OS_MAX_FRAMES; i++)
+		frames[n++] = chain[i];
+	q = queue_push(c, s->time, Q_SAMPLE);
+	if (!q) {
+		c->lost++;
+		return;
+	}
+	q->s.addr = addr;
+	q->s.sp = s->regs[OS_REG_SP];
+	q->s.asid = as->id;
+	q->s.node = os_attrib_path(&c->attrib, as->id, frames, n);
+}
+
+static void ring_event(const struct os_event *ev, void *arg)
+{
+	struct os_collector *c = arg;
+	struct os_obj_event oe;
+	struct os_qitem *q;
+
+	if (!os_attrib_prepare(&c->attrib, ev, &oe))
+		return;
+	q = queue_push(c, ev->time, Q_EVENT);
+	if (!q) {
+		c->attrib.c.dropped_events++;
+		return;
+	}
+	q->ev = oe;
+}
+
+static int cmp_q(const void *a, const void *b)
+{
+	const struct os_qitem *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	/* at equal times an allocation precedes the samples that hit it */
+	if (x->kind != y->kind)
+		return x->kind == Q_EVENT ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+void os_collector_round(struct os_collector *c, bool final)
+{
+	struct round *r = &R;
+	uint64_t cutoff;
+	size_t i, done;
+
+	r->nside = r->nraw = r->nchains = r->nstrs = 0;
+	if (c->perf_ready)
+		os_perf_read(c->perf, &perf_cbs, r);
+	/* 1. follow processes, threads and mappings in time order */
+	qsort(r->side, r->nside, sizeof(*r->side), cmp_side);
+	for (i = 0; i < r->nside; i++)
+		apply_side(c, r, &r->side[i]);
+	/* 2. address the samples now, while the code can still be read */
+	for (i = 0; i < r->nraw; i++)
+		take_sample(c, &r->raw[i], r->chains + r->raw[i].chain);
+	/* 3. object events from the target's rings */
+	if (c->shm_ready)
+		os_shm_host_drain(&c->shm, ring_event, c);
+	/* 4. apply what is older than the window, in time order */
+	qsort(c->q, c->qn, sizeof(*c->q), cmp_q);
+	cutoff = final ? UINT64_MAX : os_now_ns() - WINDOW_NS;
+	for (done = 0; done < c->qn && c->q[done].time <= cutoff; done++) {
+		struct os_qitem *q = &c->q[done];
+
+		if (q->kind == Q_EVENT)
+			os_attrib_event(&c->attrib, &q->ev);
+		else
+			os_attrib_sample(&c->attrib, q->s.asid, q->s.addr, q->s.sp, q->s.node);
+	}
+	memmove(c->q, c->q + done, (c->qn - done) * sizeof(*c->q));
+	c->qn -= done;
+	if (r->oom)
+		os_warn("out of memory while reading samples; some were dropped (counted as lost)");
+	r->oom = false;
+}
+
+void os_collector_stop(struct os_collector *c)
+{
+	if (c->perf_ready)
+		os_perf_disable(c->perf);
+	if (c->shm_ready)
+		atomic_store(&c->shm.hdr->disarmed, 1);
+	if (!c->end_ns)
+		c->end_ns = os_now_ns();
+}
+
+void os_collector_status(struct os_collector *c, bool final)
+{
+	uint64_t now = os_now_ns();
+	double el;
+
+	if (!c->status_line)
+		return;
+	if (final) {
+		fprintf(stderr, "\r\033[K");
+		return;
+	}
+	if (now - c->last_status_ns < 500000000ULL)
+		return;
+	c->last_status_ns = now;
+	el = (double)(now - c->start_ns) / 1e9;
+	fprintf(stderr, "\r\033[Kobjscope: %.1fs  %llu samples (%.0f/s)  %llu objects  %llu lost",
+		el, (unsigned long long)c->samples_total,
+		el > 0 ? (double)c->samples_total / el : 0.0,
+		(unsigned long long)c->attrib.c.objects_seen, (unsigned long long)c->lost);
+	fflush(stderr);
+}
+
+void os_collector_destroy(struct os_collector *c)
+{
+	if (c->perf)
+		os_perf_close(c->perf);
+	c->perf = NULL;
+	c->perf_ready = false;
+	if (c->shm_ready)
+		os_shm_host_destroy(&c->shm);
+	c->shm_ready = false;
+	os_sampler_destroy(&c->sampler);
+	os_attrib_destroy(&c->attrib);
+	os_tasks_destroy(&c->tasks);
+	if (c->sym)
+		os_sym_free(c->sym);
+	c->sym = NULL;
+	free(c->q);
+	c->q = NULL;
+	free(R.side);
+	free(R.raw);
+	free(R.chains);
+	free(R.strs);
+	memset(&R, 0, sizeof(R));
+}

@@ -1,0 +1,185 @@
+/* options.c - option parsing for record/attach. */
+#include "attacher/options.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/shm.h"
+
+enum { OPT_MIN_SIZE = 256, OPT_RING_KB, OPT_THREADS, OPT_PROGRESS, OPT_NO_MMAP, OPT_REPLICAS,
+       OPT_LIFETIMES, OPT_REUSE, OPT_NUMA, OPT_PERF_PAGES };
+
+static const struct option longopts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "event", required_argument, NULL, 'e' },
+	{ "freq", required_argument, NULL, 'F' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "min-size", required_argument, NULL, OPT_MIN_SIZE },
+	{ "ring-kb", required_argument, NULL, OPT_RING_KB },
+	{ "threads", required_argument, NULL, OPT_THREADS },
+	{ "perf-pages", required_argument, NULL, OPT_PERF_PAGES },
+	{ "progress", no_argument, NULL, OPT_PROGRESS },
+	{ "no-mmap", no_argument, NULL, OPT_NO_MMAP },
+	{ "replicas", no_argument, NULL, OPT_REPLICAS },
+	{ "lifetimes", no_argument, NULL, OPT_LIFETIMES },
+	{ "reuse", no_argument, NULL, OPT_REUSE },
+	{ "numa", no_argument, NULL, OPT_NUMA },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+void os_opts_usage(const char *cmd)
+{
+	if (!strcmp(cmd, "attach"))
+		printf("usage: objscope attach [options] [-o FILE] [-d SECONDS] PID\n");
+	else
+		printf("usage: objscope record [options] [-o FILE] -- COMMAND [ARGS...]\n");
+	printf("\n"
+	       "  -o, --output FILE     profile file (default %s)\n"
+	       "  -F, --freq HZ         access samples per second per thread (default %d)\n"
+	       "  -e, --event NAME      sampling source: soft (software sampler, default) or a PMU\n"
+	       "                        event name (libpfm4)\n"
+	       "  -d, --duration SEC    attach: stop after SEC seconds\n"
+	       "      --min-size BYTES  smallest allocation tracked as an object (default %d);\n"
+	       "                        smaller ones are counted, not tracked\n"
+	       "      --no-mmap         do not track anonymous mmap regions as objects\n"
+	       "      --ring-kb KB      per-thread event ring size (default %u)\n"
+	       "      --threads N       threads tracked at once (default %u)\n"
+	       "      --progress        live status line even when stderr is not a terminal\n"
+	       "  -q, --quiet           no summary line\n"
+	       "  -v, --verbose         more messages (-vv: even more)\n"
+	       "      --replicas, --lifetimes, --reuse, --numa   analyses (not available yet)\n",
+	       OS_DEFAULT_OUTPUT, OS_DEFAULT_FREQ, OS_DEFAULT_MIN_SIZE,
+	       OS_DEFAULT_RING_BYTES / 1024, OS_DEFAULT_SLOTS);
+}
+
+static int parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *end || v < lo || v > hi || *s == '-') {
+		os_err("invalid value '%s' for %s (expected a number from %llu to %llu)", s, opt,
+		       (unsigned long long)lo, (unsigned long long)hi);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int os_opts_parse(struct os_opts *o, const char *cmd, int argc, char **argv)
+{
+	uint64_t v;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->output = OS_DEFAULT_OUTPUT;
+	o->event = "soft";
+	o->freq = OS_DEFAULT_FREQ;
+	o->min_size = OS_DEFAULT_MIN_SIZE;
+	o->ring_kb = OS_DEFAULT_RING_BYTES / 1024;
+	o->slots = OS_DEFAULT_SLOTS;
+	o->perf_pages = 256;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:o:e:F:d:qvh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'e':
+			o->event = optarg;
+			break;
+		case 'F':
+			if (parse_u64("-F", optarg, 1, 100000, &o->freq))
+				return -1;
+			break;
+		case 'd': {
+			char *end;
+
+			o->duration = strtod(optarg, &end);
+			if (end == optarg || *end || !(o->duration > 0)) {
+				os_err("invalid value '%s' for -d (expected seconds > 0)", optarg);
+				return -1;
+			}
+			break;
+		}
+		case OPT_MIN_SIZE:
+			if (parse_u64("--min-size", optarg, 1, 1ULL << 40, &o->min_size))
+				return -1;
+			break;
+		case OPT_RING_KB:
+			if (parse_u64("--ring-kb", optarg, 16, 1 << 20, &v))
+				return -1;
+			if (v & (v - 1)) {
+				os_err("--ring-kb must be a power of two");
+				return -1;
+			}
+			o->ring_kb = (unsigned)v;
+			break;
+		case OPT_THREADS:
+			if (parse_u64("--threads", optarg, 1, 65536, &v))
+				return -1;
+			o->slots = (unsigned)v;
+			break;
+		case OPT_PERF_PAGES:
+			if (parse_u64("--perf-pages", optarg, 1, 1 << 16, &v))
+				return -1;
+			if (v & (v - 1)) {
+				os_err("--perf-pages must be a power of two");
+				return -1;
+			}
+			o->perf_pages = (unsigned)v;
+			break;
+		case OPT_PROGRESS:
+			o->progress = true;
+			break;
+		case OPT_NO_MMAP:
+			o->no_mmap = true;
+			break;
+		case OPT_REPLICAS:
+			o->replicas = true;
+			break;
+		case OPT_LIFETIMES:
+			o->lifetimes = true;
+			break;
+		case OPT_REUSE:
+			o->reuse = true;
+			break;
+		case OPT_NUMA:
+			o->numa = true;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'v':
+			o->verbose++;
+			os_verbose = o->verbose;
+			break;
+		case 'h':
+			os_opts_usage(cmd);
+			return -2;
+		case '?':
+		default:
+			if (optopt)
+				os_err("%s: unknown option '-%c' — see 'objscope %s --help'", cmd, optopt,
+				       cmd);
+			else
+				os_err("%s: unknown option '%s' — see 'objscope %s --help'", cmd,
+				       argv[optind - 1], cmd);
+			return -1;
+		case ':':
+			os_err("%s: option '%s' needs a value", cmd, argv[optind - 1]);
+			return -1;
+		}
+	}
+	return optind;
+}

@@ -1,0 +1,35 @@
+/* options.h - options of `objscope record` and `objscope attach`, in one
+ * struct (parsed by os_opts_parse, shared by both commands). */
+#ifndef OBJSCOPE_OPTIONS_H
+#define OBJSCOPE_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define OS_DEFAULT_FREQ 1000
+#define OS_DEFAULT_MIN_SIZE 1024
+#define OS_DEFAULT_OUTPUT "objscope.data"
+
+struct os_opts {
+	const char *output;      /* -o */
+	const char *event;       /* -e: "soft" (default) or a PMU event name */
+	uint64_t freq;           /* -F samples per second per thread */
+	uint64_t min_size;       /* --min-size */
+	double duration;         /* -d (attach) seconds, 0 = until target exits */
+	unsigned ring_kb;        /* --ring-kb per thread ring (power of two) */
+	unsigned slots;          /* --threads max concurrently tracked threads */
+	unsigned perf_pages;     /* perf buffer pages per CPU */
+	bool progress;           /* --progress: live status even if not a tty */
+	bool quiet;              /* -q: no summary line */
+	bool no_mmap;            /* --no-mmap: do not track anonymous mmaps as objects */
+	bool replicas, lifetimes, reuse, numa; /* analyses (later issues) */
+	int verbose;             /* -v */
+};
+
+/* Parses options up to the first non-option (or "--"). Returns the index of
+ * the first remaining argument, or -1 after printing a one-line error, or
+ * -2 when --help was printed. `cmd` names the command in messages. */
+int os_opts_parse(struct os_opts *o, const char *cmd, int argc, char **argv);
+void os_opts_usage(const char *cmd);
+
+#endif

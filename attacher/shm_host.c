@@ -1,0 +1,108 @@
+/* shm_host.c - create, drain and recycle the shared rings. */
+#include "attacher/shm_host.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+int os_shm_host_create(struct os_shm_host *h, uint32_t nslots, uint64_t ring_bytes,
+		       uint64_t min_size, uint32_t flags)
+{
+	int rc;
+
+	memset(h, 0, sizeof(*h));
+	h->fd = memfd_create("objscope-rings", MFD_CLOEXEC);
+	if (h->fd < 0)
+		return -errno;
+	h->size = os_shm_size(nslots, ring_bytes);
+	if (ftruncate(h->fd, (off_t)h->size) < 0) {
+		rc = -errno;
+		goto out;
+	}
+	h->hdr = mmap(NULL, h->size, PROT_READ | PROT_WRITE, MAP_SHARED, h->fd, 0);
+	if (h->hdr == MAP_FAILED) {
+		h->hdr = NULL;
+		rc = -errno;
+		goto out;
+	}
+	h->hdr->version = OS_SHM_VERSION;
+	h->hdr->nslots = nslots;
+	h->hdr->ring_bytes = ring_bytes;
+	h->hdr->total_bytes = h->size;
+	h->hdr->min_size = min_size;
+	h->hdr->flags = flags;
+	h->hdr->collector_pid = (uint32_t)getpid();
+	atomic_thread_fence(memory_order_release);
+	h->hdr->magic = OS_SHM_MAGIC;
+	snprintf(h->path, sizeof(h->path), "/proc/%d/fd/%d", (int)getpid(), h->fd);
+	return 0;
+out:
+	os_shm_host_destroy(h);
+	return rc;
+}
+
+void os_shm_host_destroy(struct os_shm_host *h)
+{
+	if (h->hdr)
+		munmap(h->hdr, h->size);
+	if (h->fd > 0)
+		close(h->fd);
+	h->hdr = NULL;
+	h->fd = -1;
+}
+
+static void add_stats(struct os_slot_stats_total *t, struct os_slot_stats *s)
+{
+	t->events += atomic_load(&s->events);
+	t->dropped += atomic_load(&s->dropped);
+	t->small_allocs += atomic_load(&s->small_allocs);
+	t->small_bytes += atomic_load(&s->small_bytes);
+	t->tracked_allocs += atomic_load(&s->tracked_allocs);
+	t->tracked_bytes += atomic_load(&s->tracked_bytes);
+	t->reentered += atomic_load(&s->reentered);
+	t->truncated += atomic_load(&s->truncated);
+}
+
+uint64_t os_shm_host_drain(struct os_shm_host *h, os_ring_fn fn, void *arg)
+{
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < h->hdr->nslots; i++) {
+		struct os_slot *s = os_shm_slot(h->hdr, i);
+		uint32_t st = atomic_load_explicit(&s->state, memory_order_acquire);
+
+		if (st == OS_SLOT_FREE)
+			continue;
+		n += os_ring_drain(s, h->hdr->ring_bytes, fn, arg, &h->bad_bytes);
+		if (st == OS_SLOT_EXITED) {
+			/* the producer is gone: fold its counters and free the slot */
+			add_stats(&h->recycled, &s->stats);
+			memset(&s->stats, 0, sizeof(s->stats));
+			atomic_store(&s->head, 0);
+			atomic_store(&s->tail, 0);
+			atomic_store_explicit(&s->state, OS_SLOT_FREE, memory_order_release);
+		}
+	}
+	return n;
+}
+
+void os_shm_host_thread_gone(struct os_shm_host *h, uint32_t pid, uint32_t tid)
+{
+	for (uint32_t i = 0; i < h->hdr->nslots; i++) {
+		struct os_slot *s = os_shm_slot(h->hdr, i);
+		uint32_t st = OS_SLOT_ACTIVE;
+
+		if (s->pid != pid || (tid && s->tid != tid))
+			continue;
+		atomic_compare_exchange_strong(&s->state, &st, OS_SLOT_EXITED);
+	}
+}
+
+void os_shm_host_totals(const struct os_shm_host *h, struct os_slot_stats_total *t)
+{
+	*t = h->recycled;
+	for (uint32_t i = 0; i < h->hdr->nslots; i++)
+		add_stats(t, &os_shm_slot(h->hdr, i)->stats);
+}

@@ -1,0 +1,37 @@
+/* shm_host.h - the collector's side of the shared memory (common/shm.h):
+ * creates it (a memfd the target maps through /proc/COLLECTOR/fd/N, so
+ * nothing is left behind in /dev/shm if the collector dies), drains the
+ * per-thread rings and recycles the slots of threads that ended.
+ * Return convention: 0 on success, -errno on failure. */
+#ifndef OBJSCOPE_SHM_HOST_H
+#define OBJSCOPE_SHM_HOST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/ring.h"
+
+struct os_shm_host {
+	int fd;
+	struct os_shm_header *hdr;
+	size_t size;
+	char path[64];                  /* what goes into OBJSCOPE_SHM */
+	struct os_slot_stats_total {    /* stats of recycled slots */
+		uint64_t events, dropped, small_allocs, small_bytes, tracked_allocs,
+			tracked_bytes, reentered, truncated;
+	} recycled;
+	uint64_t bad_bytes;             /* malformed ring bytes skipped */
+};
+
+int os_shm_host_create(struct os_shm_host *h, uint32_t nslots, uint64_t ring_bytes,
+		       uint64_t min_size, uint32_t flags);
+void os_shm_host_destroy(struct os_shm_host *h);
+/* Drains every ring; returns the number of events handed to fn. */
+uint64_t os_shm_host_drain(struct os_shm_host *h, os_ring_fn fn, void *arg);
+/* Marks slots of thread `tid` (or every thread of pid when tid == 0) as
+ * exited; they are drained and recycled by the next drain. */
+void os_shm_host_thread_gone(struct os_shm_host *h, uint32_t pid, uint32_t tid);
+/* Totals of every slot, live and recycled. */
+void os_shm_host_totals(const struct os_shm_host *h, struct os_slot_stats_total *t);
+
+#endif

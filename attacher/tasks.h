@@ -1,0 +1,65 @@
+/* tasks.h - the collector's view of the target's process tree: address
+ * spaces (one per process image: a fork or an exec starts a new one),
+ * processes (pid -> current address space) and threads (name, samples).
+ *
+ * An address space owns the live-object index of that image and the ranges
+ * of its anonymous writable mappings (where heap objects can live).
+ * Return convention: 0 / -errno; lookups return NULL when absent.
+ */
+#ifndef OBJSCOPE_TASKS_H
+#define OBJSCOPE_TASKS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/hashmap.h"
+#include "common/ivindex.h"
+#include "symbolizer/symbolizer.h"
+
+struct os_aspace {
+	uint32_t id;               /* asid, index in os_tasks.as (>= 1) */
+	uint32_t pid;
+	struct os_ivindex *objects; /* [addr, end) -> context index */
+	struct os_ivindex *anon;    /* anonymous writable mappings */
+	uint64_t stack_lo, stack_hi; /* main "[stack]" mapping, if known */
+};
+
+struct os_thread_info {
+	uint32_t pid, tid;
+	char name[32];
+	uint64_t samples;
+};
+
+struct os_tasks {
+	struct os_aspace **as;     /* as[0] unused */
+	uint32_t nas, cap;
+	struct os_hmap pid2as;     /* pid -> asid */
+	struct os_hmap tid2thr;    /* tid -> index in threads */
+	struct os_thread_info *threads;
+	uint32_t nthreads, thrcap;
+	uint32_t *pids;            /* every process seen, in order */
+	uint32_t npids, pidcap;
+	struct os_symbolizer *sym; /* mappings keyed by asid */
+};
+
+int os_tasks_init(struct os_tasks *t, struct os_symbolizer *sym);
+void os_tasks_destroy(struct os_tasks *t);
+/* Current address space of pid, created (with /proc maps when readable) if
+ * pid was never seen. NULL on out of memory. */
+struct os_aspace *os_tasks_aspace(struct os_tasks *t, uint32_t pid);
+struct os_aspace *os_tasks_get(struct os_tasks *t, uint32_t asid);
+/* fork of a new process: the child starts as a copy of the parent image. */
+int os_tasks_fork(struct os_tasks *t, uint32_t ppid, uint32_t pid);
+/* exec: pid gets a fresh, empty address space. */
+int os_tasks_exec(struct os_tasks *t, uint32_t pid);
+/* A mapping seen in a perf MMAP2 record or /proc maps. */
+void os_tasks_mmap(struct os_tasks *t, uint32_t pid, uint64_t addr, uint64_t len, uint64_t pgoff,
+		   uint32_t prot, const char *file);
+/* Thread bookkeeping; name may be NULL. */
+struct os_thread_info *os_tasks_thread(struct os_tasks *t, uint32_t pid, uint32_t tid,
+				       const char *name);
+/* True when addr lies in anonymous writable memory of the image that is not
+ * the sampled thread's own stack (the mapping that contains sp). */
+bool os_aspace_is_heap(struct os_aspace *a, uint64_t addr, uint64_t sp);
+
+#endif

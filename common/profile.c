@@ -1,0 +1,459 @@
+/* profile.c - the in-memory profile: builder, interning, frame strings.
+ * File I/O is in profile_io.c, merging in profile_merge.c. */
+#include "common/profile.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/hashmap.h"
+
+/* Interning tables, created on first use (also for profiles read from a
+ * file). Each map goes from a 64-bit content hash to an id; on a collision
+ * with different content the next key of a fixed probe sequence is tried. */
+struct os_profile_index {
+	struct os_hmap strings;
+	struct os_hmap frames;
+	struct os_hmap stacks;
+	uint32_t cap_strings, cap_frames, cap_stacks;
+	uint32_t cap_contexts, cap_accesses, cap_threads;
+};
+
+typedef bool (*eq_fn)(const struct os_profile *p, uint32_t id, const void *key);
+
+static uint64_t probe_key(uint64_t k)
+{
+	return k == UINT64_MAX ? k - 1 : k; /* UINT64_MAX is reserved by os_hmap */
+}
+
+static uint64_t probe_next(uint64_t k)
+{
+	return probe_key(os_hash64(k + 0x9e3779b97f4a7c15ULL));
+}
+
+/* Returns the id whose content equals `key`, or OS_NONE with *slot set to the
+ * map key where a new id must be stored. */
+static uint32_t probe(const struct os_hmap *m, uint64_t h, eq_fn eq, const struct os_profile *p,
+		      const void *key, uint64_t *slot)
+{
+	uint64_t k = probe_key(h), v;
+
+	*slot = k;
+	while (os_hmap_get(m, k, &v)) {
+		if (eq(p, (uint32_t)v, key))
+			return (uint32_t)v;
+		k = probe_next(k);
+	}
+	*slot = k;
+	return OS_NONE;
+}
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a */
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ULL;
+	}
+	return os_hash64(h);
+}
+
+static uint64_t hash_frame(const struct os_frame *f)
+{
+	uint64_t h = os_hash64(((uint64_t)f->kind << 32) | f->name);
+
+	h = os_hash64(h ^ (((uint64_t)f->module << 32) | f->file));
+	h = os_hash64(h ^ f->line);
+	return os_hash64(h ^ f->addr);
+}
+
+struct stack_key {
+	const uint32_t *frames;
+	uint32_t n;
+};
+
+static uint64_t hash_stack(const uint32_t *frames, uint32_t n)
+{
+	uint64_t h = os_hash64(n + 1);
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		h = os_hash64(h ^ frames[i]);
+	return h;
+}
+
+static bool eq_string(const struct os_profile *p, uint32_t id, const void *key)
+{
+	return strcmp(p->strings[id], key) == 0;
+}
+
+static bool eq_frame(const struct os_profile *p, uint32_t id, const void *key)
+{
+	const struct os_frame *a = &p->frames[id], *b = key;
+
+	return a->kind == b->kind && a->name == b->name && a->module == b->module &&
+	       a->file == b->file && a->line == b->line && a->addr == b->addr;
+}
+
+static bool eq_stack(const struct os_profile *p, uint32_t id, const void *key)
+{
+	const struct os_stack *s = &p->stacks[id];
+	const struct stack_key *k = key;
+
+	return s->nframes == k->n &&
+	       (k->n == 0 || memcmp(s->frames, k->frames, k->n * sizeof(*k->frames)) == 0);
+}
+
+/* Makes sure the interning tables exist and cover every entry. */
+static struct os_profile_index *index_get(struct os_profile *p)
+{
+	struct os_profile_index *ix = p->priv;
+	uint64_t slot;
+	uint32_t i;
+
+	if (ix)
+		return ix;
+	ix = calloc(1, sizeof(*ix));
+	if (!ix)
+		return NULL;
+	os_hmap_init(&ix->strings);
+	os_hmap_init(&ix->frames);
+	os_hmap_init(&ix->stacks);
+	ix->cap_strings = p->nstrings;
+	ix->cap_frames = p->nframes;
+	ix->cap_stacks = p->nstacks;
+	ix->cap_contexts = p->ncontexts;
+	ix->cap_accesses = p->naccesses;
+	ix->cap_threads = p->nthreads;
+	/* Duplicates in a file keep their ids; the first one is the one found. */
+	for (i = 0; i < p->nstrings; i++)
+		if (probe(&ix->strings, hash_str(p->strings[i]), eq_string, p, p->strings[i],
+			  &slot) == OS_NONE &&
+		    os_hmap_put(&ix->strings, slot, i))
+			goto fail;
+	for (i = 0; i < p->nframes; i++)
+		if (probe(&ix->frames, hash_frame(&p->frames[i]), eq_frame, p, &p->frames[i],
+			  &slot) == OS_NONE &&
+		    os_hmap_put(&ix->frames, slot, i))
+			goto fail;
+	for (i = 0; i < p->nstacks; i++) {
+		struct stack_key k = { p->stacks[i].frames, p->stacks[i].nframes };
+
+		if (probe(&ix->stacks, hash_stack(k.frames, k.n), eq_stack, p, &k, &slot) ==
+			    OS_NONE &&
+		    os_hmap_put(&ix->stacks, slot, i))
+			goto fail;
+	}
+	p->priv = ix;
+	return ix;
+fail:
+	os_hmap_destroy(&ix->strings);
+	os_hmap_destroy(&ix->frames);
+	os_hmap_destroy(&ix->stacks);
+	free(ix);
+	return NULL;
+}
+
+/* Makes room for one more element in *arr (count n, capacity *cap). */
+static int grow(void **arr, uint32_t n, uint32_t *cap, size_t elem)
+{
+	uint32_t ncap;
+	void *na;
+
+	if (n < *cap)
+		return 0;
+	if (n >= OS_NONE - 1)
+		return -ENOMEM;
+	ncap = *cap ? *cap * 2 : 16;
+	if (ncap < *cap || ncap >= OS_NONE)
+		ncap = OS_NONE - 1;
+	na = realloc(*arr, (size_t)ncap * elem);
+	if (!na)
+		return -ENOMEM;
+	*arr = na;
+	*cap = ncap;
+	return 0;
+}
+
+struct os_profile *os_profile_new(void)
+{
+	struct os_profile *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->meta.sampler = OS_NONE;
+	p->meta.event = OS_NONE;
+	p->meta.mode = OS_NONE;
+	p->meta.hostname = OS_NONE;
+	if (!index_get(p)) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void os_profile_free(struct os_profile *p)
+{
+	struct os_profile_index *ix;
+	uint32_t i;
+
+	if (!p)
+		return;
+	ix = p->priv;
+	if (ix) {
+		os_hmap_destroy(&ix->strings);
+		os_hmap_destroy(&ix->frames);
+		os_hmap_destroy(&ix->stacks);
+		free(ix);
+	}
+	for (i = 0; i < p->nstrings; i++)
+		free(p->strings[i]);
+	free(p->strings);
+	free(p->frames);
+	for (i = 0; i < p->nstacks; i++)
+		free(p->stacks[i].frames);
+	free(p->stacks);
+	free(p->contexts);
+	free(p->accesses);
+	free(p->threads);
+	free(p->meta.argv);
+	free(p->meta.pids);
+	free(p->meta.notes);
+	free(p);
+}
+
+uint32_t os_profile_string(struct os_profile *p, const char *s)
+{
+	struct os_profile_index *ix = index_get(p);
+	uint64_t slot;
+	uint32_t id;
+	char *copy;
+
+	if (!ix || !s)
+		return OS_NONE;
+	id = probe(&ix->strings, hash_str(s), eq_string, p, s, &slot);
+	if (id != OS_NONE)
+		return id;
+	if (grow((void **)&p->strings, p->nstrings, &ix->cap_strings, sizeof(*p->strings)))
+		return OS_NONE;
+	copy = strdup(s);
+	if (!copy)
+		return OS_NONE;
+	if (os_hmap_put(&ix->strings, slot, p->nstrings)) {
+		free(copy);
+		return OS_NONE;
+	}
+	p->strings[p->nstrings] = copy;
+	return p->nstrings++;
+}
+
+uint32_t os_profile_frame(struct os_profile *p, const struct os_frame *f)
+{
+	struct os_profile_index *ix = index_get(p);
+	uint64_t slot;
+	uint32_t id;
+
+	if (!ix)
+		return OS_NONE;
+	id = probe(&ix->frames, hash_frame(f), eq_frame, p, f, &slot);
+	if (id != OS_NONE)
+		return id;
+	if (grow((void **)&p->frames, p->nframes, &ix->cap_frames, sizeof(*p->frames)) ||
+	    os_hmap_put(&ix->frames, slot, p->nframes))
+		return OS_NONE;
+	p->frames[p->nframes] = *f;
+	return p->nframes++;
+}
+
+uint32_t os_profile_stack(struct os_profile *p, const uint32_t *frames, uint32_t n)
+{
+	struct os_profile_index *ix = index_get(p);
+	struct stack_key k = { frames, n };
+	uint32_t *copy = NULL;
+	uint64_t slot;
+	uint32_t id;
+
+	if (!ix || (n && !frames))
+		return OS_NONE;
+	id = probe(&ix->stacks, hash_stack(frames, n), eq_stack, p, &k, &slot);
+	if (id != OS_NONE)
+		return id;
+	if (grow((void **)&p->stacks, p->nstacks, &ix->cap_stacks, sizeof(*p->stacks)))
+		return OS_NONE;
+	if (n) {
+		copy = malloc((size_t)n * sizeof(*copy));
+		if (!copy)
+			return OS_NONE;
+		memcpy(copy, frames, (size_t)n * sizeof(*copy));
+	}
+	if (os_hmap_put(&ix->stacks, slot, p->nstacks)) {
+		free(copy);
+		return OS_NONE;
+	}
+	p->stacks[p->nstacks].nframes = n;
+	p->stacks[p->nstacks].frames = copy;
+	return p->nstacks++;
+}
+
+uint32_t os_profile_add_context(struct os_profile *p, const struct os_context *c)
+{
+	struct os_profile_index *ix = index_get(p);
+
+	if (!ix || grow((void **)&p->contexts, p->ncontexts, &ix->cap_contexts,
+			sizeof(*p->contexts)))
+		return OS_NONE;
+	p->contexts[p->ncontexts] = *c;
+	return p->ncontexts++;
+}
+
+uint32_t os_profile_add_access(struct os_profile *p, const struct os_access *a)
+{
+	struct os_profile_index *ix = index_get(p);
+
+	if (!ix || grow((void **)&p->accesses, p->naccesses, &ix->cap_accesses,
+			sizeof(*p->accesses)))
+		return OS_NONE;
+	p->accesses[p->naccesses] = *a;
+	return p->naccesses++;
+}
+
+uint32_t os_profile_add_thread(struct os_profile *p, const struct os_thread *t)
+{
+	struct os_profile_index *ix = index_get(p);
+
+	if (!ix || grow((void **)&p->threads, p->nthreads, &ix->cap_threads,
+			sizeof(*p->threads)))
+		return OS_NONE;
+	p->threads[p->nthreads] = *t;
+	return p->nthreads++;
+}
+
+/* Appends v to a small array unless already present. */
+static int add_unique(uint32_t **arr, uint32_t *n, uint32_t v)
+{
+	uint32_t *na;
+	uint32_t i;
+
+	for (i = 0; i < *n; i++)
+		if ((*arr)[i] == v)
+			return 0;
+	if (*n >= OS_NONE - 1)
+		return -ENOMEM;
+	na = realloc(*arr, ((size_t)*n + 1) * sizeof(*na));
+	if (!na)
+		return -ENOMEM;
+	na[(*n)++] = v;
+	*arr = na;
+	return 0;
+}
+
+int os_profile_add_pid(struct os_profile *p, uint32_t pid)
+{
+	return add_unique(&p->meta.pids, &p->meta.npids, pid);
+}
+
+int os_profile_add_note(struct os_profile *p, const char *note)
+{
+	uint32_t id = os_profile_string(p, note);
+
+	if (id == OS_NONE)
+		return -ENOMEM;
+	return add_unique(&p->meta.notes, &p->meta.nnotes, id);
+}
+
+int os_profile_set_argv(struct os_profile *p, int argc, char *const argv[])
+{
+	uint32_t *ids;
+	int i;
+
+	if (argc < 0)
+		return -EINVAL;
+	ids = malloc(((size_t)argc + 1) * sizeof(*ids));
+	if (!ids)
+		return -ENOMEM;
+	for (i = 0; i < argc; i++) {
+		ids[i] = os_profile_string(p, argv[i]);
+		if (ids[i] == OS_NONE) {
+			free(ids);
+			return -ENOMEM;
+		}
+	}
+	free(p->meta.argv);
+	p->meta.argv = ids;
+	p->meta.argc = (uint32_t)argc;
+	return 0;
+}
+
+const char *os_profile_str(const struct os_profile *p, uint32_t id)
+{
+	if (id == OS_NONE || id >= p->nstrings)
+		return NULL;
+	return p->strings[id];
+}
+
+static const char *basename_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+void os_profile_frame_str(const struct os_profile *p, uint32_t id, char *buf, size_t len)
+{
+	const struct os_frame *f;
+	const char *name, *module, *file;
+
+	if (!len)
+		return;
+	if (id >= p->nframes) {
+		snprintf(buf, len, "[invalid frame %" PRIu32 "]", id);
+		return;
+	}
+	f = &p->frames[id];
+	name = os_profile_str(p, f->name);
+	module = os_profile_str(p, f->module);
+	file = os_profile_str(p, f->file);
+	if (name && !*name)
+		name = NULL;
+
+	switch (f->kind) {
+	case OS_FRAME_UNKNOWN:
+		break;
+	case OS_FRAME_JAVA:
+		if (!name)
+			break;
+		if (file && f->line)
+			snprintf(buf, len, "%s(%s:%" PRIu32 ")", name, basename_of(file), f->line);
+		else if (file)
+			snprintf(buf, len, "%s(%s)", name, basename_of(file));
+		else
+			snprintf(buf, len, "%s", name);
+		return;
+	case OS_FRAME_SYNTHETIC:
+		if (!name)
+			break;
+		snprintf(buf, len, "%s", name);
+		return;
+	case OS_FRAME_KERNEL:
+		if (!name)
+			break;
+		snprintf(buf, len, "%s [kernel]", name);
+		return;
+	case OS_FRAME_NATIVE:
+	default: /* kinds of later versions print like native frames */
+		if (name && file && f->line)
+			snprintf(buf, len, "%s (%s:%" PRIu32 ")", name, basename_of(file), f->line);
+		else if (name)
+			snprintf(buf, len, "%s", name);
+		else if (module && *module)
+			snprintf(buf, len, "%s+0x%" PRIx64, basename_of(module), f->addr);
+		else
+			break;
+		return;
+	}
+	snprintf(buf, len, "[unknown] 0x%" PRIx64, f->addr);
+}

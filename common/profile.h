@@ -1,0 +1,215 @@
+/* profile.h - the objscope profile file: in-memory model, writer, reader.
+ *
+ * The collector fills a struct os_profile (symbolized, aggregated per
+ * allocation context and per access path) and writes it with
+ * os_profile_write(); `objscope report` loads one or many with
+ * os_profile_read() and merges them with os_profile_merge().
+ * The on-disk layout (version OS_PROFILE_VERSION) is documented in
+ * docs/PROFILE-FORMAT.md.
+ *
+ * Return convention: 0 on success, -errno on failure (-EINVAL for a file that
+ * is not a profile, -EPROTO for a corrupt/truncated one, -ENOTSUP for an
+ * unknown version, -ENOMEM); on failure `err` (if non-NULL, size errlen)
+ * receives one human-readable line naming what is wrong (os_profile_read
+ * prefixes it with "PATH: ", os_profile_read_mem does not).
+ *
+ * Ids: strings, frames and stacks are referred to by their index in the
+ * tables below; OS_NONE means "none" where a field allows it. A profile read
+ * from a file can be extended with the builder functions like a new one
+ * (the interning tables are built on first use).
+ */
+#ifndef OBJSCOPE_PROFILE_H
+#define OBJSCOPE_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define OS_PROFILE_MAGIC "OBJSCOPE"
+#define OS_PROFILE_VERSION 1
+#define OS_NONE UINT32_MAX /* "no string / no stack" */
+
+/* Section types of the file (docs/PROFILE-FORMAT.md). Readers skip types
+ * they do not know. */
+enum os_section {
+	OS_SEC_META = 1,
+	OS_SEC_COUNTERS = 2,
+	OS_SEC_STRINGS = 3,
+	OS_SEC_FRAMES = 4,
+	OS_SEC_STACKS = 5,
+	OS_SEC_CONTEXTS = 6,
+	OS_SEC_ACCESSES = 7,
+	OS_SEC_THREADS = 8,
+};
+#define OS_SEC_END 0xFFFFFFFFu /* last section: CRC32 of all bytes before it */
+
+enum os_frame_kind {
+	OS_FRAME_NATIVE = 0,   /* function from an ELF symbol */
+	OS_FRAME_JAVA = 1,     /* compiled or interpreted Java method */
+	OS_FRAME_UNKNOWN = 2,  /* unresolved: printed as "[unknown] 0xADDR" */
+	OS_FRAME_KERNEL = 3,
+	OS_FRAME_SYNTHETIC = 4 /* e.g. "[allocated before attach]" */
+};
+
+/* Sampled-metric slots carried per object and per access path. */
+enum os_metric {
+	OS_M_LATENCY = 0,   /* sum of load latency cycles (PMU samplers) */
+	OS_M_L1_MISS = 1,   /* samples that missed L1 */
+	OS_M_REMOTE = 2,    /* samples served from a remote NUMA node */
+	OS_M_COUNT
+};
+
+/* Java frames: name is "pkg.Class.method" and file the source file name
+ * ("Bench.java"). Native frames: name is the (demangled) function, module the
+ * ELF path, file the source file. */
+struct os_frame {
+	uint32_t kind;     /* enum os_frame_kind */
+	uint32_t name;     /* string id: function / method name, or OS_NONE */
+	uint32_t module;   /* string id: object file path, or OS_NONE */
+	uint32_t file;     /* string id: source file, or OS_NONE */
+	uint32_t line;     /* 0 when unknown */
+	uint64_t addr;     /* offset in module (native), or raw address (unknown) */
+};
+
+struct os_stack {
+	uint32_t nframes;
+	uint32_t *frames;  /* frame ids, leaf first */
+};
+
+struct os_context {        /* one allocation context (== "object" in reports) */
+	uint32_t type;     /* string id: class/type name, or OS_NONE */
+	uint32_t stack;    /* stack id of the allocation path */
+	uint64_t allocations;
+	uint64_t bytes;
+	uint64_t samples;  /* access samples attributed to its objects */
+	uint64_t metrics[OS_M_COUNT];
+};
+
+struct os_access {         /* samples of one context from one access path */
+	uint32_t context;  /* context index */
+	uint32_t stack;    /* stack id of the access path */
+	uint64_t samples;
+	uint64_t metrics[OS_M_COUNT];
+};
+
+enum os_thread_kind { OS_THR_NATIVE = 0, OS_THR_JAVA, OS_THR_GC, OS_THR_JIT, OS_THR_VM };
+
+struct os_thread {
+	uint32_t kind;     /* enum os_thread_kind */
+	uint32_t name;     /* string id */
+	uint32_t pid, tid;
+	uint64_t samples;  /* all access samples taken on this thread */
+};
+
+/* Counters; every one is shown by the report. */
+struct os_counters {
+	uint64_t samples_total;      /* access samples taken */
+	uint64_t samples_addressed;  /* with a data address */
+	uint64_t samples_heap;       /* address inside a tracked heap/arena/mapping */
+	uint64_t samples_attributed; /* inside a tracked object */
+	uint64_t lost;               /* samples the kernel lost (PERF_RECORD_LOST) */
+	uint64_t dropped_events;     /* allocation events dropped (rings full, no slot) */
+	uint64_t bad_events;         /* malformed ring bytes skipped */
+	uint64_t unaddressed_nomem;  /* instruction has no memory operand */
+	uint64_t unaddressed_clobbered; /* address register overwritten by the access */
+	uint64_t unaddressed_undecodable; /* code unreadable or no boundary found */
+	uint64_t small_allocs;       /* below min_size: counted, not tracked */
+	uint64_t small_bytes;
+	uint64_t tracked_allocs;
+	uint64_t tracked_bytes;
+	uint64_t frees;
+	uint64_t gc_count;
+	uint64_t moves;              /* object moves applied */
+	uint64_t objects_seen;       /* objects individually seen */
+	uint64_t objects_estimated;  /* objects estimated (sampling modes), 0 if none */
+	uint64_t truncated_paths;    /* alloc paths cut at the frame limit */
+};
+
+struct os_meta {
+	uint32_t argc;
+	uint32_t *argv;            /* string ids of the command */
+	uint32_t npids;
+	uint32_t *pids;
+	double duration_s;
+	uint32_t sampler;          /* string id: "soft", "pebs", ... */
+	uint32_t event;            /* string id: "task-clock", ... */
+	uint64_t period;           /* sample period in event units */
+	uint64_t freq;             /* requested samples/s/thread, 0 if period given */
+	uint64_t min_size;
+	uint32_t mode;             /* string id: "record" / "attach" */
+	uint32_t hostname;         /* string id */
+	uint64_t start_time;       /* unix seconds */
+	uint32_t nnotes;
+	uint32_t *notes;           /* string ids: degradations the report must show */
+};
+
+struct os_profile {
+	struct os_meta meta;
+	struct os_counters c;
+	uint32_t nstrings;
+	char **strings;
+	uint32_t nframes;
+	struct os_frame *frames;
+	uint32_t nstacks;
+	struct os_stack *stacks;
+	uint32_t ncontexts;
+	struct os_context *contexts;
+	uint32_t naccesses;
+	struct os_access *accesses;
+	uint32_t nthreads;
+	struct os_thread *threads;
+	void *priv;                /* builder state (interning tables) */
+};
+
+/* Builder: an empty profile whose strings/frames/stacks are interned. */
+struct os_profile *os_profile_new(void);
+void os_profile_free(struct os_profile *p);
+
+/* Interning; return the id, or OS_NONE on out of memory. Equal content gives
+ * the same id. */
+uint32_t os_profile_string(struct os_profile *p, const char *s);
+uint32_t os_profile_frame(struct os_profile *p, const struct os_frame *f);
+uint32_t os_profile_stack(struct os_profile *p, const uint32_t *frames, uint32_t n);
+/* Appends; return the index or OS_NONE. Contexts are NOT deduplicated here. */
+uint32_t os_profile_add_context(struct os_profile *p, const struct os_context *c);
+uint32_t os_profile_add_access(struct os_profile *p, const struct os_access *a);
+uint32_t os_profile_add_thread(struct os_profile *p, const struct os_thread *t);
+int os_profile_add_pid(struct os_profile *p, uint32_t pid);
+int os_profile_add_note(struct os_profile *p, const char *note);
+int os_profile_set_argv(struct os_profile *p, int argc, char *const argv[]);
+
+/* Writes atomically: to "<path>.tmp", fsync, rename. Never leaves a file
+ * at `path` that is incomplete. */
+int os_profile_write(const struct os_profile *p, const char *path, char *err, size_t errlen);
+
+/* Reads and fully validates (every id in range, checksums). */
+int os_profile_read(const char *path, struct os_profile **out, char *err, size_t errlen);
+/* Same, from memory (used by the fuzzer and tests). */
+int os_profile_read_mem(const void *buf, size_t len, struct os_profile **out, char *err,
+			size_t errlen);
+
+/* Adds `src` into `dst`:
+ * - counters summed; duration_s is the maximum (profiles merged are usually
+ *   of processes that ran side by side, so wall time does not add up);
+ * - pids and notes unioned; meta fields still unset in dst (OS_NONE / 0 /
+ *   empty command) are taken from src, so the first profile's meta is kept;
+ * - contexts equal when their type string and their allocation frames are
+ *   equal (kind, name, module, file, line; and the address for frames with no
+ *   name) are summed, other contexts appended; accesses likewise per
+ *   (context, access path); threads equal by (pid, tid, kind, name) summed.
+ * Merging into a fresh os_profile_new() therefore also folds duplicate
+ * contexts of src. Returns 0 or -ENOMEM (dst then holds a partial merge). */
+int os_profile_merge(struct os_profile *dst, const struct os_profile *src);
+
+/* String `id`, or NULL for OS_NONE / out of range. */
+const char *os_profile_str(const struct os_profile *p, uint32_t id);
+
+/* Formats frame `id` into buf (always NUL-terminated), as INTERFACE.md says:
+ *   Java     "Class.method(File.java:LINE)", "Class.method" without a file
+ *   native   "function (file.c:LINE)" (basename), "function" without a line,
+ *            "module+0xOFF" (basename) when only the module is known
+ *   kernel   "function [kernel]"
+ *   synthetic the name as is ("[allocated before attach]")
+ *   anything unresolved "[unknown] 0xADDR". */
+void os_profile_frame_str(const struct os_profile *p, uint32_t id, char *buf, size_t len);
+
+#endif

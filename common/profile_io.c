@@ -1,0 +1,904 @@
+/* profile_io.c - writing and reading the profile file (version 1).
+ * The layout is documented field by field in docs/PROFILE-FORMAT.md. */
+#include "common/profile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define HEADER_SIZE 24      /* magic, version, flags, file size */
+#define SECHDR_SIZE 16      /* type, flags, length */
+#define END_SIZE (SECHDR_SIZE + 4)
+/* Record sizes written by version 1; readers accept larger records. */
+#define FRAME_REC 28
+#define CONTEXT_REC (4 + 4 + 8 + 8 + 8 + 8 * OS_M_COUNT)
+#define ACCESS_REC (4 + 4 + 8 + 8 * OS_M_COUNT)
+#define THREAD_REC (4 + 4 + 4 + 4 + 8)
+#define NCOUNTERS (sizeof(struct os_counters) / sizeof(uint64_t))
+
+_Static_assert(sizeof(struct os_counters) % sizeof(uint64_t) == 0,
+	       "os_counters must hold only uint64_t");
+
+static void set_err(char *err, size_t errlen, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void set_err(char *err, size_t errlen, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+	int n = 0;
+
+	if (!err || !errlen)
+		return;
+	if (name)
+		n = snprintf(err, errlen, "%s: ", name);
+	if (n < 0 || (size_t)n >= errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- writer ---- */
+
+struct wbuf {
+	uint8_t *d;
+	size_t len, cap;
+	bool oom;
+};
+
+static void put(struct wbuf *b, const void *src, size_t n)
+{
+	size_t ncap;
+	uint8_t *nd;
+
+	if (b->oom)
+		return;
+	if (b->len + n > b->cap) {
+		ncap = b->cap ? b->cap : 4096;
+		while (ncap < b->len + n)
+			ncap *= 2;
+		nd = realloc(b->d, ncap);
+		if (!nd) {
+			b->oom = true;
+			return;
+		}
+		b->d = nd;
+		b->cap = ncap;
+	}
+	memcpy(b->d + b->len, src, n);
+	b->len += n;
+}
+
+static void put_u32(struct wbuf *b, uint32_t v)
+{
+	uint8_t x[4] = { v, v >> 8, v >> 16, v >> 24 };
+
+	put(b, x, sizeof(x));
+}
+
+static void put_u64(struct wbuf *b, uint64_t v)
+{
+	put_u32(b, (uint32_t)v);
+	put_u32(b, (uint32_t)(v >> 32));
+}
+
+static void put_f64(struct wbuf *b, double d)
+{
+	uint64_t v;
+
+	memcpy(&v, &d, sizeof(v));
+	put_u64(b, v);
+}
+
+static void patch_u64(struct wbuf *b, size_t off, uint64_t v)
+{
+	int i;
+
+	if (b->oom)
+		return;
+	for (i = 0; i < 8; i++)
+		b->d[off + i] = (uint8_t)(v >> (8 * i));
+}
+
+static size_t sec_begin(struct wbuf *b, uint32_t type)
+{
+	size_t off = b->len;
+
+	put_u32(b, type);
+	put_u32(b, 0);
+	put_u64(b, 0);
+	return off;
+}
+
+static void sec_end(struct wbuf *b, size_t off)
+{
+	patch_u64(b, off + 8, b->len - off - SECHDR_SIZE);
+}
+
+static void put_ids(struct wbuf *b, uint32_t n, const uint32_t *ids)
+{
+	uint32_t i;
+
+	put_u32(b, n);
+	for (i = 0; i < n; i++)
+		put_u32(b, ids[i]);
+}
+
+static void put_metrics(struct wbuf *b, const uint64_t *m)
+{
+	int i;
+
+	for (i = 0; i < OS_M_COUNT; i++)
+		put_u64(b, m[i]);
+}
+
+/* Serializes the whole file into b. */
+static void serialize(const struct os_profile *p, struct wbuf *b)
+{
+	const uint64_t *counters = (const uint64_t *)&p->c;
+	size_t off;
+	uint32_t i, j, crc;
+
+	put(b, OS_PROFILE_MAGIC, 8);
+	put_u32(b, OS_PROFILE_VERSION);
+	put_u32(b, 0);
+	put_u64(b, 0); /* file size, patched below */
+
+	off = sec_begin(b, OS_SEC_STRINGS);
+	put_u32(b, p->nstrings);
+	for (i = 0; i < p->nstrings; i++) {
+		size_t n = strlen(p->strings[i]);
+
+		put_u32(b, (uint32_t)n);
+		put(b, p->strings[i], n);
+	}
+	sec_end(b, off);
+
+	off = sec_begin(b, OS_SEC_FRAMES);
+	put_u32(b, p->nframes);
+	put_u32(b, FRAME_REC);
+	for (i = 0; i < p->nframes; i++) {
+		const struct os_frame *f = &p->frames[i];
+
+		put_u32(b, f->kind);
+		put_u32(b, f->name);
+		put_u32(b, f->module);
+		put_u32(b, f->file);
+		put_u32(b, f->line);
+		put_u64(b, f->addr);
+	}
+	sec_end(b, off);
+
+	off = sec_begin(b, OS_SEC_STACKS);
+	put_u32(b, p->nstacks);
+	for (i = 0; i < p->nstacks; i++)
+		put_ids(b, p->stacks[i].nframes, p->stacks[i].frames);
+	sec_end(b, off);
+
+	off = sec_begin(b, OS_SEC_META);
+	put_ids(b, p->meta.argc, p->meta.argv);
+	put_ids(b, p->meta.npids, p->meta.pids);
+	put_f64(b, p->meta.duration_s);
+	put_u32(b, p->meta.sampler);
+	put_u32(b, p->meta.event);
+	put_u64(b, p->meta.period);
+	put_u64(b, p->meta.freq);
+	put_u64(b, p->meta.min_size);
+	put_u32(b, p->meta.mode);
+	put_u32(b, p->meta.hostname);
+	put_u64(b, p->meta.start_time);
+	put_ids(b, p->meta.nnotes, p->meta.notes);
+	sec_end(b, off);
+
+	off = sec_begin(b, OS_SEC_COUNTERS);
+	put_u32(b, NCOUNTERS);
+	for (i = 0; i < NCOUNTERS; i++)
+		put_u64(b, counters[i]);
+	sec_end(b, off);
+
+	off = sec_begin(b, OS_SEC_CONTEXTS);
+	put_u32(b, p->ncontexts);
+	put_u32(b, CONTEXT_REC);
+	for (i = 0; i < p->ncontexts; i++) {
+		const struct os_context *c = &p->contexts[i];
+
+		put_u32(b, c->type);
+		put_u32(b, c->stack);
+		put_u64(b, c->allocations);
+		put_u64(b, c->bytes);
+		put_u64(b, c->samples);
+		put_metrics(b, c->metrics);
+	}
+	sec_end(b, off);
+
+	off = sec_begin(b, OS_SEC_ACCESSES);
+	put_u32(b, p->naccesses);
+	put_u32(b, ACCESS_REC);
+	for (i = 0; i < p->naccesses; i++) {
+		const struct os_access *a = &p->accesses[i];
+
+		put_u32(b, a->context);
+		put_u32(b, a->stack);
+		put_u64(b, a->samples);
+		put_metrics(b, a->metrics);
+	}
+	sec_end(b, off);
+
+	off = sec_begin(b, OS_SEC_THREADS);
+	put_u32(b, p->nthreads);
+	put_u32(b, THREAD_REC);
+	for (j = 0; j < p->nthreads; j++) {
+		const struct os_thread *t = &p->threads[j];
+
+		put_u32(b, t->kind);
+		put_u32(b, t->name);
+		put_u32(b, t->pid);
+		put_u32(b, t->tid);
+		put_u64(b, t->samples);
+	}
+	sec_end(b, off);
+
+	/* END: its header, then the CRC of everything before that header. */
+	patch_u64(b, 16, b->len + END_SIZE);
+	off = b->len;
+	put_u32(b, OS_SEC_END);
+	put_u32(b, 0);
+	put_u64(b, 4);
+	if (b->oom)
+		return;
+	crc = (uint32_t)crc32_z(crc32(0L, NULL, 0), b->d, off);
+	put_u32(b, crc);
+}
+
+static int write_all(int fd, const uint8_t *d, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, d, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (w == 0)
+			return -EIO;
+		d += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static void fsync_dir(const char *path)
+{
+	char *copy = strdup(path);
+	int fd;
+
+	if (!copy)
+		return;
+	fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd); /* best effort: makes the rename durable */
+		close(fd);
+	}
+	free(copy);
+}
+
+int os_profile_write(const struct os_profile *p, const char *path, char *err, size_t errlen)
+{
+	struct wbuf b = { 0 };
+	char *tmp = NULL;
+	int fd = -1, ret;
+
+	serialize(p, &b);
+	if (b.oom) {
+		ret = -ENOMEM;
+		set_err(err, errlen, path, "cannot write profile: %s", strerror(-ret));
+		goto out;
+	}
+	if (asprintf(&tmp, "%s.tmp", path) < 0) {
+		tmp = NULL;
+		ret = -ENOMEM;
+		set_err(err, errlen, path, "cannot write profile: %s", strerror(-ret));
+		goto out;
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		ret = -errno;
+		set_err(err, errlen, path, "cannot create %s: %s", tmp, strerror(-ret));
+		goto out;
+	}
+	ret = write_all(fd, b.d, b.len);
+	if (!ret && fsync(fd) < 0)
+		ret = -errno;
+	if (close(fd) < 0 && !ret)
+		ret = -errno;
+	fd = -1;
+	if (ret) {
+		set_err(err, errlen, path, "cannot write profile: %s", strerror(-ret));
+		unlink(tmp);
+		goto out;
+	}
+	if (rename(tmp, path) < 0) {
+		ret = -errno;
+		set_err(err, errlen, path, "cannot rename %s into place: %s", tmp, strerror(-ret));
+		unlink(tmp);
+		goto out;
+	}
+	fsync_dir(path);
+	ret = 0;
+out:
+	free(tmp);
+	free(b.d);
+	return ret;
+}
+
+/* ---- reader ---- */
+
+struct cur {
+	const uint8_t *p;
+	uint64_t len, off;
+	bool bad;
+};
+
+static uint64_t left(const struct cur *c)
+{
+	return c->len - c->off;
+}
+
+static const uint8_t *take(struct cur *c, uint64_t n)
+{
+	const uint8_t *r;
+
+	if (c->bad || n > left(c)) {
+		c->bad = true;
+		return NULL;
+	}
+	r = c->p + c->off;
+	c->off += n;
+	return r;
+}
+
+static uint32_t le32(const uint8_t *x)
+{
+	return (uint32_t)x[0] | (uint32_t)x[1] << 8 | (uint32_t)x[2] << 16 | (uint32_t)x[3] << 24;
+}
+
+static uint64_t le64(const uint8_t *x)
+{
+	return (uint64_t)le32(x) | (uint64_t)le32(x + 4) << 32;
+}
+
+static uint32_t get_u32(struct cur *c)
+{
+	const uint8_t *x = take(c, 4);
+
+	return x ? le32(x) : 0;
+}
+
+static uint64_t get_u64(struct cur *c)
+{
+	const uint8_t *x = take(c, 8);
+
+	return x ? le64(x) : 0;
+}
+
+static double get_f64(struct cur *c)
+{
+	uint64_t v = get_u64(c);
+	double d;
+
+	memcpy(&d, &v, sizeof(d));
+	return d;
+}
+
+/* Reads a count of items that take at least `min` bytes each; a count that
+ * cannot fit in what is left marks the cursor bad (no unbounded alloc). */
+static uint32_t get_count(struct cur *c, uint64_t min)
+{
+	uint32_t n = get_u32(c);
+
+	if (!c->bad && (uint64_t)n * min > left(c))
+		c->bad = true;
+	return c->bad ? 0 : n;
+}
+
+static uint32_t *get_ids(struct cur *c, uint32_t *n, int *ret)
+{
+	uint32_t *ids, i;
+
+	*n = get_count(c, 4);
+	if (c->bad || !*n)
+		return NULL;
+	ids = malloc((size_t)*n * sizeof(*ids));
+	if (!ids) {
+		*ret = -ENOMEM;
+		return NULL;
+	}
+	for (i = 0; i < *n; i++)
+		ids[i] = get_u32(c);
+	return ids;
+}
+
+static const char *const section_names[] = {
+	[OS_SEC_META] = "META",	      [OS_SEC_COUNTERS] = "COUNTERS", [OS_SEC_STRINGS] = "STRINGS",
+	[OS_SEC_FRAMES] = "FRAMES",   [OS_SEC_STACKS] = "STACKS",     [OS_SEC_CONTEXTS] = "CONTEXTS",
+	[OS_SEC_ACCESSES] = "ACCESSES", [OS_SEC_THREADS] = "THREADS",
+};
+#define NSECTIONS (sizeof(section_names) / sizeof(section_names[0]))
+
+struct span {
+	uint64_t off, len;
+	bool present;
+};
+
+static int read_strings(struct cur *c, struct os_profile *p)
+{
+	uint32_t n = get_count(c, 4), i;
+
+	if (c->bad)
+		return 0;
+	p->strings = calloc(n ? n : 1, sizeof(*p->strings));
+	if (!p->strings)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		uint32_t len = get_u32(c);
+		const uint8_t *s = take(c, len);
+
+		if (!s)
+			return 0;
+		if (memchr(s, 0, len)) {
+			c->bad = true;
+			return 0;
+		}
+		p->strings[i] = strndup((const char *)s, len);
+		if (!p->strings[i])
+			return -ENOMEM;
+		p->nstrings = i + 1;
+	}
+	return 0;
+}
+
+static int read_frames(struct cur *c, struct os_profile *p)
+{
+	uint32_t n = get_u32(c), rec = get_u32(c), i;
+
+	if (c->bad || rec < FRAME_REC || (uint64_t)n * rec > left(c)) {
+		c->bad = true;
+		return 0;
+	}
+	p->frames = calloc(n ? n : 1, sizeof(*p->frames));
+	if (!p->frames)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		struct cur r = { take(c, rec), rec, 0, false };
+		struct os_frame *f = &p->frames[i];
+
+		f->kind = get_u32(&r);
+		f->name = get_u32(&r);
+		f->module = get_u32(&r);
+		f->file = get_u32(&r);
+		f->line = get_u32(&r);
+		f->addr = get_u64(&r);
+	}
+	p->nframes = n;
+	return 0;
+}
+
+static int read_stacks(struct cur *c, struct os_profile *p)
+{
+	uint32_t n = get_count(c, 4), i;
+	int ret = 0;
+
+	if (c->bad)
+		return 0;
+	p->stacks = calloc(n ? n : 1, sizeof(*p->stacks));
+	if (!p->stacks)
+		return -ENOMEM;
+	for (i = 0; i < n && !c->bad && !ret; i++) {
+		p->stacks[i].frames = get_ids(c, &p->stacks[i].nframes, &ret);
+		p->nstacks = i + 1;
+	}
+	return ret;
+}
+
+static int read_meta(struct cur *c, struct os_profile *p)
+{
+	struct os_meta *m = &p->meta;
+	int ret = 0;
+
+	m->argv = get_ids(c, &m->argc, &ret);
+	if (ret || c->bad)
+		return ret;
+	m->pids = get_ids(c, &m->npids, &ret);
+	if (ret || c->bad)
+		return ret;
+	m->duration_s = get_f64(c);
+	m->sampler = get_u32(c);
+	m->event = get_u32(c);
+	m->period = get_u64(c);
+	m->freq = get_u64(c);
+	m->min_size = get_u64(c);
+	m->mode = get_u32(c);
+	m->hostname = get_u32(c);
+	m->start_time = get_u64(c);
+	m->notes = get_ids(c, &m->nnotes, &ret);
+	if (!c->bad && !(isfinite(m->duration_s) && m->duration_s >= 0))
+		c->bad = true;
+	return ret;
+}
+
+static int read_counters(struct cur *c, struct os_profile *p)
+{
+	uint64_t *counters = (uint64_t *)&p->c;
+	uint32_t n = get_count(c, 8), i;
+
+	/* Counters a later version added are skipped; missing ones stay 0. */
+	for (i = 0; i < n && !c->bad; i++) {
+		uint64_t v = get_u64(c);
+
+		if (i < NCOUNTERS)
+			counters[i] = v;
+	}
+	return 0;
+}
+
+static void get_metrics(struct cur *r, uint64_t *m)
+{
+	int i;
+
+	for (i = 0; i < OS_M_COUNT; i++)
+		m[i] = get_u64(r);
+}
+
+static int read_contexts(struct cur *c, struct os_profile *p)
+{
+	uint32_t n = get_u32(c), rec = get_u32(c), i;
+
+	if (c->bad || rec < CONTEXT_REC || (uint64_t)n * rec > left(c)) {
+		c->bad = true;
+		return 0;
+	}
+	p->contexts = calloc(n ? n : 1, sizeof(*p->contexts));
+	if (!p->contexts)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		struct cur r = { take(c, rec), rec, 0, false };
+		struct os_context *x = &p->contexts[i];
+
+		x->type = get_u32(&r);
+		x->stack = get_u32(&r);
+		x->allocations = get_u64(&r);
+		x->bytes = get_u64(&r);
+		x->samples = get_u64(&r);
+		get_metrics(&r, x->metrics);
+	}
+	p->ncontexts = n;
+	return 0;
+}
+
+static int read_accesses(struct cur *c, struct os_profile *p)
+{
+	uint32_t n = get_u32(c), rec = get_u32(c), i;
+
+	if (c->bad || rec < ACCESS_REC || (uint64_t)n * rec > left(c)) {
+		c->bad = true;
+		return 0;
+	}
+	p->accesses = calloc(n ? n : 1, sizeof(*p->accesses));
+	if (!p->accesses)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		struct cur r = { take(c, rec), rec, 0, false };
+		struct os_access *a = &p->accesses[i];
+
+		a->context = get_u32(&r);
+		a->stack = get_u32(&r);
+		a->samples = get_u64(&r);
+		get_metrics(&r, a->metrics);
+	}
+	p->naccesses = n;
+	return 0;
+}
+
+static int read_threads(struct cur *c, struct os_profile *p)
+{
+	uint32_t n = get_u32(c), rec = get_u32(c), i;
+
+	if (c->bad || rec < THREAD_REC || (uint64_t)n * rec > left(c)) {
+		c->bad = true;
+		return 0;
+	}
+	p->threads = calloc(n ? n : 1, sizeof(*p->threads));
+	if (!p->threads)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		struct cur r = { take(c, rec), rec, 0, false };
+		struct os_thread *t = &p->threads[i];
+
+		t->kind = get_u32(&r);
+		t->name = get_u32(&r);
+		t->pid = get_u32(&r);
+		t->tid = get_u32(&r);
+		t->samples = get_u64(&r);
+	}
+	p->nthreads = n;
+	return 0;
+}
+
+typedef int (*section_reader)(struct cur *c, struct os_profile *p);
+
+/* In dependency order: tables before what refers to them. */
+static const struct {
+	uint32_t type;
+	section_reader read;
+} readers[] = {
+	{ OS_SEC_STRINGS, read_strings },   { OS_SEC_FRAMES, read_frames },
+	{ OS_SEC_STACKS, read_stacks },	    { OS_SEC_META, read_meta },
+	{ OS_SEC_COUNTERS, read_counters }, { OS_SEC_CONTEXTS, read_contexts },
+	{ OS_SEC_ACCESSES, read_accesses }, { OS_SEC_THREADS, read_threads },
+};
+
+static bool str_ok(const struct os_profile *p, uint32_t id, bool none_ok)
+{
+	return id < p->nstrings || (none_ok && id == OS_NONE);
+}
+
+static bool stack_ok(const struct os_profile *p, uint32_t id)
+{
+	return id < p->nstacks || id == OS_NONE;
+}
+
+/* Checks that every id refers to an existing entry; returns 0, or non-zero
+ * with the first bad reference described in `what`. */
+static int validate(const struct os_profile *p, char *what, size_t len)
+{
+	const struct os_meta *m = &p->meta;
+	uint32_t i, j;
+
+	for (i = 0; i < p->nframes; i++) {
+		const struct os_frame *f = &p->frames[i];
+
+		if (!str_ok(p, f->name, true) || !str_ok(p, f->module, true) ||
+		    !str_ok(p, f->file, true))
+			return snprintf(what, len, "frame %" PRIu32 " refers to a missing string", i);
+	}
+	for (i = 0; i < p->nstacks; i++)
+		for (j = 0; j < p->stacks[i].nframes; j++)
+			if (p->stacks[i].frames[j] >= p->nframes)
+				return snprintf(what, len,
+						"stack %" PRIu32 " refers to missing frame %" PRIu32,
+						i, p->stacks[i].frames[j]);
+	for (i = 0; i < p->ncontexts; i++)
+		if (!str_ok(p, p->contexts[i].type, true) || !stack_ok(p, p->contexts[i].stack))
+			return snprintf(what, len,
+					"context %" PRIu32 " refers to a missing type or stack", i);
+	for (i = 0; i < p->naccesses; i++)
+		if (p->accesses[i].context >= p->ncontexts || !stack_ok(p, p->accesses[i].stack))
+			return snprintf(what, len,
+					"access %" PRIu32 " refers to a missing context or stack", i);
+	for (i = 0; i < p->nthreads; i++)
+		if (!str_ok(p, p->threads[i].name, true))
+			return snprintf(what, len, "thread %" PRIu32 " refers to a missing string", i);
+	for (i = 0; i < m->argc; i++)
+		if (!str_ok(p, m->argv[i], false))
+			return snprintf(what, len, "command argument %" PRIu32 " is missing", i);
+	for (i = 0; i < m->nnotes; i++)
+		if (!str_ok(p, m->notes[i], false))
+			return snprintf(what, len, "note %" PRIu32 " is missing", i);
+	if (!str_ok(p, m->sampler, true) || !str_ok(p, m->event, true) ||
+	    !str_ok(p, m->mode, true) || !str_ok(p, m->hostname, true))
+		return snprintf(what, len, "meta data refers to a missing string");
+	return 0;
+}
+
+static struct os_profile *empty_profile(void)
+{
+	struct os_profile *p = calloc(1, sizeof(*p));
+
+	if (p) {
+		p->meta.sampler = OS_NONE;
+		p->meta.event = OS_NONE;
+		p->meta.mode = OS_NONE;
+		p->meta.hostname = OS_NONE;
+	}
+	return p;
+}
+
+/* Parses and validates buf; `name` prefixes error messages (may be NULL). */
+static int parse(const uint8_t *buf, size_t len, const char *name, struct os_profile **out,
+		 char *err, size_t errlen)
+{
+	struct span spans[NSECTIONS] = { { 0 } };
+	struct os_profile *p = NULL;
+	uint64_t size, off, end;
+	uint32_t version, crc;
+	char what[160];
+	size_t i;
+	int ret;
+
+	*out = NULL;
+	if (len == 0) {
+		set_err(err, errlen, name, "not an objscope profile (empty file)");
+		return -EINVAL;
+	}
+	if (memcmp(buf, OS_PROFILE_MAGIC, len < 8 ? len : 8) != 0) {
+		set_err(err, errlen, name, "not an objscope profile");
+		return -EINVAL;
+	}
+	if (len < 12) {
+		set_err(err, errlen, name,
+			"truncated profile (expected at least %d bytes, got %zu)", HEADER_SIZE, len);
+		return -EPROTO;
+	}
+	version = le32(buf + 8);
+	if (version != OS_PROFILE_VERSION) {
+		set_err(err, errlen, name,
+			"unsupported profile version %" PRIu32 " (this objscope reads version %d)",
+			version, OS_PROFILE_VERSION);
+		return -ENOTSUP;
+	}
+	if (len < HEADER_SIZE) {
+		set_err(err, errlen, name,
+			"truncated profile (expected at least %d bytes, got %zu)", HEADER_SIZE, len);
+		return -EPROTO;
+	}
+	size = le64(buf + 16);
+	if (size < HEADER_SIZE + END_SIZE) {
+		set_err(err, errlen, name, "corrupt profile: bad file size %" PRIu64, size);
+		return -EPROTO;
+	}
+	if (len < size) {
+		set_err(err, errlen, name, "truncated profile (expected %" PRIu64 " bytes, got %zu)",
+			size, len);
+		return -EPROTO;
+	}
+	if (len > size) {
+		set_err(err, errlen, name, "corrupt profile: %" PRIu64 " unexpected bytes after the end",
+			(uint64_t)len - size);
+		return -EPROTO;
+	}
+	end = size - END_SIZE;
+	if (le32(buf + end) != OS_SEC_END || le64(buf + end + 8) != 4) {
+		set_err(err, errlen, name, "corrupt profile: END section missing");
+		return -EPROTO;
+	}
+	crc = (uint32_t)crc32_z(crc32(0L, NULL, 0), buf, end);
+	if (crc != le32(buf + end + SECHDR_SIZE)) {
+		set_err(err, errlen, name, "corrupt profile: checksum mismatch");
+		return -EPROTO;
+	}
+
+	/* Section directory; unknown types are skipped. */
+	for (off = HEADER_SIZE; off < end;) {
+		uint32_t type;
+		uint64_t slen;
+
+		if (end - off < SECHDR_SIZE) {
+			set_err(err, errlen, name, "corrupt profile: section header at %" PRIu64
+				" overruns the file", off);
+			return -EPROTO;
+		}
+		type = le32(buf + off);
+		slen = le64(buf + off + 8);
+		if (slen > end - off - SECHDR_SIZE) {
+			set_err(err, errlen, name, "corrupt profile: section at %" PRIu64
+				" is longer than the file", off);
+			return -EPROTO;
+		}
+		if (type == OS_SEC_END) {
+			set_err(err, errlen, name, "corrupt profile: END section before the end");
+			return -EPROTO;
+		}
+		if (type < NSECTIONS && section_names[type]) {
+			if (spans[type].present) {
+				set_err(err, errlen, name, "corrupt profile: duplicate %s section",
+					section_names[type]);
+				return -EPROTO;
+			}
+			spans[type] = (struct span){ off + SECHDR_SIZE, slen, true };
+		}
+		off += SECHDR_SIZE + slen;
+	}
+
+	p = empty_profile();
+	if (!p) {
+		ret = -ENOMEM;
+		goto nomem;
+	}
+	for (i = 0; i < sizeof(readers) / sizeof(readers[0]); i++) {
+		const struct span *s = &spans[readers[i].type];
+		struct cur c = { buf + s->off, s->len, 0, false };
+
+		if (!s->present)
+			continue;
+		ret = readers[i].read(&c, p);
+		if (ret)
+			goto nomem;
+		if (c.bad) {
+			set_err(err, errlen, name,
+				"corrupt profile: %s section is malformed (a count or length"
+				" overruns it)", section_names[readers[i].type]);
+			ret = -EPROTO;
+			goto fail;
+		}
+	}
+	if (validate(p, what, sizeof(what))) {
+		set_err(err, errlen, name, "corrupt profile: %s", what);
+		ret = -EPROTO;
+		goto fail;
+	}
+	*out = p;
+	return 0;
+nomem:
+	set_err(err, errlen, name, "cannot load profile: %s", strerror(ENOMEM));
+fail:
+	os_profile_free(p);
+	return ret;
+}
+
+int os_profile_read_mem(const void *buf, size_t len, struct os_profile **out, char *err,
+			size_t errlen)
+{
+	return parse(buf, len, NULL, out, err, errlen);
+}
+
+int os_profile_read(const char *path, struct os_profile **out, char *err, size_t errlen)
+{
+	uint8_t *buf = NULL;
+	struct stat st;
+	size_t got = 0;
+	int fd, ret;
+
+	*out = NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		set_err(err, errlen, path, "cannot open profile: %s", strerror(-ret));
+		return ret;
+	}
+	if (fstat(fd, &st) < 0) {
+		ret = -errno;
+		set_err(err, errlen, path, "cannot read profile: %s", strerror(-ret));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ret = -EINVAL;
+		set_err(err, errlen, path, "not an objscope profile (not a regular file)");
+		goto out;
+	}
+	buf = malloc(st.st_size ? (size_t)st.st_size : 1);
+	if (!buf) {
+		ret = -ENOMEM;
+		set_err(err, errlen, path, "cannot read profile: %s", strerror(-ret));
+		goto out;
+	}
+	while (got < (size_t)st.st_size) {
+		ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			ret = -errno;
+			set_err(err, errlen, path, "cannot read profile: %s", strerror(-ret));
+			goto out;
+		}
+		if (r == 0)
+			break; /* shrank while reading: parse reports the truncation */
+		got += (size_t)r;
+	}
+	ret = parse(buf, got, path, out, err, errlen);
+out:
+	free(buf);
+	close(fd);
+	return ret;
+}

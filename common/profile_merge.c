@@ -1,0 +1,359 @@
+/* profile_merge.c - adding one profile into another (semantics in profile.h). */
+#include "common/profile.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/hashmap.h"
+
+/* A lookup table from content hash to an index in dst; collisions with
+ * different content move on along a fixed probe sequence of keys. */
+typedef bool (*match_fn)(const struct os_profile *p, uint32_t idx, const void *key);
+
+static uint64_t key_fix(uint64_t k)
+{
+	return k == UINT64_MAX ? k - 1 : k;
+}
+
+static uint32_t lookup(const struct os_hmap *m, uint64_t h, match_fn eq,
+		       const struct os_profile *p, const void *key, uint64_t *slot)
+{
+	uint64_t k = key_fix(h), v;
+
+	*slot = k;
+	while (os_hmap_get(m, k, &v)) {
+		if (eq(p, (uint32_t)v, key))
+			return (uint32_t)v;
+		k = key_fix(os_hash64(k + 0x9e3779b97f4a7c15ULL));
+	}
+	*slot = k;
+	return OS_NONE;
+}
+
+/* Frames are "equal for merging" when their strings and line are; the
+ * address only counts for frames without a name ("[unknown] 0xADDR"). */
+static bool frame_same(const struct os_frame *a, const struct os_frame *b)
+{
+	return a->kind == b->kind && a->name == b->name && a->module == b->module &&
+	       a->file == b->file && a->line == b->line &&
+	       (a->name != OS_NONE || a->addr == b->addr);
+}
+
+static uint64_t frame_hash(uint64_t h, const struct os_frame *f)
+{
+	h = os_hash64(h ^ (((uint64_t)f->kind << 32) | f->name));
+	h = os_hash64(h ^ (((uint64_t)f->module << 32) | f->file));
+	h = os_hash64(h ^ f->line);
+	if (f->name == OS_NONE)
+		h = os_hash64(h ^ f->addr);
+	return h;
+}
+
+static uint64_t stack_hash(const struct os_profile *p, uint32_t stack)
+{
+	const struct os_stack *s;
+	uint64_t h;
+	uint32_t i;
+
+	if (stack == OS_NONE)
+		return 0x5bd1e995;
+	s = &p->stacks[stack];
+	h = os_hash64(s->nframes + 1);
+	for (i = 0; i < s->nframes; i++)
+		h = frame_hash(h, &p->frames[s->frames[i]]);
+	return h;
+}
+
+static bool stack_same(const struct os_profile *p, uint32_t a, uint32_t b)
+{
+	const struct os_stack *x, *y;
+	uint32_t i;
+
+	if (a == b)
+		return true;
+	if (a == OS_NONE || b == OS_NONE)
+		return false;
+	x = &p->stacks[a];
+	y = &p->stacks[b];
+	if (x->nframes != y->nframes)
+		return false;
+	for (i = 0; i < x->nframes; i++)
+		if (!frame_same(&p->frames[x->frames[i]], &p->frames[y->frames[i]]))
+			return false;
+	return true;
+}
+
+/* (type, stack) for contexts; (context, stack) for accesses. */
+struct pair {
+	uint32_t a, stack;
+};
+
+static bool context_match(const struct os_profile *p, uint32_t idx, const void *key)
+{
+	const struct pair *k = key;
+
+	return p->contexts[idx].type == k->a && stack_same(p, p->contexts[idx].stack, k->stack);
+}
+
+static bool access_match(const struct os_profile *p, uint32_t idx, const void *key)
+{
+	const struct pair *k = key;
+
+	return p->accesses[idx].context == k->a && stack_same(p, p->accesses[idx].stack, k->stack);
+}
+
+static bool thread_match(const struct os_profile *p, uint32_t idx, const void *key)
+{
+	const struct os_thread *a = &p->threads[idx], *b = key;
+
+	return a->pid == b->pid && a->tid == b->tid && a->kind == b->kind && a->name == b->name;
+}
+
+static uint64_t pair_hash(const struct os_profile *p, const struct pair *k)
+{
+	return os_hash64(stack_hash(p, k->stack) ^ k->a);
+}
+
+static uint64_t thread_hash(const struct os_thread *t)
+{
+	return os_hash64(os_hash64(((uint64_t)t->pid << 32) | t->tid) ^
+			 (((uint64_t)t->kind << 32) | t->name));
+}
+
+struct merge_state {
+	uint32_t *strmap, *framemap, *stackmap, *ctxmap;
+	uint32_t *buf; /* frame ids of one stack */
+	struct os_hmap contexts, accesses, threads;
+};
+
+static uint32_t map_str(const struct merge_state *st, uint32_t id)
+{
+	return id == OS_NONE ? OS_NONE : st->strmap[id];
+}
+
+static uint32_t map_stack(const struct merge_state *st, uint32_t id)
+{
+	return id == OS_NONE ? OS_NONE : st->stackmap[id];
+}
+
+static int merge_tables(struct os_profile *dst, const struct os_profile *src,
+			struct merge_state *st)
+{
+	uint32_t i, j, maxf = 0;
+
+	st->strmap = malloc(((size_t)src->nstrings + 1) * sizeof(uint32_t));
+	st->framemap = malloc(((size_t)src->nframes + 1) * sizeof(uint32_t));
+	st->stackmap = malloc(((size_t)src->nstacks + 1) * sizeof(uint32_t));
+	st->ctxmap = malloc(((size_t)src->ncontexts + 1) * sizeof(uint32_t));
+	for (i = 0; i < src->nstacks; i++)
+		if (src->stacks[i].nframes > maxf)
+			maxf = src->stacks[i].nframes;
+	st->buf = malloc(((size_t)maxf + 1) * sizeof(uint32_t));
+	if (!st->strmap || !st->framemap || !st->stackmap || !st->ctxmap || !st->buf)
+		return -ENOMEM;
+
+	for (i = 0; i < src->nstrings; i++) {
+		st->strmap[i] = os_profile_string(dst, src->strings[i]);
+		if (st->strmap[i] == OS_NONE)
+			return -ENOMEM;
+	}
+	for (i = 0; i < src->nframes; i++) {
+		struct os_frame f = src->frames[i];
+
+		f.name = map_str(st, f.name);
+		f.module = map_str(st, f.module);
+		f.file = map_str(st, f.file);
+		st->framemap[i] = os_profile_frame(dst, &f);
+		if (st->framemap[i] == OS_NONE)
+			return -ENOMEM;
+	}
+	for (i = 0; i < src->nstacks; i++) {
+		for (j = 0; j < src->stacks[i].nframes; j++)
+			st->buf[j] = st->framemap[src->stacks[i].frames[j]];
+		st->stackmap[i] = os_profile_stack(dst, st->buf, src->stacks[i].nframes);
+		if (st->stackmap[i] == OS_NONE)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int merge_meta(struct os_profile *dst, const struct os_profile *src,
+		      const struct merge_state *st)
+{
+	const struct os_meta *s = &src->meta;
+	struct os_meta *d = &dst->meta;
+	uint64_t *dc = (uint64_t *)&dst->c;
+	const uint64_t *sc = (const uint64_t *)&src->c;
+	uint32_t i;
+	int ret;
+
+	for (i = 0; i < sizeof(dst->c) / sizeof(uint64_t); i++)
+		dc[i] += sc[i];
+	if (s->duration_s > d->duration_s)
+		d->duration_s = s->duration_s;
+	if (!d->argc && s->argc) {
+		d->argv = malloc((size_t)s->argc * sizeof(*d->argv));
+		if (!d->argv)
+			return -ENOMEM;
+		for (i = 0; i < s->argc; i++)
+			d->argv[i] = map_str(st, s->argv[i]);
+		d->argc = s->argc;
+	}
+	if (d->sampler == OS_NONE)
+		d->sampler = map_str(st, s->sampler);
+	if (d->event == OS_NONE)
+		d->event = map_str(st, s->event);
+	if (d->mode == OS_NONE)
+		d->mode = map_str(st, s->mode);
+	if (d->hostname == OS_NONE)
+		d->hostname = map_str(st, s->hostname);
+	if (!d->period)
+		d->period = s->period;
+	if (!d->freq)
+		d->freq = s->freq;
+	if (!d->min_size)
+		d->min_size = s->min_size;
+	if (!d->start_time || (s->start_time && s->start_time < d->start_time))
+		d->start_time = s->start_time; /* the earliest start */
+	for (i = 0; i < s->npids; i++) {
+		ret = os_profile_add_pid(dst, s->pids[i]);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < s->nnotes; i++) {
+		ret = os_profile_add_note(dst, src->strings[s->notes[i]]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static void add_metrics(uint64_t *d, const uint64_t *s)
+{
+	int i;
+
+	for (i = 0; i < OS_M_COUNT; i++)
+		d[i] += s[i];
+}
+
+static int index_existing(struct os_profile *dst, struct merge_state *st)
+{
+	uint64_t slot;
+	uint32_t i;
+
+	for (i = 0; i < dst->ncontexts; i++) {
+		struct pair k = { dst->contexts[i].type, dst->contexts[i].stack };
+
+		if (lookup(&st->contexts, pair_hash(dst, &k), context_match, dst, &k, &slot) ==
+			    OS_NONE &&
+		    os_hmap_put(&st->contexts, slot, i))
+			return -ENOMEM;
+	}
+	for (i = 0; i < dst->naccesses; i++) {
+		struct pair k = { dst->accesses[i].context, dst->accesses[i].stack };
+
+		if (lookup(&st->accesses, pair_hash(dst, &k), access_match, dst, &k, &slot) ==
+			    OS_NONE &&
+		    os_hmap_put(&st->accesses, slot, i))
+			return -ENOMEM;
+	}
+	for (i = 0; i < dst->nthreads; i++)
+		if (lookup(&st->threads, thread_hash(&dst->threads[i]), thread_match, dst,
+			   &dst->threads[i], &slot) == OS_NONE &&
+		    os_hmap_put(&st->threads, slot, i))
+			return -ENOMEM;
+	return 0;
+}
+
+static int merge_records(struct os_profile *dst, const struct os_profile *src,
+			 struct merge_state *st)
+{
+	uint64_t slot;
+	uint32_t i, idx;
+
+	for (i = 0; i < src->ncontexts; i++) {
+		struct os_context c = src->contexts[i];
+		struct pair k;
+
+		c.type = map_str(st, c.type);
+		c.stack = map_stack(st, c.stack);
+		k = (struct pair){ c.type, c.stack };
+		idx = lookup(&st->contexts, pair_hash(dst, &k), context_match, dst, &k, &slot);
+		if (idx != OS_NONE) {
+			struct os_context *d = &dst->contexts[idx];
+
+			d->allocations += c.allocations;
+			d->bytes += c.bytes;
+			d->samples += c.samples;
+			add_metrics(d->metrics, c.metrics);
+		} else {
+			idx = os_profile_add_context(dst, &c);
+			if (idx == OS_NONE || os_hmap_put(&st->contexts, slot, idx))
+				return -ENOMEM;
+		}
+		st->ctxmap[i] = idx;
+	}
+	for (i = 0; i < src->naccesses; i++) {
+		struct os_access a = src->accesses[i];
+		struct pair k;
+
+		a.context = st->ctxmap[a.context];
+		a.stack = map_stack(st, a.stack);
+		k = (struct pair){ a.context, a.stack };
+		idx = lookup(&st->accesses, pair_hash(dst, &k), access_match, dst, &k, &slot);
+		if (idx != OS_NONE) {
+			dst->accesses[idx].samples += a.samples;
+			add_metrics(dst->accesses[idx].metrics, a.metrics);
+		} else {
+			idx = os_profile_add_access(dst, &a);
+			if (idx == OS_NONE || os_hmap_put(&st->accesses, slot, idx))
+				return -ENOMEM;
+		}
+	}
+	for (i = 0; i < src->nthreads; i++) {
+		struct os_thread t = src->threads[i];
+
+		t.name = map_str(st, t.name);
+		idx = lookup(&st->threads, thread_hash(&t), thread_match, dst, &t, &slot);
+		if (idx != OS_NONE) {
+			dst->threads[idx].samples += t.samples;
+		} else {
+			idx = os_profile_add_thread(dst, &t);
+			if (idx == OS_NONE || os_hmap_put(&st->threads, slot, idx))
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+int os_profile_merge(struct os_profile *dst, const struct os_profile *src)
+{
+	struct merge_state st = { 0 };
+	int ret;
+
+	os_hmap_init(&st.contexts);
+	os_hmap_init(&st.accesses);
+	os_hmap_init(&st.threads);
+	ret = merge_tables(dst, src, &st);
+	if (ret)
+		goto out;
+	ret = merge_meta(dst, src, &st);
+	if (ret)
+		goto out;
+	ret = index_existing(dst, &st);
+	if (ret)
+		goto out;
+	ret = merge_records(dst, src, &st);
+out:
+	os_hmap_destroy(&st.contexts);
+	os_hmap_destroy(&st.accesses);
+	os_hmap_destroy(&st.threads);
+	free(st.strmap);
+	free(st.framemap);
+	free(st.stackmap);
+	free(st.ctxmap);
+	free(st.buf);
+	return ret;
+}

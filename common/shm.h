@@ -1,0 +1,131 @@
+/* shm.h - the memory shared between the preload library (inside the target)
+ * and the collector: a header, then a pool of per-thread single-producer /
+ * single-consumer rings carrying variable-length, 8-byte aligned events.
+ *
+ * One shared-memory file serves a whole process tree (record mode passes its
+ * path in OBJSCOPE_SHM; children and exec'd programs map it by path). Each
+ * target thread claims one ring slot with a CAS on the slot state; the
+ * collector drains rings and recycles the slots of threads that exited.
+ *
+ * Everything here is plain data plus static inline helpers usable inside the
+ * target: no malloc, no locks, no stdio, async-signal-safe.
+ */
+#ifndef OBJSCOPE_SHM_H
+#define OBJSCOPE_SHM_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define OS_SHM_MAGIC 0x314d48534a424f53ULL /* "SOBJSHM1" little endian */
+#define OS_SHM_VERSION 1
+#define OS_SHM_ENV "OBJSCOPE_SHM"           /* path of the shm file */
+#define OS_MAX_FRAMES 128                    /* frames per allocation path */
+#define OS_DEFAULT_SLOTS 512
+#define OS_DEFAULT_RING_BYTES (1u << 20)     /* per thread, power of two */
+
+/* Event types written by the preload library. */
+enum os_ev_type {
+	OS_EV_PAD = 0,      /* filler up to the end of the ring buffer: skip */
+	OS_EV_ALLOC = 1,    /* addr,size: a tracked object was born; frames = alloc path */
+	OS_EV_FREE = 2,     /* addr: a tracked (or untracked) block was freed */
+	OS_EV_REALLOC = 3,  /* aux=old addr, addr,size: old is gone, new is born (frames) */
+	OS_EV_MMAP = 4,     /* addr,size, aux=prot|flags<<32 : anonymous mapping (frames) */
+	OS_EV_MUNMAP = 5,   /* addr,size: range unmapped (objects inside die) */
+	OS_EV_MREMAP = 6,   /* aux=old addr, addr,size, aux2=old size */
+	OS_EV_MOVE = 7,     /* aux=src, addr=dst, size: an object move (runtime adapter) */
+	OS_EV_GC_BEGIN = 8, /* aux = collection number if known */
+	OS_EV_GC_END = 9,
+	OS_EV_THREAD = 10,  /* a thread claimed this ring; name in frames as bytes */
+	OS_EV_TYPE_MAX
+};
+
+/* One event. `nframes` return addresses follow the fixed part; the whole
+ * record is `len` bytes (8-aligned). Frames are leaf first: frames[0] is the
+ * caller of the hooked function (the allocation site). */
+struct os_event {
+	uint16_t type;
+	uint16_t nframes;
+	uint32_t len;      /* bytes of this record including frames */
+	uint32_t pid;
+	uint32_t tid;
+	uint64_t time;     /* CLOCK_MONOTONIC ns (perf uses the same clock) */
+	uint64_t addr;
+	uint64_t size;
+	uint64_t aux;
+	uint64_t aux2;     /* adapter specific: type (Klass*), old size, ... */
+	uint64_t frames[];
+};
+#define OS_EVENT_FIXED ((uint32_t)sizeof(struct os_event))
+
+enum os_slot_state {
+	OS_SLOT_FREE = 0,     /* nobody owns it */
+	OS_SLOT_ACTIVE = 1,   /* a live thread writes to it */
+	OS_SLOT_EXITED = 2,   /* its thread ended; collector drains then frees */
+};
+
+/* Per-thread counters live in the slot so the collector can read them even
+ * after the thread is gone. Producer-only writes (relaxed atomics). */
+struct os_slot_stats {
+	_Atomic uint64_t events;        /* events written */
+	_Atomic uint64_t dropped;       /* events dropped: ring full */
+	_Atomic uint64_t small_allocs;  /* allocations below min_size: counted, not tracked */
+	_Atomic uint64_t small_bytes;
+	_Atomic uint64_t tracked_allocs;
+	_Atomic uint64_t tracked_bytes;
+	_Atomic uint64_t reentered;     /* hook calls passed through by the recursion guard */
+	_Atomic uint64_t truncated;     /* alloc paths cut at OS_MAX_FRAMES */
+};
+
+/* Ring slot header; the data area follows at offset OS_SLOT_HDR. */
+struct os_slot {
+	_Atomic uint64_t head;          /* bytes produced (monotonic), producer writes */
+	uint8_t pad0[56];
+	_Atomic uint64_t tail;          /* bytes consumed (monotonic), consumer writes */
+	uint8_t pad1[56];
+	_Atomic uint32_t state;         /* enum os_slot_state */
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t generation;            /* bumped each time the slot is claimed */
+	struct os_slot_stats stats;
+	uint8_t pad2[256 - 128 - 16 - sizeof(struct os_slot_stats)];
+};
+#define OS_SLOT_HDR 256
+
+/* Flags in os_shm_header.flags (set by the collector before launch). */
+#define OS_SHM_F_TRACK_MMAP  0x1  /* report anonymous mmaps as objects */
+#define OS_SHM_F_MOVES       0x2  /* a runtime adapter wants memcpy/memmove moves */
+
+struct os_shm_header {
+	uint64_t magic;
+	uint32_t version;
+	uint32_t nslots;
+	uint64_t ring_bytes;            /* data bytes per slot, power of two */
+	uint64_t total_bytes;           /* size of the whole mapping */
+	uint64_t min_size;              /* smallest allocation tracked */
+	uint32_t flags;
+	_Atomic uint32_t disarmed;      /* 1: hooks must pass through (detach, collector gone) */
+	_Atomic uint64_t no_slot_events;/* events lost because no slot was free */
+	_Atomic uint32_t processes;     /* processes that mapped this shm */
+	uint32_t collector_pid;
+	uint8_t pad[4096 - 64];
+};
+#define OS_SHM_HDR 4096
+
+static inline size_t os_shm_size(uint32_t nslots, uint64_t ring_bytes)
+{
+	return OS_SHM_HDR + (size_t)nslots * (OS_SLOT_HDR + ring_bytes);
+}
+
+static inline struct os_slot *os_shm_slot(struct os_shm_header *h, uint32_t i)
+{
+	return (struct os_slot *)((uint8_t *)h + OS_SHM_HDR +
+				  (size_t)i * (OS_SLOT_HDR + h->ring_bytes));
+}
+
+static inline uint8_t *os_slot_data(struct os_slot *s)
+{
+	return (uint8_t *)s + OS_SLOT_HDR;
+}
+
+#endif

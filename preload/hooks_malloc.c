@@ -1,0 +1,174 @@
+/* hooks_malloc.c - the exported malloc family. Each hook calls the real
+ * function, then (when armed and not re-entered) records: allocations of at
+ * least header->min_size become ALLOC/REALLOC events with their call path,
+ * smaller ones are only counted, every free of a non-NULL pointer is a FREE
+ * event. Before the real functions are resolved, allocations come from the
+ * static arena (see fallback.c), whose blocks free() ignores. */
+#include <errno.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include "preload/preload.h"
+
+#define OSP_EXPORT __attribute__((visibility("default")))
+#define OSP_CALLER __builtin_return_address(0)
+
+/* 1 when the real function pointer is usable, resolving on first need. */
+#define OSP_READY(fn) (osp_likely(osp_real.fn != NULL) || (osp_resolve() == 0 && osp_real.fn))
+
+static void osp_after_alloc(uint16_t type, void *p, size_t size, void *old, const void *caller)
+{
+	struct osp_thread *t;
+
+	if (!p)
+		return;
+	t = osp_enter();
+	if (!t)
+		return;
+	osp_note_alloc(t, type, p, size, old, caller);
+	osp_leave(t);
+}
+
+static void osp_before_free(void *p)
+{
+	struct osp_thread *t = osp_enter();
+
+	if (!t)
+		return;
+	osp_record_plain(t, OS_EV_FREE, (uint64_t)(uintptr_t)p, 0, 0, 0);
+	osp_leave(t);
+}
+
+OSP_EXPORT void *malloc(size_t size)
+{
+	void *p;
+
+	if (!OSP_READY(malloc))
+		return osp_arena_alloc(size, 16);
+	p = osp_real.malloc(size);
+	if (osp_hdr)
+		osp_after_alloc(OS_EV_ALLOC, p, size, NULL, OSP_CALLER);
+	return p;
+}
+
+OSP_EXPORT void *calloc(size_t n, size_t m)
+{
+	void *p;
+
+	if (!OSP_READY(calloc)) {
+		if (m && n > SIZE_MAX / m)
+			return NULL;
+		return osp_arena_alloc(n * m, 16); /* static memory: already zero */
+	}
+	p = osp_real.calloc(n, m);
+	if (osp_hdr && p)
+		osp_after_alloc(OS_EV_ALLOC, p, n * m, NULL, OSP_CALLER);
+	return p;
+}
+
+/* realloc of an arena block: copy it out (the arena never frees). */
+static void *osp_realloc_arena(void *old, size_t size)
+{
+	size_t have = osp_arena_size(old);
+	void *p = osp_real.malloc ? osp_real.malloc(size) : osp_arena_alloc(size, 16);
+
+	if (p)
+		osp_copy_fwd(p, old, have < size ? have : size);
+	return p;
+}
+
+OSP_EXPORT void *realloc(void *old, size_t size)
+{
+	void *p;
+	struct osp_thread *t;
+
+	if (old && osp_arena_owns(old))
+		return osp_realloc_arena(old, size);
+	if (!OSP_READY(realloc))
+		return old ? NULL : osp_arena_alloc(size, 16);
+	if (old && size == 0 && osp_hdr) /* glibc frees: report before the address is reused */
+		osp_before_free(old);
+	p = osp_real.realloc(old, size);
+	if (!osp_hdr || !p)
+		return p;
+	t = osp_enter();
+	if (!t)
+		return p;
+	osp_note_alloc(t, old ? OS_EV_REALLOC : OS_EV_ALLOC, p, size, old, OSP_CALLER);
+	osp_leave(t);
+	return p;
+}
+
+OSP_EXPORT void free(void *p)
+{
+	if (!p || osp_arena_owns(p))
+		return;
+	if (!OSP_READY(free))
+		return; /* cannot happen after start-up; leaking is the safe choice */
+	if (osp_hdr)
+		osp_before_free(p); /* before the address can be handed out again */
+	osp_real.free(p);
+}
+
+OSP_EXPORT int posix_memalign(void **out, size_t align, size_t size)
+{
+	int err;
+
+	if (!OSP_READY(posix_memalign)) {
+		*out = osp_arena_alloc(size, align);
+		return *out ? 0 : ENOMEM;
+	}
+	err = osp_real.posix_memalign(out, align, size);
+	if (osp_hdr && err == 0)
+		osp_after_alloc(OS_EV_ALLOC, *out, size, NULL, OSP_CALLER);
+	return err;
+}
+
+OSP_EXPORT void *aligned_alloc(size_t align, size_t size)
+{
+	void *p;
+
+	if (!OSP_READY(aligned_alloc))
+		return osp_arena_alloc(size, align);
+	p = osp_real.aligned_alloc(align, size);
+	if (osp_hdr)
+		osp_after_alloc(OS_EV_ALLOC, p, size, NULL, OSP_CALLER);
+	return p;
+}
+
+OSP_EXPORT void *memalign(size_t align, size_t size)
+{
+	void *p;
+
+	if (!OSP_READY(memalign))
+		return osp_arena_alloc(size, align);
+	p = osp_real.memalign(align, size);
+	if (osp_hdr)
+		osp_after_alloc(OS_EV_ALLOC, p, size, NULL, OSP_CALLER);
+	return p;
+}
+
+OSP_EXPORT void *valloc(size_t size)
+{
+	void *p;
+
+	if (!OSP_READY(valloc))
+		return osp_arena_alloc(size, 4096);
+	p = osp_real.valloc(size);
+	if (osp_hdr)
+		osp_after_alloc(OS_EV_ALLOC, p, size, NULL, OSP_CALLER);
+	return p;
+}
+
+OSP_EXPORT void *pvalloc(size_t size)
+{
+	void *p;
+	size_t page = 4096;
+
+	if (!OSP_READY(pvalloc))
+		return osp_arena_alloc((size + page - 1) & ~(page - 1), page);
+	p = osp_real.pvalloc(size);
+	if (osp_hdr)
+		osp_after_alloc(OS_EV_ALLOC, p, (size + page - 1) & ~(page - 1), NULL, OSP_CALLER);
+	return p;
+}

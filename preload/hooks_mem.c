@@ -1,0 +1,50 @@
+/* hooks_mem.c - memcpy/memmove. For native programs (no OS_SHM_F_MOVES) the
+ * hook is one test and a jump through the resolved pointer. With moves
+ * wanted, the copy is made, then shown to the runtime adapter's filter
+ * (adapter.h), which decides whether to log an OS_EV_MOVE. */
+#include <stdint.h>
+
+#include "preload/adapter.h"
+#include "preload/preload.h"
+
+#define OSP_EXPORT __attribute__((visibility("default")))
+
+static __attribute__((noinline)) void osp_maybe_move(void *dst, const void *src, size_t n,
+						     enum osp_copy_kind kind)
+{
+	osp_move_filter_fn filter = osp_move_filter;
+	struct osp_thread *t;
+	uint64_t tag = 0;
+
+	if (!filter)
+		return;
+	t = osp_enter();
+	if (!t)
+		return;
+	if (filter(dst, src, n, kind, &tag))
+		osp_record_plain(t, OS_EV_MOVE, (uint64_t)(uintptr_t)dst, n,
+				 (uint64_t)(uintptr_t)src, tag);
+	osp_leave(t);
+}
+
+OSP_EXPORT void *memcpy(void *restrict dst, const void *restrict src, size_t n)
+{
+	void *r;
+
+	if (osp_likely(osp_move_flags == 0))
+		return osp_real.memcpy(dst, src, n);
+	r = osp_real.memcpy(dst, src, n);
+	osp_maybe_move(dst, src, n, OSP_COPY_MEMCPY);
+	return r;
+}
+
+OSP_EXPORT void *memmove(void *dst, const void *src, size_t n)
+{
+	void *r;
+
+	if (osp_likely(osp_move_flags == 0))
+		return osp_real.memmove(dst, src, n);
+	r = osp_real.memmove(dst, src, n);
+	osp_maybe_move(dst, src, n, OSP_COPY_MEMMOVE);
+	return r;
+}

@@ -1,0 +1,147 @@
+/* preload.h - internal interface of libobjscope.so (runs inside the target).
+ *
+ * Everything declared here is hidden (-fvisibility=hidden); only the hooks in
+ * hooks_*.c are exported. Nothing reachable from a hook may call malloc, take
+ * a blocking lock or use stdio once the library is armed (see
+ * tests/nomalloc/test_nomalloc.c, which proves it for the recording path).
+ *
+ * Files:
+ *   init.c      constructor, shm mapping, resolution of the real functions
+ *   fallback.c  static bump arena and byte copies used before resolution
+ *   thread.c    per-thread state: recursion guard, slot claim, exit, fork
+ *   record.c    building and writing events, call-path unwinding (hot path)
+ *   hooks_*.c   the exported interposers
+ */
+#ifndef OBJSCOPE_PRELOAD_H
+#define OBJSCOPE_PRELOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/shm.h"
+
+#define osp_likely(x) __builtin_expect(!!(x), 1)
+#define osp_unlikely(x) __builtin_expect(!!(x), 0)
+#define OSP_TLS __thread __attribute__((tls_model("initial-exec")))
+
+/* ---- init.c ------------------------------------------------------------ */
+
+/* The real functions, resolved with dlsym(RTLD_NEXT) at start-up. NULL until
+ * resolved, except memcpy/memmove which start as the fallback copies. */
+struct osp_real {
+	void *(*malloc)(size_t);
+	void *(*calloc)(size_t, size_t);
+	void *(*realloc)(void *, size_t);
+	void (*free)(void *);
+	int (*posix_memalign)(void **, size_t, size_t);
+	void *(*aligned_alloc)(size_t, size_t);
+	void *(*memalign)(size_t, size_t);
+	void *(*valloc)(size_t);
+	void *(*pvalloc)(size_t);
+	void *(*mmap)(void *, size_t, int, int, int, off_t);
+	void *(*mmap64)(void *, size_t, int, int, int, off_t);
+	int (*munmap)(void *, size_t);
+	void *(*mremap)(void *, size_t, size_t, int, ...);
+	void *(*memcpy)(void *, const void *, size_t);
+	void *(*memmove)(void *, const void *, size_t);
+};
+extern struct osp_real osp_real;
+
+/* The shared memory when armed, NULL when inert. */
+extern struct os_shm_header *osp_hdr;
+
+/* OS_SHM_F_MOVES when armed with moves wanted, else 0: the only thing the
+ * memcpy/memmove fast path reads. */
+extern uint32_t osp_move_flags;
+
+/* Resolves the real functions (idempotent; re-entrant calls during dlsym
+ * return at once). Returns 0, or -1 while a resolution is in progress. */
+int osp_resolve(void);
+
+/* Validates a mapped shm region of `size` bytes and arms the library with it:
+ * registers the thread-exit key and fork handler, counts the process.
+ * Returns 0 on success, -EINVAL when the header does not match (the library
+ * stays inert). Used by the constructor and by tests. */
+int osp_arm(struct os_shm_header *h, size_t size);
+
+/* True when hooks must record (armed and not disarmed by the collector). */
+static inline int osp_armed(void)
+{
+	struct os_shm_header *h = osp_hdr;
+
+	return osp_likely(h == NULL) ? 0 :
+	       !__atomic_load_n((const uint32_t *)&h->disarmed, __ATOMIC_RELAXED);
+}
+
+/* ---- fallback.c -------------------------------------------------------- */
+
+/* Bump allocation from a static arena, never freed. NULL when exhausted.
+ * `align` is a power of two. Memory is zeroed. */
+void *osp_arena_alloc(size_t size, size_t align);
+/* 1 when p points into the arena. */
+int osp_arena_owns(const void *p);
+/* Usable size of an arena block (for realloc). */
+size_t osp_arena_size(const void *p);
+/* Copies that never compile into a memcpy call. */
+void *osp_copy_fwd(void *dst, const void *src, size_t n);
+void *osp_copy_move(void *dst, const void *src, size_t n);
+
+/* ---- thread.c ---------------------------------------------------------- */
+
+struct osp_thread {
+	int busy;               /* recursion guard */
+	int no_slot;            /* no slot was free: do not rescan on every event */
+	int exited;             /* the exit destructor ran */
+	int exit_rounds;
+	struct os_slot *slot;   /* claimed ring slot, NULL until the first event */
+	uint32_t pid, tid;      /* cached, 0 = refresh */
+};
+
+/* Enters a hook that wants to record: returns the thread state with the guard
+ * set, or NULL when the hook must just pass through (inert, disarmed, or a
+ * re-entered call, which is counted in the slot's `reentered`). Pair with
+ * osp_leave(). */
+struct osp_thread *osp_enter(void);
+void osp_leave(struct osp_thread *t);
+
+/* The calling thread's slot, claimed on first use (writes the OS_EV_THREAD
+ * event). NULL when none is free (counted in header->no_slot_events by the
+ * caller through osp_lost()). */
+struct os_slot *osp_slot(struct osp_thread *t);
+
+/* Registers the pthread key and the fork child handler; 0 or -errno. */
+int osp_thread_setup(void);
+
+/* Called in a fork child: forget the parent's slot and ids. */
+void osp_thread_after_fork(void);
+
+/* Producer-only counter increment (no locked instruction). */
+static inline void osp_stat_add(_Atomic uint64_t *c, uint64_t n)
+{
+	uint64_t *p = (uint64_t *)c;
+
+	__atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
+}
+
+/* ---- record.c ---------------------------------------------------------- */
+
+/* Writes an event with the allocation path unwound from here; `caller` is
+ * the hook's return address (frames[0]). Counts a drop when the ring is full
+ * and no_slot_events when the thread has no slot. */
+void osp_record_path(struct osp_thread *t, uint16_t type, uint64_t addr, uint64_t size,
+		     uint64_t aux, uint64_t aux2, const void *caller);
+
+/* Writes an event without frames (free, munmap, mremap, move). */
+void osp_record_plain(struct osp_thread *t, uint16_t type, uint64_t addr, uint64_t size,
+		      uint64_t aux, uint64_t aux2);
+
+/* Writes the OS_EV_THREAD event announcing the slot's new owner. */
+void osp_record_thread(struct osp_thread *t, struct os_slot *s);
+
+/* Malloc family policy: records an ALLOC/REALLOC of `size` at p when size >=
+ * min_size, else counts a small allocation. */
+void osp_note_alloc(struct osp_thread *t, uint16_t type, void *p, size_t size, void *old,
+		    const void *caller);
+
+#endif

@@ -1,0 +1,162 @@
+/* record.c - the hot path: build an event and write it into the calling
+ * thread's ring; unwind the allocation path with libunwind (local unwinding
+ * through .eh_frame, so code without frame pointers gives complete paths).
+ * No malloc, no locks, no stdio: proven by tests/nomalloc. */
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+#include <sys/prctl.h>
+#include <time.h>
+
+#include "common/ring.h"
+#include "preload/preload.h"
+
+/* Frames of objscope itself above the allocation site (hook, record). */
+#define OSP_SKIP_MAX 8
+
+static uint64_t osp_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Reserves an event of `nframes` frames and fills the fixed part; NULL when
+ * the thread has no slot or the ring is full (both counted). */
+static struct os_event *osp_begin(struct osp_thread *t, struct os_slot *s, uint16_t type,
+				  uint32_t nframes)
+{
+	uint32_t len = os_event_len(nframes);
+	struct os_event *ev;
+
+	ev = os_ring_reserve(s, osp_hdr->ring_bytes, len);
+	if (!ev) {
+		osp_stat_add(&s->stats.dropped, 1);
+		return NULL;
+	}
+	ev->type = type;
+	ev->nframes = (uint16_t)nframes;
+	ev->len = len;
+	ev->pid = t->pid;
+	ev->tid = t->tid;
+	ev->time = osp_now();
+	return ev;
+}
+
+static void osp_finish(struct os_slot *s, struct os_event *ev)
+{
+	os_ring_commit(s, ev);
+	osp_stat_add(&s->stats.events, 1);
+}
+
+static struct os_slot *osp_slot_or_count(struct osp_thread *t)
+{
+	struct os_slot *s = osp_slot(t);
+
+	if (osp_unlikely(!s))
+		__atomic_fetch_add((uint64_t *)&osp_hdr->no_slot_events, 1, __ATOMIC_RELAXED);
+	return s;
+}
+
+void osp_record_path(struct osp_thread *t, uint16_t type, uint64_t addr, uint64_t size,
+		     uint64_t aux, uint64_t aux2, const void *caller)
+{
+	void *pcs[OS_MAX_FRAMES + OSP_SKIP_MAX];
+	struct os_slot *s = osp_slot_or_count(t);
+	struct os_event *ev;
+	int n, skip = 0, count;
+
+	if (!s)
+		return;
+	n = unw_backtrace(pcs, (int)(sizeof(pcs) / sizeof(pcs[0])));
+	while (skip < n && skip < OSP_SKIP_MAX && pcs[skip] != caller)
+		skip++;
+	if (skip == n || skip == OSP_SKIP_MAX)
+		skip = 0; /* the hook's return address was not found: keep all */
+	count = n - skip;
+	if (count > OS_MAX_FRAMES || n == (int)(sizeof(pcs) / sizeof(pcs[0]))) {
+		osp_stat_add(&s->stats.truncated, 1);
+		if (count > OS_MAX_FRAMES)
+			count = OS_MAX_FRAMES;
+	}
+	if (count < 0)
+		count = 0;
+	ev = osp_begin(t, s, type, (uint32_t)count);
+	if (!ev)
+		return;
+	ev->addr = addr;
+	ev->size = size;
+	ev->aux = aux;
+	ev->aux2 = aux2;
+	for (int i = 0; i < count; i++)
+		ev->frames[i] = (uint64_t)(uintptr_t)pcs[skip + i];
+	osp_finish(s, ev);
+}
+
+void osp_record_plain(struct osp_thread *t, uint16_t type, uint64_t addr, uint64_t size,
+		      uint64_t aux, uint64_t aux2)
+{
+	struct os_slot *s = osp_slot_or_count(t);
+	struct os_event *ev;
+
+	if (!s)
+		return;
+	ev = osp_begin(t, s, type, 0);
+	if (!ev)
+		return;
+	ev->addr = addr;
+	ev->size = size;
+	ev->aux = aux;
+	ev->aux2 = aux2;
+	osp_finish(s, ev);
+}
+
+void osp_record_thread(struct osp_thread *t, struct os_slot *s)
+{
+	char name[16] = { 0 };
+	struct os_event *ev;
+	uint32_t len = 0;
+
+	prctl(PR_GET_NAME, name, 0, 0, 0);
+	while (len < sizeof(name) - 1 && name[len])
+		len++;
+	ev = osp_begin(t, s, OS_EV_THREAD, (len + 7) / 8);
+	if (!ev)
+		return;
+	ev->addr = 0;
+	ev->size = len;
+	ev->aux = 0;
+	ev->aux2 = 0;
+	for (uint32_t i = 0; i < (len + 7) / 8; i++) {
+		uint64_t w = 0;
+
+		for (uint32_t b = 0; b < 8 && i * 8 + b < len; b++)
+			w |= (uint64_t)(uint8_t)name[i * 8 + b] << (8 * b);
+		ev->frames[i] = w;
+	}
+	osp_finish(s, ev);
+}
+
+void osp_note_alloc(struct osp_thread *t, uint16_t type, void *p, size_t size, void *old,
+		    const void *caller)
+{
+	struct os_slot *s;
+
+	if (size >= osp_hdr->min_size) {
+		osp_record_path(t, type, (uint64_t)(uintptr_t)p, size, (uint64_t)(uintptr_t)old,
+				0, caller);
+		s = t->slot;
+		if (s) {
+			osp_stat_add(&s->stats.tracked_allocs, 1);
+			osp_stat_add(&s->stats.tracked_bytes, size);
+		}
+		return;
+	}
+	if (old) /* a tracked block may have shrunk below min_size */
+		osp_record_plain(t, OS_EV_FREE, (uint64_t)(uintptr_t)old, 0, 0, 0);
+	s = osp_slot(t);
+	if (s) {
+		osp_stat_add(&s->stats.small_allocs, 1);
+		osp_stat_add(&s->stats.small_bytes, size);
+	}
+}

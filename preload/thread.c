@@ -1,0 +1,135 @@
+/* thread.c - per-thread state of the preload library: the recursion guard,
+ * the lazily claimed ring slot, thread exit (pthread key destructor) and
+ * fork (the child forgets the parent's slot and ids). Allocation-free. */
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "preload/preload.h"
+
+static OSP_TLS struct osp_thread osp_self;
+static pthread_key_t osp_exit_key;
+static int osp_setup_done;
+static uint32_t osp_slot_hint; /* where the next claim starts scanning */
+
+struct osp_thread *osp_enter(void)
+{
+	struct osp_thread *t;
+
+	if (!osp_armed())
+		return NULL;
+	t = &osp_self;
+	if (osp_unlikely(t->busy)) {
+		if (t->slot)
+			osp_stat_add(&t->slot->stats.reentered, 1);
+		return NULL;
+	}
+	t->busy = 1;
+	return t;
+}
+
+void osp_leave(struct osp_thread *t)
+{
+	t->busy = 0;
+}
+
+/* Thread exit: keep our value alive through the destructor rounds so frees
+ * made by other keys' destructors are still recorded, then retire the slot.
+ * Anything the thread does after that is counted as lost. */
+static void osp_thread_exit(void *arg)
+{
+	struct osp_thread *t = &osp_self;
+
+	if (t->exit_rounds++ < PTHREAD_DESTRUCTOR_ITERATIONS - 1) {
+		pthread_setspecific(osp_exit_key, arg);
+		return;
+	}
+	t->exited = 1;
+	if (t->slot) {
+		atomic_store_explicit(&t->slot->state, OS_SLOT_EXITED, memory_order_release);
+		t->slot = NULL;
+	}
+}
+
+/* Scans for a FREE slot and claims it with a CAS. Head and tail are kept:
+ * they are monotonic, and a slot the collector set FREE is drained. */
+static struct os_slot *osp_claim(struct osp_thread *t)
+{
+	struct os_shm_header *h = osp_hdr;
+	uint32_t n = h->nslots;
+	uint32_t start = __atomic_fetch_add(&osp_slot_hint, 1, __ATOMIC_RELAXED);
+
+	for (uint32_t k = 0; k < n; k++) {
+		struct os_slot *s = os_shm_slot(h, (start + k) % n);
+		uint32_t expect = OS_SLOT_FREE;
+
+		if (atomic_load_explicit(&s->state, memory_order_relaxed) != OS_SLOT_FREE)
+			continue;
+		if (!atomic_compare_exchange_strong_explicit(&s->state, &expect, OS_SLOT_ACTIVE,
+							     memory_order_acq_rel,
+							     memory_order_relaxed))
+			continue;
+		s->pid = t->pid;
+		s->tid = t->tid;
+		s->generation++;
+		return s;
+	}
+	return NULL;
+}
+
+struct os_slot *osp_slot(struct osp_thread *t)
+{
+	struct os_slot *s = t->slot;
+
+	if (osp_likely(s != NULL))
+		return s;
+	if (t->no_slot || t->exited)
+		return NULL;
+	if (t->pid == 0) {
+		t->pid = (uint32_t)getpid();
+		t->tid = (uint32_t)syscall(SYS_gettid);
+	}
+	s = osp_claim(t);
+	if (!s) {
+		t->no_slot = 1;
+		return NULL;
+	}
+	t->slot = s;
+	if (osp_setup_done)
+		pthread_setspecific(osp_exit_key, t);
+	osp_record_thread(t, s);
+	return s;
+}
+
+void osp_thread_after_fork(void)
+{
+	struct osp_thread *t = &osp_self;
+
+	/* The parent still owns the slot; the child must never write to it. */
+	t->slot = NULL;
+	t->no_slot = 0;
+	t->pid = 0;
+	t->tid = 0;
+	if (osp_hdr)
+		__atomic_fetch_add((uint32_t *)&osp_hdr->processes, 1, __ATOMIC_RELAXED);
+}
+
+int osp_thread_setup(void)
+{
+	int err;
+
+	if (osp_setup_done)
+		return 0;
+	err = pthread_key_create(&osp_exit_key, osp_thread_exit);
+	if (err)
+		return -err;
+	err = pthread_atfork(NULL, NULL, osp_thread_after_fork);
+	if (err) {
+		pthread_key_delete(osp_exit_key);
+		return -err;
+	}
+	osp_setup_done = 1;
+	return 0;
+}

@@ -1,0 +1,27 @@
+/* formats.h - the output formats of `objscope report`, one file each
+ * (fmt_<name>.c). A renderer writes the whole report to `out` and returns
+ * 0, or -errno when it could not build the output (write errors are
+ * detected by the caller on the stream). */
+#ifndef OBJSCOPE_REPORT_FORMATS_H
+#define OBJSCOPE_REPORT_FORMATS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "report/view.h"
+
+struct report_opts {
+	const char *format;   /* "text" by default */
+	const char *output;   /* NULL: stdout */
+	uint32_t top;         /* objects shown; 0 = all */
+	bool top_set;         /* --top given (json shows all objects otherwise) */
+};
+
+typedef int (*report_render_fn)(const struct report_view *v, const struct report_opts *o,
+				FILE *out);
+
+int report_render_text(const struct report_view *v, const struct report_opts *o, FILE *out);
+int report_render_json(const struct report_view *v, const struct report_opts *o, FILE *out);
+
+#endif

@@ -1,0 +1,241 @@
+/* report.c - `objscope report`: options, loading and merging the profiles,
+ * choosing the format, writing the output (atomically with -o). */
+#include "report/report.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/profile.h"
+#include "report/formats.h"
+#include "report/view.h"
+
+#define DEFAULT_INPUT "objscope.data"
+#define DEFAULT_TOP 20
+
+enum { EXIT_FAIL = 1, EXIT_USAGE = 2 };
+
+/* Formats named by INTERFACE.md; render NULL = not implemented yet. */
+static const struct {
+	const char *name;
+	report_render_fn render;
+} formats[] = {
+	{ "text", report_render_text },
+	{ "json", report_render_json },
+	{ "html", NULL },
+	{ "collapsed", NULL },
+	{ "pprof", NULL },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: objscope report [--format text|json|html|collapsed|pprof] [-o OUT]\n"
+		"                       [--top N] [FILE...]\n"
+		"\n"
+		"Shows which objects the sampled memory accesses touched. Several FILEs\n"
+		"(default: " DEFAULT_INPUT ") are merged into one report.\n"
+		"\n"
+		"  --format FMT   output format (default text)\n"
+		"  -o, --output OUT\n"
+		"                 write to OUT instead of standard output\n"
+		"  --top N        objects shown (text default %d; json shows all unless\n"
+		"                 given; 0 = all)\n"
+		"  -h, --help     this help\n",
+		DEFAULT_TOP);
+}
+
+static int parse_args(int argc, char **argv, struct report_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "top", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *end;
+	long v;
+	int c;
+
+	o->format = "text";
+	o->top = DEFAULT_TOP;
+	optind = 0; /* full re-initialisation: cmd_report may run more than once */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			o->format = optarg;
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 't':
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || *end || end == optarg || v < 0 || v > UINT32_MAX) {
+				os_err("report: --top wants a number of objects, not '%s'", optarg);
+				return -EINVAL;
+			}
+			o->top = (uint32_t)v;
+			o->top_set = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		default:
+			if (optopt)
+				os_err("report: option -%c is unknown or lacks its value — see"
+				       " 'objscope report --help'",
+				       optopt);
+			else
+				os_err("report: option '%s' is unknown or lacks its value — see"
+				       " 'objscope report --help'",
+				       argv[optind - 1]);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* Reads every input and merges it into a fresh profile (which also folds
+ * duplicate contexts within one file). */
+static int load(char **files, int nfiles, struct os_profile **out)
+{
+	static char *const dflt[] = { DEFAULT_INPUT };
+	struct os_profile *all = os_profile_new(), *p;
+	char err[512];
+	int i, ret = 0;
+
+	*out = NULL;
+	if (!all) {
+		os_err("report: %s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	if (!nfiles) {
+		files = (char **)dflt;
+		nfiles = 1;
+	}
+	for (i = 0; i < nfiles; i++) {
+		ret = os_profile_read(files[i], &p, err, sizeof(err));
+		if (ret) {
+			if (ret == -ENOENT && files == dflt)
+				os_err("%s — record one with 'objscope record -- COMMAND' or name"
+				       " the profile to read",
+				       err);
+			else
+				os_err("%s", err);
+			goto out;
+		}
+		ret = os_profile_merge(all, p);
+		os_profile_free(p);
+		if (ret) {
+			os_err("%s: cannot merge profile: %s", files[i], strerror(-ret));
+			goto out;
+		}
+	}
+	*out = all;
+	all = NULL;
+out:
+	os_profile_free(all);
+	return ret;
+}
+
+/* Renders into OUT.tmp, fsyncs and renames it to OUT, or to stdout. */
+static int emit(const struct report_view *v, const struct report_opts *o,
+		report_render_fn render)
+{
+	char *tmp = NULL;
+	FILE *f = stdout;
+	int ret;
+
+	if (o->output) {
+		if (asprintf(&tmp, "%s.tmp", o->output) < 0) {
+			os_err("report: %s", strerror(ENOMEM));
+			return -ENOMEM;
+		}
+		f = fopen(tmp, "we");
+		if (!f) {
+			ret = -errno;
+			os_err("report: cannot create %s: %s", tmp, strerror(-ret));
+			goto out;
+		}
+	}
+	ret = render(v, o, f);
+	if (ret) {
+		os_err("report: cannot render the %s report: %s", o->format, strerror(-ret));
+		goto close;
+	}
+	errno = 0;
+	if (fflush(f) == EOF || ferror(f)) {
+		ret = errno ? -errno : -EIO;
+		os_err("report: cannot write %s: %s", o->output ? o->output : "the output",
+		       strerror(-ret));
+		goto close;
+	}
+	if (o->output && fsync(fileno(f)) < 0) {
+		ret = -errno;
+		os_err("report: cannot write %s: %s", o->output, strerror(-ret));
+	}
+close:
+	if (o->output) {
+		if (fclose(f) == EOF && !ret) {
+			ret = -errno;
+			os_err("report: cannot write %s: %s", o->output, strerror(-ret));
+		}
+		if (!ret && rename(tmp, o->output) < 0) {
+			ret = -errno;
+			os_err("report: cannot rename %s to %s: %s", tmp, o->output,
+			       strerror(-ret));
+		}
+		if (ret)
+			unlink(tmp);
+	}
+out:
+	free(tmp);
+	return ret;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_opts opts = { 0 };
+	struct report_view view = { 0 };
+	struct os_profile *p = NULL;
+	report_render_fn render = NULL;
+	size_t i;
+	int ret;
+
+	ret = parse_args(argc, argv, &opts);
+	if (ret)
+		return ret > 0 ? 0 : EXIT_USAGE;
+	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+		if (strcmp(formats[i].name, opts.format) == 0)
+			break;
+	if (i == sizeof(formats) / sizeof(formats[0])) {
+		os_err("report: unknown format '%s' — use text, json, html, collapsed or pprof",
+		       opts.format);
+		return EXIT_USAGE;
+	}
+	render = formats[i].render;
+	if (!render) {
+		os_err("report: format %s is not implemented yet — use text or json", opts.format);
+		return EXIT_USAGE;
+	}
+	if (load(argv + optind, argc - optind, &p))
+		return EXIT_FAIL;
+	ret = report_view_build(&view, p);
+	if (ret) {
+		os_err("report: %s", strerror(-ret));
+		goto out;
+	}
+	ret = emit(&view, &opts, render);
+out:
+	report_view_free(&view);
+	os_profile_free(p);
+	return ret ? EXIT_FAIL : 0;
+}

@@ -1,0 +1,198 @@
+/* view.c - ranking shared by every report format. */
+#include "report/view.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/hashmap.h"
+
+const char *report_str(const struct os_profile *p, uint32_t id)
+{
+	const char *s = os_profile_str(p, id);
+
+	return s ? s : "";
+}
+
+const char *report_thread_kind(uint32_t kind)
+{
+	switch (kind) {
+	case OS_THR_JAVA:
+		return "java";
+	case OS_THR_GC:
+		return "gc";
+	case OS_THR_JIT:
+		return "jit";
+	case OS_THR_VM:
+		return "vm";
+	default:
+		return "native";
+	}
+}
+
+double report_ratio(uint64_t part, uint64_t whole)
+{
+	return whole ? (double)part / (double)whole : 0.0;
+}
+
+void report_why_empty(const struct os_profile *p, char *buf, size_t len)
+{
+	const struct os_counters *c = &p->c;
+
+	if (!c->samples_total)
+		snprintf(buf, len, "no access samples were taken (the program may have ended"
+			 " before the first sample, or the sampler could not start)");
+	else if (!c->samples_addressed)
+		snprintf(buf, len,
+			 "none of the %" PRIu64 " samples carried a data address (%" PRIu64
+			 " without a memory operand, %" PRIu64 " with the address register"
+			 " overwritten, %" PRIu64 " undecodable)",
+			 c->samples_total, c->unaddressed_nomem, c->unaddressed_clobbered,
+			 c->unaddressed_undecodable);
+	else if (!c->tracked_allocs && !p->ncontexts)
+		snprintf(buf, len,
+			 "no allocation was tracked (%" PRIu64 " allocations were smaller than"
+			 " --min-size %" PRIu64 ")",
+			 c->small_allocs, p->meta.min_size);
+	else if (!c->samples_heap)
+		snprintf(buf, len,
+			 "none of the %" PRIu64 " addressed samples fell inside a tracked heap",
+			 c->samples_addressed);
+	else
+		snprintf(buf, len,
+			 "none of the %" PRIu64 " heap samples fell inside a tracked object",
+			 c->samples_heap);
+}
+
+/* qsort has no context argument: the profile being ranked. */
+static const struct os_profile *sort_p;
+
+static int cmp_u64_desc(uint64_t a, uint64_t b)
+{
+	return a > b ? -1 : a < b ? 1 : 0;
+}
+
+static int cmp_u32_asc(uint32_t a, uint32_t b)
+{
+	return a < b ? -1 : a > b ? 1 : 0;
+}
+
+static int cmp_objects(const void *x, const void *y)
+{
+	const struct os_context *a = &sort_p->contexts[((const struct report_object *)x)->context];
+	const struct os_context *b = &sort_p->contexts[((const struct report_object *)y)->context];
+	int r;
+
+	if ((r = cmp_u64_desc(a->samples, b->samples)) || (r = cmp_u64_desc(a->bytes, b->bytes)) ||
+	    (r = cmp_u64_desc(a->allocations, b->allocations)))
+		return r;
+	return cmp_u32_asc(((const struct report_object *)x)->context,
+			   ((const struct report_object *)y)->context);
+}
+
+/* Accesses grouped by their context's rank, then most samples first. */
+static const uint32_t *sort_rank;
+
+static int cmp_accesses(const void *x, const void *y)
+{
+	uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;
+	const struct os_access *a = &sort_p->accesses[i], *b = &sort_p->accesses[j];
+	int r;
+
+	if ((r = cmp_u32_asc(sort_rank[a->context], sort_rank[b->context])) ||
+	    (r = cmp_u64_desc(a->samples, b->samples)))
+		return r;
+	return cmp_u32_asc(i, j);
+}
+
+static int cmp_types(const void *x, const void *y)
+{
+	const struct report_type *a = x, *b = y;
+	int r = cmp_u64_desc(a->samples, b->samples);
+
+	return r ? r : strcmp(report_str(sort_p, a->type), report_str(sort_p, b->type));
+}
+
+static int cmp_threads(const void *x, const void *y)
+{
+	uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;
+	int r = cmp_u64_desc(sort_p->threads[i].samples, sort_p->threads[j].samples);
+
+	return r ? r : cmp_u32_asc(i, j);
+}
+
+int report_view_build(struct report_view *v, const struct os_profile *p)
+{
+	struct os_hmap types;
+	uint32_t *rank = NULL;
+	uint32_t i;
+	int ret = -ENOMEM;
+
+	os_hmap_init(&types);
+	memset(v, 0, sizeof(*v));
+	v->p = p;
+	sort_p = p;
+	v->objects = calloc((size_t)p->ncontexts + 1, sizeof(*v->objects));
+	v->accesses = calloc((size_t)p->naccesses + 1, sizeof(*v->accesses));
+	v->types = calloc((size_t)p->ncontexts + 1, sizeof(*v->types));
+	v->threads = calloc((size_t)p->nthreads + 1, sizeof(*v->threads));
+	rank = calloc((size_t)p->ncontexts + 1, sizeof(*rank));
+	if (!v->objects || !v->accesses || !v->types || !v->threads || !rank)
+		goto out;
+
+	v->nobjects = p->ncontexts;
+	for (i = 0; i < p->ncontexts; i++)
+		v->objects[i].context = i;
+	qsort(v->objects, v->nobjects, sizeof(*v->objects), cmp_objects);
+	for (i = 0; i < v->nobjects; i++)
+		rank[v->objects[i].context] = i;
+
+	for (i = 0; i < p->naccesses; i++)
+		v->accesses[i] = i;
+	sort_rank = rank;
+	qsort(v->accesses, p->naccesses, sizeof(*v->accesses), cmp_accesses);
+	for (i = 0; i < p->naccesses; i++) {
+		struct report_object *o = &v->objects[rank[p->accesses[v->accesses[i]].context]];
+
+		if (!o->naccesses)
+			o->first_access = i;
+		o->naccesses++;
+	}
+
+	/* Types: in an interned profile (report merges into a fresh one) equal
+	 * type strings have equal ids. */
+	for (i = 0; i < p->ncontexts; i++) {
+		const struct os_context *c = &p->contexts[i];
+		uint64_t *slot = os_hmap_ref(&types, c->type, v->ntypes);
+
+		if (!slot)
+			goto out;
+		if (*slot == v->ntypes)
+			v->types[v->ntypes++] = (struct report_type){ c->type, 0 };
+		v->types[*slot].samples += c->samples;
+	}
+	qsort(v->types, v->ntypes, sizeof(*v->types), cmp_types);
+
+	v->nthreads = p->nthreads;
+	for (i = 0; i < p->nthreads; i++)
+		v->threads[i] = i;
+	qsort(v->threads, v->nthreads, sizeof(*v->threads), cmp_threads);
+	ret = 0;
+out:
+	os_hmap_destroy(&types);
+	free(rank);
+	if (ret)
+		report_view_free(v);
+	return ret;
+}
+
+void report_view_free(struct report_view *v)
+{
+	free(v->objects);
+	free(v->accesses);
+	free(v->types);
+	free(v->threads);
+	memset(v, 0, sizeof(*v));
+}

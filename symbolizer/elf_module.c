@@ -1,0 +1,520 @@
+#include "symbolizer/elf_module.h"
+
+#include "common/hashmap.h"
+#include "symbolizer/symbolizer.h"
+
+#include <elf.h>
+#include <elfutils/libdwelf.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PAGE_MASK_4K (~(uint64_t)0xfff)
+#define DEBUG_ROOT "/usr/lib/debug"
+
+struct seg {
+	uint64_t offset;
+	uint64_t vaddr;
+	uint64_t filesz;
+	uint64_t memsz;
+};
+
+struct sym {
+	uint64_t start;
+	uint64_t size;
+	uint32_t name;   /* offset into strs */
+	uint32_t rank;   /* lower wins among symbols at the same address */
+};
+
+struct line_ent {
+	const char *file;  /* owned by the Dwfl */
+	uint32_t line;
+};
+
+struct os_elfmod {
+	char *path;
+	int load_ret;          /* result of the first os_elfmod_load() */
+	bool loaded;
+	char *open_path;       /* what was actually opened, for libdwfl */
+
+	struct seg *segs;
+	size_t nsegs;
+
+	struct sym *syms;
+	size_t nsyms;
+	char *strs;
+	size_t strs_len, strs_cap;
+	char **demangled;      /* lazily filled; NULL = not yet */
+
+	int dwfl_state;        /* 0 not tried, 1 ready, -1 unavailable */
+	Dwfl *dwfl;
+	Dwfl_Module *dmod;
+	uint64_t dbias;        /* dwfl address = vaddr + dbias */
+	struct os_hmap line_cache;   /* vaddr -> index + 1 into lines, 0 = none */
+	struct line_ent *lines;
+	size_t nlines, lines_cap;
+};
+
+struct os_elfmod *os_elfmod_new(const char *path)
+{
+	struct os_elfmod *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->path = strdup(path);
+	if (!m->path) {
+		free(m);
+		return NULL;
+	}
+	os_hmap_init(&m->line_cache);
+	return m;
+}
+
+void os_elfmod_free(struct os_elfmod *m)
+{
+	size_t i;
+
+	if (!m)
+		return;
+	if (m->demangled) {
+		for (i = 0; i < m->nsyms; i++)
+			if (m->demangled[i] != m->strs + m->syms[i].name)
+				free(m->demangled[i]);
+		free(m->demangled);
+	}
+	if (m->dwfl)
+		dwfl_end(m->dwfl);
+	os_hmap_destroy(&m->line_cache);
+	free(m->lines);
+	free(m->syms);
+	free(m->strs);
+	free(m->segs);
+	free(m->open_path);
+	free(m->path);
+	free(m);
+}
+
+bool os_elfmod_loaded(const struct os_elfmod *m)
+{
+	return m->loaded;
+}
+
+size_t os_elfmod_nsyms(const struct os_elfmod *m)
+{
+	return m->nsyms;
+}
+
+static int add_str(struct os_elfmod *m, const char *s, uint32_t *off)
+{
+	size_t len = strlen(s) + 1;
+
+	if (m->strs_len + len > m->strs_cap) {
+		size_t cap = m->strs_cap ? m->strs_cap * 2 : 4096;
+		char *n;
+
+		while (cap < m->strs_len + len)
+			cap *= 2;
+		if (cap > UINT32_MAX)
+			return -E2BIG;
+		n = realloc(m->strs, cap);
+		if (!n)
+			return -ENOMEM;
+		m->strs = n;
+		m->strs_cap = cap;
+	}
+	memcpy(m->strs + m->strs_len, s, len);
+	*off = (uint32_t)m->strs_len;
+	m->strs_len += len;
+	return 0;
+}
+
+static int read_segments(struct os_elfmod *m, Elf *elf)
+{
+	size_t n, i;
+
+	if (elf_getphdrnum(elf, &n))
+		return -ENOEXEC;
+	m->segs = calloc(n ? n : 1, sizeof(*m->segs));
+	if (!m->segs)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		m->segs[m->nsegs++] = (struct seg){ ph.p_offset, ph.p_vaddr, ph.p_filesz,
+						    ph.p_memsz };
+	}
+	return 0;
+}
+
+/* Finds the symbol table of `type` (SHT_SYMTAB / SHT_DYNSYM) with entries. */
+static Elf_Scn *find_symtab(Elf *elf, Elf64_Word type, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (gelf_getshdr(scn, sh) && sh->sh_type == type && sh->sh_entsize &&
+		    sh->sh_size >= 2 * sh->sh_entsize)
+			return scn;
+	}
+	return NULL;
+}
+
+/* Among aliases at one address: global before weak before local, then
+ * public names before "__internal" ones, then symbols with a size. */
+static uint32_t sym_rank(const GElf_Sym *s, const char *name)
+{
+	uint32_t r;
+
+	switch (GELF_ST_BIND(s->st_info)) {
+	case STB_GLOBAL:
+		r = 0;
+		break;
+	case STB_WEAK:
+		r = 1;
+		break;
+	default:
+		r = 2;
+		break;
+	}
+	r = r * 2 + (name[0] == '_' && name[1] != 'Z');
+	return r * 2 + (s->st_size ? 0 : 1);
+}
+
+static int read_symbols(struct os_elfmod *m, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t n, i, cap = 0;
+	int ret;
+
+	if (!data)
+		return 0;
+	n = sh->sh_size / sh->sh_entsize;
+	for (i = 1; i < n; i++) {
+		GElf_Sym s;
+		const char *name;
+		int type;
+
+		if (!gelf_getsym(data, (int)i, &s))
+			break;
+		type = GELF_ST_TYPE(s.st_info);
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || s.st_shndx == SHN_UNDEF ||
+		    s.st_value == 0)
+			continue;
+		name = elf_strptr(elf, sh->sh_link, s.st_name);
+		if (!name || !*name)
+			continue;
+		if (m->nsyms == cap) {
+			size_t ncap = cap ? cap * 2 : 256;
+			struct sym *ns = realloc(m->syms, ncap * sizeof(*ns));
+
+			if (!ns)
+				return -ENOMEM;
+			m->syms = ns;
+			cap = ncap;
+		}
+		m->syms[m->nsyms] = (struct sym){ .start = s.st_value, .size = s.st_size,
+						  .rank = sym_rank(&s, name) };
+		ret = add_str(m, name, &m->syms[m->nsyms].name);
+		if (ret)
+			return ret;
+		m->nsyms++;
+	}
+	return 0;
+}
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return x->name < y->name ? -1 : x->name > y->name;
+}
+
+/* End of the PT_LOAD segment holding vaddr (0 if none). */
+static uint64_t seg_end(const struct os_elfmod *m, uint64_t vaddr)
+{
+	size_t i;
+
+	for (i = 0; i < m->nsegs; i++)
+		if (vaddr >= m->segs[i].vaddr && vaddr < m->segs[i].vaddr + m->segs[i].memsz)
+			return m->segs[i].vaddr + m->segs[i].memsz;
+	return 0;
+}
+
+/* Sorts, keeps one symbol per address, gives zero-sized ones the room up to
+ * the next symbol (or the end of their segment). */
+static void finish_symbols(struct os_elfmod *m)
+{
+	size_t i, j = 0;
+
+	if (!m->nsyms)
+		return;
+	qsort(m->syms, m->nsyms, sizeof(*m->syms), cmp_sym);
+	for (i = 0; i < m->nsyms; i++) {
+		if (j && m->syms[j - 1].start == m->syms[i].start) {
+			if (!m->syms[j - 1].size)
+				m->syms[j - 1].size = m->syms[i].size;
+			continue;
+		}
+		m->syms[j++] = m->syms[i];
+	}
+	m->nsyms = j;
+	for (i = 0; i < m->nsyms; i++) {
+		uint64_t end;
+
+		if (m->syms[i].size)
+			continue;
+		end = i + 1 < m->nsyms ? m->syms[i + 1].start : seg_end(m, m->syms[i].start);
+		m->syms[i].size = end > m->syms[i].start ? end - m->syms[i].start : 1;
+	}
+}
+
+/* Opens the separate debug file of `elf` by build-id, if installed. */
+static int open_debug_file(Elf *elf, Elf **out)
+{
+	const unsigned char *id;
+	char path[sizeof(DEBUG_ROOT) + 16 + 2 * 64 + 8];
+	ssize_t len, i;
+	int pos, fd;
+
+	len = dwelf_elf_gnu_build_id(elf, (const void **)&id);
+	if (len < 2 || len > 64)
+		return -ENOENT;
+	pos = snprintf(path, sizeof(path), DEBUG_ROOT "/.build-id/%02x/", id[0]);
+	for (i = 1; i < len; i++)
+		pos += snprintf(path + pos, sizeof(path) - pos, "%02x", id[i]);
+	snprintf(path + pos, sizeof(path) - pos, ".debug");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	*out = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	close(fd);
+	if (!*out)
+		return -ENOEXEC;
+	if (elf_kind(*out) != ELF_K_ELF) {
+		elf_end(*out);
+		return -ENOEXEC;
+	}
+	return 0;
+}
+
+static int load_symbols(struct os_elfmod *m, Elf *elf)
+{
+	Elf *dbg = NULL;
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+	int ret = 0;
+
+	scn = find_symtab(elf, SHT_SYMTAB, &sh);
+	if (scn) {
+		ret = read_symbols(m, elf, scn, &sh);
+		goto out;
+	}
+	if (!open_debug_file(elf, &dbg)) {
+		scn = find_symtab(dbg, SHT_SYMTAB, &sh);
+		if (scn) {
+			ret = read_symbols(m, dbg, scn, &sh);
+			goto out;
+		}
+	}
+	scn = find_symtab(elf, SHT_DYNSYM, &sh);
+	if (scn)
+		ret = read_symbols(m, elf, scn, &sh);
+out:
+	if (dbg)
+		elf_end(dbg);
+	if (!ret)
+		finish_symbols(m);
+	return ret;
+}
+
+int os_elfmod_load(struct os_elfmod *m, const char *open_path)
+{
+	const char *p = open_path ? open_path : m->path;
+	Elf *elf = NULL;
+	GElf_Ehdr eh;
+	int fd = -1, ret;
+
+	if (m->loaded)
+		return m->load_ret;
+	m->loaded = true;
+	elf_version(EV_CURRENT);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		goto out;
+	}
+	m->open_path = strdup(p);
+	if (!m->open_path) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
+		ret = -ENOEXEC;
+		goto out;
+	}
+	ret = read_segments(m, elf);
+	if (ret)
+		goto out;
+	ret = load_symbols(m, elf);
+out:
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	m->load_ret = ret;
+	return ret;
+}
+
+uint64_t os_elfmod_vaddr(const struct os_elfmod *m, uint64_t map_start, uint64_t pgoff,
+			 uint64_t addr)
+{
+	const struct seg *hit = NULL;
+	size_t i;
+
+	/* The segment mapped exactly at pgoff wins; a mapping split later
+	 * (mprotect) starts inside its segment. */
+	for (i = 0; i < m->nsegs; i++) {
+		const struct seg *s = &m->segs[i];
+		uint64_t lo = s->offset & PAGE_MASK_4K;
+
+		if (lo == pgoff) {
+			hit = s;
+			break;
+		}
+		if (pgoff > lo && pgoff < s->offset + s->filesz)
+			hit = s;
+	}
+	if (!hit)
+		return addr - map_start + pgoff;
+	return addr - map_start + pgoff - hit->offset + hit->vaddr;
+}
+
+int os_elfmod_symbol(struct os_elfmod *m, uint64_t vaddr, struct os_elfsym *out)
+{
+	size_t lo = 0, hi = m->nsyms;
+	struct sym *s;
+
+	while (lo < hi) {   /* first symbol starting after vaddr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->syms[mid].start <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return -ENOENT;
+	s = &m->syms[lo - 1];
+	if (vaddr - s->start >= s->size)
+		return -ENOENT;
+	if (!m->demangled) {
+		m->demangled = calloc(m->nsyms, sizeof(*m->demangled));
+		if (!m->demangled)
+			return -ENOMEM;
+	}
+	if (!m->demangled[lo - 1]) {
+		const char *raw = m->strs + s->name;
+		char buf[1024];
+		const char *d = os_sym_demangle(raw, buf, sizeof(buf));
+
+		m->demangled[lo - 1] = d == raw ? (char *)raw : strdup(d);
+		if (!m->demangled[lo - 1])
+			m->demangled[lo - 1] = (char *)raw;
+	}
+	out->name = m->demangled[lo - 1];
+	out->start = s->start;
+	out->size = s->size;
+	return 0;
+}
+
+static const Dwfl_Callbacks offline_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	/* debuginfo_path NULL: libdwfl's default "-:.debug:/usr/lib/debug" */
+};
+
+static int open_dwfl(struct os_elfmod *m)
+{
+	GElf_Addr bias;
+
+	m->dwfl_state = -1;
+	if (!m->open_path || m->load_ret)
+		return -ENOENT;
+	m->dwfl = dwfl_begin(&offline_callbacks);
+	if (!m->dwfl)
+		return -ENOMEM;
+	m->dmod = dwfl_report_offline(m->dwfl, m->path, m->open_path, -1);
+	dwfl_report_end(m->dwfl, NULL, NULL);
+	if (!m->dmod || !dwfl_module_getelf(m->dmod, &bias))
+		return -ENOENT;
+	m->dbias = bias;
+	m->dwfl_state = 1;
+	return 0;
+}
+
+static int lookup_line(struct os_elfmod *m, uint64_t vaddr, struct line_ent *le)
+{
+	Dwfl_Line *l;
+	int lineno = 0;
+
+	if (m->dwfl_state == 0)
+		open_dwfl(m);
+	if (m->dwfl_state < 0)
+		return -ENOENT;
+	l = dwfl_module_getsrc(m->dmod, vaddr + m->dbias);
+	if (!l)
+		return -ENOENT;
+	le->file = dwfl_lineinfo(l, NULL, &lineno, NULL, NULL, NULL);
+	if (!le->file || lineno <= 0)
+		return -ENOENT;
+	le->line = (uint32_t)lineno;
+	return 0;
+}
+
+int os_elfmod_line(struct os_elfmod *m, uint64_t vaddr, const char **file, uint32_t *line)
+{
+	struct line_ent le;
+	uint64_t idx;
+
+	if (vaddr != UINT64_MAX && os_hmap_get(&m->line_cache, vaddr, &idx)) {
+		if (!idx)
+			return -ENOENT;
+		*file = m->lines[idx - 1].file;
+		*line = m->lines[idx - 1].line;
+		return 0;
+	}
+	if (lookup_line(m, vaddr, &le)) {
+		idx = 0;
+	} else {
+		if (m->nlines == m->lines_cap) {
+			size_t cap = m->lines_cap ? m->lines_cap * 2 : 64;
+			struct line_ent *n = realloc(m->lines, cap * sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			m->lines = n;
+			m->lines_cap = cap;
+		}
+		m->lines[m->nlines++] = le;
+		idx = m->nlines;
+		*file = le.file;
+		*line = le.line;
+	}
+	if (vaddr != UINT64_MAX)
+		os_hmap_put(&m->line_cache, vaddr, idx);   /* a full cache only costs speed */
+	return idx ? 0 : -ENOENT;
+}

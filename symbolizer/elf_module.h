@@ -1,0 +1,57 @@
+/* elf_module.h - one ELF file of the symbolizer: its PT_LOAD layout, its
+ * function symbols and its DWARF line table (internal to symbolizer/).
+ *
+ * A module is created without I/O and opened once by os_elfmod_load(); a
+ * file that is missing, truncated or not ELF at all yields a module without
+ * symbols, never a crash. Addresses here are ELF virtual addresses (vaddr);
+ * the caller maps process addresses to them with os_elfmod_vaddr().
+ *
+ * Symbols: STT_FUNC and STT_GNU_IFUNC from .symtab, else from the .symtab of
+ * the separate debug file (/usr/lib/debug/.build-id/xx/yyyy.debug), else
+ * from .dynsym; zero-sized symbols extend to the next symbol. Names are
+ * demangled on first use. Lines come from libdwfl (which also finds separate
+ * debug files by build-id and debuglink) and are cached per address.
+ *
+ * Strings returned live until os_elfmod_free().
+ * Return convention: 0 on success, -errno on failure.
+ */
+#ifndef OBJSCOPE_SYM_ELF_MODULE_H
+#define OBJSCOPE_SYM_ELF_MODULE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct os_elfmod;
+
+struct os_elfsym {
+	const char *name;   /* demangled */
+	uint64_t start;     /* vaddr */
+	uint64_t size;
+};
+
+/* NULL on out of memory. */
+struct os_elfmod *os_elfmod_new(const char *path);
+void os_elfmod_free(struct os_elfmod *m);
+
+/* Opens and reads the file once, from `open_path` (NULL: the module path).
+ * Later calls return the result of the first one; -ENOENT etc. when the file
+ * could not be opened, -ENOEXEC when it is not a usable ELF file. */
+int os_elfmod_load(struct os_elfmod *m, const char *open_path);
+bool os_elfmod_loaded(const struct os_elfmod *m);
+size_t os_elfmod_nsyms(const struct os_elfmod *m);
+
+/* The ELF vaddr of the byte at `addr` of a mapping [map_start, ...) of this
+ * file that starts at file offset `pgoff`: the PT_LOAD segment holding that
+ * offset gives vaddr = addr - map_start + pgoff - p_offset + p_vaddr. Without
+ * a matching segment the file offset itself is returned. */
+uint64_t os_elfmod_vaddr(const struct os_elfmod *m, uint64_t map_start, uint64_t pgoff,
+			 uint64_t addr);
+
+/* The function containing vaddr: 0, or -ENOENT. */
+int os_elfmod_symbol(struct os_elfmod *m, uint64_t vaddr, struct os_elfsym *sym);
+
+/* Source file and line of vaddr: 0, or -ENOENT (no debug info / no line). */
+int os_elfmod_line(struct os_elfmod *m, uint64_t vaddr, const char **file, uint32_t *line);
+
+#endif

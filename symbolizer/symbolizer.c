@@ -1,0 +1,422 @@
+/* symbolizer.c - per-process address spaces and address resolution.
+ * ELF reading is in elf_module.c, perf maps in perfmap.c. */
+#include "symbolizer/symbolizer.h"
+
+#include "common/hashmap.h"
+#include "common/procmaps.h"
+#include "symbolizer/elf_module.h"
+#include "symbolizer/perfmap.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ANON_NAME "[anon]"
+#define JIT_NAME "[jit]"
+
+/* A mapped file, or a special region ("[vdso]", "[anon]"): one per name. */
+struct sym_module {
+	char *name;
+	struct os_elfmod *elf;   /* NULL for special regions */
+	struct sym_module *hnext;
+	char *open_path;         /* set when the file must be read elsewhere */
+	uint32_t hint_pid;       /* a process that maps it, for /proc/PID/root */
+};
+
+struct sym_map {
+	uint64_t start;
+	uint64_t end;
+	uint64_t pgoff;
+	struct sym_module *mod;
+};
+
+struct sym_proc {
+	struct sym_map *maps;   /* sorted by start, not overlapping */
+	size_t n, cap;
+	struct os_perfmap *jit;
+};
+
+struct os_symbolizer {
+	struct os_hmap procs;     /* pid -> struct sym_proc * */
+	struct os_hmap modules;   /* name hash -> struct sym_module * (chained) */
+};
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 0x100000001b3ULL;
+	return h == UINT64_MAX ? 0 : h;
+}
+
+static bool is_special(const char *path)
+{
+	return !*path || path[0] == '[' || !strncmp(path, "//anon", 6);
+}
+
+struct os_symbolizer *os_sym_new(void)
+{
+	struct os_symbolizer *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	os_hmap_init(&s->procs);
+	os_hmap_init(&s->modules);
+	return s;
+}
+
+static void proc_free(struct sym_proc *p)
+{
+	if (!p)
+		return;
+	os_perfmap_free(p->jit);
+	free(p->maps);
+	free(p);
+}
+
+void os_sym_free(struct os_symbolizer *s)
+{
+	uint64_t k, v;
+	size_t it;
+
+	if (!s)
+		return;
+	for (it = 0; os_hmap_next(&s->procs, &it, &k, &v);)
+		proc_free((struct sym_proc *)(uintptr_t)v);
+	for (it = 0; os_hmap_next(&s->modules, &it, &k, &v);) {
+		struct sym_module *m = (struct sym_module *)(uintptr_t)v, *next;
+
+		for (; m; m = next) {
+			next = m->hnext;
+			os_elfmod_free(m->elf);
+			free(m->open_path);
+			free(m->name);
+			free(m);
+		}
+	}
+	os_hmap_destroy(&s->procs);
+	os_hmap_destroy(&s->modules);
+	free(s);
+}
+
+static struct sym_proc *proc_get(struct os_symbolizer *s, uint32_t pid, bool create)
+{
+	struct sym_proc *p;
+	uint64_t v;
+
+	if (os_hmap_get(&s->procs, pid, &v))
+		return (struct sym_proc *)(uintptr_t)v;
+	if (!create)
+		return NULL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	if (os_hmap_put(&s->procs, pid, (uint64_t)(uintptr_t)p)) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+static struct sym_module *module_get(struct os_symbolizer *s, const char *path, uint32_t pid)
+{
+	const char *name = path;
+	struct sym_module *m, *head = NULL;
+	uint64_t h, v;
+
+	if (!*path || !strncmp(path, "//anon", 6))
+		name = ANON_NAME;
+	h = hash_str(name);
+	if (os_hmap_get(&s->modules, h, &v))
+		head = (struct sym_module *)(uintptr_t)v;
+	for (m = head; m; m = m->hnext)
+		if (!strcmp(m->name, name))
+			return m;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return NULL;
+	m->name = strdup(name);
+	m->hint_pid = pid;
+	if (!m->name)
+		goto fail;
+	if (!is_special(path)) {
+		m->elf = os_elfmod_new(path);
+		if (!m->elf)
+			goto fail;
+	}
+	m->hnext = head;
+	if (os_hmap_put(&s->modules, h, (uint64_t)(uintptr_t)m))
+		goto fail;
+	return m;
+fail:
+	os_elfmod_free(m->elf);
+	free(m->name);
+	free(m);
+	return NULL;
+}
+
+static int proc_reserve(struct sym_proc *p, size_t extra)
+{
+	size_t cap;
+	struct sym_map *n;
+
+	if (p->n + extra <= p->cap)
+		return 0;
+	cap = p->cap ? p->cap * 2 : 64;
+	while (cap < p->n + extra)
+		cap *= 2;
+	n = realloc(p->maps, cap * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	p->maps = n;
+	p->cap = cap;
+	return 0;
+}
+
+/* Index of the first mapping whose end is above addr. */
+static size_t map_lower_bound(const struct sym_proc *p, uint64_t addr)
+{
+	size_t lo = 0, hi = p->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->maps[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Inserts nm, cutting away whatever it overlaps (a new mmap replaces the
+ * old pages there). */
+static int proc_insert(struct sym_proc *p, const struct sym_map *nm)
+{
+	size_t i, j;
+	int ret;
+
+	ret = proc_reserve(p, 2);
+	if (ret)
+		return ret;
+	i = map_lower_bound(p, nm->start);
+	/* An old mapping enclosing the new one on both sides is split. */
+	if (i < p->n && p->maps[i].start < nm->start && p->maps[i].end > nm->end) {
+		struct sym_map right = p->maps[i];
+
+		right.pgoff += nm->end - right.start;
+		right.start = nm->end;
+		p->maps[i].end = nm->start;
+		memmove(&p->maps[i + 2], &p->maps[i + 1], (p->n - i - 1) * sizeof(*p->maps));
+		p->maps[i + 1] = right;
+		p->n++;
+	}
+	if (i < p->n && p->maps[i].start < nm->start) {
+		p->maps[i].end = nm->start;   /* keeps its left part */
+		i++;
+	}
+	for (j = i; j < p->n && p->maps[j].end <= nm->end; j++)
+		;   /* [i, j) lie inside the new mapping */
+	if (j < p->n && p->maps[j].start < nm->end) {
+		p->maps[j].pgoff += nm->end - p->maps[j].start;
+		p->maps[j].start = nm->end;
+	}
+	if (j != i + 1)
+		memmove(&p->maps[i + 1], &p->maps[j], (p->n - j) * sizeof(*p->maps));
+	p->n = p->n - (j - i) + 1;
+	p->maps[i] = *nm;
+	return 0;
+}
+
+int os_sym_add_mapping(struct os_symbolizer *s, uint32_t pid, uint64_t start, uint64_t end,
+		       uint64_t pgoff, const char *path)
+{
+	struct sym_proc *p;
+	struct sym_map m;
+
+	if (end <= start || !path)
+		return -EINVAL;
+	p = proc_get(s, pid, true);
+	if (!p)
+		return -ENOMEM;
+	m = (struct sym_map){ start, end, pgoff, module_get(s, path, pid) };
+	if (!m.mod)
+		return -ENOMEM;
+	return proc_insert(p, &m);
+}
+
+struct load_ctx {
+	struct os_symbolizer *s;
+	uint32_t pid;
+};
+
+static int add_maps_entry(const struct os_maps_entry *e, void *arg)
+{
+	struct load_ctx *c = arg;
+	struct sym_module *m;
+	char name[4096];
+	int ret;
+
+	if (!os_maps_is_exec(e))
+		return 0;
+	if (!e->deleted)
+		return os_sym_add_mapping(c->s, c->pid, e->start, e->end, e->offset, e->path);
+	/* A deleted file is only still readable through map_files while the
+	 * process lives: remember where. */
+	snprintf(name, sizeof(name), "%s (deleted)", e->path);
+	ret = os_sym_add_mapping(c->s, c->pid, e->start, e->end, e->offset, name);
+	if (ret)
+		return ret;
+	m = module_get(c->s, name, c->pid);
+	if (m && m->elf && !m->open_path && !os_elfmod_loaded(m->elf)) {
+		char mf[96];
+
+		snprintf(mf, sizeof(mf), "/proc/%u/map_files/%llx-%llx", c->pid,
+			 (unsigned long long)e->start, (unsigned long long)e->end);
+		m->open_path = strdup(mf);
+		if (m->open_path)
+			os_elfmod_load(m->elf, m->open_path);
+	}
+	return 0;
+}
+
+int os_sym_load_maps(struct os_symbolizer *s, uint32_t pid)
+{
+	struct load_ctx c = { s, pid };
+
+	if (!proc_get(s, pid, true))
+		return -ENOMEM;
+	return os_maps_foreach_pid((pid_t)pid, add_maps_entry, &c);
+}
+
+int os_sym_fork(struct os_symbolizer *s, uint32_t ppid, uint32_t pid)
+{
+	struct sym_proc *parent = proc_get(s, ppid, false), *child;
+	int ret;
+
+	if (!parent)
+		return -ENOENT;
+	child = proc_get(s, pid, true);
+	if (!child)
+		return -ENOMEM;
+	child->n = 0;
+	ret = proc_reserve(child, parent->n);
+	if (ret)
+		return ret;
+	if (parent->n)
+		memcpy(child->maps, parent->maps, parent->n * sizeof(*parent->maps));
+	child->n = parent->n;
+	return 0;
+}
+
+void os_sym_exec(struct os_symbolizer *s, uint32_t pid)
+{
+	struct sym_proc *p = proc_get(s, pid, false);
+
+	if (!p)
+		return;
+	p->n = 0;
+	os_perfmap_free(p->jit);
+	p->jit = NULL;
+}
+
+int os_sym_load_perf_map(struct os_symbolizer *s, uint32_t pid, const char *path)
+{
+	struct os_perfmap *pm;
+	struct sym_proc *p;
+	int ret;
+
+	ret = os_perfmap_load(path, &pm);
+	if (ret)
+		return ret;
+	p = proc_get(s, pid, true);
+	if (!p) {
+		os_perfmap_free(pm);
+		return -ENOMEM;
+	}
+	os_perfmap_free(p->jit);
+	p->jit = pm;
+	return 0;
+}
+
+bool os_sym_has_process(struct os_symbolizer *s, uint32_t pid)
+{
+	return proc_get(s, pid, false) != NULL;
+}
+
+/* Opens the module's file on first use: its own path, else the same path
+ * inside the root of a process that maps it (containers). */
+static struct os_elfmod *module_elf(struct sym_module *m)
+{
+	char alt[4200];
+
+	if (!m->elf)
+		return NULL;
+	if (!os_elfmod_loaded(m->elf)) {
+		if (m->open_path) {
+			os_elfmod_load(m->elf, m->open_path);
+		} else if (os_elfmod_load(m->elf, NULL) == -ENOENT && m->hint_pid) {
+			/* os_elfmod_load() only runs once: try the alternative on a
+			 * fresh module object. */
+			struct os_elfmod *e;
+
+			snprintf(alt, sizeof(alt), "/proc/%u/root%s", m->hint_pid, m->name);
+			e = os_elfmod_new(m->name);
+			if (e && !os_elfmod_load(e, alt)) {
+				os_elfmod_free(m->elf);
+				m->elf = e;
+			} else {
+				os_elfmod_free(e);
+			}
+		}
+	}
+	return m->elf;
+}
+
+int os_sym_resolve(struct os_symbolizer *s, uint32_t pid, uint64_t addr,
+		   struct os_sym_result *r)
+{
+	struct sym_proc *p = proc_get(s, pid, false);
+	struct sym_map *map = NULL;
+	struct os_perfmap_sym js;
+	struct os_elfmod *elf;
+	struct os_elfsym es;
+	size_t i;
+
+	memset(r, 0, sizeof(*r));
+	r->offset = addr;
+	if (!p)
+		return -ENOENT;
+	i = map_lower_bound(p, addr);
+	if (i < p->n && p->maps[i].start <= addr)
+		map = &p->maps[i];
+
+	if (map && map->mod->elf) {
+		r->module = map->mod->name;
+		elf = module_elf(map->mod);
+		r->offset = os_elfmod_vaddr(elf, map->start, map->pgoff, addr);
+		if (!os_elfmod_symbol(elf, r->offset, &es)) {
+			r->func = es.name;
+			r->sym_start = addr - (r->offset - es.start);
+			r->sym_size = es.size;
+		}
+		os_elfmod_line(elf, r->offset, &r->file, &r->line);
+		return 0;
+	}
+	if (!os_perfmap_find(p->jit, addr, &js)) {
+		r->func = js.name;
+		r->module = JIT_NAME;
+		r->sym_start = js.start;
+		r->sym_size = js.size;
+		r->is_java = true;
+		return 0;
+	}
+	if (map) {
+		r->module = map->mod->name;
+		r->offset = addr - map->start + map->pgoff;
+		return 0;
+	}
+	return -ENOENT;
+}

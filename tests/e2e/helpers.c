@@ -1,0 +1,348 @@
+/* helpers.c - running programs and reading objscope reports in end-to-end tests. */
+#include "tests/e2e/helpers.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+char *e2e_path(const char *dir, const char *name)
+{
+	char *p = NULL;
+
+	if (asprintf(&p, "%s/%s", dir, name) < 0)
+		return NULL;
+	return p;
+}
+
+char *e2e_tmpdir(void)
+{
+	const char *base = getenv("TMPDIR");
+	char *tmpl = NULL;
+
+	if (!base || !*base)
+		base = "/tmp";
+	if (asprintf(&tmpl, "%s/objscope-e2e-XXXXXX", base) < 0)
+		return NULL;
+	if (!mkdtemp(tmpl)) {
+		free(tmpl);
+		return NULL;
+	}
+	return tmpl;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path) ? -errno : 0;
+}
+
+int e2e_rmtree(const char *dir)
+{
+	if (!dir)
+		return -EINVAL;
+	return nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Reads a whole file into a NUL-terminated malloc'd buffer. */
+static int slurp(const char *path, char **buf, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *data = NULL;
+	size_t cap = 0, n = 0, got;
+	int ret = 0;
+
+	if (!f)
+		return -errno;
+	do {
+		if (cap - n < 4096) {
+			char *bigger = realloc(data, cap ? cap * 2 : 8192);
+
+			if (!bigger) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			data = bigger;
+			cap = cap ? cap * 2 : 8192;
+		}
+		got = fread(data + n, 1, cap - n - 1, f);
+		n += got;
+	} while (got > 0);
+	if (ferror(f)) {
+		ret = -EIO;
+		goto out;
+	}
+	data[n] = '\0';
+	*buf = data;
+	*len = n;
+	data = NULL;
+out:
+	free(data);
+	fclose(f);
+	return ret;
+}
+
+int e2e_run(const char *dir, const char *const argv[], const char *input, struct e2e_result *res)
+{
+	char *out_path = e2e_path(dir, "stdout.txt"), *err_path = e2e_path(dir, "stderr.txt");
+	int in_pipe[2] = { -1, -1 }, ret = 0, wstatus;
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old_pipe;
+	pid_t pid;
+
+	memset(res, 0, sizeof(*res));
+	if (!out_path || !err_path) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (pipe2(in_pipe, O_CLOEXEC)) {
+		ret = -errno;
+		goto out;
+	}
+	pid = fork();
+	if (pid < 0) {
+		ret = -errno;
+		goto out;
+	}
+	if (pid == 0) {
+		int o = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int e = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (o < 0 || e < 0 || dup2(in_pipe[0], 0) < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
+			_exit(126);
+		close(o);
+		close(e);
+		execvp(argv[0], (char *const *)argv);
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	close(in_pipe[0]);
+	in_pipe[0] = -1;
+	/* The child may exit without reading: do not die of SIGPIPE. */
+	sigaction(SIGPIPE, &ign, &old_pipe);
+	if (input) {
+		size_t len = strlen(input), off = 0;
+
+		while (off < len) {
+			ssize_t w = write(in_pipe[1], input + off, len - off);
+
+			if (w < 0) {
+				if (errno == EINTR)
+					continue;
+				break; /* EPIPE: the child closed stdin; not an error here */
+			}
+			off += (size_t)w;
+		}
+	}
+	close(in_pipe[1]);
+	in_pipe[1] = -1;
+	sigaction(SIGPIPE, &old_pipe, NULL);
+	while (waitpid(pid, &wstatus, 0) < 0) {
+		if (errno != EINTR) {
+			ret = -errno;
+			goto out;
+		}
+	}
+	if (WIFSIGNALED(wstatus)) {
+		res->signaled = 1;
+		res->status = 128 + WTERMSIG(wstatus);
+	} else {
+		res->status = WEXITSTATUS(wstatus);
+	}
+	ret = slurp(out_path, &res->out, &res->out_len);
+	if (!ret)
+		ret = slurp(err_path, &res->err, &res->err_len);
+	unlink(out_path);
+	unlink(err_path);
+out:
+	if (in_pipe[0] >= 0)
+		close(in_pipe[0]);
+	if (in_pipe[1] >= 0)
+		close(in_pipe[1]);
+	free(out_path);
+	free(err_path);
+	if (ret)
+		e2e_result_free(res);
+	return ret;
+}
+
+void e2e_result_free(struct e2e_result *res)
+{
+	free(res->out);
+	free(res->err);
+	res->out = res->err = NULL;
+	res->out_len = res->err_len = 0;
+}
+
+int e2e_record(const char *dir, const char *profile, const char *const opts[],
+	       const char *const argv[], struct e2e_result *res)
+{
+	const char *full[64];
+	size_t n = 0;
+
+	full[n++] = E2E_OBJSCOPE;
+	full[n++] = "record";
+	for (size_t i = 0; opts && opts[i] && n < 40; i++)
+		full[n++] = opts[i];
+	full[n++] = "-o";
+	full[n++] = profile;
+	full[n++] = "--";
+	for (size_t i = 0; argv[i]; i++) {
+		if (n >= sizeof(full) / sizeof(full[0]) - 1)
+			return -E2BIG;
+		full[n++] = argv[i];
+	}
+	full[n] = NULL;
+	return e2e_run(dir, full, NULL, res);
+}
+
+json_object *e2e_report_json(const char *dir, const char *profile, char *msg, size_t msglen)
+{
+	const char *argv[] = { E2E_OBJSCOPE, "report", "--format", "json", profile, NULL };
+	struct e2e_result res;
+	enum json_tokener_error jerr = json_tokener_success;
+	json_object *root = NULL;
+	int ret;
+
+	ret = e2e_run(dir, argv, NULL, &res);
+	if (ret) {
+		snprintf(msg, msglen, "cannot run objscope report: %s", strerror(-ret));
+		return NULL;
+	}
+	if (res.status != 0) {
+		snprintf(msg, msglen, "objscope report exited %d: %.300s", res.status, res.err);
+		goto out;
+	}
+	root = json_tokener_parse_verbose(res.out, &jerr);
+	if (!root)
+		snprintf(msg, msglen, "report is not JSON (%s): %.200s",
+			 json_tokener_error_desc(jerr), res.out);
+out:
+	e2e_result_free(&res);
+	return root;
+}
+
+json_object *e2e_get(json_object *obj, const char *key)
+{
+	json_object *v = NULL;
+
+	if (!obj || !json_object_object_get_ex(obj, key, &v))
+		return NULL;
+	return v;
+}
+
+int64_t e2e_get_int(json_object *obj, const char *key)
+{
+	json_object *v = e2e_get(obj, key);
+
+	if (!v || !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
+		return -1;
+	return json_object_get_int64(v);
+}
+
+double e2e_get_double(json_object *obj, const char *key)
+{
+	json_object *v = e2e_get(obj, key);
+
+	if (!v || !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
+		return -1.0;
+	return json_object_get_double(v);
+}
+
+int e2e_stack_has(json_object *obj, const char *fn, size_t depth)
+{
+	json_object *stack = e2e_get(obj, "alloc_stack");
+	size_t n;
+
+	if (!stack || !json_object_is_type(stack, json_type_array))
+		return 0;
+	n = json_object_array_length(stack);
+	for (size_t i = 0; i < n && i < depth; i++) {
+		const char *frame = json_object_get_string(json_object_array_get_idx(stack, i));
+
+		if (frame && strstr(frame, fn))
+			return 1;
+	}
+	return 0;
+}
+
+const char *e2e_stack_str(json_object *obj, char *buf, size_t buflen)
+{
+	json_object *stack = e2e_get(obj, "alloc_stack");
+	size_t n, used = 0;
+
+	buf[0] = '\0';
+	if (!stack || !json_object_is_type(stack, json_type_array))
+		return "(no alloc_stack)";
+	n = json_object_array_length(stack);
+	for (size_t i = 0; i < n && used + 1 < buflen; i++) {
+		const char *frame = json_object_get_string(json_object_array_get_idx(stack, i));
+		int w = snprintf(buf + used, buflen - used, "%s%s", i ? " <- " : "", frame ? frame : "?");
+
+		if (w < 0)
+			break;
+		used += (size_t)w;
+	}
+	return buf;
+}
+
+size_t e2e_count_lines(const char *buf, size_t len)
+{
+	size_t lines = 0;
+
+	for (size_t i = 0; i < len; i++)
+		if (buf[i] == '\n')
+			lines++;
+	if (len > 0 && buf[len - 1] != '\n')
+		lines++;
+	return lines;
+}
+
+/* Length of the line starting at s (without its '\n'). */
+static size_t line_len(const char *s)
+{
+	const char *nl = strchr(s, '\n');
+
+	return nl ? (size_t)(nl - s) : strlen(s);
+}
+
+int e2e_lines_in_order(const char *sub, const char *text)
+{
+	const char *t = text;
+
+	while (*sub) {
+		size_t sl = line_len(sub);
+		int found = 0;
+
+		while (*t) {
+			size_t tl = line_len(t);
+
+			found = tl == sl && memcmp(t, sub, sl) == 0;
+			t += tl + (t[tl] == '\n');
+			if (found)
+				break;
+		}
+		if (!found)
+			return 0;
+		sub += sl + (sub[sl] == '\n');
+	}
+	return 1;
+}
+
+int e2e_help_mentions(const char *dir, const char *const argv[], const char *word)
+{
+	struct e2e_result res;
+	int found;
+
+	if (e2e_run(dir, argv, NULL, &res))
+		return 0;
+	found = (res.out && strstr(res.out, word)) || (res.err && strstr(res.err, word));
+	e2e_result_free(&res);
+	return found;
+}

@@ -1,0 +1,71 @@
+/* helpers.h - running programs and reading objscope reports in end-to-end tests.
+ *
+ * The end-to-end tests run from the repository root against build/objscope
+ * and build/fixtures/NAME. Each test makes its own scratch directory with
+ * e2e_tmpdir() and removes it with e2e_rmtree().
+ *
+ * Return convention: functions returning int give 0 on success and -errno on
+ * failure unless stated otherwise; functions returning pointers give NULL on
+ * failure (errno set).
+ */
+#ifndef OBJSCOPE_TESTS_E2E_HELPERS_H
+#define OBJSCOPE_TESTS_E2E_HELPERS_H
+
+#include <json-c/json.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define E2E_OBJSCOPE "build/objscope"
+#define E2E_FIXTURE(name) ("build/fixtures/" name)
+
+/* What a finished child left behind. */
+struct e2e_result {
+	int status;      /* exit status; 128 + N when killed by signal N */
+	int signaled;    /* 1 when killed by a signal */
+	char *out;       /* stdout, NUL-terminated (length in out_len) */
+	size_t out_len;
+	char *err;       /* stderr, NUL-terminated */
+	size_t err_len;
+};
+
+/* Runs argv[0] (looked up in PATH) with argv, feeding `input` (may be NULL:
+ * empty stdin) through a pipe, capturing stdout and stderr in files under
+ * `dir`. Fills *res; free it with e2e_result_free(). */
+int e2e_run(const char *dir, const char *const argv[], const char *input, struct e2e_result *res);
+void e2e_result_free(struct e2e_result *res);
+
+/* mkdtemp() under $TMPDIR or /tmp; returns a malloc'd path. */
+char *e2e_tmpdir(void);
+/* Removes dir and everything below it. */
+int e2e_rmtree(const char *dir);
+/* malloc'd "dir/name". */
+char *e2e_path(const char *dir, const char *name);
+
+/* Runs `objscope record -o PROFILE -- argv...`; extra options (NULL-terminated
+ * list, may be NULL) go before -o. */
+int e2e_record(const char *dir, const char *profile, const char *const opts[],
+	       const char *const argv[], struct e2e_result *res);
+
+/* Runs `objscope report --format json PROFILE` and parses its stdout.
+ * Returns a new reference, or NULL with the reason in msg (size msglen). */
+json_object *e2e_report_json(const char *dir, const char *profile, char *msg, size_t msglen);
+
+/* Field helpers: missing fields read as -1 (ints), -1.0 (doubles), NULL. */
+int64_t e2e_get_int(json_object *obj, const char *key);
+double e2e_get_double(json_object *obj, const char *key);
+json_object *e2e_get(json_object *obj, const char *key);
+
+/* 1 when one of the first `depth` frames of obj.alloc_stack contains fn. */
+int e2e_stack_has(json_object *obj, const char *fn, size_t depth);
+/* alloc_stack joined with " <- " into buf, for assertion messages. */
+const char *e2e_stack_str(json_object *obj, char *buf, size_t buflen);
+
+/* Number of '\n'-terminated lines in buf (a last unterminated line counts). */
+size_t e2e_count_lines(const char *buf, size_t len);
+/* 1 when every line of `sub` appears, whole and in order, among the lines
+ * of `text` (other lines may be interleaved). */
+int e2e_lines_in_order(const char *sub, const char *text);
+/* 1 when `prog --help` (stdout or stderr) mentions `word`. */
+int e2e_help_mentions(const char *dir, const char *const argv[], const char *word);
+
+#endif

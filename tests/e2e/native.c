@@ -1,0 +1,220 @@
+/* native.c - end-to-end tests of `objscope record` on native fixtures with a
+ * planted answer (tests/fixtures/). Run from the repository root after
+ * `make all fixtures`.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tests/e2e/helpers.h"
+
+#define STACK_DEPTH 3 /* the allocating function must be the leaf or near it */
+
+static char *tmp;
+
+static void setup(void)
+{
+	cr_assert(access(E2E_OBJSCOPE, X_OK) == 0, "%s is missing: run `make all fixtures` first",
+		  E2E_OBJSCOPE);
+	tmp = e2e_tmpdir();
+	cr_assert_not_null(tmp, "mkdtemp failed");
+}
+
+static void teardown(void)
+{
+	if (tmp)
+		e2e_rmtree(tmp);
+	free(tmp);
+	tmp = NULL;
+}
+
+/* Records argv into tmp/NAME, checks record succeeded, returns the JSON report. */
+static json_object *record_and_report(const char *name, const char *const argv[])
+{
+	char *profile = e2e_path(tmp, name), msg[512];
+	struct e2e_result res;
+	json_object *report;
+
+	cr_assert_not_null(profile);
+	cr_assert_eq(e2e_record(tmp, profile, NULL, argv, &res), 0, "cannot run objscope record");
+	cr_assert_eq(res.status, 0, "objscope record exited %d; stderr: %s", res.status, res.err);
+	e2e_result_free(&res);
+	report = e2e_report_json(tmp, profile, msg, sizeof(msg));
+	cr_assert_not_null(report, "%s", msg);
+	free(profile);
+	return report;
+}
+
+/* The top object (objects[0]) must exist and be allocated in `fn`. */
+static json_object *top_object(json_object *report, const char *fn)
+{
+	json_object *objects = e2e_get(report, "objects"), *top;
+	char buf[1024];
+
+	cr_assert(objects && json_object_is_type(objects, json_type_array), "report has no objects[]");
+	cr_assert_gt(json_object_array_length(objects), 0, "objects[] is empty");
+	top = json_object_array_get_idx(objects, 0);
+	cr_assert(e2e_stack_has(top, fn, STACK_DEPTH), "top object is not from %s: %s", fn,
+		  e2e_stack_str(top, buf, sizeof(buf)));
+	return top;
+}
+
+/* Heap samples must mostly be attributed to an object. */
+static void check_attribution(json_object *report, int64_t min_total)
+{
+	json_object *meta = e2e_get(report, "meta");
+	int64_t total = e2e_get_int(meta, "samples_total");
+	int64_t heap = e2e_get_int(meta, "samples_heap");
+	int64_t attributed = e2e_get_int(meta, "samples_attributed");
+
+	cr_assert_not_null(meta, "report has no meta");
+	cr_assert_gt(total, min_total, "only %lld samples taken", (long long)total);
+	cr_assert_gt(heap, 0, "no heap samples (samples_total %lld)", (long long)total);
+	cr_assert_geq(attributed * 2, heap, "only %lld of %lld heap samples attributed",
+		      (long long)attributed, (long long)heap);
+}
+
+TestSuite(e2e_native, .init = setup, .fini = teardown, .timeout = 120);
+
+Test(e2e_native, three_sites)
+{
+	const char *argv[] = { E2E_FIXTURE("three_sites"), NULL };
+	const char *report_argv[] = { E2E_OBJSCOPE, "report", NULL, NULL };
+	const char *sites[] = { "alloc_random_block", "alloc_seq_block", "alloc_once_block" };
+	json_object *report = record_and_report("three_sites.data", argv), *top;
+	struct e2e_result res;
+	const char *first = NULL;
+	char *profile = e2e_path(tmp, "three_sites.data");
+
+	check_attribution(report, 100);
+	top = top_object(report, "alloc_random_block");
+	cr_expect_geq(e2e_get_double(top, "share"), 0.6, "share of alloc_random_block is %.3f",
+		      e2e_get_double(top, "share"));
+	json_object_put(report);
+
+	/* The default (text) report ranks the same object first. */
+	report_argv[2] = profile;
+	cr_assert_eq(e2e_run(tmp, report_argv, NULL, &res), 0);
+	cr_assert_eq(res.status, 0, "text report exited %d: %s", res.status, res.err);
+	for (size_t i = 0; i < 3; i++) {
+		const char *at = strstr(res.out, sites[i]);
+
+		if (at && (!first || at < first))
+			first = at;
+	}
+	cr_assert_not_null(first, "text report names none of the three sites:\n%.2000s", res.out);
+	cr_expect(strncmp(first, sites[0], strlen(sites[0])) == 0,
+		  "text report does not show alloc_random_block first:\n%.2000s", res.out);
+	e2e_result_free(&res);
+	free(profile);
+}
+
+Test(e2e_native, threads_later)
+{
+	const char *argv[] = { E2E_FIXTURE("mt_readers"), NULL };
+	json_object *report = record_and_report("mt.data", argv), *top, *threads;
+	size_t readers = 0, n;
+
+	check_attribution(report, 100);
+	top = top_object(report, "alloc_shared_blocks");
+	cr_expect_geq(e2e_get_double(top, "share"), 0.8, "share of alloc_shared_blocks is %.3f",
+		      e2e_get_double(top, "share"));
+
+	threads = e2e_get(report, "threads");
+	cr_assert(threads && json_object_is_type(threads, json_type_array), "report has no threads[]");
+	n = json_object_array_length(threads);
+	for (size_t i = 0; i < n; i++) {
+		json_object *t = json_object_array_get_idx(threads, i);
+		json_object *name = e2e_get(t, "name");
+
+		if (name && strstr(json_object_get_string(name), "reader-") &&
+		    e2e_get_int(t, "samples") > 0)
+			readers++;
+	}
+	cr_expect_geq(readers, 2, "%zu reader threads with samples in threads[]: %s", readers,
+		      json_object_to_json_string(threads));
+	json_object_put(report);
+}
+
+Test(e2e_native, script)
+{
+	const char *argv[] = { "sh", "tests/fixtures/launch.sh", E2E_FIXTURE("three_sites"), "0.5", NULL };
+	json_object *report = record_and_report("script.data", argv), *top, *pids;
+
+	check_attribution(report, 50);
+	top = top_object(report, "alloc_random_block");
+	cr_expect_geq(e2e_get_double(top, "share"), 0.6, "share of alloc_random_block is %.3f",
+		      e2e_get_double(top, "share"));
+	pids = e2e_get(e2e_get(report, "meta"), "pids");
+	cr_assert(pids && json_object_is_type(pids, json_type_array), "meta.pids missing");
+	cr_expect_geq(json_object_array_length(pids), 2, "meta.pids should hold sh and the fixture: %s",
+		      json_object_to_json_string(pids));
+	json_object_put(report);
+}
+
+Test(e2e_native, passthrough)
+{
+	static const char input[] = "Hello, objscope\nsecond line\n\nno newline at end";
+	const char *direct[] = { E2E_FIXTURE("exitcode"), "3", NULL };
+	const char *help[] = { E2E_OBJSCOPE, "record", "--help", NULL };
+	const char *quiet_opts[] = { "-q", NULL };
+	const char *recorded[64];
+	char *profile = e2e_path(tmp, "io.data");
+	struct e2e_result plain, prof;
+	int quiet = e2e_help_mentions(tmp, help, "--quiet");
+	size_t n = 0;
+
+	cr_assert_eq(e2e_run(tmp, direct, input, &plain), 0);
+	cr_assert_eq(plain.status, 3, "fixture exited %d", plain.status);
+
+	recorded[n++] = E2E_OBJSCOPE;
+	recorded[n++] = "record";
+	if (quiet)
+		recorded[n++] = quiet_opts[0];
+	recorded[n++] = "-o";
+	recorded[n++] = profile;
+	recorded[n++] = "--";
+	for (size_t i = 0; direct[i]; i++)
+		recorded[n++] = direct[i];
+	recorded[n] = NULL;
+	cr_assert_eq(e2e_run(tmp, recorded, input, &prof), 0);
+
+	cr_expect_eq(prof.status, plain.status, "record exited %d, the fixture alone %d", prof.status,
+		     plain.status);
+	cr_expect(plain.out_len == prof.out_len && memcmp(plain.out, prof.out, plain.out_len) == 0,
+		  "stdout differs:\n--- alone\n%s\n--- profiled\n%s", plain.out, prof.out);
+	if (quiet)
+		cr_expect(plain.err_len == prof.err_len && memcmp(plain.err, prof.err, plain.err_len) == 0,
+			  "stderr differs with -q:\n--- alone\n%s\n--- profiled\n%s", plain.err, prof.err);
+	else
+		cr_expect(e2e_lines_in_order(plain.err, prof.err),
+			  "target's stderr lines missing or reordered:\n--- alone\n%s\n--- profiled\n%s",
+			  plain.err, prof.err);
+	e2e_result_free(&plain);
+	e2e_result_free(&prof);
+	free(profile);
+}
+
+Test(e2e_native, unknown_command)
+{
+	const char *argv[] = { "/nonexistent/cmd", NULL };
+	char *profile = e2e_path(tmp, "missing.data"), msg[512];
+	struct e2e_result res;
+	json_object *report;
+
+	cr_assert_eq(e2e_record(tmp, profile, NULL, argv, &res), 0);
+	cr_expect_eq(res.status, 127, "record of a missing command exited %d", res.status);
+	cr_expect_eq(e2e_count_lines(res.err, res.err_len), 1, "expected one line on stderr, got:\n%s",
+		     res.err);
+	cr_expect(strstr(res.err, "/nonexistent/cmd") != NULL, "stderr does not name the command: %s",
+		  res.err);
+	e2e_result_free(&res);
+
+	if (access(profile, F_OK) == 0) {
+		report = e2e_report_json(tmp, profile, msg, sizeof(msg));
+		cr_expect_null(report, "a profile that reads as complete was left behind");
+		json_object_put(report);
+	}
+	free(profile);
+}

@@ -1,0 +1,152 @@
+/* test_cct.c - calling-context tree: interning, paths, shared prefixes and
+ * child-key collisions. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+
+#include "common/cct.h"
+
+static uint64_t rng_state;
+
+static uint64_t rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+Test(cct, root_and_empty_path)
+{
+	struct os_cct t;
+	uint64_t out[4];
+
+	cr_assert_eq(os_cct_init(&t), 0);
+	cr_assert_eq(os_cct_insert(&t, NULL, 0), 0);
+	cr_assert_eq(os_cct_path(&t, 0, out, 4), 0);
+	cr_assert_eq(os_cct_path(&t, 12345, out, 4), 0, "unknown node has no path");
+	os_cct_destroy(&t);
+}
+
+Test(cct, same_path_same_id)
+{
+	const uint64_t a[] = { 0x401000, 0x402000, 0x403000 };
+	const uint64_t b[] = { 0x401000, 0x402000, 0x403000 };
+	const uint64_t c[] = { 0x403000, 0x402000, 0x401000 };
+	struct os_cct t;
+	uint32_t ia, ib, ic;
+
+	cr_assert_eq(os_cct_init(&t), 0);
+	ia = os_cct_insert(&t, a, 3);
+	ib = os_cct_insert(&t, b, 3);
+	ic = os_cct_insert(&t, c, 3);
+	cr_assert_neq(ia, OS_CCT_NONE);
+	cr_assert_eq(ia, ib);
+	cr_assert_neq(ia, ic, "order of frames matters");
+	cr_assert_eq(t.count, 1 + 3 + 3);
+	os_cct_destroy(&t);
+}
+
+Test(cct, shared_prefixes)
+{
+	/* Leaf first: both paths are main -> f -> {g, h}. */
+	const uint64_t p1[] = { 0x30, 0x20, 0x10 };
+	const uint64_t p2[] = { 0x31, 0x20, 0x10 };
+	const uint64_t p3[] = { 0x20, 0x10 };
+	struct os_cct t;
+	uint32_t n1, n2, n3;
+
+	cr_assert_eq(os_cct_init(&t), 0);
+	n1 = os_cct_insert(&t, p1, 3);
+	n2 = os_cct_insert(&t, p2, 3);
+	n3 = os_cct_insert(&t, p3, 2);
+	cr_assert_neq(n1, n2);
+	cr_assert_eq(t.nodes[n1].parent, n3);
+	cr_assert_eq(t.nodes[n2].parent, n3);
+	cr_assert_eq(t.nodes[n3].depth, 2);
+	cr_assert_eq(t.nodes[n1].depth, 3);
+	cr_assert_eq(t.count, 1 + 4, "root, main, f, g, h");
+	os_cct_destroy(&t);
+}
+
+Test(cct, path_round_trip_random)
+{
+	enum { NPATHS = 20000, MAXD = 40 };
+	static uint64_t paths[NPATHS][MAXD];
+	static uint32_t depth[NPATHS], ids[NPATHS];
+	uint64_t out[MAXD];
+	struct os_cct t;
+	uint32_t i, j;
+
+	cr_assert_eq(os_cct_init(&t), 0);
+	rng_state = 99;
+	for (i = 0; i < NPATHS; i++) {
+		/* A small alphabet of pcs: many shared prefixes. */
+		depth[i] = 1 + rnd() % MAXD;
+		for (j = 0; j < depth[i]; j++)
+			paths[i][j] = 0x400000 + (rnd() % 8) * 16;
+		ids[i] = os_cct_insert(&t, paths[i], depth[i]);
+		cr_assert_neq(ids[i], OS_CCT_NONE);
+	}
+	for (i = 0; i < NPATHS; i++) {
+		cr_assert_eq(os_cct_insert(&t, paths[i], depth[i]), ids[i], "path %u re-interned", i);
+		cr_assert_eq(os_cct_path(&t, ids[i], out, MAXD), depth[i]);
+		for (j = 0; j < depth[i]; j++)
+			cr_assert_eq(out[j], paths[i][j], "path %u frame %u", i, j);
+	}
+	/* A short buffer gets the leaf end and the full depth. */
+	cr_assert_eq(os_cct_path(&t, ids[0], out, 1), depth[0]);
+	cr_assert_eq(out[0], paths[0][0]);
+	os_cct_destroy(&t);
+}
+
+/* Inverse of os_hash64 (xorshift by 33 is its own inverse; the odd
+ * multipliers are inverted modulo 2^64 by Newton's iteration). */
+static uint64_t inv_mul(uint64_t c)
+{
+	uint64_t x = c;
+	int i;
+
+	for (i = 0; i < 6; i++)
+		x *= 2 - c * x;
+	return x;
+}
+
+static uint64_t unhash64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= inv_mul(0xc4ceb9fe1a85ec53ULL);
+	x ^= x >> 33;
+	x *= inv_mul(0xff51afd7ed558ccdULL);
+	x ^= x >> 33;
+	return x;
+}
+
+/* Builds pcs whose hashes differ only in the low bits that the parent id
+ * flips, so (root, pc1) and (node a, pc2) hash to the same 64-bit value. The
+ * tree must still keep them apart. */
+Test(cct, colliding_child_keys)
+{
+	struct os_cct t;
+	uint64_t pc_a = 0x1111, pc1 = 0x2222, pc2, out[2];
+	uint32_t a, n1, n2;
+
+	cr_assert_eq(unhash64(os_hash64(0xdeadbeef)), 0xdeadbeef);
+	cr_assert_eq(os_cct_init(&t), 0);
+	a = os_cct_insert(&t, &pc_a, 1);
+	cr_assert_neq(a, 0);
+	pc2 = unhash64(os_hash64(pc1) ^ a);
+	cr_assert_eq(os_hash64(pc1) ^ 0, os_hash64(pc2) ^ a, "keys collide");
+
+	n1 = os_cct_insert(&t, &pc1, 1);
+	n2 = os_cct_insert(&t, (uint64_t[]){ pc2, pc_a }, 2);
+	cr_assert_neq(n1, n2);
+	cr_assert_eq(os_cct_path(&t, n1, out, 2), 1);
+	cr_assert_eq(out[0], pc1);
+	cr_assert_eq(os_cct_path(&t, n2, out, 2), 2);
+	cr_assert(out[0] == pc2 && out[1] == pc_a);
+	/* Lookups through the collision chain find the same nodes again. */
+	cr_assert_eq(os_cct_insert(&t, &pc1, 1), n1);
+	cr_assert_eq(os_cct_insert(&t, (uint64_t[]){ pc2, pc_a }, 2), n2);
+	cr_assert_eq(t.count, 4);
+	os_cct_destroy(&t);
+}

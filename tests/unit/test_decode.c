@@ -1,0 +1,428 @@
+/* test_decode.c - previous-instruction decoding and effective addresses.
+ * Byte sequences were assembled with `as` (Intel syntax) at development
+ * time; the disassembly is given next to each. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "attacher/decode.h"
+
+#define CODE_ADDR 0x401000ULL
+
+static struct os_decoder *dec;
+
+static void setup(void)
+{
+	dec = os_decoder_new();
+	cr_assert_not_null(dec);
+}
+
+static void teardown(void)
+{
+	os_decoder_free(dec);
+}
+
+TestSuite(decode, .init = setup, .fini = teardown);
+
+/* Registers with distinct values: rax=0x1000, rbx=0x2000, ... */
+static void fill_regs(uint64_t regs[OS_REG_COUNT])
+{
+	for (int i = 0; i < OS_REG_COUNT; i++)
+		regs[i] = 0x1000ULL * (uint64_t)(i + 1);
+}
+
+/* Decodes the single instruction `b` placed at CODE_ADDR, ip at its end,
+ * with CODE_ADDR as the boundary. */
+static enum os_dec_status one(const uint8_t *b, size_t n, struct os_mem_insn *m)
+{
+	enum os_dec_status st = os_decode_prev(dec, b, n, CODE_ADDR, CODE_ADDR + n, CODE_ADDR, m);
+
+	cr_assert_eq(m->status, st);
+	return st;
+}
+
+#define ONE(m, ...) one((const uint8_t[]){ __VA_ARGS__ }, \
+			sizeof((const uint8_t[]){ __VA_ARGS__ }), (m))
+
+Test(decode, base_index_scale_disp)
+{
+	struct os_mem_insn m;
+	uint64_t regs[OS_REG_COUNT];
+
+	fill_regs(regs);
+	regs[OS_REG_BX] = 0x7f0000001000ULL;
+	regs[OS_REG_CX] = 3;
+	/* mov rax, qword ptr [rbx+rcx*8+0x10] */
+	cr_assert_eq(ONE(&m, 0x48, 0x8b, 0x44, 0xcb, 0x10), OS_DEC_OK);
+	cr_assert_eq(m.insn_addr, CODE_ADDR);
+	cr_assert_eq(m.insn_len, 5);
+	cr_assert_eq(m.base, OS_REG_BX);
+	cr_assert_eq(m.index, OS_REG_CX);
+	cr_assert_eq(m.scale, 8);
+	cr_assert_eq(m.disp, 0x10);
+	cr_assert_eq(m.width, 8);
+	cr_assert_not(m.is_write);
+	cr_assert_not(m.rip_relative);
+	cr_assert_not(m.base32);
+	cr_assert_eq(os_decode_ea(&m, regs), 0x7f0000001000ULL + 3 * 8 + 0x10);
+}
+
+Test(decode, sse_load_and_plain_store)
+{
+	struct os_mem_insn m;
+	uint64_t regs[OS_REG_COUNT];
+
+	fill_regs(regs);
+	/* movsd xmm0, qword ptr [rdi+rsi*8] */
+	cr_assert_eq(ONE(&m, 0xf2, 0x0f, 0x10, 0x04, 0xf7), OS_DEC_OK);
+	cr_assert_eq(m.width, 8);
+	cr_assert_not(m.is_write);
+	cr_assert_eq(os_decode_ea(&m, regs), regs[OS_REG_DI] + regs[OS_REG_SI] * 8);
+
+	/* mov dword ptr [rdx], ecx */
+	cr_assert_eq(ONE(&m, 0x89, 0x0a), OS_DEC_OK);
+	cr_assert(m.is_write);
+	cr_assert_eq(m.width, 4);
+	cr_assert_eq(m.index, -1);
+	cr_assert_eq(os_decode_ea(&m, regs), regs[OS_REG_DX]);
+}
+
+Test(decode, rmw_zero_extend_and_negative_disp)
+{
+	struct os_mem_insn m;
+	uint64_t regs[OS_REG_COUNT];
+
+	fill_regs(regs);
+	/* add qword ptr [r12+8], 1: read-modify-write */
+	cr_assert_eq(ONE(&m, 0x49, 0x83, 0x44, 0x24, 0x08, 0x01), OS_DEC_OK);
+	cr_assert(m.is_write);
+	cr_assert_eq(m.width, 8);
+	cr_assert_eq(os_decode_ea(&m, regs), regs[OS_REG_R12] + 8);
+
+	/* movzx eax, byte ptr [r9+r10]: writes eax, reads a byte */
+	cr_assert_eq(ONE(&m, 0x43, 0x0f, 0xb6, 0x04, 0x11), OS_DEC_OK);
+	cr_assert_eq(m.width, 1);
+	cr_assert_eq(m.scale, 1);
+	cr_assert_eq(os_decode_ea(&m, regs), regs[OS_REG_R9] + regs[OS_REG_R10]);
+
+	/* cmp dword ptr [rbp-0x14], 0 */
+	cr_assert_eq(ONE(&m, 0x83, 0x7d, 0xec, 0x00), OS_DEC_OK);
+	cr_assert_not(m.is_write);
+	cr_assert_eq(m.width, 4);
+	cr_assert_eq(m.disp, -0x14);
+	cr_assert_eq(os_decode_ea(&m, regs), regs[OS_REG_BP] - 0x14);
+}
+
+Test(decode, stack_pointer_base_is_fine)
+{
+	struct os_mem_insn m;
+	uint64_t regs[OS_REG_COUNT];
+
+	fill_regs(regs);
+	/* mov rcx, qword ptr [rsp+8] */
+	cr_assert_eq(ONE(&m, 0x48, 0x8b, 0x4c, 0x24, 0x08), OS_DEC_OK);
+	cr_assert_eq(os_decode_ea(&m, regs), regs[OS_REG_SP] + 8);
+	/* push qword ptr [rbx]: moves rsp, but its operand is [rbx] */
+	cr_assert_eq(ONE(&m, 0xff, 0x33), OS_DEC_OK);
+	cr_assert_eq(m.base, OS_REG_BX);
+	cr_assert_eq(os_decode_ea(&m, regs), regs[OS_REG_BX]);
+	/* xchg qword ptr [rdi], rax: writes rax, address uses rdi */
+	cr_assert_eq(ONE(&m, 0x48, 0x87, 0x07), OS_DEC_OK);
+	cr_assert(m.is_write);
+}
+
+Test(decode, clobbered_address_registers)
+{
+	struct os_mem_insn m;
+
+	/* mov rax, qword ptr [rax+8] */
+	cr_assert_eq(ONE(&m, 0x48, 0x8b, 0x40, 0x08), OS_DEC_CLOBBERED);
+	cr_assert_eq(m.insn_len, 4);
+	/* mov rdi, qword ptr [rdi] */
+	cr_assert_eq(ONE(&m, 0x48, 0x8b, 0x3f), OS_DEC_CLOBBERED);
+	/* pop rbx: reads [rsp], moves rsp */
+	cr_assert_eq(ONE(&m, 0x5b), OS_DEC_CLOBBERED);
+	/* push rax */
+	cr_assert_eq(ONE(&m, 0x50), OS_DEC_CLOBBERED);
+	/* leave */
+	cr_assert_eq(ONE(&m, 0xc9), OS_DEC_CLOBBERED);
+	/* mov eax, dword ptr [rax]: a 32-bit write clobbers rax */
+	cr_assert_eq(ONE(&m, 0x8b, 0x00), OS_DEC_CLOBBERED);
+	/* mov al, byte ptr [rax]; mov ah, byte ptr [rax] */
+	cr_assert_eq(ONE(&m, 0x8a, 0x00), OS_DEC_CLOBBERED);
+	cr_assert_eq(ONE(&m, 0x8a, 0x20), OS_DEC_CLOBBERED);
+	/* index clobbered: mov rcx, qword ptr [rbx+rcx*8+0x10] */
+	cr_assert_eq(ONE(&m, 0x48, 0x8b, 0x4c, 0xcb, 0x10), OS_DEC_CLOBBERED);
+	/* cmpxchg qword ptr [rax], rcx: implicit rax write (capstone 4 omits it) */
+	cr_assert_eq(ONE(&m, 0x48, 0x0f, 0xb1, 0x08), OS_DEC_CLOBBERED);
+}
+
+Test(decode, string_instructions_clobber)
+{
+	struct os_mem_insn m;
+
+	/* movsq qword ptr [rdi], qword ptr [rsi] */
+	cr_assert_eq(ONE(&m, 0x48, 0xa5), OS_DEC_CLOBBERED);
+	/* rep stosb byte ptr [rdi], al */
+	cr_assert_eq(ONE(&m, 0xf3, 0xaa), OS_DEC_CLOBBERED);
+	/* cmpsb */
+	cr_assert_eq(ONE(&m, 0xa6), OS_DEC_CLOBBERED);
+	/* lodsq */
+	cr_assert_eq(ONE(&m, 0x48, 0xad), OS_DEC_CLOBBERED);
+}
+
+Test(decode, rip_relative)
+{
+	struct os_mem_insn m;
+	uint64_t regs[OS_REG_COUNT];
+
+	fill_regs(regs);
+	/* mov rax, qword ptr [rip+0x1234] */
+	cr_assert_eq(ONE(&m, 0x48, 0x8b, 0x05, 0x34, 0x12, 0x00, 0x00), OS_DEC_OK);
+	cr_assert(m.rip_relative);
+	cr_assert_eq(m.base, -1);
+	cr_assert_eq(os_decode_ea(&m, regs), CODE_ADDR + 7 + 0x1234);
+}
+
+Test(decode, address_size_32_wraps)
+{
+	struct os_mem_insn m;
+	uint64_t regs[OS_REG_COUNT];
+
+	fill_regs(regs);
+	regs[OS_REG_BX] = 0x12fffffff0ULL;      /* upper half ignored */
+	regs[OS_REG_CX] = 0x10;
+	/* mov eax, dword ptr [ebx+ecx*2+4] (0x67 prefix) */
+	cr_assert_eq(ONE(&m, 0x67, 0x8b, 0x44, 0x4b, 0x04), OS_DEC_OK);
+	cr_assert(m.base32);
+	cr_assert_eq(m.base, OS_REG_BX);
+	cr_assert_eq(m.index, OS_REG_CX);
+	cr_assert_eq(os_decode_ea(&m, regs), (0xfffffff0ULL + 0x20 + 4) & 0xffffffffULL);
+}
+
+Test(decode, no_memory_access)
+{
+	struct os_mem_insn m;
+
+	/* lea rax, [rbx+rcx*4] */
+	cr_assert_eq(ONE(&m, 0x48, 0x8d, 0x04, 0x8b), OS_DEC_NOMEM);
+	/* nop dword ptr [rax+rax] */
+	cr_assert_eq(ONE(&m, 0x0f, 0x1f, 0x04, 0x00), OS_DEC_NOMEM);
+	/* prefetcht0 byte ptr [rdi] */
+	cr_assert_eq(ONE(&m, 0x0f, 0x18, 0x0f), OS_DEC_NOMEM);
+	/* ret */
+	cr_assert_eq(ONE(&m, 0xc3), OS_DEC_NOMEM);
+	/* jmp . */
+	cr_assert_eq(ONE(&m, 0xeb, 0xfe), OS_DEC_NOMEM);
+	/* jmp qword ptr [rax*8+0x1000]: control transfer */
+	cr_assert_eq(ONE(&m, 0xff, 0x24, 0xc5, 0x00, 0x10, 0x00, 0x00), OS_DEC_NOMEM);
+	/* call qword ptr [rax+8] */
+	cr_assert_eq(ONE(&m, 0xff, 0x50, 0x08), OS_DEC_NOMEM);
+	/* add rdi, 1 */
+	cr_assert_eq(ONE(&m, 0x48, 0x83, 0xc7, 0x01), OS_DEC_NOMEM);
+	cr_assert_eq(m.insn_addr, CODE_ADDR);
+}
+
+Test(decode, unsupported_addressing)
+{
+	struct os_mem_insn m;
+
+	/* mov rax, qword ptr fs:[0x28] */
+	cr_assert_eq(ONE(&m, 0x64, 0x48, 0x8b, 0x04, 0x25, 0x28, 0x00, 0x00, 0x00),
+		     OS_DEC_UNSUPPORTED);
+	/* mov rax, qword ptr gs:[rbx] */
+	cr_assert_eq(ONE(&m, 0x65, 0x48, 0x8b, 0x03), OS_DEC_UNSUPPORTED);
+	/* vpgatherdd xmm0, dword ptr [rax+xmm1*4], xmm2 */
+	cr_assert_eq(ONE(&m, 0xc4, 0xe2, 0x69, 0x90, 0x04, 0x88), OS_DEC_UNSUPPORTED);
+}
+
+/* gcc -O2 output for a hash-chain walk (108 bytes):
+ *   0: mov r9,rdi            3: test rdx,rdx          6: jle 63
+ *   8: xor edi,edi           a: pxor xmm1,xmm1        e: xchg ax,ax
+ *  10: mov eax,[rsi+rdi*4]  13: mov r8,rdi           16: and r8d,7
+ *  1a: and eax,0x3ff        1f: lea r8,[rcx+r8*8]    23: mov rax,[r9+rax*8]
+ *  27: test rax,rax         2a: je 50                2c: nop dword [rax+0]
+ *  30: cmp [rax],rdi        33: jne 47               35: movsd xmm0,[rax+8]
+ *  3a: mulsd xmm0,[r8]      3f: add dword [rax+0x18],1
+ *  43: addsd xmm1,xmm0      47: mov rax,[rax+0x10]   4b: test rax,rax
+ *  4e: jne 30               50: add rdi,1            54: movsd [r8],xmm1
+ *  59: cmp rdx,rdi          5c: jne 10               5e: movapd xmm0,xmm1
+ *  62: ret                  63: pxor xmm1,xmm1       67: movapd xmm0,xmm1
+ *  6b: ret */
+static const uint8_t walk_code[] = {
+	0x49, 0x89, 0xf9, 0x48, 0x85, 0xd2, 0x7e, 0x5b, 0x31, 0xff, 0x66, 0x0f,
+	0xef, 0xc9, 0x66, 0x90, 0x8b, 0x04, 0xbe, 0x49, 0x89, 0xf8, 0x41, 0x83,
+	0xe0, 0x07, 0x25, 0xff, 0x03, 0x00, 0x00, 0x4e, 0x8d, 0x04, 0xc1, 0x49,
+	0x8b, 0x04, 0xc1, 0x48, 0x85, 0xc0, 0x74, 0x24, 0x0f, 0x1f, 0x40, 0x00,
+	0x48, 0x39, 0x38, 0x75, 0x12, 0xf2, 0x0f, 0x10, 0x40, 0x08, 0xf2, 0x41,
+	0x0f, 0x59, 0x00, 0x83, 0x40, 0x18, 0x01, 0xf2, 0x0f, 0x58, 0xc8, 0x48,
+	0x8b, 0x40, 0x10, 0x48, 0x85, 0xc0, 0x75, 0xe0, 0x48, 0x83, 0xc7, 0x01,
+	0xf2, 0x41, 0x0f, 0x11, 0x08, 0x48, 0x39, 0xfa, 0x75, 0xb2, 0x66, 0x0f,
+	0x28, 0xc1, 0xc3, 0x66, 0x0f, 0xef, 0xc9, 0x66, 0x0f, 0x28, 0xc1, 0xc3,
+};
+static const uint8_t walk_starts[] = {
+	0x00, 0x03, 0x06, 0x08, 0x0a, 0x0e, 0x10, 0x13, 0x16, 0x1a, 0x1f, 0x23,
+	0x27, 0x2a, 0x2c, 0x30, 0x33, 0x35, 0x3a, 0x3f, 0x43, 0x47, 0x4b, 0x4e,
+	0x50, 0x54, 0x59, 0x5c, 0x5e, 0x62, 0x63, 0x67, 0x6b, 0x6c, /* end */
+};
+#define WALK_NSTARTS (sizeof(walk_starts) / sizeof(walk_starts[0]))
+
+static bool walk_is_start(unsigned off)
+{
+	return memchr(walk_starts, (int)off, WALK_NSTARTS) != NULL;
+}
+
+/* Specific samples inside the loop body, without a boundary hint. */
+Test(decode, backward_sweep_loop_body)
+{
+	struct os_mem_insn m;
+	uint64_t regs[OS_REG_COUNT];
+
+	fill_regs(regs);
+	/* ip = 0x3f, after mulsd xmm0, qword ptr [r8] */
+	cr_assert_eq(os_decode_prev(dec, walk_code, sizeof(walk_code), CODE_ADDR,
+				    CODE_ADDR + 0x3f, 0, &m), OS_DEC_OK);
+	cr_assert_eq(m.insn_addr, CODE_ADDR + 0x3a);
+	cr_assert_eq(m.insn_len, 5);
+	cr_assert_eq(os_decode_ea(&m, regs), regs[OS_REG_R8]);
+	/* ip = 0x43, after add dword ptr [rax+0x18], 1 */
+	cr_assert_eq(os_decode_prev(dec, walk_code, sizeof(walk_code), CODE_ADDR,
+				    CODE_ADDR + 0x43, 0, &m), OS_DEC_OK);
+	cr_assert_eq(m.insn_addr, CODE_ADDR + 0x3f);
+	cr_assert(m.is_write);
+	cr_assert_eq(m.width, 4);
+	cr_assert_eq(os_decode_ea(&m, regs), regs[OS_REG_AX] + 0x18);
+	/* ip = 0x4b, after mov rax, qword ptr [rax+0x10] */
+	cr_assert_eq(os_decode_prev(dec, walk_code, sizeof(walk_code), CODE_ADDR,
+				    CODE_ADDR + 0x4b, 0, &m), OS_DEC_CLOBBERED);
+	cr_assert_eq(m.insn_addr, CODE_ADDR + 0x47);
+	/* ip = 0x59, after movsd qword ptr [r8], xmm1 */
+	cr_assert_eq(os_decode_prev(dec, walk_code, sizeof(walk_code), CODE_ADDR,
+				    CODE_ADDR + 0x59, 0, &m), OS_DEC_OK);
+	cr_assert_eq(m.insn_addr, CODE_ADDR + 0x54);
+	cr_assert(m.is_write);
+}
+
+/* Every boundary of the function: with the function start as boundary the
+ * previous instruction is always found; without, it is found or refused,
+ * never wrong, and found for most boundaries with enough bytes before. */
+Test(decode, backward_sweep_every_boundary)
+{
+	struct os_mem_insn m;
+	unsigned found = 0, eligible = 0;
+
+	for (size_t i = 1; i < WALK_NSTARTS; i++) {
+		uint64_t ip = CODE_ADDR + walk_starts[i];
+		uint64_t prev = CODE_ADDR + walk_starts[i - 1];
+		enum os_dec_status st;
+
+		st = os_decode_prev(dec, walk_code, sizeof(walk_code), CODE_ADDR, ip, CODE_ADDR, &m);
+		cr_assert_neq(st, OS_DEC_UNDECODABLE, "ip +%#x with boundary", walk_starts[i]);
+		cr_assert_eq(m.insn_addr, prev, "ip +%#x with boundary", walk_starts[i]);
+		cr_assert_eq(m.insn_addr + m.insn_len, ip);
+
+		st = os_decode_prev(dec, walk_code, sizeof(walk_code), CODE_ADDR, ip, 0, &m);
+		if (walk_starts[i] < OS_DEC_BACK_MIN_DIST + OS_DEC_BACK_MIN_AGREE - 1) {
+			cr_assert_eq(st, OS_DEC_UNDECODABLE, "ip +%#x: too little code before",
+				     walk_starts[i]);
+			continue;
+		}
+		eligible++;
+		if (st == OS_DEC_UNDECODABLE)
+			continue;
+		cr_assert_eq(m.insn_addr, prev, "ip +%#x without boundary", walk_starts[i]);
+		found++;
+	}
+	cr_assert_geq(found * 10, eligible * 9, "found %u of %u", found, eligible);
+}
+
+/* A linear sweep that fails (invalid bytes at the claimed boundary) falls
+ * back to the backward sweep. */
+Test(decode, boundary_sweep_falls_back)
+{
+	uint8_t buf[8 + sizeof(walk_code)];
+	struct os_mem_insn m;
+
+	memset(buf, 0x06, 8);                   /* 0x06 is invalid in 64-bit mode */
+	memcpy(buf + 8, walk_code, sizeof(walk_code));
+	cr_assert_eq(os_decode_prev(dec, buf, sizeof(buf), CODE_ADDR, CODE_ADDR + 8 + 0x3f,
+				    CODE_ADDR, &m), OS_DEC_OK);
+	cr_assert_eq(m.insn_addr, CODE_ADDR + 8 + 0x3a);
+}
+
+/* ip inside an instruction: the sweep from the boundary straddles it and the
+ * backward sweep refuses it. */
+Test(decode, mid_instruction_ip)
+{
+	struct os_mem_insn m;
+
+	/* inside mulsd xmm0, [r8] (0x3a..0x3f) */
+	cr_assert_eq(os_decode_prev(dec, walk_code, sizeof(walk_code), CODE_ADDR,
+				    CODE_ADDR + 0x3c, CODE_ADDR, &m), OS_DEC_UNDECODABLE);
+	/* inside mov rax, [r9+rax*8] (0x23..0x27) */
+	cr_assert_eq(os_decode_prev(dec, walk_code, sizeof(walk_code), CODE_ADDR,
+				    CODE_ADDR + 0x25, CODE_ADDR, &m), OS_DEC_UNDECODABLE);
+	/* any non-boundary ip: never an answer that claims a boundary there */
+	for (unsigned off = 1; off < sizeof(walk_code); off++) {
+		if (walk_is_start(off))
+			continue;
+		cr_assert_eq(os_decode_prev(dec, walk_code, sizeof(walk_code), CODE_ADDR,
+					    CODE_ADDR + off, CODE_ADDR, &m), OS_DEC_UNDECODABLE,
+			     "ip +%#x", off);
+	}
+}
+
+Test(decode, garbage_is_undecodable)
+{
+	uint8_t junk[128];
+	struct os_mem_insn m;
+	uint32_t x = 0x2545f491;
+
+	/* bytes that are invalid opcodes in 64-bit mode */
+	static const uint8_t invalid[] = { 0x06, 0x07, 0x0e, 0x16, 0x17, 0x1e, 0x1f, 0x27,
+					   0x2f, 0x37, 0x3f, 0x60, 0x61, 0xd4, 0xd5, 0xd6 };
+	for (size_t i = 0; i < sizeof(junk); i++)
+		junk[i] = invalid[i % sizeof(invalid)];
+	for (unsigned off = 1; off <= sizeof(junk); off++) {
+		cr_assert_eq(os_decode_prev(dec, junk, sizeof(junk), CODE_ADDR, CODE_ADDR + off,
+					    0, &m), OS_DEC_UNDECODABLE, "ip +%u", off);
+		cr_assert_eq(os_decode_prev(dec, junk, sizeof(junk), CODE_ADDR, CODE_ADDR + off,
+					    CODE_ADDR, &m), OS_DEC_UNDECODABLE, "ip +%u", off);
+	}
+
+	/* pseudo-random bytes: whatever is claimed ends exactly at ip */
+	for (size_t i = 0; i < sizeof(junk); i++) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		junk[i] = (uint8_t)x;
+	}
+	for (unsigned off = 1; off <= sizeof(junk); off++) {
+		enum os_dec_status st = os_decode_prev(dec, junk, sizeof(junk), CODE_ADDR,
+						       CODE_ADDR + off, 0, &m);
+		if (st != OS_DEC_UNDECODABLE)
+			cr_assert_eq(m.insn_addr + m.insn_len, CODE_ADDR + off);
+	}
+}
+
+Test(decode, ip_outside_buffer)
+{
+	static const uint8_t b[] = { 0x48, 0x8b, 0x03 };        /* mov rax, [rbx] */
+	struct os_mem_insn m;
+
+	cr_assert_eq(os_decode_prev(dec, b, sizeof(b), CODE_ADDR, CODE_ADDR, CODE_ADDR, &m),
+		     OS_DEC_UNDECODABLE);
+	cr_assert_eq(os_decode_prev(dec, b, sizeof(b), CODE_ADDR, CODE_ADDR + 4, CODE_ADDR, &m),
+		     OS_DEC_UNDECODABLE);
+	cr_assert_eq(os_decode_prev(dec, b, sizeof(b), CODE_ADDR, CODE_ADDR + 3, CODE_ADDR, &m),
+		     OS_DEC_OK);
+	/* a single instruction without boundary: too little code to vote */
+	cr_assert_eq(os_decode_prev(dec, b, sizeof(b), CODE_ADDR, CODE_ADDR + 3, 0, &m),
+		     OS_DEC_UNDECODABLE);
+}
+
+Test(decode, status_strings)
+{
+	cr_assert_str_eq(os_dec_status_str(OS_DEC_OK), "ok");
+	cr_assert_str_eq(os_dec_status_str(OS_DEC_CLOBBERED), "address register overwritten");
+	cr_assert_str_eq(os_dec_status_str((enum os_dec_status)99), "unknown");
+}

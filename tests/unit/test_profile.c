@@ -1,0 +1,635 @@
+/* test_profile.c - the profile file: builder, round trip, hostile input,
+ * merge, frame strings. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "common/profile.h"
+
+#define HDR 24
+#define END 20
+
+static char tmpdir[64];
+
+static void mk_tmpdir(void)
+{
+	strcpy(tmpdir, "/tmp/objscope-test-profile-XXXXXX");
+	cr_assert_not_null(mkdtemp(tmpdir));
+}
+
+static void rm_tmpdir(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	cr_expect_eq(system(cmd), 0);
+}
+
+static char *tmp_path(const char *name)
+{
+	static char buf[4][128];
+	static int n;
+	char *p = buf[n++ % 4];
+
+	snprintf(p, 128, "%s/%s", tmpdir, name);
+	return p;
+}
+
+static uint32_t frame(struct os_profile *p, uint32_t kind, const char *name, const char *module,
+		      const char *file, uint32_t line, uint64_t addr)
+{
+	struct os_frame f = {
+		.kind = kind,
+		.name = name ? os_profile_string(p, name) : OS_NONE,
+		.module = module ? os_profile_string(p, module) : OS_NONE,
+		.file = file ? os_profile_string(p, file) : OS_NONE,
+		.line = line,
+		.addr = addr,
+	};
+
+	return os_profile_frame(p, &f);
+}
+
+/* A profile with every section and field set. */
+static struct os_profile *build_full(void)
+{
+	struct os_profile *p = os_profile_new();
+	char *argv[] = { "java", "-Xmx1g", "Bench" };
+	uint64_t *c;
+	uint32_t f[6], s_alloc, s_alloc2, s_acc, ctx;
+	size_t i;
+
+	cr_assert_not_null(p);
+	cr_assert_eq(os_profile_set_argv(p, 3, argv), 0);
+	cr_assert_eq(os_profile_add_pid(p, 1234), 0);
+	cr_assert_eq(os_profile_add_pid(p, 1240), 0);
+	cr_assert_eq(os_profile_add_note(p, "no PMU: software sampler used"), 0);
+	p->meta.duration_s = 12.5;
+	p->meta.sampler = os_profile_string(p, "soft");
+	p->meta.event = os_profile_string(p, "task-clock");
+	p->meta.period = 1000000;
+	p->meta.freq = 1000;
+	p->meta.min_size = 256;
+	p->meta.mode = os_profile_string(p, "record");
+	p->meta.hostname = os_profile_string(p, "host1");
+	p->meta.start_time = 1700000000;
+	c = (uint64_t *)&p->c;
+	for (i = 0; i < sizeof(p->c) / sizeof(uint64_t); i++)
+		c[i] = 100 + i;
+
+	f[0] = frame(p, OS_FRAME_JAVA, "Bench.makeData", NULL, "Bench.java", 12, 0x10);
+	f[1] = frame(p, OS_FRAME_JAVA, "Bench.main", NULL, "Bench.java", 40, 0x20);
+	f[2] = frame(p, OS_FRAME_NATIVE, "malloc", "/lib/libc.so.6", NULL, 0, 0x9a0);
+	f[3] = frame(p, OS_FRAME_UNKNOWN, NULL, NULL, NULL, 0, 0x7f0012345678);
+	f[4] = frame(p, OS_FRAME_KERNEL, "do_page_fault", NULL, NULL, 0, 0);
+	f[5] = frame(p, OS_FRAME_SYNTHETIC, "[allocated before attach]", NULL, NULL, 0, 0);
+	s_alloc = os_profile_stack(p, (uint32_t[]){ f[0], f[1] }, 2);
+	s_alloc2 = os_profile_stack(p, (uint32_t[]){ f[2], f[3], f[5] }, 3);
+	s_acc = os_profile_stack(p, (uint32_t[]){ f[4], f[1] }, 2);
+
+	ctx = os_profile_add_context(p, &(struct os_context){
+		.type = os_profile_string(p, "double[]"), .stack = s_alloc, .allocations = 10,
+		.bytes = 8000, .samples = 70, .metrics = { 1, 2, 3 } });
+	cr_assert_eq(ctx, 0);
+	cr_assert_eq(os_profile_add_context(p, &(struct os_context){
+		.type = OS_NONE, .stack = s_alloc2, .allocations = 5, .bytes = 5000,
+		.samples = 30, .metrics = { 4, 5, 6 } }), 1);
+	cr_assert_eq(os_profile_add_access(p, &(struct os_access){
+		.context = 0, .stack = s_acc, .samples = 60, .metrics = { 7, 8, 9 } }), 0);
+	cr_assert_eq(os_profile_add_access(p, &(struct os_access){
+		.context = 0, .stack = OS_NONE, .samples = 10 }), 1);
+	cr_assert_eq(os_profile_add_access(p, &(struct os_access){
+		.context = 1, .stack = s_alloc2, .samples = 30 }), 2);
+	cr_assert_eq(os_profile_add_thread(p, &(struct os_thread){
+		.kind = OS_THR_JAVA, .name = os_profile_string(p, "main"), .pid = 1234,
+		.tid = 1235, .samples = 90 }), 0);
+	cr_assert_eq(os_profile_add_thread(p, &(struct os_thread){
+		.kind = OS_THR_GC, .name = os_profile_string(p, "GC Thread#0"), .pid = 1234,
+		.tid = 1236, .samples = 10 }), 1);
+	return p;
+}
+
+static void assert_ids_eq(uint32_t na, const uint32_t *a, uint32_t nb, const uint32_t *b)
+{
+	cr_assert_eq(na, nb);
+	if (na)
+		cr_assert_arr_eq(a, b, na * sizeof(*a));
+}
+
+static void assert_profiles_eq(const struct os_profile *a, const struct os_profile *b)
+{
+	uint32_t i;
+
+	cr_assert_eq(a->nstrings, b->nstrings);
+	for (i = 0; i < a->nstrings; i++)
+		cr_assert_str_eq(a->strings[i], b->strings[i]);
+	cr_assert_eq(a->nframes, b->nframes);
+	for (i = 0; i < a->nframes; i++) { /* field by field: the struct has padding */
+		cr_assert_eq(a->frames[i].kind, b->frames[i].kind);
+		cr_assert_eq(a->frames[i].name, b->frames[i].name);
+		cr_assert_eq(a->frames[i].module, b->frames[i].module);
+		cr_assert_eq(a->frames[i].file, b->frames[i].file);
+		cr_assert_eq(a->frames[i].line, b->frames[i].line);
+		cr_assert_eq(a->frames[i].addr, b->frames[i].addr);
+	}
+	cr_assert_eq(a->nstacks, b->nstacks);
+	for (i = 0; i < a->nstacks; i++)
+		assert_ids_eq(a->stacks[i].nframes, a->stacks[i].frames, b->stacks[i].nframes,
+			      b->stacks[i].frames);
+	/* No padding in these records: compared bytewise. */
+	cr_assert_eq(a->ncontexts, b->ncontexts);
+	if (a->ncontexts)
+		cr_assert_arr_eq(a->contexts, b->contexts, a->ncontexts * sizeof(*a->contexts));
+	cr_assert_eq(a->naccesses, b->naccesses);
+	if (a->naccesses)
+		cr_assert_arr_eq(a->accesses, b->accesses, a->naccesses * sizeof(*a->accesses));
+	cr_assert_eq(a->nthreads, b->nthreads);
+	if (a->nthreads)
+		cr_assert_arr_eq(a->threads, b->threads, a->nthreads * sizeof(*a->threads));
+	cr_assert_arr_eq(&a->c, &b->c, sizeof(a->c));
+	assert_ids_eq(a->meta.argc, a->meta.argv, b->meta.argc, b->meta.argv);
+	assert_ids_eq(a->meta.npids, a->meta.pids, b->meta.npids, b->meta.pids);
+	assert_ids_eq(a->meta.nnotes, a->meta.notes, b->meta.nnotes, b->meta.notes);
+	cr_assert_eq(a->meta.duration_s, b->meta.duration_s);
+	cr_assert_eq(a->meta.sampler, b->meta.sampler);
+	cr_assert_eq(a->meta.event, b->meta.event);
+	cr_assert_eq(a->meta.period, b->meta.period);
+	cr_assert_eq(a->meta.freq, b->meta.freq);
+	cr_assert_eq(a->meta.min_size, b->meta.min_size);
+	cr_assert_eq(a->meta.mode, b->meta.mode);
+	cr_assert_eq(a->meta.hostname, b->meta.hostname);
+	cr_assert_eq(a->meta.start_time, b->meta.start_time);
+}
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+	struct stat st;
+	uint8_t *buf;
+	int fd = open(path, O_RDONLY);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(fstat(fd, &st), 0);
+	buf = malloc(st.st_size + 1);
+	cr_assert_not_null(buf);
+	cr_assert_eq(read(fd, buf, st.st_size), st.st_size);
+	close(fd);
+	*len = st.st_size;
+	return buf;
+}
+
+static void spit(const char *path, const void *buf, size_t len)
+{
+	FILE *f = fopen(path, "w");
+
+	cr_assert_not_null(f);
+	cr_assert_eq(fwrite(buf, 1, len, f), len);
+	cr_assert_eq(fclose(f), 0);
+}
+
+/* The bytes of build_full() as written. */
+static uint8_t *full_bytes(size_t *len)
+{
+	struct os_profile *p = build_full();
+	char err[256];
+
+	cr_assert_eq(os_profile_write(p, tmp_path("full.data"), err, sizeof(err)), 0, "%s", err);
+	os_profile_free(p);
+	return slurp(tmp_path("full.data"), len);
+}
+
+static void le32_put(uint8_t *d, uint32_t v)
+{
+	d[0] = v;
+	d[1] = v >> 8;
+	d[2] = v >> 16;
+	d[3] = v >> 24;
+}
+
+static uint32_t le32_get(const uint8_t *d)
+{
+	return d[0] | d[1] << 8 | d[2] << 16 | (uint32_t)d[3] << 24;
+}
+
+/* Re-seals a modified file: file size in the header and END checksum. */
+static void reseal(uint8_t *buf, size_t len)
+{
+	for (int i = 0; i < 8; i++)
+		buf[16 + i] = (uint8_t)((uint64_t)len >> (8 * i));
+	le32_put(buf + len - 4, (uint32_t)crc32(crc32(0, NULL, 0), buf, len - END));
+}
+
+/* Offset of the body of the first section of `type`. */
+static size_t find_section(const uint8_t *buf, size_t len, uint32_t type)
+{
+	size_t off = HDR;
+
+	while (off + 16 <= len) {
+		uint64_t slen = le32_get(buf + off + 8) | (uint64_t)le32_get(buf + off + 12) << 32;
+
+		if (le32_get(buf + off) == type)
+			return off + 16;
+		off += 16 + slen;
+	}
+	cr_assert_fail("section %u not found", type);
+	return 0;
+}
+
+TestSuite(profile, .init = mk_tmpdir, .fini = rm_tmpdir);
+
+Test(profile, interning_gives_equal_ids_for_equal_content)
+{
+	struct os_profile *p = os_profile_new();
+	char name[32];
+	uint32_t a, b, f1, f2, s1, s2, i, base;
+
+	a = os_profile_string(p, "alpha");
+	b = os_profile_string(p, "beta");
+	cr_assert_neq(a, b);
+	cr_assert_eq(os_profile_string(p, "alpha"), a);
+	cr_assert_str_eq(os_profile_str(p, b), "beta");
+	cr_assert_null(os_profile_str(p, OS_NONE));
+
+	f1 = frame(p, OS_FRAME_NATIVE, "f", "/m", NULL, 0, 1);
+	f2 = frame(p, OS_FRAME_NATIVE, "f", "/m", NULL, 0, 2);
+	cr_assert_neq(f1, f2);
+	cr_assert_eq(frame(p, OS_FRAME_NATIVE, "f", "/m", NULL, 0, 1), f1);
+	s1 = os_profile_stack(p, (uint32_t[]){ f1, f2 }, 2);
+	s2 = os_profile_stack(p, (uint32_t[]){ f2, f1 }, 2);
+	cr_assert_neq(s1, s2);
+	cr_assert_eq(os_profile_stack(p, (uint32_t[]){ f1, f2 }, 2), s1);
+	cr_assert_eq(os_profile_stack(p, NULL, 0), os_profile_stack(p, NULL, 0));
+
+	/* Many strings: every one keeps its id through table growth. */
+	base = p->nstrings;
+	for (i = 0; i < 20000; i++) {
+		snprintf(name, sizeof(name), "s%u", i);
+		cr_assert_eq(os_profile_string(p, name), base + i);
+	}
+	for (i = 0; i < 20000; i++) {
+		snprintf(name, sizeof(name), "s%u", i);
+		cr_assert_eq(os_profile_string(p, name), base + i);
+		cr_assert_str_eq(os_profile_str(p, base + i), name);
+	}
+	cr_assert_eq(p->nstrings, base + 20000);
+	os_profile_free(p);
+}
+
+Test(profile, round_trip_keeps_everything)
+{
+	struct os_profile *p = build_full(), *q = NULL;
+	char err[256] = "";
+	struct stat st;
+
+	cr_assert_eq(os_profile_write(p, tmp_path("rt.data"), err, sizeof(err)), 0, "%s", err);
+	cr_assert_neq(stat(tmp_path("rt.data.tmp"), &st), 0, "temporary file left behind");
+	cr_assert_eq(os_profile_read(tmp_path("rt.data"), &q, err, sizeof(err)), 0, "%s", err);
+	assert_profiles_eq(p, q);
+
+	/* A profile read back can be extended like a new one. */
+	cr_assert_eq(os_profile_string(q, "double[]"), os_profile_string(p, "double[]"));
+	cr_assert_eq(os_profile_string(q, "new"), p->nstrings);
+	os_profile_free(p);
+	os_profile_free(q);
+}
+
+Test(profile, empty_profile_round_trips)
+{
+	struct os_profile *p = os_profile_new(), *q = NULL;
+	char err[256] = "";
+
+	cr_assert_eq(os_profile_write(p, tmp_path("e.data"), err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(os_profile_read(tmp_path("e.data"), &q, err, sizeof(err)), 0, "%s", err);
+	assert_profiles_eq(p, q);
+	cr_assert_eq(q->meta.sampler, OS_NONE);
+	os_profile_free(p);
+	os_profile_free(q);
+}
+
+Test(profile, every_truncation_is_rejected)
+{
+	struct os_profile *q;
+	char err[256], want[128];
+	size_t len, n;
+	uint8_t *buf = full_bytes(&len);
+	int ret;
+
+	for (n = 0; n < len; n++) {
+		q = (void *)1;
+		err[0] = 0;
+		ret = os_profile_read_mem(buf, n, &q, err, sizeof(err));
+		cr_assert(ret == -EPROTO || ret == -EINVAL, "length %zu: ret %d", n, ret);
+		cr_assert_null(q);
+		cr_assert_neq(err[0], 0, "length %zu: no message", n);
+		if (n >= HDR) {
+			snprintf(want, sizeof(want),
+				 "truncated profile (expected %zu bytes, got %zu)", len, n);
+			cr_assert_str_eq(err, want);
+		}
+	}
+	free(buf);
+}
+
+Test(profile, truncated_file_message_names_the_file)
+{
+	struct os_profile *q;
+	char err[256], want[256];
+	size_t len;
+	uint8_t *buf = full_bytes(&len);
+
+	spit(tmp_path("cut.data"), buf, len - 1);
+	cr_assert_eq(os_profile_read(tmp_path("cut.data"), &q, err, sizeof(err)), -EPROTO);
+	snprintf(want, sizeof(want), "%s: truncated profile (expected %zu bytes, got %zu)",
+		 tmp_path("cut.data"), len, len - 1);
+	cr_assert_str_eq(err, want);
+	free(buf);
+}
+
+Test(profile, every_flipped_byte_is_rejected)
+{
+	struct os_profile *q;
+	char err[256];
+	size_t len, i;
+	uint8_t *buf = full_bytes(&len);
+	int ret;
+
+	for (i = 0; i < len; i++) {
+		buf[i] ^= 0x5a;
+		q = NULL;
+		ret = os_profile_read_mem(buf, len, &q, err, sizeof(err));
+		cr_assert_lt(ret, 0, "flip at %zu accepted", i);
+		cr_assert_null(q);
+		if (i >= HDR && i < len - END)
+			cr_assert_str_eq(err, "corrupt profile: checksum mismatch", "at %zu", i);
+		buf[i] ^= 0x5a;
+	}
+	cr_assert_eq(os_profile_read_mem(buf, len, &q, err, sizeof(err)), 0);
+	os_profile_free(q);
+	free(buf);
+}
+
+Test(profile, wrong_version_is_unsupported)
+{
+	struct os_profile *q;
+	char err[256], want[256];
+	size_t len;
+	uint8_t *buf = full_bytes(&len);
+
+	le32_put(buf + 8, 7);
+	spit(tmp_path("v7.data"), buf, len);
+	cr_assert_eq(os_profile_read(tmp_path("v7.data"), &q, err, sizeof(err)), -ENOTSUP);
+	snprintf(want, sizeof(want),
+		 "%s: unsupported profile version 7 (this objscope reads version 1)",
+		 tmp_path("v7.data"));
+	cr_assert_str_eq(err, want);
+	cr_assert_null(q);
+	free(buf);
+}
+
+Test(profile, empty_and_garbage_files_are_not_profiles)
+{
+	struct os_profile *q;
+	char err[256], want[256];
+	uint8_t garbage[4096];
+	size_t i;
+
+	spit(tmp_path("empty"), "", 0);
+	cr_assert_eq(os_profile_read(tmp_path("empty"), &q, err, sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want), "%s: not an objscope profile (empty file)", tmp_path("empty"));
+	cr_assert_str_eq(err, want);
+
+	srand(42);
+	for (i = 0; i < sizeof(garbage); i++)
+		garbage[i] = (uint8_t)rand();
+	spit(tmp_path("garbage"), garbage, sizeof(garbage));
+	cr_assert_eq(os_profile_read(tmp_path("garbage"), &q, err, sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want), "%s: not an objscope profile", tmp_path("garbage"));
+	cr_assert_str_eq(err, want);
+
+	cr_assert_eq(os_profile_read(tmp_path("missing"), &q, err, sizeof(err)), -ENOENT);
+	cr_assert(strstr(err, "cannot open profile") != NULL, "%s", err);
+}
+
+Test(profile, hostile_counts_with_valid_checksum_are_rejected)
+{
+	struct os_profile *q;
+	char err[256];
+	size_t len, off;
+	uint8_t *buf = full_bytes(&len);
+
+	/* A string count far beyond the section: no huge allocation, an error. */
+	off = find_section(buf, len, OS_SEC_STRINGS);
+	le32_put(buf + off, 0xfffffff0u);
+	reseal(buf, len);
+	cr_assert_eq(os_profile_read_mem(buf, len, &q, err, sizeof(err)), -EPROTO);
+	cr_assert_str_eq(err, "corrupt profile: STRINGS section is malformed (a count or length"
+			      " overruns it)");
+	free(buf);
+
+	/* Frame count overrunning: count * record size > section. */
+	buf = full_bytes(&len);
+	off = find_section(buf, len, OS_SEC_FRAMES);
+	le32_put(buf + off, 0x10000000u);
+	reseal(buf, len);
+	cr_assert_eq(os_profile_read_mem(buf, len, &q, err, sizeof(err)), -EPROTO);
+	free(buf);
+
+	/* A context pointing at a stack that does not exist. */
+	buf = full_bytes(&len);
+	off = find_section(buf, len, OS_SEC_CONTEXTS);
+	le32_put(buf + off + 8 + 4, 999); /* count, recsize, then ctx 0: type, stack */
+	reseal(buf, len);
+	cr_assert_eq(os_profile_read_mem(buf, len, &q, err, sizeof(err)), -EPROTO);
+	cr_assert_str_eq(err, "corrupt profile: context 0 refers to a missing type or stack");
+	free(buf);
+
+	/* An access pointing at a missing context. */
+	buf = full_bytes(&len);
+	off = find_section(buf, len, OS_SEC_ACCESSES);
+	le32_put(buf + off + 8, 7);
+	reseal(buf, len);
+	cr_assert_eq(os_profile_read_mem(buf, len, &q, err, sizeof(err)), -EPROTO);
+	free(buf);
+
+	/* A section length running past the end. */
+	buf = full_bytes(&len);
+	off = find_section(buf, len, OS_SEC_STRINGS);
+	le32_put(buf + off - 8, 0xffffff00u);
+	reseal(buf, len);
+	cr_assert_eq(os_profile_read_mem(buf, len, &q, err, sizeof(err)), -EPROTO);
+	free(buf);
+}
+
+Test(profile, unknown_sections_are_skipped)
+{
+	struct os_profile *p = build_full(), *q;
+	char err[256];
+	size_t len, nlen;
+	uint8_t *buf = full_bytes(&len), *nbuf;
+	static const uint8_t extra[16 + 5] = { 99, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0,
+					       'h', 'e', 'l', 'l', 'o' };
+
+	/* Insert a section of a type this version does not know before END. */
+	nlen = len + sizeof(extra);
+	nbuf = malloc(nlen);
+	memcpy(nbuf, buf, len - END);
+	memcpy(nbuf + len - END, extra, sizeof(extra));
+	memcpy(nbuf + nlen - END, buf + len - END, END);
+	reseal(nbuf, nlen);
+	cr_assert_eq(os_profile_read_mem(nbuf, nlen, &q, err, sizeof(err)), 0, "%s", err);
+	assert_profiles_eq(p, q);
+	os_profile_free(q);
+	os_profile_free(p);
+	free(nbuf);
+	free(buf);
+}
+
+Test(profile, write_failure_leaves_no_file)
+{
+	struct os_profile *p = build_full();
+	struct rlimit rl = { 64, 64 };
+	char err[256] = "";
+	struct stat st;
+	int ret;
+
+	/* A file size limit makes write() fail like a full disk would. */
+	signal(SIGXFSZ, SIG_IGN);
+	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
+	ret = os_profile_write(p, tmp_path("big.data"), err, sizeof(err));
+	cr_assert_eq(ret, -EFBIG);
+	cr_assert(strstr(err, "cannot write profile") != NULL, "%s", err);
+	cr_assert_neq(stat(tmp_path("big.data"), &st), 0);
+	cr_assert_neq(stat(tmp_path("big.data.tmp"), &st), 0);
+	os_profile_free(p);
+
+	cr_assert_lt(os_profile_write(p = build_full(), "/nonexistent/dir/x.data", err,
+				      sizeof(err)), 0);
+	cr_assert(strstr(err, "/nonexistent/dir/x.data: cannot create") == err, "%s", err);
+	os_profile_free(p);
+}
+
+Test(profile, merge_twice_doubles_counts)
+{
+	struct os_profile *p = build_full(), *m = os_profile_new();
+	uint32_t i;
+
+	cr_assert_eq(os_profile_merge(m, p), 0);
+	cr_assert_eq(os_profile_merge(m, p), 0);
+	cr_assert_eq(m->ncontexts, p->ncontexts);
+	cr_assert_eq(m->naccesses, p->naccesses);
+	cr_assert_eq(m->nthreads, p->nthreads);
+	for (i = 0; i < p->ncontexts; i++) {
+		cr_assert_eq(m->contexts[i].samples, 2 * p->contexts[i].samples);
+		cr_assert_eq(m->contexts[i].bytes, 2 * p->contexts[i].bytes);
+		cr_assert_eq(m->contexts[i].allocations, 2 * p->contexts[i].allocations);
+		cr_assert_eq(m->contexts[i].metrics[OS_M_REMOTE],
+			     2 * p->contexts[i].metrics[OS_M_REMOTE]);
+	}
+	for (i = 0; i < p->naccesses; i++)
+		cr_assert_eq(m->accesses[i].samples, 2 * p->accesses[i].samples);
+	for (i = 0; i < p->nthreads; i++)
+		cr_assert_eq(m->threads[i].samples, 2 * p->threads[i].samples);
+	cr_assert_eq(m->c.samples_total, 2 * p->c.samples_total);
+	cr_assert_eq(m->c.truncated_paths, 2 * p->c.truncated_paths);
+	cr_assert_eq(m->meta.npids, 2);
+	cr_assert_eq(m->meta.nnotes, 1);
+	cr_assert_eq(m->meta.argc, 3);
+	cr_assert_str_eq(os_profile_str(m, m->meta.argv[2]), "Bench");
+	cr_assert_str_eq(os_profile_str(m, m->meta.sampler), "soft");
+	cr_assert_eq(m->meta.duration_s, 12.5);
+	os_profile_free(p);
+	os_profile_free(m);
+}
+
+/* Two profiles that intern in different orders: equal contexts meet. */
+Test(profile, merge_matches_contexts_by_strings)
+{
+	struct os_profile *a = os_profile_new(), *b = os_profile_new();
+	uint32_t fa, fb, fb2, sa, sb, sb2;
+	char buf[128];
+
+	os_profile_string(a, "padding");
+	fa = frame(a, OS_FRAME_NATIVE, "alloc_node", "/bin/app", "tree.c", 10, 0x100);
+	sa = os_profile_stack(a, &fa, 1);
+	os_profile_add_context(a, &(struct os_context){ .type = os_profile_string(a, "node"),
+							.stack = sa, .allocations = 1, .bytes = 64,
+							.samples = 5 });
+	os_profile_add_access(a, &(struct os_access){ .context = 0, .stack = sa, .samples = 5 });
+	os_profile_add_pid(a, 1);
+	a->meta.duration_s = 3;
+
+	/* Same strings, another call-site offset: still the same context. */
+	fb2 = frame(b, OS_FRAME_NATIVE, "other", "/bin/app", NULL, 0, 0x200);
+	sb2 = os_profile_stack(b, &fb2, 1);
+	fb = frame(b, OS_FRAME_NATIVE, "alloc_node", "/bin/app", "tree.c", 10, 0x104);
+	sb = os_profile_stack(b, &fb, 1);
+	os_profile_add_context(b, &(struct os_context){ .type = OS_NONE, .stack = sb2,
+							.allocations = 2, .bytes = 10, .samples = 1 });
+	os_profile_add_context(b, &(struct os_context){ .type = os_profile_string(b, "node"),
+							.stack = sb, .allocations = 3, .bytes = 192,
+							.samples = 7 });
+	os_profile_add_access(b, &(struct os_access){ .context = 1, .stack = sb, .samples = 7 });
+	os_profile_add_pid(b, 2);
+	b->meta.duration_s = 5;
+
+	cr_assert_eq(os_profile_merge(a, b), 0);
+	cr_assert_eq(a->ncontexts, 2);
+	cr_assert_eq(a->contexts[0].samples, 12);
+	cr_assert_eq(a->contexts[0].allocations, 4);
+	cr_assert_eq(a->contexts[0].bytes, 256);
+	cr_assert_eq(a->contexts[1].samples, 1);
+	cr_assert_eq(a->contexts[1].type, OS_NONE);
+	cr_assert_eq(a->naccesses, 1);
+	cr_assert_eq(a->accesses[0].samples, 12);
+	cr_assert_eq(a->meta.npids, 2);
+	cr_assert_eq(a->meta.duration_s, 5);
+	os_profile_frame_str(a, a->stacks[a->contexts[1].stack].frames[0], buf, sizeof(buf));
+	cr_assert_str_eq(buf, "other");
+	os_profile_free(a);
+	os_profile_free(b);
+}
+
+Test(profile, frame_strings)
+{
+	struct os_profile *p = os_profile_new();
+	char buf[128];
+	struct {
+		uint32_t id;
+		const char *want;
+	} cases[] = {
+		{ frame(p, OS_FRAME_JAVA, "Bench.makeData", NULL, "Bench.java", 12, 0),
+		  "Bench.makeData(Bench.java:12)" },
+		{ frame(p, OS_FRAME_JAVA, "Bench.run", NULL, NULL, 0, 0), "Bench.run" },
+		{ frame(p, OS_FRAME_JAVA, "Bench.x", NULL, "src/Bench.java", 0, 0),
+		  "Bench.x(Bench.java)" },
+		{ frame(p, OS_FRAME_NATIVE, "fill", "/bin/app", "/src/app/fill.c", 33, 0x40),
+		  "fill (fill.c:33)" },
+		{ frame(p, OS_FRAME_NATIVE, "memcpy", "/lib/libc.so.6", NULL, 0, 0x40), "memcpy" },
+		{ frame(p, OS_FRAME_NATIVE, NULL, "/lib/libfoo.so", NULL, 0, 0x1a2b),
+		  "libfoo.so+0x1a2b" },
+		{ frame(p, OS_FRAME_NATIVE, NULL, NULL, NULL, 0, 0xdeadbeef), "[unknown] 0xdeadbeef" },
+		{ frame(p, OS_FRAME_UNKNOWN, NULL, NULL, NULL, 0, 0x7f00aa), "[unknown] 0x7f00aa" },
+		{ frame(p, OS_FRAME_JAVA, NULL, NULL, NULL, 0, 0x1234), "[unknown] 0x1234" },
+		{ frame(p, OS_FRAME_KERNEL, "clear_page", NULL, NULL, 0, 0), "clear_page [kernel]" },
+		{ frame(p, OS_FRAME_SYNTHETIC, "[allocated before attach]", NULL, NULL, 0, 0),
+		  "[allocated before attach]" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		os_profile_frame_str(p, cases[i].id, buf, sizeof(buf));
+		cr_assert_str_eq(buf, cases[i].want);
+	}
+	os_profile_frame_str(p, 9999, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "[invalid frame 9999]");
+	os_profile_frame_str(p, cases[0].id, buf, 6);
+	cr_assert_str_eq(buf, "Bench");
+	os_profile_free(p);
+}

@@ -1,0 +1,268 @@
+/* test_ring.c - the per-thread SPSC event ring of common/ring.h. */
+#include <criterion/criterion.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/ring.h"
+
+static struct os_slot *slot_new(uint64_t ring_bytes)
+{
+	struct os_slot *s = aligned_alloc(64, OS_SLOT_HDR + ring_bytes);
+
+	cr_assert_not_null(s);
+	memset(s, 0, OS_SLOT_HDR + ring_bytes);
+	return s;
+}
+
+/* Writes one event with `nframes` frames; returns false when it was dropped. */
+static bool put(struct os_slot *s, uint64_t ring_bytes, uint64_t seq, uint16_t nframes)
+{
+	uint32_t len = os_event_len(nframes);
+	struct os_event *ev = os_ring_reserve(s, ring_bytes, len);
+	uint16_t i;
+
+	if (!ev)
+		return false;
+	ev->type = OS_EV_ALLOC;
+	ev->nframes = nframes;
+	ev->len = len;
+	ev->pid = 1;
+	ev->tid = 2;
+	ev->time = seq;
+	ev->addr = seq;
+	ev->size = seq * 3;
+	ev->aux = 0;
+	ev->aux2 = 0;
+	for (i = 0; i < nframes; i++)
+		ev->frames[i] = seq + i;
+	os_ring_commit(s, ev);
+	return true;
+}
+
+struct got {
+	uint64_t n;
+	uint64_t last;       /* last sequence number seen + 1, 0 before any */
+	bool ok;             /* every record well formed and in order */
+	uint64_t seqs[64];
+};
+
+static void on_event(const struct os_event *ev, void *arg)
+{
+	struct got *g = arg;
+	uint16_t i;
+
+	if (ev->type != OS_EV_ALLOC || ev->size != ev->addr * 3 || ev->len != os_event_len(ev->nframes))
+		g->ok = false;
+	for (i = 0; i < ev->nframes; i++)
+		if (ev->frames[i] != ev->addr + i)
+			g->ok = false;
+	if (g->last && ev->addr < g->last)
+		g->ok = false;
+	g->last = ev->addr + 1;
+	if (g->n < 64)
+		g->seqs[g->n] = ev->addr;
+	g->n++;
+}
+
+Test(ring, reserve_commit_drain)
+{
+	const uint64_t rb = 4096;
+	struct os_slot *s = slot_new(rb);
+	struct got g = { .ok = true };
+	uint64_t bad = 0;
+
+	cr_assert(put(s, rb, 1, 0));
+	cr_assert(put(s, rb, 2, 3));
+	cr_assert(put(s, rb, 3, 7));
+	cr_assert_eq(atomic_load(&s->head), os_event_len(0) + os_event_len(3) + os_event_len(7));
+	cr_assert_eq(os_ring_drain(s, rb, on_event, &g, &bad), 3);
+	cr_assert(g.ok);
+	cr_assert(g.seqs[0] == 1 && g.seqs[1] == 2 && g.seqs[2] == 3);
+	cr_assert_eq(bad, 0);
+	cr_assert_eq(atomic_load(&s->tail), atomic_load(&s->head));
+	cr_assert_eq(os_ring_drain(s, rb, on_event, &g, &bad), 0, "nothing left");
+	free(s);
+}
+
+Test(ring, pad_at_wrap)
+{
+	const uint64_t rb = 1024;
+	const uint32_t len = os_event_len(8);
+	const uint64_t before = rb / len; /* records that fit before the end */
+	struct os_slot *s = slot_new(rb);
+	struct got g = { .ok = true };
+	const struct os_event *pad;
+	uint64_t bad = 0, i, head;
+
+	cr_assert_neq(rb % len, 0, "the test needs a short tail");
+	for (i = 0; i < before; i++)
+		cr_assert(put(s, rb, i, 8));
+	cr_assert_eq(os_ring_drain(s, rb, on_event, &g, &bad), before);
+	head = atomic_load(&s->head);
+	cr_assert_eq(head, before * len);
+	cr_assert(put(s, rb, before, 8));
+	pad = (const struct os_event *)(os_slot_data(s) + head);
+	cr_assert_eq(pad->type, OS_EV_PAD);
+	cr_assert_eq(pad->len, rb - head);
+	cr_assert_eq(((const struct os_event *)os_slot_data(s))->addr, before, "record restarts at 0");
+	cr_assert_eq(atomic_load(&s->head), rb + len);
+	cr_assert(put(s, rb, before + 1, 0));
+	cr_assert_eq(os_ring_drain(s, rb, on_event, &g, &bad), 2, "the PAD is not handed out");
+	cr_assert(g.ok);
+	cr_assert_eq(g.n, before + 2);
+	cr_assert_eq(g.seqs[before], before);
+	cr_assert_eq(g.seqs[before + 1], before + 1);
+	cr_assert_eq(bad, 0);
+	free(s);
+}
+
+Test(ring, full_ring_drops)
+{
+	const uint64_t rb = 1024;
+	const uint32_t len = os_event_len(4);
+	struct os_slot *s = slot_new(rb);
+	struct got g = { .ok = true };
+	uint64_t bad = 0, i, head;
+
+	for (i = 0; put(s, rb, i, 4); i++)
+		cr_assert_lt(i, 100, "the ring never fills");
+	cr_assert_eq(i, rb / len);
+	head = atomic_load(&s->head);
+	cr_assert_null(os_ring_reserve(s, rb, len));
+	cr_assert_eq(atomic_load(&s->head), head, "a failed reserve changes nothing");
+	cr_assert_null(os_ring_reserve(s, rb, rb / 2 + 8), "larger than half the ring");
+	cr_assert_eq(os_ring_drain(s, rb, on_event, &g, &bad), i);
+	cr_assert(g.ok);
+	cr_assert(put(s, rb, i, 4), "space is reusable after a drain");
+	free(s);
+}
+
+Test(ring, malformed_record_skipped)
+{
+	const uint64_t rb = 4096;
+	struct os_slot *s = slot_new(rb);
+	struct got g = { .ok = true };
+	struct os_event *ev;
+	uint64_t bad = 0, head_before;
+
+	cr_assert(put(s, rb, 1, 2));
+	head_before = atomic_load(&s->head);
+	/* A record claiming more frames than its length holds. */
+	ev = os_ring_reserve(s, rb, os_event_len(1));
+	cr_assert_not_null(ev);
+	ev->type = OS_EV_ALLOC;
+	ev->nframes = 50;
+	ev->len = os_event_len(1);
+	os_ring_commit(s, ev);
+	cr_assert(put(s, rb, 2, 0));
+
+	cr_assert_eq(os_ring_drain(s, rb, on_event, &g, &bad), 1);
+	cr_assert_eq(g.seqs[0], 1);
+	cr_assert_eq(bad, atomic_load(&s->head) - head_before, "skipped bytes counted");
+	cr_assert_eq(atomic_load(&s->tail), atomic_load(&s->head), "resynchronised");
+	/* The ring keeps working afterwards. */
+	cr_assert(put(s, rb, 3, 1));
+	cr_assert_eq(os_ring_drain(s, rb, on_event, &g, &bad), 1);
+	cr_assert(g.ok);
+	cr_assert_eq(g.seqs[1], 3);
+	free(s);
+}
+
+Test(ring, bad_length_zero)
+{
+	const uint64_t rb = 4096;
+	struct os_slot *s = slot_new(rb);
+	struct got g = { .ok = true };
+	uint64_t bad = 0;
+
+	/* A foreign writer advanced head over a zeroed area. */
+	atomic_store(&s->head, 256);
+	cr_assert_eq(os_ring_drain(s, rb, on_event, &g, &bad), 0);
+	cr_assert_eq(bad, 256);
+	cr_assert_eq(atomic_load(&s->tail), 256);
+	free(s);
+}
+
+/* Producer/consumer on two threads: committed records arrive exactly once
+ * and in order; dropped ones never arrive. */
+#define STRESS_N 400000u
+#define STRESS_RB (1u << 14)
+
+struct stress {
+	struct os_slot *s;
+	_Atomic bool done;
+	uint8_t *dropped;  /* per sequence number, written by the producer */
+	uint64_t drops;
+};
+
+static void *producer(void *arg)
+{
+	struct stress *st = arg;
+	uint64_t seq;
+
+	for (seq = 0; seq < STRESS_N; seq++) {
+		if (!put(st->s, STRESS_RB, seq, (uint16_t)(seq % 13))) {
+			st->dropped[seq] = 1;
+			st->drops++;
+			if (st->drops % 64 == 0)
+				sched_yield();
+		}
+	}
+	atomic_store_explicit(&st->done, true, memory_order_release);
+	return NULL;
+}
+
+struct stress_got {
+	uint64_t n;
+	int64_t last;
+	uint64_t errors;
+	const uint8_t *dropped;
+};
+
+static void on_stress(const struct os_event *ev, void *arg)
+{
+	struct stress_got *g = arg;
+	uint16_t i;
+
+	if ((int64_t)ev->addr <= g->last || ev->addr >= STRESS_N || g->dropped[ev->addr] ||
+	    ev->nframes != ev->addr % 13 || ev->size != ev->addr * 3)
+		g->errors++;
+	for (i = 0; i < ev->nframes; i++)
+		if (ev->frames[i] != ev->addr + i)
+			g->errors++;
+	g->last = (int64_t)ev->addr;
+	g->n++;
+}
+
+Test(ring, two_thread_stress, .timeout = 60)
+{
+	struct stress st = { 0 };
+	struct stress_got g = { .last = -1 };
+	uint64_t bad = 0;
+	pthread_t th;
+
+	st.s = slot_new(STRESS_RB);
+	st.dropped = calloc(STRESS_N, 1);
+	cr_assert_not_null(st.dropped);
+	g.dropped = st.dropped;
+	cr_assert_eq(pthread_create(&th, NULL, producer, &st), 0);
+	for (;;) {
+		bool done = atomic_load_explicit(&st.done, memory_order_acquire);
+
+		os_ring_drain(st.s, STRESS_RB, on_stress, &g, &bad);
+		if (done)
+			break;
+	}
+	pthread_join(th, NULL);
+	cr_assert_eq(bad, 0);
+	cr_assert_eq(g.errors, 0, "%lu duplicated, reordered or corrupt records", g.errors);
+	cr_assert_eq(g.n + st.drops, STRESS_N, "received %lu + dropped %lu != %u", g.n, st.drops,
+		     STRESS_N);
+	/* Received: strictly increasing, never a dropped one, and as many as
+	 * were committed, hence exactly the committed ones. */
+	cr_assert_gt(g.n, 0);
+	free(st.dropped);
+	free(st.s);
+}
