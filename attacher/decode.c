@@ -11,8 +11,7 @@
 
 struct os_decoder {
 	csh cs;
-	cs_insn *insn;          /* with detail: the instruction analysed */
-	cs_insn *sweep;         /* without detail: boundary sweeps (much faster) */
+	cs_insn *insn;          /* cs_malloc'd with detail, reused by every decode */
 };
 
 struct os_decoder *os_decoder_new(void)
@@ -23,20 +22,15 @@ struct os_decoder *os_decoder_new(void)
 		return NULL;
 	if (cs_open(CS_ARCH_X86, CS_MODE_64, &d->cs) != CS_ERR_OK)
 		goto fail;
-	/* cs_malloc allocates a detail buffer only while detail is on, and
-	 * capstone clears an allocated one on every decode. */
-	d->sweep = cs_malloc(d->cs);
-	if (!d->sweep)
-		goto fail_close;
+	/* Detail is left on for sweeps too: turning it off for them (with a
+	 * second, detail-less insn) made no measurable difference. */
 	if (cs_option(d->cs, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK)
-		goto fail_free;
+		goto fail_close;
 	d->insn = cs_malloc(d->cs);
 	if (!d->insn)
-		goto fail_free;
+		goto fail_close;
 	return d;
 
-fail_free:
-	cs_free(d->sweep, 1);
 fail_close:
 	cs_close(&d->cs);
 fail:
@@ -49,7 +43,6 @@ void os_decoder_free(struct os_decoder *d)
 	if (!d)
 		return;
 	cs_free(d->insn, 1);
-	cs_free(d->sweep, 1);
 	cs_close(&d->cs);
 	free(d);
 }
@@ -71,26 +64,17 @@ const char *os_dec_status_str(enum os_dec_status st)
 	return "unknown";
 }
 
-/* Sweeps decode into d->sweep with detail off; the analysed instruction
- * into d->insn with detail on. Returns the instruction buffer to use. */
-static cs_insn *set_detail(struct os_decoder *d, bool on)
-{
-	cs_option(d->cs, CS_OPT_DETAIL, on ? CS_OPT_ON : CS_OPT_OFF);
-	return on ? d->insn : d->sweep;
-}
-
-/* Decodes one instruction at `addr` from at most `avail` bytes into `insn`;
+/* Decodes one instruction at `addr` from at most `avail` bytes into d->insn;
  * returns its length, or 0 when the bytes are not a valid instruction. */
-static unsigned decode_one(struct os_decoder *d, cs_insn *insn, const uint8_t *p, size_t avail,
-			   uint64_t addr)
+static unsigned decode_one(struct os_decoder *d, const uint8_t *p, size_t avail, uint64_t addr)
 {
 	const uint8_t *code = p;
 	size_t size = avail < X86_MAX_INSN ? avail : X86_MAX_INSN;
 	uint64_t a = addr;
 
-	if (!cs_disasm_iter(d->cs, &code, &size, &a, insn))
+	if (!cs_disasm_iter(d->cs, &code, &size, &a, d->insn))
 		return 0;
-	return insn->size;
+	return d->insn->size;
 }
 
 /* Maps any width of a general-purpose register (rax/eax/ax/al/ah, r8..r8b,
@@ -148,7 +132,7 @@ static uint64_t sweep_forward(struct os_decoder *d, const uint8_t *code, size_t 
 	while (addr < ip) {
 		uint64_t at = addr;
 
-		if (!cs_disasm_iter(d->cs, &p, &size, &addr, d->sweep))
+		if (!cs_disasm_iter(d->cs, &p, &size, &addr, d->insn))
 			return 0;
 		if (addr == ip)
 			return at;
@@ -197,7 +181,7 @@ static uint64_t sweep_backward(struct os_decoder *d, const uint8_t *code, uint64
 	for (dist = 1; dist <= back_max; dist++) {
 		uint64_t c = ip - dist;
 		size_t off = c - code_addr;
-		unsigned n = decode_one(d, d->sweep, code + off, len - off, c);
+		unsigned n = decode_one(d, code + off, len - off, c);
 
 		if (n == 0) {
 			res[dist] = BACK_FAIL;
@@ -344,7 +328,6 @@ enum os_dec_status os_decode_prev(struct os_decoder *d, const uint8_t *code, siz
 {
 	enum os_dec_status st = OS_DEC_UNDECODABLE;
 	uint64_t start = 0;
-	cs_insn *insn;
 
 	memset(m, 0, sizeof(*m));
 	m->base = -1;
@@ -352,7 +335,6 @@ enum os_dec_status os_decode_prev(struct os_decoder *d, const uint8_t *code, siz
 	if (ip <= code_addr || ip - code_addr > len)
 		goto out;
 
-	set_detail(d, false);
 	if (boundary && boundary >= code_addr && boundary < ip) {
 		/* On a straddle or invalid bytes the sweep may have lost sync
 		 * (data in code): the backward sweep decides, and its
@@ -364,8 +346,7 @@ enum os_dec_status os_decode_prev(struct os_decoder *d, const uint8_t *code, siz
 	if (!start)
 		goto out;
 
-	insn = set_detail(d, true);
-	if (decode_one(d, insn, code + (start - code_addr), ip - start, start) != ip - start)
+	if (decode_one(d, code + (start - code_addr), ip - start, start) != ip - start)
 		goto out;
 	m->insn_addr = start;
 	m->insn_len = (uint8_t)(ip - start);

@@ -768,7 +768,9 @@ static int parse(const uint8_t *buf, size_t len, const char *name, struct os_pro
 		return -EPROTO;
 	}
 	end = size - END_SIZE;
-	if (le32(buf + end) != OS_SEC_END || le64(buf + end + 8) != 4) {
+	/* The END header is not covered by the checksum: all of it is fixed. */
+	if (le32(buf + end) != OS_SEC_END || le32(buf + end + 4) != 0 ||
+	    le64(buf + end + 8) != 4) {
 		set_err(err, errlen, name, "corrupt profile: END section missing");
 		return -EPROTO;
 	}

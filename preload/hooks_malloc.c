@@ -1,10 +1,12 @@
 /* hooks_malloc.c - the exported malloc family. Each hook calls the real
  * function, then (when armed and not re-entered) records: allocations of at
  * least header->min_size become ALLOC/REALLOC events with their call path,
- * smaller ones are only counted, every free of a non-NULL pointer is a FREE
- * event. Before the real functions are resolved, allocations come from the
+ * smaller ones are only counted, every free of a block that may have been
+ * tracked (usable size >= min_size) is a FREE event. Before the real
+ * functions are resolved, allocations come from the
  * static arena (see fallback.c), whose blocks free() ignores. */
 #include <errno.h>
+#include <malloc.h>
 #include <stdint.h>
 #include <unistd.h>
 
@@ -31,8 +33,13 @@ static void osp_after_alloc(uint16_t type, void *p, size_t size, void *old, cons
 
 static void osp_before_free(void *p)
 {
-	struct osp_thread *t = osp_enter();
+	struct osp_thread *t;
 
+	/* blocks too small to have been tracked need no event: most frees of a
+	 * malloc-heavy program cost one header read, not a ring write */
+	if (malloc_usable_size(p) < osp_hdr->min_size)
+		return;
+	t = osp_enter();
 	if (!t)
 		return;
 	osp_record_plain(t, OS_EV_FREE, (uint64_t)(uintptr_t)p, 0, 0, 0);

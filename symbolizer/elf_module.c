@@ -105,11 +105,6 @@ bool os_elfmod_loaded(const struct os_elfmod *m)
 	return m->loaded;
 }
 
-size_t os_elfmod_nsyms(const struct os_elfmod *m)
-{
-	return m->nsyms;
-}
-
 static int add_str(struct os_elfmod *m, const char *s, uint32_t *off)
 {
 	size_t len = strlen(s) + 1;
@@ -199,7 +194,8 @@ static int read_symbols(struct os_elfmod *m, Elf *elf, Elf_Scn *scn, const GElf_
 	n = sh->sh_size / sh->sh_entsize;
 	for (i = 1; i < n; i++) {
 		GElf_Sym s;
-		const char *name;
+		const char *name, *at;
+		char plain[512];
 		int type;
 
 		if (!gelf_getsym(data, (int)i, &s))
@@ -211,6 +207,13 @@ static int read_symbols(struct os_elfmod *m, Elf *elf, Elf_Scn *scn, const GElf_
 		name = elf_strptr(elf, sh->sh_link, s.st_name);
 		if (!name || !*name)
 			continue;
+		/* "__libc_start_main@@GLIBC_2.34": the version is not part of the name */
+		at = strchr(name, '@');
+		if (at && at != name && (size_t)(at - name) < sizeof(plain)) {
+			memcpy(plain, name, (size_t)(at - name));
+			plain[at - name] = 0;
+			name = plain;
+		}
 		if (m->nsyms == cap) {
 			size_t ncap = cap ? cap * 2 : 256;
 			struct sym *ns = realloc(m->syms, ncap * sizeof(*ns));

@@ -39,7 +39,6 @@ void os_elfmod_free(struct os_elfmod *m);
  * could not be opened, -ENOEXEC when it is not a usable ELF file. */
 int os_elfmod_load(struct os_elfmod *m, const char *open_path);
 bool os_elfmod_loaded(const struct os_elfmod *m);
-size_t os_elfmod_nsyms(const struct os_elfmod *m);
 
 /* The ELF vaddr of the byte at `addr` of a mapping [map_start, ...) of this
  * file that starts at file offset `pgoff`: the PT_LOAD segment holding that

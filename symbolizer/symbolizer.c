@@ -51,9 +51,10 @@ static uint64_t hash_str(const char *s)
 	return h == UINT64_MAX ? 0 : h;
 }
 
+/* Not a file to open: "", "[vdso]", "//anon", "anon_inode:...", ... */
 static bool is_special(const char *path)
 {
-	return !*path || path[0] == '[' || !strncmp(path, "//anon", 6);
+	return path[0] != '/' || !strncmp(path, "//anon", 6);
 }
 
 struct os_symbolizer *os_sym_new(void)

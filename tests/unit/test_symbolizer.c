@@ -330,6 +330,10 @@ Test(symbolizer, unknown_addresses)
 	cr_assert_str_eq(r.module, "[vdso]");
 	cr_assert_null(r.func);
 	cr_assert_eq(os_sym_add_mapping(s, 1, 0x30000, 0x30000, 0, "/x"), -EINVAL);
+	cr_assert_eq(os_sym_add_mapping(s, 1, 0x40000, 0x41000, 0, "anon_inode:[bpf]"), 0);
+	cr_assert_eq(os_sym_resolve(s, 1, 0x40010, &r), 0);
+	cr_assert_str_eq(r.module, "anon_inode:[bpf]");
+	cr_assert_null(r.func);
 	os_sym_free(s);
 }
 
