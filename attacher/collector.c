@@ -12,6 +12,7 @@
 
 #include "common/log.h"
 
+#define OS_STACK_COPY 8192 /* bytes of user stack copied per sample */
 #define WINDOW_NS 100000000ULL /* object events and samples are applied 100 ms late */
 
 enum { Q_EVENT = 1, Q_SAMPLE = 2 };
@@ -43,6 +44,7 @@ struct side {
 struct raw {
 	struct os_perf_sample s;
 	size_t chain;  /* offset into chains */
+	size_t stack;  /* offset into stacks */
 };
 
 struct round {
@@ -54,6 +56,8 @@ struct round {
 	size_t nchains, capchains;
 	char *strs;
 	size_t nstrs, capstrs;
+	uint8_t *stacks;
+	size_t nstacks, capstacks;
 	struct os_collector *c;
 	bool oom;
 };
@@ -116,7 +120,8 @@ static void cb_sample(void *arg, const struct os_perf_sample *s)
 	struct raw *w;
 
 	if (!grow((void **)&r->raw, &r->capraw, r->nraw + 1, sizeof(*r->raw)) ||
-	    !grow((void **)&r->chains, &r->capchains, r->nchains + s->nchain, sizeof(uint64_t))) {
+	    !grow((void **)&r->chains, &r->capchains, r->nchains + s->nchain, sizeof(uint64_t)) ||
+	    !grow((void **)&r->stacks, &r->capstacks, r->nstacks + s->stack_len, 1)) {
 		r->oom = true;
 		r->c->lost++;
 		return;
@@ -127,6 +132,11 @@ static void cb_sample(void *arg, const struct os_perf_sample *s)
 	memcpy(r->chains + r->nchains, s->chain, s->nchain * sizeof(uint64_t));
 	r->nchains += s->nchain;
 	w->s.chain = NULL;
+	w->stack = r->nstacks;
+	if (s->stack_len)
+		memcpy(r->stacks + r->nstacks, s->stack, s->stack_len);
+	r->nstacks += s->stack_len;
+	w->s.stack = NULL;
 }
 
 static void cb_comm(void *arg, uint32_t pid, uint32_t tid, const char *comm, bool exec,
@@ -259,6 +269,13 @@ int os_collector_init(struct os_collector *c, const struct os_opts *o, char *err
 	c->ca.arg = c;
 	c->ca.read = code_read;
 	c->ca.func_start = code_func_start;
+	if (o->call_graph_dwarf) {
+		c->unw = os_unwinder_new(c->sym);
+		if (!c->unw) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+	}
 	c->status_line = o->progress || isatty(STDERR_FILENO);
 	R.c = c;
 	return 0;
@@ -273,6 +290,10 @@ int os_collector_open(struct os_collector *c, pid_t pid, bool enable_on_exec, ch
 	memset(&attr, 0, sizeof(attr));
 	attr.size = sizeof(attr);
 	c->sampler.ops->setup(&c->sampler, &attr);
+	if (c->unw) {
+		attr.sample_type |= PERF_SAMPLE_STACK_USER;
+		attr.sample_stack_user = OS_STACK_COPY;
+	}
 	attr.sample_id_all = 1;
 	attr.inherit = 1;
 	attr.task = 1;
@@ -340,7 +361,8 @@ static struct os_qitem *queue_push(struct os_collector *c, uint64_t time, uint32
 	return q;
 }
 
-static void take_sample(struct os_collector *c, struct raw *w, const uint64_t *chain)
+static void take_sample(struct os_collector *c, struct raw *w, const uint64_t *chain,
+			const uint8_t *stack)
 {
 	struct os_perf_sample *s = &w->s;
 	struct os_thread_info *th = os_tasks_thread(&c->tasks, s->pid, s->tid, NULL);
@@ -371,10 +393,20 @@ static void take_sample(struct os_collector *c, struct raw *w, const uint64_t *c
 		return;
 	}
 	c->samples_addressed++;
-	/* access path: the accessing instruction, then the callers */
-	frames[n++] = insn;
-	for (uint32_t i = 1; i < s->nchain && n < OS_MAX_FRAMES; i++)
-		frames[n++] = chain[i];
+	/* access path: the accessing instruction, then the callers, from the
+	 * stack copy's CFI where possible, else from the frame-pointer chain */
+	if (c->unw && s->stack_len)
+		n = os_unwind(c->unw, as->id, s->tid, s->regs, stack, s->stack_len, frames,
+			      OS_MAX_FRAMES);
+	if (n >= 2 && n >= s->nchain) {
+		c->unwound_dwarf++;
+	} else {
+		n = 1;
+		for (uint32_t i = 1; i < s->nchain && n < OS_MAX_FRAMES; i++)
+			frames[n++] = chain[i];
+		c->unwound_fp++;
+	}
+	frames[0] = insn;
 	q = queue_push(c, s->time, Q_SAMPLE);
 	if (!q) {
 		c->lost++;
@@ -420,7 +452,7 @@ void os_collector_round(struct os_collector *c, bool final)
 	uint64_t cutoff;
 	size_t i, done;
 
-	r->nside = r->nraw = r->nchains = r->nstrs = 0;
+	r->nside = r->nraw = r->nchains = r->nstrs = r->nstacks = 0;
 	if (c->perf_ready)
 		os_perf_read(c->perf, &perf_cbs, r);
 	/* 1. follow processes, threads and mappings in time order */
@@ -429,7 +461,7 @@ void os_collector_round(struct os_collector *c, bool final)
 		apply_side(c, r, &r->side[i]);
 	/* 2. address the samples now, while the code can still be read */
 	for (i = 0; i < r->nraw; i++)
-		take_sample(c, &r->raw[i], r->chains + r->raw[i].chain);
+		take_sample(c, &r->raw[i], r->chains + r->raw[i].chain, r->stacks + r->raw[i].stack);
 	/* 3. object events from the target's rings */
 	if (c->shm_ready)
 		os_shm_host_drain(&c->shm, ring_event, c);
@@ -493,6 +525,8 @@ void os_collector_destroy(struct os_collector *c)
 		os_shm_host_destroy(&c->shm);
 	c->shm_ready = false;
 	os_sampler_destroy(&c->sampler);
+	os_unwinder_free(c->unw);
+	c->unw = NULL;
 	os_attrib_destroy(&c->attrib);
 	os_tasks_destroy(&c->tasks);
 	if (c->sym)
@@ -504,5 +538,6 @@ void os_collector_destroy(struct os_collector *c)
 	free(R.raw);
 	free(R.chains);
 	free(R.strs);
+	free(R.stacks);
 	memset(&R, 0, sizeof(R));
 }

@@ -21,6 +21,7 @@
 #include "attacher/sampler.h"
 #include "attacher/shm_host.h"
 #include "attacher/tasks.h"
+#include "attacher/unwind.h"
 #include "common/profile.h"
 #include "symbolizer/symbolizer.h"
 
@@ -35,6 +36,7 @@ struct os_collector {
 	struct os_tasks tasks;
 	struct os_attrib attrib;
 	struct os_code_access ca;
+	struct os_unwinder *unw;    /* NULL: frame-pointer access paths only */
 	struct os_qitem *q;
 	size_t qn, qcap;
 	uint32_t seq;
@@ -42,6 +44,7 @@ struct os_collector {
 	uint64_t samples_total, samples_addressed;
 	uint64_t unaddr_nomem, unaddr_clobbered, unaddr_undecodable;
 	uint64_t lost;
+	uint64_t unwound_dwarf, unwound_fp; /* access paths by method */
 	uint64_t last_status_ns;
 	bool status_line;          /* live status on stderr */
 	bool shm_ready, perf_ready;

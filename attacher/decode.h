@@ -40,10 +40,11 @@ enum os_dec_status {
 
 /* Backward sweep (no boundary): candidate starts up to OS_DEC_BACK_MAX bytes
  * before ip; those at least OS_DEC_BACK_MIN_DIST bytes back vote, and the
- * last-instruction start must be agreed by >= OS_DEC_BACK_MIN_AGREE voters
- * and by a third of all voters (see decode.c). A buffer with fewer
- * than OS_DEC_BACK_MIN_DIST + OS_DEC_BACK_MIN_AGREE - 1 bytes before ip can
- * therefore only be decoded with a boundary. */
+ * last-instruction start must be agreed by >= OS_DEC_BACK_MIN_AGREE voters,
+ * by a third of all voters and by twice as many as any other start (see
+ * decode.c). A buffer with fewer than OS_DEC_BACK_MIN_DIST +
+ * OS_DEC_BACK_MIN_AGREE - 1 bytes before ip can therefore only be decoded
+ * with a boundary. */
 #define OS_DEC_BACK_MAX 64
 #define OS_DEC_BACK_MIN_DIST 16
 #define OS_DEC_BACK_MIN_AGREE 4

@@ -11,7 +11,7 @@
 #include "common/shm.h"
 
 enum { OPT_MIN_SIZE = 256, OPT_RING_KB, OPT_THREADS, OPT_PROGRESS, OPT_NO_MMAP, OPT_REPLICAS,
-       OPT_LIFETIMES, OPT_REUSE, OPT_NUMA, OPT_PERF_PAGES };
+       OPT_LIFETIMES, OPT_REUSE, OPT_NUMA, OPT_PERF_PAGES, OPT_CALL_GRAPH };
 
 static const struct option longopts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -23,6 +23,7 @@ static const struct option longopts[] = {
 	{ "threads", required_argument, NULL, OPT_THREADS },
 	{ "perf-pages", required_argument, NULL, OPT_PERF_PAGES },
 	{ "progress", no_argument, NULL, OPT_PROGRESS },
+	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 	{ "no-mmap", no_argument, NULL, OPT_NO_MMAP },
 	{ "replicas", no_argument, NULL, OPT_REPLICAS },
 	{ "lifetimes", no_argument, NULL, OPT_LIFETIMES },
@@ -49,6 +50,8 @@ void os_opts_usage(const char *cmd)
 	       "      --min-size BYTES  smallest allocation tracked as an object (default %d);\n"
 	       "                        smaller ones are counted, not tracked\n"
 	       "      --no-mmap         do not track anonymous mmap regions as objects\n"
+	       "      --call-graph M    access paths: dwarf (stack copy + CFI, default) or fp\n"
+	       "                        (frame pointers only: cheaper, shorter paths in -O2 code)\n"
 	       "      --ring-kb KB      per-thread event ring size (default %u)\n"
 	       "      --threads N       threads tracked at once (default %u)\n"
 	       "      --progress        live status line even when stderr is not a terminal\n"
@@ -88,6 +91,7 @@ int os_opts_parse(struct os_opts *o, const char *cmd, int argc, char **argv)
 	o->ring_kb = OS_DEFAULT_RING_BYTES / 1024;
 	o->slots = OS_DEFAULT_SLOTS;
 	o->perf_pages = 256;
+	o->call_graph_dwarf = true;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:o:e:F:d:qvh", longopts, NULL)) != -1) {
@@ -138,6 +142,16 @@ int os_opts_parse(struct os_opts *o, const char *cmd, int argc, char **argv)
 				return -1;
 			}
 			o->perf_pages = (unsigned)v;
+			break;
+		case OPT_CALL_GRAPH:
+			if (!strcmp(optarg, "dwarf")) {
+				o->call_graph_dwarf = true;
+			} else if (!strcmp(optarg, "fp")) {
+				o->call_graph_dwarf = false;
+			} else {
+				os_err("--call-graph takes 'dwarf' or 'fp', not '%s'", optarg);
+				return -1;
+			}
 			break;
 		case OPT_PROGRESS:
 			o->progress = true;

@@ -21,7 +21,8 @@ struct os_opts {
 	unsigned perf_pages;     /* perf buffer pages per CPU */
 	bool progress;           /* --progress: live status even if not a tty */
 	bool quiet;              /* -q: no summary line */
-	bool no_mmap;            /* --no-mmap: do not track anonymous mmaps as objects */
+	bool no_mmap;
+	bool call_graph_dwarf;   /* --call-graph dwarf (default) | fp */            /* --no-mmap: do not track anonymous mmaps as objects */
 	bool replicas, lifetimes, reuse, numa; /* analyses (later issues) */
 	int verbose;             /* -v */
 };

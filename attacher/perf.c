@@ -257,13 +257,17 @@ static int parse_sample(struct os_perf *p, const void *rec, size_t len,
 		}
 	}
 	if (t & PERF_SAMPLE_STACK_USER) {
-		uint64_t sz = rd_u64(&r);
+		uint64_t sz = rd_u64(&r), dyn;
+		const uint8_t *data = r.p;
 
 		if (sz > (uint64_t)(r.end - r.p))
 			return -EPROTO;
 		r.p += sz;
-		if (sz)
-			rd_u64(&r);
+		if (sz) {
+			dyn = rd_u64(&r);
+			s->stack = data;
+			s->stack_len = dyn < sz ? dyn : sz;
+		}
 	}
 	if (t & PERF_SAMPLE_WEIGHT) {
 		s->weight = rd_u64(&r);

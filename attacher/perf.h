@@ -38,6 +38,8 @@ struct os_perf_sample {
 	uint32_t nchain;         /* user call chain, context markers removed */
 	const uint64_t *chain;   /* chain[0] == ip normally */
 	uint64_t regs[OS_REG_COUNT];
+	const uint8_t *stack;    /* PERF_SAMPLE_STACK_USER copy, starting at regs[SP] */
+	uint64_t stack_len;
 };
 
 struct os_perf_cb {

@@ -1,4 +1,5 @@
 /* profile_build.c - symbolizes the collected paths and fills an os_profile. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -122,6 +123,7 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 	struct builder b = { .c = c };
 	struct os_hmap accs;
 	uint32_t *ctxmap = NULL;
+	char note[256];
 
 	b.p = os_profile_new();
 	if (!b.p)
@@ -132,8 +134,13 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 	fill_counters(&b);
 	if (c->sampler.ops == &os_sampler_soft_ops)
 		os_profile_add_note(b.p, "software sampler: data addresses decoded from the "
-					 "instruction before each task-clock sample; access paths "
-					 "beyond the sampled function use frame pointers");
+					 "instruction before each task-clock sample");
+	snprintf(note, sizeof(note),
+		 "access paths: %llu unwound with DWARF CFI from a stack copy, %llu from the "
+		 "frame-pointer chain%s",
+		 (unsigned long long)c->unwound_dwarf, (unsigned long long)c->unwound_fp,
+		 c->unw ? "" : " (--call-graph fp)");
+	os_profile_add_note(b.p, note);
 	if (c->shm_ready && atomic_load(&c->shm.hdr->processes) == 0)
 		os_profile_add_note(b.p, "the preload library was not loaded by the target (static "
 					 "binary, or LD_PRELOAD cleared): no objects were tracked");

@@ -32,18 +32,20 @@
 #define IV_INNER_CAP 64
 #define IV_MAX_HEIGHT 24
 
+/* Nodes are cache-line aligned with the searched keys first, so that a key
+ * array spans the fewest lines. */
 struct iv_leaf {
-	uint32_t n;
-	struct iv_leaf *prev, *next;
 	uint64_t start[IV_LEAF_CAP];
 	uint64_t end[IV_LEAF_CAP];
 	uint64_t val[IV_LEAF_CAP];
+	struct iv_leaf *prev, *next;
+	uint32_t n;
 };
 
 struct iv_inner {
-	uint32_t n; /* children */
 	uint64_t key[IV_INNER_CAP];
 	void *child[IV_INNER_CAP];
+	uint32_t n; /* children */
 };
 
 struct os_ivindex {
@@ -115,6 +117,13 @@ static struct iv_leaf *descend(const struct os_ivindex *iv, uint64_t x, struct i
 	return node;
 }
 
+static void *node_alloc(size_t size)
+{
+	void *p;
+
+	return posix_memalign(&p, 64, size) == 0 ? p : NULL;
+}
+
 static void free_subtree(void *node, uint32_t height)
 {
 	struct iv_inner *in = node;
@@ -133,11 +142,12 @@ struct os_ivindex *os_iv_new(void)
 
 	if (!iv)
 		return NULL;
-	iv->root = calloc(1, sizeof(struct iv_leaf));
+	iv->root = node_alloc(sizeof(struct iv_leaf));
 	if (!iv->root) {
 		free(iv);
 		return NULL;
 	}
+	memset(iv->root, 0, sizeof(struct iv_leaf));
 	return iv;
 }
 
@@ -284,9 +294,9 @@ int os_iv_insert(struct os_ivindex *iv, uint64_t start, uint64_t end, uint64_t v
 		need++; /* a new root */
 	if (lvl == 0 && iv->height + 1 >= IV_MAX_HEIGHT)
 		return -ENOMEM;
-	spare[nspare++] = malloc(sizeof(struct iv_leaf));
+	spare[nspare++] = node_alloc(sizeof(struct iv_leaf));
 	while (nspare < need)
-		spare[nspare++] = malloc(sizeof(struct iv_inner));
+		spare[nspare++] = node_alloc(sizeof(struct iv_inner));
 	for (lvl = 0; lvl < nspare; lvl++) {
 		if (!spare[lvl]) {
 			ret = -ENOMEM;

@@ -3,6 +3,7 @@
  * access samples, each with its allocation path and its top access paths. */
 #include <inttypes.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 
 #include "report/formats.h"
@@ -12,6 +13,7 @@
 #define ACCESS_PATHS 5    /* access paths shown per object */
 #define ACCESS_FRAMES 4   /* frames shown per access path */
 #define THREADS_SHOWN 10
+#define PIDS_SHOWN 8
 
 static void human_bytes(uint64_t n, char *buf, size_t len)
 {
@@ -30,6 +32,26 @@ static void human_bytes(uint64_t n, char *buf, size_t len)
 	snprintf(buf, len, "%.1f %s", v, units[u]);
 }
 
+/* A command argument, shell-quoted when it holds anything but plain characters. */
+static void print_arg(const char *arg, const char *sep, FILE *out)
+{
+	const char *c;
+
+	if (*arg && strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				"0123456789-_+=/.,:@%") == strlen(arg)) {
+		fprintf(out, "%s%s", sep, arg);
+		return;
+	}
+	fprintf(out, "%s'", sep);
+	for (c = arg; *c; c++) {
+		if (*c == '\'')
+			fputs("'\\''", out);
+		else
+			fputc(*c, out);
+	}
+	fputc('\'', out);
+}
+
 static double pct(uint64_t part, uint64_t whole)
 {
 	return 100.0 * report_ratio(part, whole);
@@ -45,11 +67,13 @@ static void print_header(const struct os_profile *p, FILE *out)
 	fprintf(out, "# objscope report\n");
 	fprintf(out, "# command:     ");
 	for (i = 0; i < m->argc; i++)
-		fprintf(out, "%s%s", i ? " " : "", report_str(p, m->argv[i]));
+		print_arg(report_str(p, m->argv[i]), i ? " " : "", out);
 	fprintf(out, "%s\n", m->argc ? "" : "(unknown)");
 	fprintf(out, "# pids:        ");
-	for (i = 0; i < m->npids; i++)
+	for (i = 0; i < m->npids && i < PIDS_SHOWN; i++)
 		fprintf(out, "%s%" PRIu32, i ? ", " : "", m->pids[i]);
+	if (m->npids > PIDS_SHOWN)
+		fprintf(out, ", ... (%" PRIu32 " processes)", m->npids);
 	fprintf(out, "%s\n", m->npids ? "" : "(none)");
 	fprintf(out, "# duration:    %.2f s", m->duration_s);
 	if (m->mode != OS_NONE)
@@ -196,7 +220,7 @@ int report_render_text(const struct report_view *v, const struct report_opts *o,
 		fprintf(out, "%s# Objects (allocation contexts) ranked by access samples, %" PRIu32
 			     " of %" PRIu32 " shown:\n",
 			p->c.samples_attributed ? "" : "\n", n, v->nobjects);
-		fprintf(out, "#  rank    share    samples  allocations       bytes  type\n");
+		fprintf(out, "# rank    share    samples  allocations       bytes  type\n");
 		for (i = 0; i < n; i++) {
 			fprintf(out, "\n");
 			print_object(v, i, out);

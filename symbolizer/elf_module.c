@@ -342,6 +342,11 @@ out:
 	return ret;
 }
 
+const char *os_elfmod_open_path(const struct os_elfmod *m)
+{
+	return m && m->loaded && m->load_ret == 0 ? m->open_path : NULL;
+}
+
 int os_elfmod_load(struct os_elfmod *m, const char *open_path)
 {
 	const char *p = open_path ? open_path : m->path;

@@ -39,6 +39,8 @@ void os_elfmod_free(struct os_elfmod *m);
  * could not be opened, -ENOEXEC when it is not a usable ELF file. */
 int os_elfmod_load(struct os_elfmod *m, const char *open_path);
 bool os_elfmod_loaded(const struct os_elfmod *m);
+/* The file actually opened (NULL unless loaded successfully). */
+const char *os_elfmod_open_path(const struct os_elfmod *m);
 
 /* The ELF vaddr of the byte at `addr` of a mapping [map_start, ...) of this
  * file that starts at file offset `pgoff`: the PT_LOAD segment holding that

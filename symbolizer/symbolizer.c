@@ -376,6 +376,30 @@ static struct os_elfmod *module_elf(struct sym_module *m)
 	return m->elf;
 }
 
+int os_sym_module_at(struct os_symbolizer *s, uint32_t pid, uint64_t addr, const char **path,
+		     uint64_t *bias, uint64_t *start, uint64_t *end)
+{
+	struct sym_proc *p = proc_get(s, pid, false);
+	struct os_elfmod *elf;
+	struct sym_map *map;
+	size_t i;
+
+	if (!p)
+		return -ENOENT;
+	i = map_lower_bound(p, addr);
+	if (i >= p->n || p->maps[i].start > addr || !p->maps[i].mod->elf)
+		return -ENOENT;
+	map = &p->maps[i];
+	elf = module_elf(map->mod);
+	*path = os_elfmod_open_path(elf);
+	if (!*path)
+		return -ENOENT;
+	*bias = addr - os_elfmod_vaddr(elf, map->start, map->pgoff, addr);
+	*start = map->start;
+	*end = map->end;
+	return 0;
+}
+
 int os_sym_resolve(struct os_symbolizer *s, uint32_t pid, uint64_t addr,
 		   struct os_sym_result *r)
 {

@@ -69,6 +69,12 @@ bool os_sym_has_process(struct os_symbolizer *s, uint32_t pid);
 int os_sym_resolve(struct os_symbolizer *s, uint32_t pid, uint64_t addr,
 		   struct os_sym_result *r);
 
+/* The ELF file mapped at addr of pid: the path to open, its load bias
+ * (runtime address - ELF vaddr) and the mapping's range. 0, or -ENOENT when
+ * addr is not in a readable ELF mapping. Used by the DWARF unwinder. */
+int os_sym_module_at(struct os_symbolizer *s, uint32_t pid, uint64_t addr, const char **path,
+		     uint64_t *bias, uint64_t *start, uint64_t *end);
+
 /* Demangles a C++ (Itanium ABI) name into buf; returns buf, or `name` itself
  * when it is not mangled. */
 const char *os_sym_demangle(const char *name, char *buf, unsigned long len);

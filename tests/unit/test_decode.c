@@ -404,6 +404,47 @@ Test(decode, garbage_is_undecodable)
 	}
 }
 
+/* A short run of code after invalid bytes: the few voters that land agree,
+ * but most voters fail, so without a boundary the answer is refused; with
+ * the boundary it is found. */
+Test(decode, mostly_invalid_context)
+{
+	uint8_t buf[41 + 0x17];
+	struct os_mem_insn m;
+	uint64_t tail = CODE_ADDR + 41;
+
+	memset(buf, 0x06, 41);
+	memcpy(buf + 41, walk_code + 0x2c, 0x17);      /* nop .. add [rax+0x18],1 */
+	cr_assert_eq(os_decode_prev(dec, buf, sizeof(buf), CODE_ADDR, tail + 0x17, 0, &m),
+		     OS_DEC_UNDECODABLE);
+	cr_assert_eq(os_decode_prev(dec, buf, sizeof(buf), CODE_ADDR, tail + 0x17, tail, &m),
+		     OS_DEC_OK);
+	cr_assert_eq(m.insn_addr, tail + 0x13);
+}
+
+/* 04 04 ... 04 90: `add al, 4` pairs never resynchronise, so half the
+ * candidates end with `nop` (start ip-1) and half with `add al, 0x90`
+ * (start ip-2). Without a boundary that is ambiguous; the boundary decides. */
+Test(decode, ambiguous_decoding_refused)
+{
+	uint8_t buf[81];
+	struct os_mem_insn m;
+	uint64_t ip = CODE_ADDR + sizeof(buf);
+
+	memset(buf, 0x04, sizeof(buf) - 1);
+	buf[sizeof(buf) - 1] = 0x90;
+	cr_assert_eq(os_decode_prev(dec, buf, sizeof(buf), CODE_ADDR, ip, 0, &m),
+		     OS_DEC_UNDECODABLE);
+	/* from an even start: 40 x `add al, 4`, then nop */
+	cr_assert_eq(os_decode_prev(dec, buf, sizeof(buf), CODE_ADDR, ip, CODE_ADDR, &m),
+		     OS_DEC_NOMEM);
+	cr_assert_eq(m.insn_addr, ip - 1);
+	/* from an odd start: 39 x `add al, 4`, then add al, 0x90 */
+	cr_assert_eq(os_decode_prev(dec, buf, sizeof(buf), CODE_ADDR, ip, CODE_ADDR + 1, &m),
+		     OS_DEC_NOMEM);
+	cr_assert_eq(m.insn_addr, ip - 2);
+}
+
 Test(decode, ip_outside_buffer)
 {
 	static const uint8_t b[] = { 0x48, 0x8b, 0x03 };        /* mov rax, [rbx] */
