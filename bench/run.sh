@@ -13,7 +13,7 @@ for script in bench/*.sh; do
 	sh "$script" || { echo "run.sh: $script failed" >&2; status=1; }
 done
 for prog in build/bench/*; do
-	[ -f "$prog" ] && [ -x "$prog" ] || continue
+	if [ ! -f "$prog" ] || [ ! -x "$prog" ]; then continue; fi
 	echo "== $prog"
 	"$prog" || { echo "run.sh: $prog failed" >&2; status=1; }
 done

@@ -4,7 +4,7 @@
 # when something is missing.
 set -e
 PKGS="build-essential pkg-config libcapstone-dev libunwind-dev libcriterion-dev libelf-dev
-libdw-dev libjson-c-dev zlib1g-dev libnuma-dev libpfm4-dev linux-perf hyperfine"
+libdw-dev libjson-c-dev zlib1g-dev libnuma-dev libpfm4-dev linux-perf hyperfine sqlite3 time"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
