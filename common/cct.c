@@ -109,6 +109,7 @@ uint32_t os_cct_insert(struct os_cct *t, const uint64_t *frames, uint32_t n)
 	return cur;
 }
 
+/* An id that was never handed out has no path: returns 0, writes nothing. */
 uint32_t os_cct_path(const struct os_cct *t, uint32_t node, uint64_t *out, uint32_t max)
 {
 	uint32_t depth, i = 0;

@@ -1,7 +1,7 @@
 /* ivindex.c - B+ tree of disjoint half-open intervals keyed by start.
  *
- * Leaves hold up to IV_LEAF_CAP intervals as three parallel sorted arrays
- * (start, end, value) and are linked both ways in address order. Inner
+ * Leaves hold up to IV_LEAF_CAP intervals as two parallel sorted arrays
+ * (start; end and value) and are linked both ways in address order. Inner
  * nodes hold up to IV_INNER_CAP children; key[i] (i >= 1) is a lower bound
  * of every start in child i and greater than every start in child i - 1
  * (key[0] is unused). The height is stored in the index: every path from
@@ -33,11 +33,14 @@
 #define IV_MAX_HEIGHT 24
 
 /* Nodes are cache-line aligned with the searched keys first, so that a key
- * array spans the fewest lines. */
+ * array spans the fewest lines; end and value of an interval share a line. */
+struct iv_ev {
+	uint64_t end, val;
+};
+
 struct iv_leaf {
 	uint64_t start[IV_LEAF_CAP];
-	uint64_t end[IV_LEAF_CAP];
-	uint64_t val[IV_LEAF_CAP];
+	struct iv_ev ev[IV_LEAF_CAP];
 	struct iv_leaf *prev, *next;
 	uint32_t n;
 };
@@ -169,11 +172,10 @@ static void leaf_put(struct iv_leaf *l, uint32_t pos, uint64_t start, uint64_t e
 	uint32_t tail = l->n - pos;
 
 	memmove(&l->start[pos + 1], &l->start[pos], tail * sizeof(uint64_t));
-	memmove(&l->end[pos + 1], &l->end[pos], tail * sizeof(uint64_t));
-	memmove(&l->val[pos + 1], &l->val[pos], tail * sizeof(uint64_t));
+	memmove(&l->ev[pos + 1], &l->ev[pos], tail * sizeof(l->ev[0]));
 	l->start[pos] = start;
-	l->end[pos] = end;
-	l->val[pos] = val;
+	l->ev[pos].end = end;
+	l->ev[pos].val = val;
 	l->n++;
 }
 
@@ -182,8 +184,7 @@ static void leaf_cut(struct iv_leaf *l, uint32_t pos)
 	uint32_t tail = l->n - pos - 1;
 
 	memmove(&l->start[pos], &l->start[pos + 1], tail * sizeof(uint64_t));
-	memmove(&l->end[pos], &l->end[pos + 1], tail * sizeof(uint64_t));
-	memmove(&l->val[pos], &l->val[pos + 1], tail * sizeof(uint64_t));
+	memmove(&l->ev[pos], &l->ev[pos + 1], tail * sizeof(l->ev[0]));
 	l->n--;
 }
 
@@ -212,9 +213,9 @@ static void inner_cut(struct iv_inner *in, uint32_t pos)
 static bool overlaps_neighbours(const struct iv_leaf *l, uint32_t pos, uint64_t start, uint64_t end)
 {
 	if (pos > 0) {
-		if (l->end[pos - 1] > start)
+		if (l->ev[pos - 1].end > start)
 			return true;
-	} else if (l->prev && l->prev->end[l->prev->n - 1] > start) {
+	} else if (l->prev && l->prev->ev[l->prev->n - 1].end > start) {
 		return true;
 	}
 	if (pos < l->n)
@@ -229,8 +230,7 @@ static uint64_t leaf_split_put(struct iv_leaf *l, struct iv_leaf *r, uint32_t po
 	uint32_t half = IV_LEAF_CAP / 2, moved = IV_LEAF_CAP - half;
 
 	memcpy(r->start, &l->start[half], moved * sizeof(uint64_t));
-	memcpy(r->end, &l->end[half], moved * sizeof(uint64_t));
-	memcpy(r->val, &l->val[half], moved * sizeof(uint64_t));
+	memcpy(r->ev, &l->ev[half], moved * sizeof(l->ev[0]));
 	r->n = moved;
 	l->n = half;
 	r->next = l->next;
@@ -368,9 +368,9 @@ int os_iv_remove(struct os_ivindex *iv, uint64_t start, uint64_t *end, uint64_t 
 		return -ENOENT;
 	pos--;
 	if (end)
-		*end = l->end[pos];
+		*end = l->ev[pos].end;
 	if (val)
-		*val = l->val[pos];
+		*val = l->ev[pos].val;
 	leaf_cut(l, pos);
 	iv->count--;
 	iv->cached = false;
@@ -413,12 +413,12 @@ bool os_iv_lookup(struct os_ivindex *iv, uint64_t addr, uint64_t *start, uint64_
 			pos = l->n;
 		}
 		pos--;
-		if (addr >= l->end[pos])
+		if (addr >= l->ev[pos].end)
 			return false;
 		iv->cached = true;
 		iv->c_start = l->start[pos];
-		iv->c_end = l->end[pos];
-		iv->c_val = l->val[pos];
+		iv->c_end = l->ev[pos].end;
+		iv->c_val = l->ev[pos].val;
 	}
 	if (start)
 		*start = iv->c_start;
@@ -436,7 +436,7 @@ int os_iv_set(struct os_ivindex *iv, uint64_t start, uint64_t val)
 
 	if (pos == 0 || l->start[pos - 1] != start)
 		return -ENOENT;
-	l->val[pos - 1] = val;
+	l->ev[pos - 1].val = val;
 	iv->cached = false;
 	return 0;
 }
@@ -449,9 +449,9 @@ static void first_ending_after(const struct os_ivindex *iv, uint64_t lo, struct 
 	uint32_t pos = count_le(l->start, l->n, lo);
 
 	if (pos > 0) {
-		if (l->end[pos - 1] > lo)
+		if (l->ev[pos - 1].end > lo)
 			pos--;
-	} else if (l->prev && l->prev->end[l->prev->n - 1] > lo) {
+	} else if (l->prev && l->prev->ev[l->prev->n - 1].end > lo) {
 		l = l->prev;
 		pos = l->n - 1;
 	}
@@ -479,8 +479,8 @@ size_t os_iv_remove_overlaps(struct os_ivindex *iv, uint64_t lo, uint64_t hi, os
 		if (!l || l->start[i] >= hi)
 			break;
 		s = l->start[i];
-		e = l->end[i];
-		v = l->val[i];
+		e = l->ev[i].end;
+		v = l->ev[i].val;
 		if (fn)
 			fn(s, e, v, arg);
 		if (os_iv_remove(iv, s, NULL, NULL) < 0)
@@ -499,7 +499,7 @@ void os_iv_foreach(struct os_ivindex *iv, uint64_t lo, uint64_t hi, os_iv_fn fn,
 		return;
 	first_ending_after(iv, lo, &l, &i);
 	while (l && l->start[i] < hi) {
-		fn(l->start[i], l->end[i], l->val[i], arg);
+		fn(l->start[i], l->ev[i].end, l->ev[i].val, arg);
 		if (++i == l->n) {
 			l = l->next;
 			i = 0;

@@ -37,6 +37,15 @@ enum os_ev_type {
 	OS_EV_GC_BEGIN = 8, /* aux = collection number if known */
 	OS_EV_GC_END = 9,
 	OS_EV_THREAD = 10,  /* a thread claimed this ring; name in frames as bytes */
+	/* Runtime adapters (HotSpot: preload/hotspot*.c -> attacher/hotspot*.c) */
+	OS_EV_JALLOC = 11,  /* Java object: addr = oop, size = bytes, aux = TLAB bytes of the
+			     * refill that exposed it (0: allocated outside a TLAB),
+			     * aux2 = Klass*; frames = allocation path (OS_FRAME_METHOD) */
+	OS_EV_MOVES = 12,   /* a batch of GC object moves: the frames area holds
+			     * nframes/3 triples (src, dst, bytes); aux = GC number */
+	OS_EV_JVM = 13,     /* the JVM is up: addr/size = reserved Java heap,
+			     * aux = address of gHotSpotVMStructs in the target,
+			     * aux2 = OS_JVM_F_* flags; frames = bytes of the GC name */
 	OS_EV_TYPE_MAX
 };
 
@@ -57,6 +66,13 @@ struct os_event {
 	uint64_t frames[];
 };
 #define OS_EVENT_FIXED ((uint32_t)sizeof(struct os_event))
+
+/* A frame word with this bit set is an interpreted Java frame: the low 48
+ * bits are its Method* (read from the interpreter frame), not a pc. User
+ * addresses never have it set. */
+#define OS_FRAME_METHOD 0x8000000000000000ULL
+#define OS_JVM_F_ZGC 0x1           /* colored pointers: mask addresses */
+#define OS_JVM_F_CONCURRENT 0x2    /* ZGC/Shenandoah: moves are best effort */
 
 enum os_slot_state {
 	OS_SLOT_FREE = 0,     /* nobody owns it */

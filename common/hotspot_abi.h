@@ -1,0 +1,47 @@
+/* hotspot_abi.h - what the HotSpot adapter inside the target (preload/hotspot*.c)
+ * tells the collector's HotSpot adapter (attacher/hotspot*.c) when the JVM
+ * is up: the frames area of an OS_EV_JVM event holds one struct os_jvm_info.
+ *
+ * All addresses are target addresses. The vmStructs tables are read by the
+ * collector from the target's memory (process_vm_readv), never hard-coded:
+ * the table addresses and their entry layouts are the values of libjvm's
+ * exported gHotSpotVM* variables, read in-process with dlsym.
+ */
+#ifndef OBJSCOPE_HOTSPOT_ABI_H
+#define OBJSCOPE_HOTSPOT_ABI_H
+
+#include <stdint.h>
+
+struct os_jvm_table {
+	uint64_t addr;        /* value of gHotSpotVMStructs / Types / IntConstants / LongConstants */
+	uint64_t stride;      /* gHotSpotVM*EntryArrayStride */
+	uint64_t off[6];      /* entry field offsets, see below */
+};
+
+/* off[] of each table, in this order:
+ *  structs:   TypeName, FieldName, TypeString, IsStatic, Offset, Address
+ *  types:     TypeName, SuperclassName, IsOopType, IsIntegerType, IsUnsigned, Size
+ *  int/long constants: Name, Value, -, -, -, - */
+enum { OS_JVM_STRUCTS, OS_JVM_TYPES, OS_JVM_INTS, OS_JVM_LONGS, OS_JVM_NTABLES };
+
+struct os_jvm_info {
+	struct os_jvm_table tables[OS_JVM_NTABLES];
+	uint64_t heap_start, heap_end;       /* CollectedHeap::_reserved (0,0 for ZGC) */
+	uint64_t interp_start, interp_end;   /* interpreter code (StubQueue buffer) */
+	uint64_t libjvm_base;                /* load address of libjvm.so */
+	uint32_t mode;                       /* OS_JVM_MODE_* actually in force */
+	uint32_t flags;                      /* OS_JVM_F_* (shm.h) */
+	char gc[32];                         /* "G1", "Parallel", "Serial", "Z", "Shenandoah", "Epsilon" */
+};
+
+enum {
+	OS_JVM_MODE_EXACT = 1,   /* every object >= min_size reaches the allocation hooks */
+	OS_JVM_MODE_SAMPLED = 2, /* TLAB refills: objects seen with probability ~ size/TLAB */
+};
+
+#define OS_JVM_INFO_WORDS ((sizeof(struct os_jvm_info) + 7) / 8)
+
+/* Environment variable the collector sets for the preload: "exact" or "sampled". */
+#define OS_JAVA_MODE_ENV "OBJSCOPE_JAVA_MODE"
+
+#endif
