@@ -86,7 +86,7 @@ static void *osp_realloc_arena(void *old, size_t size)
 
 OSP_EXPORT void *realloc(void *old, size_t size)
 {
-	void *p;
+	void *p, *tracked_old = old;
 	struct osp_thread *t;
 
 	if (old && osp_arena_owns(old))
@@ -95,13 +95,18 @@ OSP_EXPORT void *realloc(void *old, size_t size)
 		return old ? NULL : osp_arena_alloc(size, 16);
 	if (old && size == 0 && osp_hdr) /* glibc frees: report before the address is reused */
 		osp_before_free(old);
+	/* a block too small to have been tracked needs no FREE/REALLOC of its
+	 * old address: the common small realloc costs no event */
+	if (old && osp_hdr && malloc_usable_size(old) < osp_hdr->min_size)
+		tracked_old = NULL;
 	p = osp_real.realloc(old, size);
 	if (!osp_hdr || !p)
 		return p;
 	t = osp_enter();
 	if (!t)
 		return p;
-	osp_note_alloc(t, old ? OS_EV_REALLOC : OS_EV_ALLOC, p, size, old, OSP_CALLER);
+	osp_note_alloc(t, tracked_old ? OS_EV_REALLOC : OS_EV_ALLOC, p, size, tracked_old,
+		       OSP_CALLER);
 	osp_leave(t);
 	return p;
 }

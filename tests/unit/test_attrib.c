@@ -1,0 +1,136 @@
+/* Tests of object attribution with synthetic events (attacher/attrib.h). */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "attacher/attrib.h"
+#include "common/ring.h"
+
+#define PID 999999999u /* no such process: nothing is read from /proc */
+
+static struct os_tasks tasks;
+static struct os_attrib at;
+
+static void setup(void)
+{
+	os_tasks_init(&tasks, NULL);
+	cr_assert_eq(os_attrib_init(&at, &tasks), 0);
+	/* an anonymous heap and a thread stack */
+	os_tasks_mmap(&tasks, PID, 0x10000000, 0x1000000, 0, PROT_READ | PROT_WRITE, "//anon");
+	os_tasks_mmap(&tasks, PID, 0x70000000, 0x100000, 0, PROT_READ | PROT_WRITE, "//anon");
+}
+
+static void teardown(void)
+{
+	os_attrib_destroy(&at);
+	os_tasks_destroy(&tasks);
+}
+
+/* Feeds one ring event through prepare + apply, as the collector does. */
+static void event(uint16_t type, uint64_t addr, uint64_t size, uint64_t aux, uint64_t site)
+{
+	uint64_t buf[64];
+	struct os_event *ev = (struct os_event *)buf;
+	struct os_obj_event oe;
+
+	memset(buf, 0, sizeof(buf));
+	ev->type = type;
+	ev->pid = PID;
+	ev->tid = PID;
+	ev->addr = addr;
+	ev->size = size;
+	ev->aux = aux;
+	if (site) {
+		ev->nframes = 2;
+		ev->frames[0] = site;
+		ev->frames[1] = 0x400100; /* main */
+	}
+	ev->len = os_event_len(ev->nframes);
+	if (os_attrib_prepare(&at, ev, &oe))
+		os_attrib_event(&at, &oe);
+}
+
+static void sample(uint64_t addr, uint64_t sp)
+{
+	struct os_aspace *as = os_tasks_aspace(&tasks, PID);
+	uint64_t leaf = 0x400500;
+
+	os_attrib_sample(&at, as->id, addr, sp, os_attrib_path(&at, as->id, &leaf, 1));
+}
+
+/* Samples charged to the context whose allocation site is `site`. */
+static uint64_t samples_of(uint64_t site)
+{
+	for (uint32_t i = 0; i < at.nctx; i++) {
+		uint64_t pcs[8];
+		uint32_t asid, n = os_attrib_unpath(&at, at.ctx[i].node, pcs, 8, &asid);
+
+		if (n && pcs[0] == site)
+			return at.ctx[i].samples;
+	}
+	return 0;
+}
+
+TestSuite(attrib, .init = setup, .fini = teardown);
+
+Test(attrib, sample_lands_on_the_enclosing_object)
+{
+	event(OS_EV_ALLOC, 0x10001000, 4096, 0, 0x400200);
+	sample(0x10001000, 0x700ff000);        /* first byte */
+	sample(0x10001fff, 0x700ff000);        /* last byte */
+	sample(0x10002000, 0x700ff000);        /* one past: heap, not the object */
+	cr_expect_eq(samples_of(0x400200), 2);
+	cr_expect_eq(at.c.samples_attributed, 2);
+	cr_expect_eq(at.c.samples_heap, 3);
+}
+
+Test(attrib, reused_address_goes_to_the_new_object)
+{
+	event(OS_EV_ALLOC, 0x10001000, 4096, 0, 0x400200);
+	sample(0x10001800, 0);
+	event(OS_EV_FREE, 0x10001000, 0, 0, 0);
+	sample(0x10001800, 0);                 /* freed: heap, unattributed */
+	event(OS_EV_ALLOC, 0x10001000, 8192, 0, 0x400300);
+	sample(0x10001800, 0);
+	cr_expect_eq(samples_of(0x400200), 1);
+	cr_expect_eq(samples_of(0x400300), 1);
+	cr_expect_eq(at.c.frees, 1);
+	cr_expect_eq(at.c.samples_heap, 3);
+}
+
+Test(attrib, realloc_moves_and_munmap_kills)
+{
+	event(OS_EV_ALLOC, 0x10001000, 2048, 0, 0x400200);
+	event(OS_EV_REALLOC, 0x10100000, 65536, 0x10001000, 0x400400);
+	sample(0x10001100, 0);                 /* old place: no object */
+	sample(0x10108000, 0);
+	cr_expect_eq(samples_of(0x400400), 1);
+	cr_expect_eq(samples_of(0x400200), 0);
+	event(OS_EV_MMAP, 0x10400000, 1 << 20, 0, 0x400600);
+	sample(0x10480000, 0);
+	event(OS_EV_MUNMAP, 0x10400000, 1 << 20, 0, 0);
+	sample(0x10480000, 0);
+	cr_expect_eq(samples_of(0x400600), 1);
+	cr_expect_eq(at.c.samples_attributed, 2);
+}
+
+Test(attrib, own_stack_is_not_heap)
+{
+	sample(0x700fff00, 0x700ff000);        /* same mapping as sp: the thread's stack */
+	sample(0x20000000, 0x700ff000);        /* not mapped at all */
+	cr_expect_eq(at.c.samples_heap, 0);
+	sample(0x10800000, 0x700ff000);        /* anonymous heap without an object */
+	cr_expect_eq(at.c.samples_heap, 1);
+	cr_expect_eq(at.c.samples_attributed, 0);
+}
+
+Test(attrib, same_site_same_context_different_sites_differ)
+{
+	event(OS_EV_ALLOC, 0x10001000, 4096, 0, 0x400200);
+	event(OS_EV_ALLOC, 0x10003000, 4096, 0, 0x400200);
+	event(OS_EV_ALLOC, 0x10005000, 4096, 0, 0x400208);
+	cr_expect_eq(at.nctx, 2);
+	for (uint32_t i = 0; i < at.nctx; i++)
+		cr_expect(at.ctx[i].allocations == 2 || at.ctx[i].allocations == 1);
+}
