@@ -54,7 +54,7 @@ uint32_t os_attrib_unpath(const struct os_attrib *a, uint32_t node, uint64_t *fr
 	return d;
 }
 
-static uint32_t context_of(struct os_attrib *a, uint32_t asid, uint32_t node)
+uint32_t os_attrib_context(struct os_attrib *a, uint32_t asid, uint32_t node)
 {
 	uint64_t idx;
 
@@ -83,7 +83,7 @@ static void born(struct os_attrib *a, struct os_aspace *as, const struct os_obj_
 
 	if (!ev->size)
 		return;
-	ci = ev->node == OS_CCT_NONE ? OS_NONE : context_of(a, as->id, ev->node);
+	ci = ev->node == OS_CCT_NONE ? OS_NONE : os_attrib_context(a, as->id, ev->node);
 	if (ci == OS_NONE) {
 		a->c.dropped_events++;
 		return;
@@ -113,6 +113,9 @@ bool os_attrib_prepare(struct os_attrib *a, const struct os_event *ev, struct os
 	}
 	if (!as)
 		return false;
+	if (ev->type != OS_EV_ALLOC && ev->type != OS_EV_FREE && ev->type != OS_EV_REALLOC &&
+	    ev->type != OS_EV_MMAP && ev->type != OS_EV_MUNMAP && ev->type != OS_EV_MREMAP)
+		return a->rt && a->rt->ops->prepare ? a->rt->ops->prepare(a->rt, as, ev, oe) : false;
 	oe->type = ev->type;
 	oe->addr = ev->addr;
 	oe->size = ev->size;
@@ -157,7 +160,9 @@ void os_attrib_event(struct os_attrib *a, const struct os_obj_event *ev)
 		}
 		break;
 	default:
-		/* moves and GC brackets: runtime adapters (HotSpot) give them a meaning */
+		/* runtime adapters (HotSpot) give the other types a meaning */
+		if (a->rt && a->rt->ops->apply)
+			a->rt->ops->apply(a->rt, as, ev);
 		break;
 	}
 }
@@ -170,6 +175,8 @@ void os_attrib_sample(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64_
 
 	if (!as)
 		return;
+	if (a->rt && a->rt->ops->sample_addr)
+		addr = a->rt->ops->sample_addr(a->rt, asid, addr);
 	if (!os_iv_lookup(as->objects, addr, NULL, NULL, &ci)) {
 		if (os_aspace_is_heap(as, addr, sp))
 			a->c.samples_heap++;

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "attacher/runtime.h"
 #include "attacher/tasks.h"
 #include "common/cct.h"
 #include "common/hashmap.h"
@@ -44,6 +45,7 @@ struct os_attrib {
 	struct os_acc *acc;
 	uint32_t nacc, acccap;
 	struct os_counters c;
+	struct os_runtime *rt;     /* runtime adapter (HotSpot), NULL: native only */
 };
 
 int os_attrib_init(struct os_attrib *a, struct os_tasks *tasks);
@@ -55,6 +57,10 @@ uint32_t os_attrib_path(struct os_attrib *a, uint32_t asid, const uint64_t *fram
 uint32_t os_attrib_unpath(const struct os_attrib *a, uint32_t node, uint64_t *frames,
 			  uint32_t max, uint32_t *asid);
 
+/* The context of allocation path `node` (created on first use); OS_NONE
+ * on out of memory. */
+uint32_t os_attrib_context(struct os_attrib *a, uint32_t asid, uint32_t node);
+
 /* An object event reduced to what ordering needs: its path is interned
  * when it is drained from the ring, and it is applied later in time order. */
 struct os_obj_event {
@@ -65,7 +71,8 @@ struct os_obj_event {
 };
 
 /* Reduces a ring event of the current image of ev->pid; returns false for
- * events that need no ordering (thread names: applied at once). */
+ * events that need no ordering (thread names: applied at once). Event
+ * types the generic code does not know go to the runtime adapter. */
 bool os_attrib_prepare(struct os_attrib *a, const struct os_event *ev, struct os_obj_event *oe);
 /* Applies an object event (alloc/free/mmap/...) in time order. */
 void os_attrib_event(struct os_attrib *a, const struct os_obj_event *ev);

@@ -19,6 +19,7 @@
 
 #include "attacher/collector.h"
 #include "attacher/commands.h"
+#include "common/hotspot_abi.h"
 #include "common/log.h"
 
 static volatile sig_atomic_t stop_requested;
@@ -52,7 +53,8 @@ static int find_preload(char *out, size_t len)
 	return access(out, R_OK) == 0 ? 0 : -ENOENT;
 }
 
-static void child_exec(char **cmd, const char *lib, const char *shm, int go_fd, int err_fd)
+static void child_exec(char **cmd, const char *lib, const char *shm, const char *java_mode,
+		       int go_fd, int err_fd)
 {
 	const char *old = getenv("LD_PRELOAD");
 	char preload[PATH_MAX * 4];
@@ -71,6 +73,7 @@ static void child_exec(char **cmd, const char *lib, const char *shm, int go_fd, 
 		snprintf(preload, sizeof(preload), "%s", lib);
 	setenv("LD_PRELOAD", preload, 1);
 	setenv(OS_SHM_ENV, shm, 1);
+	setenv(OS_JAVA_MODE_ENV, java_mode, 1); /* read by the HotSpot adapter in the target */
 	/* wait until the collector's events are in place */
 	while (read(go_fd, &c, 1) < 0 && errno == EINTR)
 		;
@@ -104,7 +107,7 @@ static int write_profile(struct os_collector *c, const struct os_opts *o, int ar
 	}
 	rc = os_profile_write(p, o->output, err, sizeof(err));
 	if (rc < 0)
-		os_err("record: cannot write the profile: %s", err[0] ? err : strerror(-rc));
+		os_err("record: %s", err[0] ? err : strerror(-rc));
 	else if (!o->quiet)
 		fprintf(stderr,
 			"objscope: wrote %s: %llu samples, %llu addressed, %llu attributed to %u "
@@ -162,7 +165,7 @@ int cmd_record(int argc, char **argv)
 	if (child == 0) {
 		close(go[1]);
 		close(ep[0]);
-		child_exec(argv + idx, lib, c.shm.path, go[0], ep[1]);
+		child_exec(argv + idx, lib, c.shm.path, o.java_objects, go[0], ep[1]);
 	}
 	close(go[0]);
 	close(ep[1]);
@@ -202,7 +205,7 @@ int cmd_record(int argc, char **argv)
 			pfd[i].fd = os_perf_fd(c.perf, i);
 			pfd[i].events = POLLIN;
 		}
-		poll(pfd, (nfds_t)nfd, 20);
+		poll(pfd, (nfds_t)nfd, 5);
 		if (!written)
 			os_collector_round(&c, false);
 		if (!written)
@@ -224,6 +227,10 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 	ret = exit_status_of(status);
+	if (WIFSIGNALED(status))
+		os_err("record: %s was killed by signal %d (%s)%s; exiting with %d", argv[idx],
+		       WTERMSIG(status), strsignal(WTERMSIG(status)),
+		       WCOREDUMP(status) ? ", core dumped" : "", ret);
 	if (!written) {
 		os_collector_stop(&c);
 		os_collector_round(&c, true);

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "attacher/hotspot.h"
 #include "common/log.h"
 
 #define OS_STACK_COPY 8192 /* bytes of user stack copied per sample */
@@ -256,6 +257,12 @@ int os_collector_init(struct os_collector *c, const struct os_opts *o, char *err
 		snprintf(err, errlen, "out of memory");
 		return rc;
 	}
+	/* runtime adapters: HotSpot (dormant until a JVM announces itself) */
+	c->attrib.rt = os_hotspot_new(&c->attrib, c->sym, NULL);
+	if (!c->attrib.rt) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
 	rc = os_sampler_create(&c->sampler, o, err, errlen);
 	if (rc < 0)
 		return rc;
@@ -281,11 +288,11 @@ int os_collector_init(struct os_collector *c, const struct os_opts *o, char *err
 	return 0;
 }
 
-int os_collector_open(struct os_collector *c, pid_t pid, bool enable_on_exec, char *err,
-		      size_t errlen)
+/* The sampler's event, with the side-band records that follow the target. */
+static void collector_attr(struct os_collector *c, struct perf_event_attr *a,
+			   bool enable_on_exec)
 {
 	struct perf_event_attr attr;
-	int rc;
 
 	memset(&attr, 0, sizeof(attr));
 	attr.size = sizeof(attr);
@@ -308,7 +315,31 @@ int os_collector_open(struct os_collector *c, pid_t pid, bool enable_on_exec, ch
 	attr.enable_on_exec = enable_on_exec ? 1 : 0;
 	attr.watermark = 1;
 	attr.wakeup_watermark = c->opts->perf_pages * (unsigned)sysconf(_SC_PAGESIZE) / 4;
+	*a = attr;
+}
+
+int os_collector_open(struct os_collector *c, pid_t pid, bool enable_on_exec, char *err,
+		      size_t errlen)
+{
+	struct perf_event_attr attr;
+	int rc;
+
+	collector_attr(c, &attr, enable_on_exec);
 	rc = os_perf_open(&c->perf, pid, &attr, c->opts->perf_pages, err, errlen);
+	if (rc < 0)
+		return rc;
+	c->perf_ready = true;
+	c->start_ns = os_now_ns();
+	return 0;
+}
+
+int os_collector_open_attach(struct os_collector *c, pid_t pid, char *err, size_t errlen)
+{
+	struct perf_event_attr attr;
+	int rc;
+
+	collector_attr(c, &attr, false);
+	rc = os_perf_open_threads(&c->perf, pid, &attr, c->opts->perf_pages, err, errlen);
 	if (rc < 0)
 		return rc;
 	c->perf_ready = true;
@@ -332,7 +363,10 @@ static void apply_side(struct os_collector *c, struct round *r, const struct sid
 		break;
 	case PERF_RECORD_EXIT:
 		/* the thread's ring will not be written again: drain and recycle it */
-		if (c->shm_ready)
+		if (c->shm_ready && c->pidns && e->pid == c->pidns->host_pid)
+			os_shm_host_thread_gone(&c->shm, c->pidns->ns_pid,
+						os_pidns_ns_tid(c->pidns, e->tid));
+		else if (c->shm_ready)
 			os_shm_host_thread_gone(&c->shm, e->pid, e->tid);
 		break;
 	case PERF_RECORD_MMAP2:
@@ -420,9 +454,20 @@ static void take_sample(struct os_collector *c, struct raw *w, const uint64_t *c
 
 static void ring_event(const struct os_event *ev, void *arg)
 {
+	static uint64_t copy[8192]; /* an event with our ids (attach to a container) */
 	struct os_collector *c = arg;
 	struct os_obj_event oe;
 	struct os_qitem *q;
+
+	if (c->pidns && ev->pid == c->pidns->ns_pid && ev->len <= sizeof(copy)) {
+		struct os_event *t = (struct os_event *)copy;
+		uint32_t tid = os_pidns_host_tid(c->pidns, ev->tid);
+
+		memcpy(t, ev, ev->len);
+		t->pid = c->pidns->host_pid;
+		t->tid = tid ? tid : ev->tid;
+		ev = t;
+	}
 
 	if (!os_attrib_prepare(&c->attrib, ev, &oe))
 		return;
@@ -456,7 +501,8 @@ void os_collector_round(struct os_collector *c, bool final)
 	if (c->perf_ready)
 		os_perf_read(c->perf, &perf_cbs, r);
 	/* 1. follow processes, threads and mappings in time order */
-	qsort(r->side, r->nside, sizeof(*r->side), cmp_side);
+	if (r->nside) /* r->side is NULL before the first side-band record */
+		qsort(r->side, r->nside, sizeof(*r->side), cmp_side);
 	for (i = 0; i < r->nside; i++)
 		apply_side(c, r, &r->side[i]);
 	/* 2. address the samples now, while the code can still be read */
@@ -466,7 +512,8 @@ void os_collector_round(struct os_collector *c, bool final)
 	if (c->shm_ready)
 		os_shm_host_drain(&c->shm, ring_event, c);
 	/* 4. apply what is older than the window, in time order */
-	qsort(c->q, c->qn, sizeof(*c->q), cmp_q);
+	if (c->qn)
+		qsort(c->q, c->qn, sizeof(*c->q), cmp_q);
 	cutoff = final ? UINT64_MAX : os_now_ns() - WINDOW_NS;
 	for (done = 0; done < c->qn && c->q[done].time <= cutoff; done++) {
 		struct os_qitem *q = &c->q[done];
@@ -476,7 +523,8 @@ void os_collector_round(struct os_collector *c, bool final)
 		else
 			os_attrib_sample(&c->attrib, q->s.asid, q->s.addr, q->s.sp, q->s.node);
 	}
-	memmove(c->q, c->q + done, (c->qn - done) * sizeof(*c->q));
+	if (done && c->qn > done)
+		memmove(c->q, c->q + done, (c->qn - done) * sizeof(*c->q));
 	c->qn -= done;
 	if (r->oom)
 		os_warn("out of memory while reading samples; some were dropped (counted as lost)");
@@ -508,10 +556,12 @@ void os_collector_status(struct os_collector *c, bool final)
 		return;
 	c->last_status_ns = now;
 	el = (double)(now - c->start_ns) / 1e9;
-	fprintf(stderr, "\r\033[Kobjscope: %.1fs  %llu samples (%.0f/s)  %llu objects  %llu lost",
+	fprintf(stderr,
+		"\r\033[Kobjscope: %.1fs  %llu samples (%.0f/s)  %llu objects  %llu GCs  %llu lost",
 		el, (unsigned long long)c->samples_total,
 		el > 0 ? (double)c->samples_total / el : 0.0,
-		(unsigned long long)c->attrib.c.objects_seen, (unsigned long long)c->lost);
+		(unsigned long long)c->attrib.c.objects_seen,
+		(unsigned long long)c->attrib.c.gc_count, (unsigned long long)c->lost);
 	fflush(stderr);
 }
 
@@ -527,6 +577,9 @@ void os_collector_destroy(struct os_collector *c)
 	os_sampler_destroy(&c->sampler);
 	os_unwinder_free(c->unw);
 	c->unw = NULL;
+	if (c->attrib.rt && c->attrib.rt->ops->destroy)
+		c->attrib.rt->ops->destroy(c->attrib.rt);
+	c->attrib.rt = NULL;
 	os_attrib_destroy(&c->attrib);
 	os_tasks_destroy(&c->tasks);
 	if (c->sym)

@@ -18,6 +18,7 @@
 #include "attacher/attrib.h"
 #include "attacher/options.h"
 #include "attacher/perf.h"
+#include "attacher/pidns.h"
 #include "attacher/sampler.h"
 #include "attacher/shm_host.h"
 #include "attacher/tasks.h"
@@ -37,6 +38,7 @@ struct os_collector {
 	struct os_attrib attrib;
 	struct os_code_access ca;
 	struct os_unwinder *unw;    /* NULL: frame-pointer access paths only */
+	struct os_pidns *pidns;     /* attach to another PID namespace: ring ids -> ours */
 	struct os_qitem *q;
 	size_t qn, qcap;
 	uint32_t seq;
@@ -56,6 +58,9 @@ int os_collector_init(struct os_collector *c, const struct os_opts *o, char *err
  * they start counting when pid execs (record mode). */
 int os_collector_open(struct os_collector *c, pid_t pid, bool enable_on_exec, char *err,
 		      size_t errlen);
+/* Attach mode: opens the same events, enabled at once, on every thread of
+ * the running process pid (threads they create are followed). */
+int os_collector_open_attach(struct os_collector *c, pid_t pid, char *err, size_t errlen);
 /* One round: read everything, apply what is older than the window. When
  * `final` is true, everything is applied. */
 void os_collector_round(struct os_collector *c, bool final);

@@ -11,7 +11,7 @@
 #include "common/shm.h"
 
 enum { OPT_MIN_SIZE = 256, OPT_RING_KB, OPT_THREADS, OPT_PROGRESS, OPT_NO_MMAP, OPT_REPLICAS,
-       OPT_LIFETIMES, OPT_REUSE, OPT_NUMA, OPT_PERF_PAGES, OPT_CALL_GRAPH };
+       OPT_LIFETIMES, OPT_REUSE, OPT_NUMA, OPT_PERF_PAGES, OPT_CALL_GRAPH, OPT_JAVA_OBJECTS };
 
 static const struct option longopts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -25,6 +25,7 @@ static const struct option longopts[] = {
 	{ "progress", no_argument, NULL, OPT_PROGRESS },
 	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 	{ "no-mmap", no_argument, NULL, OPT_NO_MMAP },
+	{ "java-objects", required_argument, NULL, OPT_JAVA_OBJECTS },
 	{ "replicas", no_argument, NULL, OPT_REPLICAS },
 	{ "lifetimes", no_argument, NULL, OPT_LIFETIMES },
 	{ "reuse", no_argument, NULL, OPT_REUSE },
@@ -50,6 +51,8 @@ void os_opts_usage(const char *cmd)
 	       "      --min-size BYTES  smallest allocation tracked as an object (default %d);\n"
 	       "                        smaller ones are counted, not tracked\n"
 	       "      --no-mmap         do not track anonymous mmap regions as objects\n"
+	       "      --java-objects M  Java programs: exact (every object >= --min-size, default)\n"
+	       "                        or sampled (objects seen at TLAB refills, reweighted)\n"
 	       "      --call-graph M    access paths: dwarf (stack copy + CFI, default) or fp\n"
 	       "                        (frame pointers only: cheaper, shorter paths in -O2 code)\n"
 	       "      --ring-kb KB      per-thread event ring size (default %u)\n"
@@ -92,6 +95,7 @@ int os_opts_parse(struct os_opts *o, const char *cmd, int argc, char **argv)
 	o->slots = OS_DEFAULT_SLOTS;
 	o->perf_pages = 256;
 	o->call_graph_dwarf = true;
+	o->java_objects = "exact";
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:o:e:F:d:qvh", longopts, NULL)) != -1) {
@@ -152,6 +156,13 @@ int os_opts_parse(struct os_opts *o, const char *cmd, int argc, char **argv)
 				os_err("--call-graph takes 'dwarf' or 'fp', not '%s'", optarg);
 				return -1;
 			}
+			break;
+		case OPT_JAVA_OBJECTS:
+			if (strcmp(optarg, "exact") && strcmp(optarg, "sampled")) {
+				os_err("--java-objects takes 'exact' or 'sampled', not '%s'", optarg);
+				return -1;
+			}
+			o->java_objects = optarg;
 			break;
 		case OPT_PROGRESS:
 			o->progress = true;

@@ -24,6 +24,7 @@ struct os_opts {
 	bool no_mmap;
 	bool call_graph_dwarf;   /* --call-graph dwarf (default) | fp */            /* --no-mmap: do not track anonymous mmaps as objects */
 	bool replicas, lifetimes, reuse, numa; /* analyses (later issues) */
+	const char *java_objects; /* --java-objects exact (default) | sampled (HotSpot) */
 	int verbose;             /* -v */
 };
 

@@ -1,6 +1,7 @@
 /* perf.c - per-CPU inherited perf events and their ring buffers. */
 #include "attacher/perf.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,8 @@ struct os_perf {
 	uint64_t regs_mask;
 	size_t page;
 	uint64_t bad;
+	int *extra;              /* events writing into a cpus[] buffer (SET_OUTPUT) */
+	int nextra, capextra;
 	uint8_t scratch[65536];  /* records that wrap around the buffer end */
 	uint64_t chain[MAX_CHAIN];
 };
@@ -107,6 +110,9 @@ static int ioctl_all(struct os_perf *p, unsigned long req)
 	for (i = 0; i < p->ncpu; i++)
 		if (p->cpus[i].fd >= 0 && ioctl(p->cpus[i].fd, req, 0) < 0)
 			rc = -errno;
+	for (i = 0; i < p->nextra; i++)
+		if (ioctl(p->extra[i], req, 0) < 0)
+			rc = -errno;
 	return rc;
 }
 
@@ -147,8 +153,159 @@ void os_perf_close(struct os_perf *p)
 		if (p->cpus[i].fd >= 0)
 			close(p->cpus[i].fd);
 	}
+	for (i = 0; i < p->nextra; i++)
+		close(p->extra[i]);
+	free(p->extra);
 	free(p->cpus);
 	free(p);
+}
+
+static const char *perf_hint(int e)
+{
+	return e == EACCES || e == EPERM ? " — run as root or set kernel.perf_event_paranoid <= 1"
+	       : e == ENOENT || e == EOPNOTSUPP ? " — the kernel does not support this event here"
+					       : "";
+}
+
+/* One event of thread tid on cpu: the first of each CPU owns the buffer,
+ * the others write into it. 0, 1 when the thread is gone, or -errno. */
+static int open_thread_cpu(struct os_perf *p, struct perf_event_attr *attr, pid_t tid, int cpu,
+			   unsigned buf_pages, char *err, size_t errlen)
+{
+	struct perf_cpu *c = &p->cpus[cpu];
+	int fd = perf_event_open(attr, tid, cpu), e;
+
+	if (fd < 0) {
+		e = errno;
+		if (e == ESRCH || e == ENODEV)
+			return 1;
+		snprintf(err, errlen, "perf_event_open (thread %d, cpu %d): %s%s", (int)tid, cpu,
+			 strerror(e), perf_hint(e));
+		return -e;
+	}
+	if (c->fd < 0) {
+		c->fd = fd;
+		c->data_size = (size_t)buf_pages * p->page;
+		c->base = mmap(NULL, c->data_size + p->page, PROT_READ | PROT_WRITE, MAP_SHARED,
+			       fd, 0);
+		if (c->base == MAP_FAILED) {
+			e = errno;
+			c->base = NULL;
+			snprintf(err, errlen, "mmap of the perf ring buffer: %s%s", strerror(e),
+				 e == EPERM ? " — raise kernel.perf_event_mlock_kb" : "");
+			return -e;
+		}
+		return 0;
+	}
+	if (p->nextra == p->capextra) {
+		int n = p->capextra ? p->capextra * 2 : 64, *np = realloc(p->extra, n * sizeof(int));
+
+		if (!np) {
+			close(fd);
+			return -ENOMEM;
+		}
+		p->extra = np;
+		p->capextra = n;
+	}
+	p->extra[p->nextra++] = fd;
+	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, c->fd) < 0) {
+		e = errno;
+		snprintf(err, errlen, "perf: redirecting thread %d's events: %s", (int)tid,
+			 strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
+static bool tid_seen(const pid_t *tids, int n, pid_t tid)
+{
+	for (int i = 0; i < n; i++)
+		if (tids[i] == tid)
+			return true;
+	return false;
+}
+
+int os_perf_open_threads(struct os_perf **out, pid_t pid, struct perf_event_attr *attr,
+			 unsigned buf_pages, char *err, size_t errlen)
+{
+	struct os_perf *p;
+	pid_t *tids = NULL;
+	int ntids = 0, cap = 0, rc = 0, added;
+	char dir[64];
+
+	*out = NULL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->page = (size_t)sysconf(_SC_PAGESIZE);
+	p->ncpu = online_cpus();
+	p->cpus = calloc((size_t)p->ncpu, sizeof(*p->cpus));
+	p->sample_type = attr->sample_type;
+	p->regs_mask = attr->sample_regs_user;
+	if (!p->cpus) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (int i = 0; i < p->ncpu; i++)
+		p->cpus[i].fd = -1;
+	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
+	/* until a listing shows no thread we have not opened: a thread created
+	 * by one whose events were open already is followed through inherit */
+	do {
+		DIR *d = opendir(dir);
+		struct dirent *de;
+
+		added = 0;
+		if (!d) {
+			rc = -ESRCH;
+			snprintf(err, errlen, "process %d exited", (int)pid);
+			goto out;
+		}
+		while ((de = readdir(d))) {
+			pid_t tid = (pid_t)atoi(de->d_name);
+
+			if (tid <= 0 || tid_seen(tids, ntids, tid))
+				continue;
+			if (ntids == cap) {
+				pid_t *nt = realloc(tids, (size_t)(cap = cap ? cap * 2 : 64) *
+							  sizeof(pid_t));
+
+				if (!nt) {
+					rc = -ENOMEM;
+					closedir(d);
+					goto out;
+				}
+				tids = nt;
+			}
+			tids[ntids++] = tid;
+			added++;
+			for (int cpu = 0; cpu < p->ncpu; cpu++) {
+				rc = open_thread_cpu(p, attr, tid, cpu, buf_pages, err, errlen);
+				if (rc < 0) {
+					closedir(d);
+					goto out;
+				}
+				if (rc == 1 && errno == ESRCH)
+					break;
+			}
+			rc = 0;
+		}
+		closedir(d);
+	} while (added);
+	for (int i = 0; i < p->ncpu; i++)
+		if (p->cpus[i].fd >= 0)
+			goto done;
+	rc = -ESRCH;
+	snprintf(err, errlen, "process %d exited", (int)pid);
+	goto out;
+done:
+	free(tids);
+	*out = p;
+	return 0;
+out:
+	free(tids);
+	os_perf_close(p);
+	return rc;
 }
 
 /* Bounded reader over one record. */

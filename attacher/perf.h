@@ -62,6 +62,13 @@ struct os_perf;
  * caller's choice. buf_pages: data pages per CPU (power of two). */
 int os_perf_open(struct os_perf **out, pid_t pid, struct perf_event_attr *attr,
 		 unsigned buf_pages, char *err, size_t errlen);
+/* Attach mode: the same events on every thread of the running process pid
+ * (one per thread and CPU, with attr->inherit so that threads they create
+ * are followed; each CPU's events share one buffer through
+ * PERF_EVENT_IOC_SET_OUTPUT). Threads created while the list is read are
+ * picked up by listing again. -ESRCH when the process is gone. */
+int os_perf_open_threads(struct os_perf **out, pid_t pid, struct perf_event_attr *attr,
+			 unsigned buf_pages, char *err, size_t errlen);
 int os_perf_enable(struct os_perf *p);
 int os_perf_disable(struct os_perf *p);
 /* Drains every CPU's buffer; returns the number of records parsed. */

@@ -29,14 +29,22 @@ static uint32_t frame_of(struct builder *b, uint32_t asid, uint64_t pc, bool exa
 	memset(&f, 0, sizeof(f));
 	f.name = f.module = f.file = OS_NONE;
 	if (os_sym_resolve(b->c->sym, asid, look, &r) == 0 && r.func) {
+		const struct os_runtime *rt = b->c->attrib.rt;
+		const char *name = r.func;
+		char jit[512];
+
+		/* JIT code: the runtime adapter turns perf map names into Class.method */
+		if (r.is_java && rt && rt->ops->jit_name)
+			name = rt->ops->jit_name(b->c->attrib.rt, asid, r.func, jit, sizeof(jit));
 		f.kind = r.is_java ? OS_FRAME_JAVA : OS_FRAME_NATIVE;
-		f.name = os_profile_string(b->p, r.func);
-		if (r.module)
+		f.name = os_profile_string(b->p, name ? name : r.func);
+		/* Java frames are their method, whatever tier runs it: no module */
+		if (r.module && !r.is_java)
 			f.module = os_profile_string(b->p, r.module);
 		if (r.file)
 			f.file = os_profile_string(b->p, r.file);
 		f.line = r.line;
-		f.addr = r.offset;
+		f.addr = r.is_java ? 0 : r.offset;
 	} else {
 		f.kind = OS_FRAME_UNKNOWN;
 		f.addr = pc;
@@ -48,14 +56,66 @@ static uint32_t frame_of(struct builder *b, uint32_t asid, uint64_t pc, bool exa
 	return (uint32_t)id;
 }
 
-static uint32_t stack_of(struct builder *b, uint32_t node, bool leaf_exact)
+/* A frame word that is not a user address (bits above 47): the runtime
+ * adapter's (an interpreted Java method, or the context's type). Returns
+ * the frame id, or OS_NONE for a type word (its name goes to *type). */
+static uint32_t runtime_word(struct builder *b, uint32_t asid, uint64_t word, uint32_t *type)
+{
+	struct os_runtime *rt = b->c->attrib.rt;
+	const char *name = NULL;
+	enum os_rt_word w = OS_RT_WORD_UNKNOWN;
+	struct os_frame f;
+
+	if (rt && rt->ops->name_word)
+		w = rt->ops->name_word(rt, asid, word, &name);
+	if (w == OS_RT_WORD_TYPE) {
+		if (type && name)
+			*type = os_profile_string(b->p, name);
+		return OS_NONE;
+	}
+	memset(&f, 0, sizeof(f));
+	f.name = f.module = f.file = OS_NONE;
+	f.kind = OS_FRAME_UNKNOWN;
+	f.addr = word;
+	if (w == OS_RT_WORD_FRAME && name) {
+		f.kind = OS_FRAME_JAVA;
+		f.addr = 0;
+		f.name = os_profile_string(b->p, name);
+	}
+	return os_profile_frame(b->p, &f);
+}
+
+/* The stack of path `node`; *type (may be NULL) receives the context's
+ * type when the path carries one. */
+static uint32_t stack_of(struct builder *b, uint32_t node, bool leaf_exact, uint32_t *type)
 {
 	uint64_t pcs[OS_MAX_FRAMES];
-	uint32_t ids[OS_MAX_FRAMES], asid, n;
+	uint32_t ids[OS_MAX_FRAMES], asid, n, k = 0;
 
 	n = os_attrib_unpath(&b->c->attrib, node, pcs, OS_MAX_FRAMES, &asid);
-	for (uint32_t i = 0; i < n; i++)
-		ids[i] = frame_of(b, asid, pcs[i], leaf_exact && i == 0);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t id = pcs[i] >> 48 ? runtime_word(b, asid, pcs[i], type)
+					   : frame_of(b, asid, pcs[i], leaf_exact && i == 0);
+
+		if (id != OS_NONE)
+			ids[k++] = id;
+	}
+	n = k;
+	/* a Java object's path starts in the runtime's allocation machinery
+	 * (libjvm, runtime stubs), which differs per compilation tier: it
+	 * starts at the first Java method ("Class.method") instead */
+	if (type && *type != OS_NONE) {
+		for (uint32_t i = 0; i < n; i++) {
+			const struct os_frame *f = &b->p->frames[ids[i]];
+			const char *name = os_profile_str(b->p, f->name);
+
+			if (f->kind == OS_FRAME_JAVA && name && strchr(name, '.')) {
+				memmove(ids, ids + i, (n - i) * sizeof(*ids));
+				n -= i;
+				break;
+			}
+		}
+	}
 	/* a frame-pointer chain through code without frame pointers ends in
 	 * garbage: cut the access path at the first frame outside any code */
 	if (leaf_exact) {
@@ -121,7 +181,7 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 					char *const argv[])
 {
 	struct builder b = { .c = c };
-	struct os_hmap accs;
+	struct os_hmap accs, ctxs;
 	uint32_t *ctxmap = NULL;
 	char note[256];
 
@@ -130,6 +190,7 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 		return NULL;
 	os_hmap_init(&b.frames);
 	os_hmap_init(&accs);
+	os_hmap_init(&ctxs);
 	fill_meta(&b, mode, argc, argv);
 	fill_counters(&b);
 	if (c->sampler.ops == &os_sampler_soft_ops)
@@ -144,25 +205,45 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 	if (c->shm_ready && atomic_load(&c->shm.hdr->processes) == 0)
 		os_profile_add_note(b.p, "the preload library was not loaded by the target (static "
 					 "binary, or LD_PRELOAD cleared): no objects were tracked");
+	if (c->attrib.rt && c->attrib.rt->ops->before_symbolize)
+		c->attrib.rt->ops->before_symbolize(c->attrib.rt);
+	if (c->attrib.rt && c->attrib.rt->ops->notes)
+		c->attrib.rt->ops->notes(c->attrib.rt, b.p);
 	ctxmap = calloc(c->attrib.nctx ? c->attrib.nctx : 1, sizeof(*ctxmap));
 	if (!ctxmap)
 		goto oom;
 	for (uint32_t i = 0; i < c->attrib.nctx; i++) {
 		const struct os_ctx *x = &c->attrib.ctx[i];
 		struct os_context pc;
+		uint64_t key, idx;
 
 		memset(&pc, 0, sizeof(pc));
 		pc.type = OS_NONE;
-		pc.stack = stack_of(&b, x->node, false);
+		pc.stack = stack_of(&b, x->node, false, &pc.type);
+		/* paths equal once symbolized (and trimmed) are one context */
+		key = (uint64_t)pc.type << 32 | pc.stack;
+		if (pc.stack != OS_NONE && os_hmap_get(&ctxs, key, &idx)) {
+			struct os_context *d = &b.p->contexts[idx];
+
+			d->allocations += x->allocations;
+			d->bytes += x->bytes;
+			d->samples += x->samples;
+			for (int m = 0; m < OS_M_COUNT; m++)
+				d->metrics[m] += x->metrics[m];
+			ctxmap[i] = (uint32_t)idx;
+			continue;
+		}
 		pc.allocations = x->allocations;
 		pc.bytes = x->bytes;
 		pc.samples = x->samples;
 		memcpy(pc.metrics, x->metrics, sizeof(pc.metrics));
 		ctxmap[i] = os_profile_add_context(b.p, &pc);
+		if (pc.stack != OS_NONE)
+			os_hmap_put(&ctxs, key, ctxmap[i]);
 	}
 	for (uint32_t i = 0; i < c->attrib.nacc; i++) {
 		const struct os_acc *x = &c->attrib.acc[i];
-		uint32_t stack = stack_of(&b, x->node, true);
+		uint32_t stack = stack_of(&b, x->node, true, NULL);
 		uint64_t key = (uint64_t)ctxmap[x->ctx] << 32 | stack, idx;
 
 		/* paths that differ only in a cut-off tail become one */
@@ -182,6 +263,12 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 		const struct os_thread_info *t = &c->tasks.threads[i];
 		struct os_thread pt = { .kind = OS_THR_NATIVE, .pid = t->pid, .tid = t->tid,
 					.samples = t->samples };
+		struct os_runtime *rt = c->attrib.rt;
+		int kind = rt && rt->ops->thread_kind ? rt->ops->thread_kind(rt, t->pid, t->name)
+						      : -1;
+
+		if (kind >= 0)
+			pt.kind = (uint32_t)kind;
 
 		pt.name = os_profile_string(b.p, t->name);
 		os_profile_add_thread(b.p, &pt);
@@ -189,11 +276,13 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 	free(ctxmap);
 	os_hmap_destroy(&b.frames);
 	os_hmap_destroy(&accs);
+	os_hmap_destroy(&ctxs);
 	return b.p;
 oom:
 	free(ctxmap);
 	os_hmap_destroy(&b.frames);
 	os_hmap_destroy(&accs);
+	os_hmap_destroy(&ctxs);
 	os_profile_free(b.p);
 	return NULL;
 }

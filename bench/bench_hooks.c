@@ -1,5 +1,6 @@
 /* bench_hooks.c - cost of libobjscope.so's hooks inside a program.
- * Usage: bench_hooks [PRELOAD_SO]   (default build/libobjscope.so)
+ * Usage: bench_hooks [--quick] [PRELOAD_SO]   (default build/libobjscope.so;
+ *        --quick: 100x fewer calls, for the test suite)
  * Creates a shm file, re-executes itself under LD_PRELOAD twice (armed with
  * OBJSCOPE_SHM, and inert without it) and prints ns per call for:
  *   memcpy 64 B through the hook vs libc's memcpy called directly,
@@ -80,7 +81,7 @@ static int b_child(const char *mode)
 	malloc_fn libc_m = (malloc_fn)dlsym(libc, "malloc");
 	free_fn hook_f = (free_fn)dlsym(RTLD_DEFAULT, "free");
 	free_fn libc_f = (free_fn)dlsym(libc, "free");
-	long n = 20000000;
+	long n = getenv("OBJSCOPE_BENCH_QUICK") ? 200000 : 20000000;
 
 	if (!libc || !libc_cpy || !libc_m || hook_cpy == libc_cpy) {
 		fprintf(stderr, "bench_hooks: the preload library is not interposed\n");
@@ -154,6 +155,11 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && strcmp(argv[1], "--child") == 0)
 		return b_child(argv[2]);
+	if (argc > 1 && strcmp(argv[1], "--quick") == 0) {
+		setenv("OBJSCOPE_BENCH_QUICK", "1", 1); /* read by the children */
+		argc--;
+		argv++;
+	}
 	if (!realpath(argc > 1 ? argv[1] : "build/libobjscope.so", so) ||
 	    !realpath("/proc/self/exe", self)) {
 		fprintf(stderr, "bench_hooks: preload library not found (build it first)\n");

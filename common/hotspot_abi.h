@@ -26,7 +26,9 @@ enum { OS_JVM_STRUCTS, OS_JVM_TYPES, OS_JVM_INTS, OS_JVM_LONGS, OS_JVM_NTABLES }
 
 struct os_jvm_info {
 	struct os_jvm_table tables[OS_JVM_NTABLES];
-	uint64_t heap_start, heap_end;       /* CollectedHeap::_reserved (0,0 for ZGC) */
+	uint64_t heap_start, heap_end;       /* CollectedHeap::_reserved; ZGC: [0, offset mask + 1):
+					      * JALLOC/MOVES addresses are colorless, mask
+					      * sampled addresses with heap_end - 1 */
 	uint64_t interp_start, interp_end;   /* interpreter code (StubQueue buffer) */
 	uint64_t libjvm_base;                /* load address of libjvm.so */
 	uint32_t mode;                       /* OS_JVM_MODE_* actually in force */

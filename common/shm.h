@@ -34,18 +34,22 @@ enum os_ev_type {
 	OS_EV_MUNMAP = 5,   /* addr,size: range unmapped (objects inside die) */
 	OS_EV_MREMAP = 6,   /* aux=old addr, addr,size, aux2=old size */
 	OS_EV_MOVE = 7,     /* aux=src, addr=dst, size: an object move (runtime adapter) */
-	OS_EV_GC_BEGIN = 8, /* aux = collection number if known */
-	OS_EV_GC_END = 9,
+	OS_EV_GC_BEGIN = 8, /* aux = collection number if known (HotSpot: _total_collections,
+			     * aux2 = the adapter's own sequence number, same in BEGIN/END) */
+	OS_EV_GC_END = 9,   /* HotSpot: as BEGIN; size = moves flushed at this end,
+			     * addr = moves not delivered so far (cumulative) */
 	OS_EV_THREAD = 10,  /* a thread claimed this ring; name in frames as bytes */
 	/* Runtime adapters (HotSpot: preload/hotspot*.c -> attacher/hotspot*.c) */
 	OS_EV_JALLOC = 11,  /* Java object: addr = oop, size = bytes, aux = TLAB bytes of the
 			     * refill that exposed it (0: allocated outside a TLAB),
 			     * aux2 = Klass*; frames = allocation path (OS_FRAME_METHOD) */
 	OS_EV_MOVES = 12,   /* a batch of GC object moves: the frames area holds
-			     * nframes/3 triples (src, dst, bytes); aux = GC number */
+			     * nframes/3 triples (src, dst, bytes); size = triples;
+			     * aux = GC sequence number (GC_BEGIN's aux2) */
 	OS_EV_JVM = 13,     /* the JVM is up: addr/size = reserved Java heap,
-			     * aux = address of gHotSpotVMStructs in the target,
-			     * aux2 = OS_JVM_F_* flags; frames = bytes of the GC name */
+			     * aux = libjvm load base, aux2 = OS_JVM_F_* flags;
+			     * frames = struct os_jvm_info (hotspot_abi.h),
+			     * nframes = OS_JVM_INFO_WORDS */
 	OS_EV_TYPE_MAX
 };
 

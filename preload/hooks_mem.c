@@ -9,6 +9,13 @@
 
 #define OSP_EXPORT __attribute__((visibility("default")))
 
+static OSP_TLS struct osp_thread *osp_copy_cur;
+
+struct osp_thread *osp_copy_thread(void)
+{
+	return osp_copy_cur;
+}
+
 static __attribute__((noinline)) void osp_maybe_move(void *dst, const void *src, size_t n,
 						     enum osp_copy_kind kind)
 {
@@ -21,9 +28,11 @@ static __attribute__((noinline)) void osp_maybe_move(void *dst, const void *src,
 	t = osp_enter();
 	if (!t)
 		return;
+	osp_copy_cur = t;
 	if (filter(dst, src, n, kind, &tag))
 		osp_record_plain(t, OS_EV_MOVE, (uint64_t)(uintptr_t)dst, n,
 				 (uint64_t)(uintptr_t)src, tag);
+	osp_copy_cur = NULL;
 	osp_leave(t);
 }
 

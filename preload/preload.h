@@ -11,6 +11,8 @@
  *   thread.c    per-thread state: recursion guard, slot claim, exit, fork
  *   record.c    building and writing events, call-path unwinding (hot path)
  *   hooks_*.c   the exported interposers
+ *   attach.c    objscope_attach()/objscope_detach(), called by `objscope attach`
+ *   got.c       import-table (GOT) patching for attach mode
  */
 #ifndef OBJSCOPE_PRELOAD_H
 #define OBJSCOPE_PRELOAD_H
@@ -123,6 +125,13 @@ static inline void osp_stat_add(_Atomic uint64_t *c, uint64_t n)
 
 	__atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
 }
+
+/* ---- hooks_mem.c ------------------------------------------------------- */
+
+/* Inside osp_move_filter (adapter.h): the copying thread's state, guard held,
+ * so a filter can write events itself (the HotSpot adapter batches moves);
+ * NULL outside a filter call. */
+struct osp_thread *osp_copy_thread(void);
 
 /* ---- record.c ---------------------------------------------------------- */
 

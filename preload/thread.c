@@ -37,7 +37,8 @@ void osp_leave(struct osp_thread *t)
 
 /* Thread exit: keep our value alive through the destructor rounds so frees
  * made by other keys' destructors are still recorded, then retire the slot.
- * Anything the thread does after that is counted as lost. */
+ * An event after that (glibc's own exit path unmaps malloc heaps) claims a
+ * fresh slot, which the collector retires when perf reports the exit. */
 static void osp_thread_exit(void *arg)
 {
 	struct osp_thread *t = &osp_self;
@@ -85,7 +86,7 @@ struct os_slot *osp_slot(struct osp_thread *t)
 
 	if (osp_likely(s != NULL))
 		return s;
-	if (t->no_slot || t->exited)
+	if (t->no_slot)
 		return NULL;
 	if (t->pid == 0) {
 		t->pid = (uint32_t)getpid();
@@ -97,7 +98,7 @@ struct os_slot *osp_slot(struct osp_thread *t)
 		return NULL;
 	}
 	t->slot = s;
-	if (osp_setup_done)
+	if (osp_setup_done && !t->exited)
 		pthread_setspecific(osp_exit_key, t);
 	osp_record_thread(t, s);
 	return s;

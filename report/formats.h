@@ -23,5 +23,11 @@ typedef int (*report_render_fn)(const struct report_view *v, const struct report
 
 int report_render_text(const struct report_view *v, const struct report_opts *o, FILE *out);
 int report_render_json(const struct report_view *v, const struct report_opts *o, FILE *out);
+/* One self-contained page (libraries inlined, no network fetches). */
+int report_render_html(const struct report_view *v, const struct report_opts *o, FILE *out);
+/* Folded stacks "alloc;...;[access];...;leaf COUNT", one line per path. */
+int report_render_collapsed(const struct report_view *v, const struct report_opts *o, FILE *out);
+/* gzip-compressed pprof profile.proto. */
+int report_render_pprof(const struct report_view *v, const struct report_opts *o, FILE *out);
 
 #endif

@@ -27,9 +27,9 @@ static const struct {
 } formats[] = {
 	{ "text", report_render_text },
 	{ "json", report_render_json },
-	{ "html", NULL },
-	{ "collapsed", NULL },
-	{ "pprof", NULL },
+	{ "html", report_render_html },
+	{ "collapsed", report_render_collapsed },
+	{ "pprof", report_render_pprof },
 };
 
 static void usage(FILE *out)

@@ -1,0 +1,594 @@
+/* hotspot.c - the HotSpot runtime adapter of the collector (see hotspot.h). */
+#include "attacher/hotspot.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "attacher/hotspot_gc.h"
+#include "common/hotspot_abi.h"
+#include "common/log.h"
+
+#define NAME_MAX_LEN 512
+
+struct hs_jvm {
+	uint32_t asid, pid;
+	bool have_info, vm_ok;
+	bool map_existed;          /* /tmp/perf-PID.map was there before the JVM wrote it */
+	struct os_jvm_info info;
+	struct os_hs_vm vm;
+	struct os_hmap names;      /* tagged word (klass / method) -> string index */
+	struct os_hs_move *batch;  /* moves of the collection in progress */
+	size_t nbatch, capbatch;
+	uint64_t objects, estimated, gcs, moves, dropped;
+	uint64_t moves_lost;       /* moves the target could not deliver (GC_END addr) */
+	uint64_t checked;          /* collections after which survivors were checked */
+};
+
+struct hotspot {
+	struct os_runtime rt;
+	struct os_attrib *a;
+	struct os_symbolizer *sym;
+	struct os_hs_mem mem;
+	struct os_hmap asid2jvm;   /* asid -> index in jvms */
+	struct os_hmap pids;       /* pid -> 1 for JVM processes */
+	struct hs_jvm **jvms;
+	uint32_t njvms, capjvms;
+	struct os_hmap node2klass; /* allocation path node -> Klass* */
+	struct os_hmap moved;      /* scratch: destinations of the current batch */
+	struct os_hmap blocks;     /* move blocks queued, not applied yet (owned) */
+	struct hs_jvm *checking;   /* the JVM whose survivors are being checked */
+	uint32_t checking_total;   /* ... after its collection number checking_total */
+	char **strs;               /* names handed out (owned) */
+	uint32_t nstrs, capstrs;
+};
+
+static struct hotspot *hs_of(struct os_runtime *rt)
+{
+	return rt->priv;
+}
+
+static struct hs_jvm *jvm_find(struct hotspot *h, uint32_t asid)
+{
+	uint64_t i;
+
+	return os_hmap_get(&h->asid2jvm, asid, &i) ? h->jvms[i] : NULL;
+}
+
+static struct hs_jvm *jvm_get(struct hotspot *h, struct os_aspace *as)
+{
+	struct hs_jvm *j = jvm_find(h, as->id);
+
+	if (j)
+		return j;
+	if (h->njvms == h->capjvms) {
+		uint32_t cap = h->capjvms ? h->capjvms * 2 : 4;
+		struct hs_jvm **n = realloc(h->jvms, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		h->jvms = n;
+		h->capjvms = cap;
+	}
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return NULL;
+	j->asid = as->id;
+	j->pid = as->pid;
+	os_hmap_init(&j->names);
+	if (os_hmap_put(&h->asid2jvm, as->id, h->njvms) < 0) {
+		free(j);
+		return NULL;
+	}
+	os_hmap_put(&h->pids, as->pid, 1);
+	h->jvms[h->njvms++] = j;
+	return j;
+}
+
+static void jvm_free(struct hs_jvm *j)
+{
+	os_hs_vm_free(&j->vm);
+	os_hmap_destroy(&j->names);
+	free(j->batch);
+	free(j);
+}
+
+static const char *str_at(struct hotspot *h, uint64_t idx)
+{
+	return idx < h->nstrs ? h->strs[idx] : NULL;
+}
+
+/* Remembers name s for a tagged word of j. */
+static void name_put(struct hotspot *h, struct hs_jvm *j, uint64_t word, const char *s)
+{
+	char *dup;
+
+	if (h->nstrs == h->capstrs) {
+		uint32_t cap = h->capstrs ? h->capstrs * 2 : 256;
+		char **n = realloc(h->strs, cap * sizeof(*n));
+
+		if (!n)
+			return;
+		h->strs = n;
+		h->capstrs = cap;
+	}
+	dup = strdup(s);
+	if (!dup)
+		return;
+	if (os_hmap_put(&j->names, word, h->nstrs) < 0) {
+		free(dup);
+		return;
+	}
+	h->strs[h->nstrs++] = dup;
+}
+
+static bool name_known(struct hs_jvm *j, uint64_t word)
+{
+	uint64_t idx;
+
+	return os_hmap_get(&j->names, word, &idx);
+}
+
+static void name_klass(struct hotspot *h, struct hs_jvm *j, uint64_t klass)
+{
+	uint64_t word = OS_HS_TAG_KLASS | (klass & OS_HS_WORD_MASK);
+	char internal[NAME_MAX_LEN], java[NAME_MAX_LEN];
+
+	if (name_known(j, word) || !j->vm_ok)
+		return;
+	if (os_hs_klass_name(&j->vm, &h->mem, j->pid, klass, internal, sizeof(internal)) < 0)
+		return;
+	os_hs_java_class(internal, java, sizeof(java));
+	name_put(h, j, word, java);
+}
+
+static void name_method(struct hotspot *h, struct hs_jvm *j, uint64_t word)
+{
+	char name[NAME_MAX_LEN];
+
+	if (name_known(j, word) || !j->vm_ok)
+		return;
+	if (os_hs_method_name(&j->vm, &h->mem, j->pid, word & OS_HS_WORD_MASK, name,
+			      sizeof(name)) < 0)
+		return;
+	name_put(h, j, word, name);
+}
+
+static uint64_t canon(const struct hs_jvm *j, uint64_t addr)
+{
+	if (!j || !(j->info.flags & OS_JVM_F_ZGC))
+		return addr;
+	/* the adapter in the target gives [0, offset mask + 1) as the heap */
+	return os_hs_zgc_mask(addr, j->info.heap_end ? j->info.heap_end - 1 : 0);
+}
+
+static void prepare_jvm(struct hotspot *h, struct hs_jvm *j, const struct os_event *ev)
+{
+	char path[64];
+	int rc;
+
+	if ((size_t)ev->nframes * 8 >= sizeof(j->info)) {
+		memcpy(&j->info, ev->frames, sizeof(j->info));
+		j->info.gc[sizeof(j->info.gc) - 1] = 0;
+		j->have_info = true;
+	} else {
+		j->info.heap_start = ev->addr;
+		j->info.heap_end = ev->addr + ev->size;
+		j->info.flags = (uint32_t)ev->aux2;
+	}
+	snprintf(path, sizeof(path), "/tmp/perf-%u.map", j->pid);
+	j->map_existed = access(path, F_OK) == 0;
+	if (!j->have_info || j->vm_ok)
+		return;
+	rc = os_hs_vm_load(&j->vm, &h->mem, j->pid, &j->info);
+	if (rc < 0)
+		os_debug("hotspot: pid %u: cannot read the vmStructs tables: %s", j->pid,
+			 strerror(-rc));
+	j->vm_ok = rc == 0;
+}
+
+/* OS_EV_JALLOC: the path is interned with the class word innermost. */
+static bool prepare_alloc(struct hotspot *h, struct hs_jvm *j, const struct os_event *ev,
+			  struct os_obj_event *oe)
+{
+	uint64_t buf[OS_MAX_FRAMES];
+	uint32_t n = ev->nframes < OS_MAX_FRAMES - 1 ? ev->nframes : OS_MAX_FRAMES - 1;
+	uint64_t klass = ev->aux2 & OS_HS_WORD_MASK;
+
+	if (!ev->size)
+		return false;
+	buf[0] = OS_HS_TAG_KLASS | klass;
+	memcpy(buf + 1, ev->frames, n * sizeof(*buf));
+	if (j->vm_ok) {
+		if (j->vm.lay.compressed_klass < 0)
+			os_hs_learn_header(&j->vm, &h->mem, j->pid, ev->addr, klass);
+		name_klass(h, j, klass);
+		for (uint32_t i = 1; i <= n; i++)
+			if (buf[i] & OS_FRAME_METHOD)
+				name_method(h, j, buf[i]);
+	}
+	oe->type = ev->type;
+	oe->addr = canon(j, ev->addr);
+	oe->size = ev->size;
+	oe->aux = os_hs_weight(j->info.mode, ev->aux, ev->size);
+	oe->asid = j->asid;
+	oe->node = os_attrib_path(h->a, j->asid, buf, n + 1);
+	if (oe->node != OS_CCT_NONE)
+		os_hmap_put(&h->node2klass, oe->node, klass);
+	return true;
+}
+
+/* OS_EV_MOVES: the triples are copied out of the ring; the block travels
+ * with the queued event and is freed when applied. */
+static bool prepare_moves(struct hotspot *h, struct hs_jvm *j, const struct os_event *ev,
+			  struct os_obj_event *oe)
+{
+	size_t n = ev->nframes / 3;
+	struct os_hs_move *mv;
+
+	if (!n)
+		return false;
+	mv = malloc(n * sizeof(*mv));
+	if (!mv || os_hmap_put(&h->blocks, (uint64_t)(uintptr_t)mv, n) < 0) {
+		free(mv);
+		return false;
+	}
+	for (size_t i = 0; i < n; i++) {
+		mv[i].src = canon(j, ev->frames[3 * i]);
+		mv[i].dst = canon(j, ev->frames[3 * i + 1]);
+		mv[i].bytes = ev->frames[3 * i + 2];
+	}
+	oe->type = ev->type;
+	oe->addr = (uint64_t)(uintptr_t)mv;
+	oe->size = n;
+	oe->aux = ev->aux;
+	oe->asid = j->asid;
+	oe->node = OS_CCT_NONE;
+	return true;
+}
+
+static bool hs_prepare(struct os_runtime *rt, struct os_aspace *as, const struct os_event *ev,
+		       struct os_obj_event *oe)
+{
+	struct hotspot *h = hs_of(rt);
+	struct hs_jvm *j;
+
+	switch (ev->type) {
+	case OS_EV_JVM:
+	case OS_EV_JALLOC:
+	case OS_EV_MOVES:
+	case OS_EV_MOVE:
+	case OS_EV_GC_BEGIN:
+	case OS_EV_GC_END:
+		break;
+	default:
+		return false;
+	}
+	j = jvm_get(h, as);
+	if (!j) {
+		h->a->c.dropped_events++;
+		return false;
+	}
+	switch (ev->type) {
+	case OS_EV_JVM:
+		prepare_jvm(h, j, ev);
+		return false;
+	case OS_EV_JALLOC:
+		return prepare_alloc(h, j, ev, oe);
+	case OS_EV_MOVES:
+		return prepare_moves(h, j, ev, oe);
+	case OS_EV_MOVE:
+		oe->type = ev->type;
+		oe->addr = canon(j, ev->addr);
+		oe->size = ev->size;
+		oe->aux = canon(j, ev->aux);
+		oe->asid = j->asid;
+		oe->node = OS_CCT_NONE;
+		return true;
+	default: /* GC_END: addr = moves not delivered so far (cumulative) */
+		oe->type = ev->type;
+		oe->addr = ev->addr;
+		oe->size = ev->size;
+		oe->aux = ev->aux;
+		oe->asid = j->asid;
+		oe->node = OS_CCT_NONE;
+		return true;
+	}
+}
+
+static void batch_add(struct hs_jvm *j, uint64_t src, uint64_t dst, uint64_t bytes)
+{
+	if (j->nbatch == j->capbatch) {
+		size_t cap = j->capbatch ? j->capbatch * 2 : 1024;
+		struct os_hs_move *n = realloc(j->batch, cap * sizeof(*n));
+
+		if (!n)
+			return;
+		j->batch = n;
+		j->capbatch = cap;
+	}
+	j->batch[j->nbatch].src = src;
+	j->batch[j->nbatch].dst = dst;
+	j->batch[j->nbatch].bytes = bytes;
+	j->nbatch++;
+}
+
+static uint64_t klass_of_ctx(void *arg, uint64_t ctx)
+{
+	struct hotspot *h = arg;
+	uint64_t k;
+
+	if (ctx >= h->a->nctx || !os_hmap_get(&h->node2klass, h->a->ctx[ctx].node, &k))
+		return 0; /* not a Java object (a malloc'd block in the heap range?) */
+	return k;
+}
+
+/* The heap is as collection `total` left it: no later one has started. */
+static bool heap_quiet(struct hotspot *h, struct hs_jvm *j, uint32_t total)
+{
+	uint32_t now;
+	bool active;
+
+	return os_hs_gc_state(&j->vm, &h->mem, j->pid, &now, &active) == 0 && !active &&
+	       now == total;
+}
+
+static bool confirm_quiet(void *arg)
+{
+	struct hotspot *h = arg;
+
+	return heap_quiet(h, h->checking, h->checking_total);
+}
+
+static void gc_end(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as, uint64_t lost,
+		   uint32_t total)
+{
+	size_t moved;
+
+	os_hmap_destroy(&h->moved);
+	os_hmap_init(&h->moved);
+	moved = os_hs_apply_moves(as->objects, j->batch, j->nbatch, &h->moved);
+	j->nbatch = 0;
+	j->moves += moved;
+	if (lost > j->moves_lost)
+		j->moves_lost = lost;
+	j->gcs++;
+	h->a->c.moves += moved;
+	h->a->c.gc_count++;
+	/* concurrent collectors: headers are read while the JVM runs on, and
+	 * ZGC's masked addresses are not readable as such: no validation */
+	if (!j->vm_ok || (j->info.flags & (OS_JVM_F_ZGC | OS_JVM_F_CONCURRENT)))
+		return;
+	/* this end is applied late (time order): when a later collection has
+	 * begun (or the JVM is gone) the headers do not show this one's
+	 * result; the next end's check covers the objects */
+	if (!heap_quiet(h, j, total))
+		return;
+	j->checked++;
+	h->checking = j;
+	h->checking_total = total;
+	j->dropped += os_hs_drop_dead(as->objects, j->info.heap_start, j->info.heap_end,
+				      &h->moved, klass_of_ctx, h, &h->mem, j->pid, &j->vm.lay,
+				      confirm_quiet);
+}
+
+static void born(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as,
+		 const struct os_obj_event *ev)
+{
+	struct os_attrib *a = h->a;
+	uint32_t ci = ev->node == OS_CCT_NONE ? OS_NONE : os_attrib_context(a, as->id, ev->node);
+
+	if (ci == OS_NONE) {
+		a->c.dropped_events++;
+		return;
+	}
+	a->ctx[ci].allocations += ev->aux;
+	a->ctx[ci].bytes += ev->size * ev->aux;
+	a->c.objects_seen++;
+	if (j->info.mode == OS_JVM_MODE_SAMPLED) {
+		a->c.objects_estimated += ev->aux;
+		j->estimated += ev->aux;
+	}
+	j->objects++;
+	os_iv_remove_overlaps(as->objects, ev->addr, ev->addr + ev->size, NULL, NULL);
+	os_iv_insert(as->objects, ev->addr, ev->addr + ev->size, ci);
+}
+
+static void hs_apply(struct os_runtime *rt, struct os_aspace *as, const struct os_obj_event *ev)
+{
+	struct hotspot *h = hs_of(rt);
+	struct hs_jvm *j = jvm_find(h, ev->asid);
+	struct os_hs_move *mv;
+
+	if (ev->type == OS_EV_MOVES) {
+		if (!os_hmap_del(&h->blocks, ev->addr))
+			return;
+		mv = (struct os_hs_move *)(uintptr_t)ev->addr;
+		for (uint64_t i = 0; j && i < ev->size; i++)
+			batch_add(j, mv[i].src, mv[i].dst, mv[i].bytes);
+		free(mv);
+		return;
+	}
+	if (!j)
+		return;
+	switch (ev->type) {
+	case OS_EV_JALLOC:
+		born(h, j, as, ev);
+		break;
+	case OS_EV_MOVE:
+		batch_add(j, ev->aux, ev->addr, ev->size);
+		break;
+	case OS_EV_GC_END:
+		gc_end(h, j, as, ev->addr, (uint32_t)ev->aux);
+		break;
+	default: /* OS_EV_GC_BEGIN: moves before it belong to it as well */
+		break;
+	}
+}
+
+static uint64_t hs_sample_addr(struct os_runtime *rt, uint32_t asid, uint64_t addr)
+{
+	struct hotspot *h = hs_of(rt);
+
+	if (!h->njvms)
+		return addr;
+	return canon(jvm_find(h, asid), addr);
+}
+
+static void hs_before_symbolize(struct os_runtime *rt)
+{
+	struct hotspot *h = hs_of(rt);
+	char path[64];
+
+	for (uint32_t i = 0; i < h->njvms; i++) {
+		struct hs_jvm *j = h->jvms[i];
+
+		snprintf(path, sizeof(path), "/tmp/perf-%u.map", j->pid);
+		if (access(path, R_OK) < 0)
+			continue;
+		if (os_sym_load_perf_map(h->sym, j->asid, path) < 0)
+			os_debug("hotspot: cannot read %s", path);
+		/* written because launch mode asked for it: leave no artifact */
+		if (!j->map_existed)
+			unlink(path);
+	}
+}
+
+static enum os_rt_word hs_name_word(struct os_runtime *rt, uint32_t asid, uint64_t word,
+				    const char **name)
+{
+	struct hotspot *h = hs_of(rt);
+	struct hs_jvm *j = jvm_find(h, asid);
+	uint64_t idx;
+	bool klass = (word & ~OS_HS_WORD_MASK) == OS_HS_TAG_KLASS;
+	bool method = (word & ~OS_HS_WORD_MASK) == OS_FRAME_METHOD;
+
+	*name = NULL;
+	if (!klass && !method)
+		return OS_RT_WORD_UNKNOWN;
+	if (j && os_hmap_get(&j->names, word, &idx))
+		*name = str_at(h, idx);
+	if (klass)
+		return OS_RT_WORD_TYPE; /* a type even when unnamed: never a frame */
+	return *name ? OS_RT_WORD_FRAME : OS_RT_WORD_UNKNOWN;
+}
+
+static const char *hs_jit_name(struct os_runtime *rt, uint32_t asid, const char *raw, char *buf,
+			       size_t len)
+{
+	(void)rt;
+	(void)asid;
+	os_hs_jit_name(raw, buf, len);
+	return buf;
+}
+
+static int hs_thread_kind(struct os_runtime *rt, uint32_t pid, const char *name)
+{
+	struct hotspot *h = hs_of(rt);
+	uint64_t one;
+
+	if (!os_hmap_get(&h->pids, pid, &one))
+		return -1;
+	return os_hs_thread_kind(name);
+}
+
+static void hs_notes(struct os_runtime *rt, struct os_profile *p)
+{
+	struct hotspot *h = hs_of(rt);
+	char note[512];
+
+	for (uint32_t i = 0; i < h->njvms; i++) {
+		struct hs_jvm *j = h->jvms[i];
+		const char *gc = j->have_info && j->info.gc[0] ? j->info.gc : "unknown";
+
+		if (j->info.mode == OS_JVM_MODE_SAMPLED)
+			snprintf(note, sizeof(note),
+				 "HotSpot pid %u (%s GC), sampled objects: %llu objects seen at TLAB "
+				 "refills and outside TLABs, each weighted by TLAB bytes / object "
+				 "size, estimate %llu objects (objects_estimated counts Java objects "
+				 "only); allocations and bytes per object are estimates",
+				 j->pid, gc, (unsigned long long)j->objects,
+				 (unsigned long long)j->estimated);
+		else
+			snprintf(note, sizeof(note),
+				 "HotSpot pid %u (%s GC), exact objects: %llu Java objects seen; "
+				 "allocations and bytes per object are counts of objects allocated",
+				 j->pid, gc, (unsigned long long)j->objects);
+		os_profile_add_note(p, note);
+		snprintf(note, sizeof(note),
+			 "HotSpot pid %u: %llu collections, %llu object moves applied (%llu not "
+			 "delivered by the target), %llu dead objects dropped after collections "
+			 "(checked at %llu of them; an object replaced by one of the same class "
+			 "at the same address is kept)",
+			 j->pid, (unsigned long long)j->gcs, (unsigned long long)j->moves,
+			 (unsigned long long)j->moves_lost, (unsigned long long)j->dropped,
+			 (unsigned long long)j->checked);
+		os_profile_add_note(p, note);
+		if (j->info.flags & (OS_JVM_F_ZGC | OS_JVM_F_CONCURRENT)) {
+			snprintf(note, sizeof(note),
+				 "HotSpot pid %u: %s GC moves objects concurrently: attribution "
+				 "after its collections is best effort",
+				 j->pid, gc);
+			os_profile_add_note(p, note);
+		}
+		if (!j->vm_ok)
+			os_profile_add_note(p, "HotSpot: the vmStructs tables could not be read: "
+					       "classes and interpreted frames are unnamed");
+	}
+}
+
+static void hs_destroy(struct os_runtime *rt)
+{
+	struct hotspot *h = hs_of(rt);
+	uint64_t ptr, n;
+
+	for (size_t it = 0; os_hmap_next(&h->blocks, &it, &ptr, &n);)
+		free((void *)(uintptr_t)ptr);
+	os_hmap_destroy(&h->blocks);
+	for (uint32_t i = 0; i < h->njvms; i++)
+		jvm_free(h->jvms[i]);
+	for (uint32_t i = 0; i < h->nstrs; i++)
+		free(h->strs[i]);
+	free(h->strs);
+	free(h->jvms);
+	os_hmap_destroy(&h->asid2jvm);
+	os_hmap_destroy(&h->pids);
+	os_hmap_destroy(&h->node2klass);
+	os_hmap_destroy(&h->moved);
+	free(h);
+}
+
+static const struct os_runtime_ops hotspot_ops = {
+	.name = "hotspot",
+	.prepare = hs_prepare,
+	.apply = hs_apply,
+	.sample_addr = hs_sample_addr,
+	.before_symbolize = hs_before_symbolize,
+	.name_word = hs_name_word,
+	.jit_name = hs_jit_name,
+	.thread_kind = hs_thread_kind,
+	.notes = hs_notes,
+	.destroy = hs_destroy,
+};
+
+struct os_runtime *os_hotspot_new(struct os_attrib *a, struct os_symbolizer *sym,
+				  const struct os_hs_mem *mem)
+{
+	struct hotspot *h = calloc(1, sizeof(*h));
+
+	if (!h)
+		return NULL;
+	h->rt.ops = &hotspot_ops;
+	h->rt.priv = h;
+	h->a = a;
+	h->sym = sym;
+	h->mem = mem ? *mem : os_hs_mem_proc;
+	os_hmap_init(&h->asid2jvm);
+	os_hmap_init(&h->pids);
+	os_hmap_init(&h->node2klass);
+	os_hmap_init(&h->moved);
+	os_hmap_init(&h->blocks);
+	return &h->rt;
+}

@@ -1,0 +1,67 @@
+/* hotspot.h - the collector side of the HotSpot runtime adapter (the
+ * in-target side is preload/hotspot*.c; their contract is shm.h's
+ * OS_EV_JVM / OS_EV_JALLOC / OS_EV_MOVES / OS_EV_GC_* and hotspot_abi.h).
+ *
+ * Per JVM (address space that sent OS_EV_JVM):
+ * - its vmStructs tables are read when the JVM is up (hotspot_vm.h);
+ * - every OS_EV_JALLOC object is tracked with its class and allocation
+ *   path; contexts are keyed by (allocation path, class): the Klass* is
+ *   interned as an extra innermost frame word OS_HS_TAG_KLASS | Klass*, so
+ *   one path allocating two classes gives two contexts, and the profile
+ *   shows that word as the context's type, not as a frame;
+ * - class names (Klass* -> "byte[]") and interpreted method names
+ *   (Method* -> "pkg.Class.method") are read and cached at drain time,
+ *   while the JVM is alive (a class unloaded and its Klass* reused later is
+ *   named by the first);
+ * - object weights: exact mode 1; sampled mode max(1, TLAB bytes / size)
+ *   (an object that ended a TLAB of T bytes stands for T/size objects of
+ *   its size), summed into the context's allocations and bytes and into
+ *   objects_estimated;
+ * - moves of a collection are applied in a batch at its GC end, then dead
+ *   objects are dropped (hotspot_gc.h);
+ * - JIT code is named from the perf map the JVM writes at exit
+ *   (/tmp/perf-PID.map, removed after reading unless it existed before).
+ *
+ * Return convention: constructors return NULL on out of memory; formatting
+ * functions return the number of characters written (snprintf-like).
+ */
+#ifndef OBJSCOPE_HOTSPOT_H
+#define OBJSCOPE_HOTSPOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "attacher/attrib.h"
+#include "attacher/hotspot_vm.h"
+#include "attacher/runtime.h"
+#include "symbolizer/symbolizer.h"
+
+/* Frame word naming the class of a context (innermost word of its path). */
+#define OS_HS_TAG_KLASS 0x4000000000000000ULL
+#define OS_HS_WORD_MASK 0x0000ffffffffffffULL
+
+/* The adapter; mem NULL means os_hs_mem_proc. */
+struct os_runtime *os_hotspot_new(struct os_attrib *a, struct os_symbolizer *sym,
+				  const struct os_hs_mem *mem);
+
+/* "[B" -> "byte[]", "[[I" -> "int[][]", "Ljava/lang/String;" and
+ * "java/lang/String" -> "java.lang.String", "[Ljava/lang/Object;" ->
+ * "java.lang.Object[]". */
+int os_hs_java_class(const char *internal, char *buf, size_t len);
+/* A perf map name of JIT code as "Class.method": "java.lang.Object
+ * java.util.HashMap.get(java.lang.Object)" (JDK 17), "java.util.HashMap::get",
+ * "Lfoo/Bar;::baz" -> "foo.Bar.baz"; stubs, adapters and "Interpreter" keep
+ * their names. */
+int os_hs_jit_name(const char *raw, char *buf, size_t len);
+/* enum os_thread_kind of a thread of a JVM, from its name (possibly cut
+ * to 15 characters by the kernel). */
+int os_hs_thread_kind(const char *name);
+/* Weight of an object seen in `mode` (OS_JVM_MODE_*): see above. */
+uint64_t os_hs_weight(uint32_t mode, uint64_t tlab_bytes, uint64_t size);
+/* ZGC colored address to its heap offset (others unchanged): the colors
+ * are the views 1, 2 or 4 << offset bits above offset_mask (a power of two
+ * minus one, os_jvm_info.heap_end - 1; 0 means the 42 bits measured on
+ * JDK 17 with small heaps). */
+uint64_t os_hs_zgc_mask(uint64_t addr, uint64_t offset_mask);
+
+#endif

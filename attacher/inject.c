@@ -1,0 +1,435 @@
+/* inject.c - ptrace calls into a running process (see inject.h). */
+#include "attacher/inject.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/procmaps.h"
+
+#define STACK_GAP 512      /* bytes left below the interrupted rsp (red zone: 128) */
+#define MAX_STR 4096
+#define MAX_RANGES 32
+
+/* ---- where a thread may be interrupted ------------------------------------- */
+
+struct ranges {
+	uint64_t lo[MAX_RANGES], hi[MAX_RANGES];
+	int n;
+};
+
+/* Code that may hold the malloc or loader lock. */
+static int collect_unsafe(const struct os_maps_entry *e, void *arg)
+{
+	struct ranges *r = arg;
+
+	if (!os_maps_is_exec(e) || r->n == MAX_RANGES)
+		return 0;
+	if (strstr(e->path, "/libc.so") || strstr(e->path, "/libc-") ||
+	    strstr(e->path, "/ld-linux") || strstr(e->path, "/libobjscope") ||
+	    strstr(e->path, "/libpthread")) {
+		r->lo[r->n] = e->start;
+		r->hi[r->n++] = e->end;
+	}
+	return 0;
+}
+
+/* Blocking system calls that hold no libc lock when they sleep. */
+static bool syscall_is_safe(long nr)
+{
+	switch (nr) {
+	case SYS_read: case SYS_write: case SYS_poll: case SYS_ppoll: case SYS_select:
+	case SYS_pselect6: case SYS_epoll_wait: case SYS_epoll_pwait: case SYS_nanosleep:
+	case SYS_clock_nanosleep: case SYS_wait4: case SYS_waitid: case SYS_pause:
+	case SYS_accept: case SYS_accept4: case SYS_recvfrom: case SYS_recvmsg:
+	case SYS_rt_sigsuspend: case SYS_rt_sigtimedwait: case SYS_sched_yield:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool regs_are_safe(const struct user_regs_struct *r, const struct ranges *unsafe)
+{
+	if ((long)r->orig_rax >= 0)
+		return syscall_is_safe((long)r->orig_rax);
+	for (int i = 0; i < unsafe->n; i++)
+		if (r->rip >= unsafe->lo[i] && r->rip < unsafe->hi[i])
+			return false;
+	return true;
+}
+
+/* ---- ptrace steps -------------------------------------------------------- */
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Waits for the seized thread to stop, up to deadline (ms). Returns the
+ * wait status, -ESRCH when it is gone, -ETIMEDOUT. */
+static int wait_stop(pid_t tid, uint64_t deadline)
+{
+	int st;
+
+	for (;;) {
+		pid_t w = waitpid(tid, &st, __WALL | WNOHANG);
+
+		if (w == tid)
+			return (WIFEXITED(st) || WIFSIGNALED(st)) ? -ESRCH : st & 0x7fffffff;
+		if (w < 0 && errno != EINTR)
+			return -ESRCH;
+		if (now_ms() > deadline)
+			return -ETIMEDOUT;
+		usleep(100);
+	}
+}
+
+static int ptrace_err(int e)
+{
+	return e == EPERM || e == EACCES ? -EPERM : -e;
+}
+
+/* Seizes tid and stops it. Returns 0 with regs filled, -ESRCH, -EPERM. */
+static int seize_thread(struct os_inject *in, pid_t tid, uint64_t deadline)
+{
+	int st;
+
+	if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) != 0)
+		return ptrace_err(errno);
+	in->tid = tid;
+	in->seized = true;
+	in->pending_sig = 0;
+	if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) != 0)
+		goto gone;
+	st = wait_stop(tid, deadline + 1000);
+	if (st < 0)
+		goto gone;
+	/* a signal-delivery-stop came first: use it, hand the signal back */
+	if ((st >> 16) == 0 && WSTOPSIG(st) != SIGTRAP)
+		in->pending_sig = WSTOPSIG(st);
+	if (ptrace(PTRACE_GETREGS, tid, NULL, &in->saved) != 0)
+		goto gone;
+	return 0;
+gone:
+	in->seized = false;
+	ptrace(PTRACE_DETACH, tid, NULL, NULL);
+	return -ESRCH;
+}
+
+static void release_thread(struct os_inject *in)
+{
+	if (!in->seized)
+		return;
+	ptrace(PTRACE_DETACH, in->tid, NULL, (void *)(long)in->pending_sig);
+	in->seized = false;
+}
+
+int os_inject_begin(struct os_inject *in, pid_t pid, unsigned timeout_ms, char *err,
+		    size_t errlen)
+{
+	uint64_t deadline = now_ms() + timeout_ms;
+	struct ranges unsafe = { .n = 0 };
+	char dir[64];
+	int rc;
+
+	memset(in, 0, sizeof(*in));
+	in->pid = pid;
+	rc = os_maps_foreach_pid(pid, collect_unsafe, &unsafe);
+	if (rc < 0) {
+		snprintf(err, errlen, "cannot read /proc/%d/maps: %s", (int)pid, strerror(-rc));
+		return rc == -ENOENT ? -ESRCH : rc;
+	}
+	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
+	for (unsigned round = 0;; round++) {
+		DIR *d = opendir(dir);
+		struct dirent *de;
+		bool any = false;
+
+		if (!d) {
+			snprintf(err, errlen, "process %d exited", (int)pid);
+			return -ESRCH;
+		}
+		while ((de = readdir(d))) {
+			pid_t tid = (pid_t)atoi(de->d_name);
+
+			if (tid <= 0)
+				continue;
+			rc = seize_thread(in, tid, deadline);
+			if (rc == -EPERM) {
+				closedir(d);
+				snprintf(err, errlen, "ptrace of thread %d: %s", (int)tid,
+					 strerror(EPERM));
+				return rc;
+			}
+			if (rc < 0)
+				continue;
+			any = true;
+			if (regs_are_safe(&in->saved, &unsafe)) {
+				closedir(d);
+				return 0;
+			}
+			release_thread(in);
+		}
+		closedir(d);
+		if (!any && kill(pid, 0) != 0) {
+			snprintf(err, errlen, "process %d exited during injection", (int)pid);
+			return -ESRCH;
+		}
+		if (now_ms() > deadline) {
+			snprintf(err, errlen,
+				 "no thread of %d reached a point where it can call dlopen within "
+				 "%u ms (all busy in libc or the loader)", (int)pid, timeout_ms);
+			return -EBUSY;
+		}
+		usleep(round < 10 ? 200 : 2000);
+	}
+}
+
+static int mem_rw(pid_t pid, uint64_t addr, void *buf, size_t len, bool write)
+{
+	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
+	ssize_t n = write ? process_vm_writev(pid, &local, 1, &remote, 1, 0)
+			  : process_vm_readv(pid, &local, 1, &remote, 1, 0);
+
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EFAULT;
+}
+
+int os_inject_read_str(pid_t pid, uint64_t addr, char *buf, size_t len)
+{
+	size_t got = 0;
+
+	/* page by page: the string may end just before an unmapped page */
+	while (got + 1 < len) {
+		size_t chunk = 4096 - ((addr + got) & 4095);
+		int rc;
+
+		if (chunk > len - 1 - got)
+			chunk = len - 1 - got;
+		rc = mem_rw(pid, addr + got, buf + got, chunk, false);
+		if (rc < 0)
+			return rc;
+		if (memchr(buf + got, 0, chunk))
+			return 0;
+		got += chunk;
+	}
+	buf[len - 1] = 0;
+	return 0;
+}
+
+int os_inject_call(struct os_inject *in, uint64_t fn, const char *str, uint64_t a1, uint64_t a2,
+		   unsigned timeout_ms, uint64_t *ret, char *err, size_t errlen)
+{
+	struct user_regs_struct r = in->saved;
+	uint8_t saved_mem[MAX_STR + 32], frame[MAX_STR + 32];
+	size_t slen = str ? strlen(str) + 1 : 0, flen;
+	uint64_t top, ret_slot, deadline = now_ms() + timeout_ms;
+	int rc, st;
+
+	if (!in->seized)
+		return -ESRCH;
+	if (slen > MAX_STR)
+		return -ENAMETOOLONG;
+	/* [ret_slot] = 0, then the string; rsp = ret_slot is 8 mod 16 as
+	 * after a call instruction */
+	top = (r.rsp - STACK_GAP) & ~15ULL;
+	ret_slot = top - ((slen + 15) & ~15ULL) - 8;
+	flen = top - ret_slot;
+	memset(frame, 0, flen);
+	if (str)
+		memcpy(frame + 8, str, slen);
+	rc = mem_rw(in->pid, ret_slot, saved_mem, flen, false);
+	if (rc == 0)
+		rc = mem_rw(in->pid, ret_slot, frame, flen, true);
+	if (rc < 0) {
+		snprintf(err, errlen, "cannot write the target's stack: %s", strerror(-rc));
+		return rc;
+	}
+	r.rsp = ret_slot;
+	r.rip = fn;
+	r.rdi = str ? ret_slot + 8 : 0;
+	r.rsi = a1;
+	r.rdx = a2;
+	r.rax = 0;
+	r.orig_rax = (unsigned long long)-1; /* no system call restart on the way in */
+	if (ptrace(PTRACE_SETREGS, in->tid, NULL, &r) != 0 ||
+	    ptrace(PTRACE_CONT, in->tid, NULL, NULL) != 0) {
+		rc = -ESRCH;
+		goto gone;
+	}
+	for (;;) {
+		st = wait_stop(in->tid, deadline);
+		if (st == -ETIMEDOUT) {
+			snprintf(err, errlen, "the call in the target did not return within %u ms",
+				 timeout_ms);
+			/* stop it again so that end() can put the registers back */
+			ptrace(PTRACE_INTERRUPT, in->tid, NULL, NULL);
+			wait_stop(in->tid, now_ms() + 1000);
+			return -ETIMEDOUT;
+		}
+		if (st < 0) {
+			rc = st;
+			goto gone;
+		}
+		if ((st >> 16) == 0 && WSTOPSIG(st) == SIGSEGV) {
+			struct user_regs_struct now;
+
+			if (ptrace(PTRACE_GETREGS, in->tid, NULL, &now) != 0) {
+				rc = -ESRCH;
+				goto gone;
+			}
+			if (now.rip != 0) {
+				snprintf(err, errlen, "the call in the target crashed at 0x%llx",
+					 (unsigned long long)now.rip);
+				return -EFAULT;
+			}
+			*ret = now.rax;
+			break;
+		}
+		/* event stops (our interrupt, group stop): go on; other signals are
+		 * the target's: deliver them */
+		if (ptrace(PTRACE_CONT, in->tid, NULL,
+			   (void *)(long)((st >> 16) == 0 ? WSTOPSIG(st) : 0)) != 0) {
+			rc = -ESRCH;
+			goto gone;
+		}
+	}
+	mem_rw(in->pid, ret_slot, saved_mem, flen, true);
+	return 0;
+gone:
+	in->seized = false;
+	snprintf(err, errlen, "process %d exited during injection", (int)in->pid);
+	return rc;
+}
+
+void os_inject_end(struct os_inject *in)
+{
+	if (!in->seized)
+		return;
+	ptrace(PTRACE_SETREGS, in->tid, NULL, &in->saved);
+	release_thread(in);
+}
+
+/* ---- symbols ----------------------------------------------------------------- */
+
+struct find_obj {
+	const char *suffix;
+	uint64_t start, end, offset;
+	char path[PATH_MAX];
+	bool found;
+};
+
+static int find_mapping(const struct os_maps_entry *e, void *arg)
+{
+	struct find_obj *f = arg;
+	size_t pl = strlen(e->path), sl = strlen(f->suffix);
+
+	if (pl < sl || strcmp(e->path + pl - sl, f->suffix) != 0)
+		return 0;
+	if (!f->found || e->offset < f->offset) {
+		f->start = e->start;
+		f->end = e->end;
+		f->offset = e->offset;
+		snprintf(f->path, sizeof(f->path), "%s", e->path);
+		f->found = true;
+	}
+	return 0;
+}
+
+static int open_mapped(pid_t pid, const struct find_obj *f)
+{
+	char p[PATH_MAX + 64];
+	int fd;
+
+	snprintf(p, sizeof(p), "/proc/%d/map_files/%llx-%llx", (int)pid,
+		 (unsigned long long)f->start, (unsigned long long)f->end);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+	snprintf(p, sizeof(p), "/proc/%d/root%s", (int)pid, f->path);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+	fd = open(f->path, O_RDONLY | O_CLOEXEC);
+	return fd >= 0 ? fd : -errno;
+}
+
+int os_inject_symbol(pid_t pid, const char *suffix, const char *name, uint64_t *addr)
+{
+	struct find_obj f = { .suffix = suffix };
+	Elf *elf = NULL;
+	Elf_Scn *scn = NULL;
+	size_t nph;
+	uint64_t first_vaddr = UINT64_MAX;
+	int fd, rc;
+
+	rc = os_maps_foreach_pid(pid, find_mapping, &f);
+	if (rc < 0)
+		return rc == -ENOENT ? -ESRCH : rc;
+	if (!f.found)
+		return -ENOENT;
+	fd = open_mapped(pid, &f);
+	if (fd < 0)
+		return fd;
+	rc = -ENOENT;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || elf_getphdrnum(elf, &nph) != 0) {
+		rc = -ENOEXEC;
+		goto out;
+	}
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
+		    ph.p_offset <= f.offset && first_vaddr == UINT64_MAX)
+			first_vaddr = (ph.p_vaddr - ph.p_offset + f.offset) & ~4095ULL;
+	}
+	if (first_vaddr == UINT64_MAX)
+		goto out;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM)
+			continue;
+		data = elf_getdata(scn, NULL);
+		for (size_t i = 0; data && sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *n;
+
+			if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
+			    !sym.st_value)
+				continue;
+			n = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (n && strcmp(n, name) == 0) {
+				*addr = f.start - first_vaddr + sym.st_value;
+				rc = 0;
+				goto out;
+			}
+		}
+	}
+out:
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return rc;
+}

@@ -1,0 +1,69 @@
+/* runtime.h - the collector's plug for runtime adapters (HotSpot, ...).
+ *
+ * The generic collector knows native objects: malloc/free/realloc and
+ * anonymous mmaps (attrib.c); that is the default behaviour and needs no
+ * adapter. A runtime adapter gives a meaning to the ring events the generic
+ * code does not know (OS_EV_JVM, OS_EV_JALLOC, OS_EV_MOVE(S),
+ * OS_EV_GC_BEGIN/END), names the frame words it put into allocation paths
+ * (words with bits above 47 set, never user addresses: interpreted Java
+ * methods, the type of a context), names JIT code and classifies threads.
+ *
+ * One adapter instance (struct os_runtime) serves every address space of a
+ * collection; it keeps its own per-address-space state. Every op may be
+ * NULL. Return convention: see each op; -errno where an int error is given.
+ */
+#ifndef OBJSCOPE_RUNTIME_H
+#define OBJSCOPE_RUNTIME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct os_aspace;
+struct os_event;
+struct os_obj_event;
+struct os_profile;
+struct os_runtime;
+
+/* What a frame word not being a user address is (name_word). */
+enum os_rt_word {
+	OS_RT_WORD_UNKNOWN = 0, /* not the adapter's, or not resolvable */
+	OS_RT_WORD_FRAME = 1,   /* a Java method: *name is "pkg.Class.method" */
+	OS_RT_WORD_TYPE = 2,    /* the context's type, not a frame: *name is the class */
+};
+
+struct os_runtime_ops {
+	const char *name;
+	/* Drain time (the target is alive): reduces an event of a type the
+	 * generic code does not know. Returns true when *oe was filled and must
+	 * be applied later in time order, false when the event was consumed
+	 * (or dropped) here. */
+	bool (*prepare)(struct os_runtime *rt, struct os_aspace *as, const struct os_event *ev,
+			struct os_obj_event *oe);
+	/* Applies a prepared event in time order. */
+	void (*apply)(struct os_runtime *rt, struct os_aspace *as, const struct os_obj_event *oe);
+	/* Canonical form of a sampled data address of asid (ZGC colors). */
+	uint64_t (*sample_addr)(struct os_runtime *rt, uint32_t asid, uint64_t addr);
+	/* Before symbolization: load what names JIT code (perf maps). */
+	void (*before_symbolize)(struct os_runtime *rt);
+	/* Names a frame word with bits above 47 set; *name lives as long as rt. */
+	enum os_rt_word (*name_word)(struct os_runtime *rt, uint32_t asid, uint64_t word,
+				     const char **name);
+	/* Rewrites a JIT symbol (perf map name) of asid into buf; returns buf,
+	 * or NULL to keep the name as it is. */
+	const char *(*jit_name)(struct os_runtime *rt, uint32_t asid, const char *raw, char *buf,
+				size_t len);
+	/* enum os_thread_kind of a thread of pid, or -1 when the adapter does
+	 * not know the process. */
+	int (*thread_kind)(struct os_runtime *rt, uint32_t pid, const char *name);
+	/* Adds the adapter's notes (what the figures mean, best-effort parts). */
+	void (*notes)(struct os_runtime *rt, struct os_profile *p);
+	void (*destroy)(struct os_runtime *rt);
+};
+
+struct os_runtime {
+	const struct os_runtime_ops *ops;
+	void *priv;
+};
+
+#endif

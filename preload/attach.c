@@ -1,0 +1,212 @@
+/* attach.c - the entry points `objscope attach` calls inside a running
+ * target after injecting this library with dlopen (attacher/inject.c):
+ *
+ *   int objscope_attach(const char *shm_path)  maps the shm, arms the hooks,
+ *       patches the GOT of the loaded objects; returns the number of GOT
+ *       entries patched (>= 0) or -errno. Calling it again re-arms.
+ *   int objscope_detach(void)  disarms, restores the GOT, releases the shm;
+ *       returns 0.
+ *
+ * Both run on a thread hijacked by ptrace (never inside a hook), so they may
+ * use dl_iterate_phdr, mprotect and mmap.
+ *
+ * Threads cache their ring slot (thread.c) and a hook may still be running
+ * on another thread while we detach, so the shm is never simply unmapped:
+ * detach replaces it with an anonymous, never-populated placeholder at the
+ * same address (MAP_FIXED, atomic for the other threads), and points osp_hdr
+ * at a static header that stays disarmed. The next attach maps its shm over
+ * the placeholder and gives each live thread back the slot index it cached,
+ * so a cached slot pointer is never dangling nor shared. What stays after a
+ * detach: this library (and its dependencies) and the placeholder mapping.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "preload/got.h"
+#include "preload/preload.h"
+
+#define OSP_EXPORT __attribute__((visibility("default")))
+#define OSP_OWNERS_MAX 4096
+
+/* The imports redirected to the hooks (memcpy/memmove: runtime adapters). */
+static const char *const osp_attach_imports[] = {
+	"malloc", "calloc", "realloc", "free", "posix_memalign", "aligned_alloc", "memalign",
+	"valloc", "pvalloc", "mmap", "mmap64", "munmap", "mremap",
+};
+/* Objects whose calls stay direct: libc and the loader call each other. */
+static const char *const osp_attach_skip[] = { "/libc.so.", "/ld-linux", "linux-vdso", NULL };
+
+static int osp_attached;
+static void *osp_home;              /* where every attach maps its shm */
+static size_t osp_home_size;        /* size of the home mapping */
+static struct os_shm_header osp_dormant; /* what osp_hdr points to after detach */
+
+/* Slots owned by live threads at detach: index, pid, tid. */
+static struct { uint32_t idx, pid, tid; } osp_owners[OSP_OWNERS_MAX];
+static uint32_t osp_nowners;
+
+/* The hooks of this object (not libc's functions of the same names, which
+ * the global scope would give us). Returns how many were found. */
+static size_t osp_attach_hooks(struct osp_got_sym *out)
+{
+	Dl_info self, at;
+	void *h;
+	size_t n = 0;
+
+	if (!dladdr((void *)&osp_attach_hooks, &self) || !self.dli_fname)
+		return 0;
+	h = dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+	if (!h)
+		return 0;
+	for (size_t i = 0; i < sizeof(osp_attach_imports) / sizeof(*osp_attach_imports); i++) {
+		void *fn = dlsym(h, osp_attach_imports[i]);
+
+		if (fn && dladdr(fn, &at) && at.dli_fbase == self.dli_fbase)
+			out[n++] = (struct osp_got_sym){ osp_attach_imports[i], fn };
+	}
+	dlclose(h);
+	return n;
+}
+
+/* Gives each live thread back the slot it cached in a previous attach. */
+static void osp_attach_owners(struct os_shm_header *h)
+{
+	pid_t me = getpid();
+
+	for (uint32_t i = 0; i < osp_nowners; i++) {
+		struct os_slot *s;
+
+		if (osp_owners[i].idx >= h->nslots || osp_owners[i].pid != (uint32_t)me ||
+		    syscall(SYS_tgkill, me, (pid_t)osp_owners[i].tid, 0) != 0)
+			continue;
+		s = os_shm_slot(h, osp_owners[i].idx);
+		s->pid = osp_owners[i].pid;
+		s->tid = osp_owners[i].tid;
+		s->generation++;
+		atomic_store_explicit(&s->state, OS_SLOT_ACTIVE, memory_order_release);
+	}
+	osp_nowners = 0;
+}
+
+static int osp_attach_map(const char *path, struct os_shm_header **out, size_t *size)
+{
+	struct stat st;
+	void *map;
+	int fd, rc = 0;
+
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) != 0) {
+		rc = -errno;
+		goto out;
+	}
+	if ((size_t)st.st_size < OS_SHM_HDR) {
+		rc = -EINVAL;
+		goto out;
+	}
+	if (osp_home && (size_t)st.st_size > osp_home_size) {
+		rc = -E2BIG; /* the placeholder must keep covering cached slots */
+		goto out;
+	}
+	map = mmap(osp_home, (size_t)st.st_size, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | (osp_home ? MAP_FIXED : 0), fd, 0);
+	if (map == MAP_FAILED) {
+		rc = -errno;
+		goto out;
+	}
+	*out = map;
+	*size = (size_t)st.st_size;
+out:
+	close(fd);
+	return rc;
+}
+
+/* Puts the never-populated placeholder over the home range. */
+static void osp_attach_placeholder(void)
+{
+	struct os_shm_header *ph;
+
+	if (mmap(osp_home, osp_home_size, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0) == MAP_FAILED)
+		return; /* the old shm stays mapped: still safe */
+	ph = osp_home;
+	atomic_store(&ph->disarmed, 1);
+	ph->min_size = UINT64_MAX;
+}
+
+OSP_EXPORT int objscope_detach(void);
+
+OSP_EXPORT int objscope_attach(const char *shm_path)
+{
+	struct osp_got_sym syms[sizeof(osp_attach_imports) / sizeof(*osp_attach_imports)];
+	struct os_shm_header *h = NULL;
+	size_t size = 0, nsyms;
+	int rc;
+
+	if (osp_resolve() != 0)
+		return -EAGAIN;
+	if (osp_hdr && !osp_attached && osp_hdr != &osp_dormant)
+		return -EBUSY; /* launched under `objscope record` */
+	if (osp_attached)
+		objscope_detach();
+	nsyms = osp_attach_hooks(syms);
+	if (nsyms == 0)
+		return -ENOENT;
+	rc = osp_attach_map(shm_path, &h, &size);
+	if (rc < 0)
+		return rc;
+	if (h->magic == OS_SHM_MAGIC && h->version == OS_SHM_VERSION &&
+	    h->total_bytes <= size)
+		osp_attach_owners(h);
+	rc = osp_arm(h, size);
+	if (rc < 0) {
+		if (osp_home)
+			osp_attach_placeholder();
+		else
+			munmap(h, size);
+		return rc;
+	}
+	if (!osp_home) {
+		osp_home = h;
+		osp_home_size = size;
+	}
+	osp_attached = 1;
+	return osp_got_patch(syms, nsyms, osp_attach_skip);
+}
+
+OSP_EXPORT int objscope_detach(void)
+{
+	struct os_shm_header *h = osp_hdr;
+	pid_t me = getpid();
+
+	if (!osp_attached || !h)
+		return 0;
+	atomic_store(&h->disarmed, 1);
+	osp_got_restore();
+	osp_nowners = 0;
+	for (uint32_t i = 0; i < h->nslots && osp_nowners < OSP_OWNERS_MAX; i++) {
+		struct os_slot *s = os_shm_slot(h, i);
+
+		if (atomic_load(&s->state) == OS_SLOT_ACTIVE && s->pid == (uint32_t)me)
+			osp_owners[osp_nowners++] = (typeof(osp_owners[0])){ i, s->pid, s->tid };
+	}
+	/* ring_bytes 0 makes a late writer drop its event; nslots 0 makes a
+	 * claim fail */
+	memset(&osp_dormant, 0, sizeof(osp_dormant));
+	osp_dormant.magic = OS_SHM_MAGIC;
+	osp_dormant.version = OS_SHM_VERSION;
+	osp_dormant.min_size = UINT64_MAX;
+	atomic_store(&osp_dormant.disarmed, 1);
+	__atomic_store_n(&osp_hdr, &osp_dormant, __ATOMIC_RELEASE);
+	osp_attach_placeholder();
+	osp_attached = 0;
+	return 0;
+}

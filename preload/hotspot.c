@@ -1,0 +1,501 @@
+/* hotspot.c - the HotSpot runtime adapter inside the target. See hotspot.h.
+ *
+ * Detection: the exported dlopen() below calls the real one and, the first
+ * time the result defines JNI_CreateJavaVM and gHotSpotVMStructs, installs
+ * the detours (the constructor covers programs linked against libjvm).
+ * Installing happens from the java launcher's dlopen of libjvm.so, before
+ * the JVM has created any thread: detour.h's single-thread assumption holds.
+ *
+ * Hooks (libjvm local symbols from its .symtab):
+ *   AllocTracer::send_allocation_in_new_tlab / _outside_tlab -> OS_EV_JALLOC
+ *   CollectedHeap::trace_heap_before_gc / _after_gc -> OS_EV_GC_BEGIN / END
+ *   JNI_CreateJavaVM: prepends objscope's -XX options (the user's own options
+ *   come after and win), then announces the JVM (OS_EV_JVM) and turns on
+ *   move logging (hotspot_moves.c).
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/hotspot_abi.h"
+#include "common/ring.h"
+#include "preload/detour.h"
+#include "preload/hotspot.h"
+#include "preload/hotspot_elf.h"
+#include "preload/hotspot_vms.h"
+
+#define OSP_EXPORT __attribute__((visibility("default")))
+#define HS_TLAB_FLOOR 1024 /* the JVM refuses MinTLABSize below its TLAB reserve (576 on JDK 17) */
+#define HS_MAX_OPTS 8
+#define HS_JNI_OK 0
+#define HS_MIN_FP_FRAMES 3
+/* The allocation hooks keep a frame pointer: the saved rbp is the frame
+ * pointer of the hooked function's caller, where the walk starts. */
+#define HS_FRAMED __attribute__((noinline, optimize("no-omit-frame-pointer")))
+
+struct osp_hs_state osp_hs;
+
+/* JNI's JavaVMInitArgs / JavaVMOption (stable ABI, declared here so the
+ * build needs no JDK headers). */
+struct hs_vm_option {
+	char *optionString;
+	void *extraInfo;
+};
+struct hs_vm_args {
+	int32_t version;
+	int32_t nOptions;
+	struct hs_vm_option *options;
+	uint8_t ignoreUnrecognized;
+};
+#define HS_JNI_VERSION_1_2 0x00010002
+
+typedef void (*hs_new_tlab_fn)(void *, void *, size_t, size_t, void *);
+typedef void (*hs_outside_fn)(void *, void *, size_t, void *);
+typedef void (*hs_trace_fn)(void *, const void *);
+typedef int32_t (*hs_create_fn)(void **, void **, void *);
+
+static struct {
+	hs_new_tlab_fn new_tlab;
+	hs_outside_fn outside;
+	hs_trace_fn before_gc, after_gc;
+	hs_create_fn create_vm;
+} hs_orig;
+
+static int hs_installed;     /* 0 no, 1 in progress or done */
+static int hs_created;       /* JNI_CreateJavaVM seen */
+static void *hs_jvm_handle;  /* dlopen handle of libjvm.so */
+static uintptr_t hs_jvm_base;
+static uint32_t hs_mode = OS_JVM_MODE_EXACT;
+static uint64_t hs_gc_seq;   /* GC begin hooks seen */
+
+int osp_hs_emit(struct osp_thread *t, uint16_t type, uint64_t addr, uint64_t size, uint64_t aux,
+		uint64_t aux2, const uint64_t *words, uint32_t n)
+{
+	struct os_slot *s = osp_slot(t);
+	struct os_event *ev;
+	struct timespec ts;
+
+	if (!s) {
+		__atomic_fetch_add((uint64_t *)&osp_hdr->no_slot_events, 1, __ATOMIC_RELAXED);
+		return -ENOSPC;
+	}
+	ev = os_ring_reserve(s, osp_hdr->ring_bytes, os_event_len(n));
+	if (!ev) {
+		osp_stat_add(&s->stats.dropped, 1);
+		return -ENOSPC;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ev->type = type;
+	ev->nframes = (uint16_t)n;
+	ev->len = os_event_len(n);
+	ev->pid = t->pid;
+	ev->tid = t->tid;
+	ev->time = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	ev->addr = addr;
+	ev->size = size;
+	ev->aux = aux;
+	ev->aux2 = aux2;
+	for (uint32_t i = 0; i < n; i++)
+		ev->frames[i] = words[i];
+	os_ring_commit(s, ev);
+	osp_stat_add(&s->stats.events, 1);
+	return 0;
+}
+
+/* ---- allocation hooks (any Java thread, allocation slow path) ---------- */
+
+static void hs_alloc(void *klass, void *obj, size_t tlab_bytes, size_t bytes, const void *caller,
+		     const void *fp)
+{
+	uint64_t frames[OS_MAX_FRAMES];
+	struct osp_thread *t = osp_enter();
+	struct os_slot *s;
+	int n, truncated;
+
+	if (!t)
+		return;
+	s = osp_slot(t);
+	if (!s)
+		goto out;
+	if (bytes < osp_hdr->min_size) {
+		osp_stat_add(&s->stats.small_allocs, 1);
+		osp_stat_add(&s->stats.small_bytes, bytes);
+		goto out;
+	}
+	/* libjvm keeps frame pointers and the JVM runs with
+	 * -XX:+PreserveFramePointer: the frame-pointer walk gives the same
+	 * paths as libunwind at half the cost (docs/JAVA.md). libunwind is the
+	 * fallback when the chain breaks at once (a libjvm without them). */
+	n = osp_hs_walk_fp(frames, OS_MAX_FRAMES, caller, fp, &truncated);
+	if (n < HS_MIN_FP_FRAMES)
+		n = osp_hs_walk(frames, OS_MAX_FRAMES, caller, &truncated);
+	if (truncated)
+		osp_stat_add(&s->stats.truncated, 1);
+	uintptr_t a = (uintptr_t)obj;
+
+	if (osp_hs.zgc_offset_mask)
+		a &= osp_hs.zgc_offset_mask;
+	if (osp_hs_emit(t, OS_EV_JALLOC, a, bytes, tlab_bytes, (uint64_t)(uintptr_t)klass, frames,
+			(uint32_t)n) == 0) {
+		osp_stat_add(&s->stats.tracked_allocs, 1);
+		osp_stat_add(&s->stats.tracked_bytes, bytes);
+	}
+out:
+	osp_leave(t);
+}
+
+HS_FRAMED static void hs_new_tlab(void *klass, void *obj, size_t tlab_bytes, size_t bytes,
+				  void *thread)
+{
+	hs_alloc(klass, obj, tlab_bytes, bytes, __builtin_return_address(0),
+		 *(void *const *)__builtin_frame_address(0));
+	hs_orig.new_tlab(klass, obj, tlab_bytes, bytes, thread);
+}
+
+HS_FRAMED static void hs_outside(void *klass, void *obj, size_t bytes, void *thread)
+{
+	hs_alloc(klass, obj, 0, bytes, __builtin_return_address(0),
+		 *(void *const *)__builtin_frame_address(0));
+	hs_orig.outside(klass, obj, bytes, thread);
+}
+
+/* ---- GC begin / end (the thread running the pause or cycle) ------------ */
+
+static uint64_t hs_total_collections(const void *heap)
+{
+	if (!osp_hs.total_coll_off || !heap)
+		return 0;
+	return *(const uint32_t *)((const uint8_t *)heap + osp_hs.total_coll_off);
+}
+
+/* GC_BEGIN/END: aux = CollectedHeap::_total_collections, aux2 = objscope's
+ * own sequence number (1, 2, ...: Shenandoah leaves _total_collections 0).
+ * GC_END also carries size = moves flushed by this end, and addr = moves
+ * that could not be delivered so far (cumulative). */
+static void hs_gc_event(const void *heap, uint16_t type)
+{
+	struct osp_thread *t = osp_enter();
+	uint64_t flushed = 0, lost = 0, seq;
+
+	if (!t)
+		return;
+	if (type == OS_EV_GC_BEGIN) {
+		seq = __atomic_add_fetch(&hs_gc_seq, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&osp_hs.gc_count, seq, __ATOMIC_RELAXED);
+		osp_hs_emit(t, type, 0, 0, hs_total_collections(heap), seq, NULL, 0);
+	} else {
+		seq = __atomic_load_n(&hs_gc_seq, __ATOMIC_RELAXED);
+		osp_hs_moves_flush_all(t, seq, &flushed, &lost);
+		osp_hs_emit(t, type, osp_hs_moves_lost(), flushed, hs_total_collections(heap), seq,
+			    NULL, 0);
+	}
+	osp_leave(t);
+}
+
+static void hs_before_gc(void *heap, const void *tracer)
+{
+	hs_gc_event(heap, OS_EV_GC_BEGIN);
+	hs_orig.before_gc(heap, tracer);
+}
+
+static void hs_after_gc(void *heap, const void *tracer)
+{
+	hs_orig.after_gc(heap, tracer);
+	hs_gc_event(heap, OS_EV_GC_END);
+}
+
+/* ---- the JVM is up: vmStructs -> os_jvm_info --------------------------- */
+
+static int hs_flag_bool(const struct osp_vms *v, const char *name)
+{
+	void *p;
+
+	return osp_vms_flag(v, name, &p) == 0 ? *(const uint8_t *)p : -1;
+}
+
+static uint64_t hs_flag_size(const struct osp_vms *v, const char *name)
+{
+	void *p;
+
+	return osp_vms_flag(v, name, &p) == 0 ? *(const uint64_t *)p : 0;
+}
+
+static void hs_gc_name(const struct osp_vms *v, struct os_jvm_info *info)
+{
+	static const char *const gcs[][2] = {
+		{ "UseG1GC", "G1" }, { "UseParallelGC", "Parallel" }, { "UseSerialGC", "Serial" },
+		{ "UseZGC", "Z" }, { "UseShenandoahGC", "Shenandoah" }, { "UseEpsilonGC", "Epsilon" },
+	};
+
+	for (size_t i = 0; i < sizeof(gcs) / sizeof(gcs[0]); i++) {
+		if (hs_flag_bool(v, gcs[i][0]) == 1) {
+			snprintf(info->gc, sizeof(info->gc), "%s", gcs[i][1]);
+			return;
+		}
+	}
+	snprintf(info->gc, sizeof(info->gc), "unknown");
+}
+
+/* Heap range, GC counter and ZGC address masks. */
+static void hs_read_heap(const struct osp_vms *v, struct os_jvm_info *info)
+{
+	uint64_t o_res, o_start, o_words, o_tc, o_mask;
+	void *p_heap, *p_zg;
+	const uint8_t *heap;
+
+	if (osp_vms_static(v, "Universe", "_collectedHeap", &p_heap) != 0)
+		return;
+	heap = *(const uint8_t *const *)p_heap;
+	if (!heap)
+		return;
+	if (osp_vms_offset(v, "CollectedHeap", "_reserved", &o_res) == 0 &&
+	    osp_vms_offset(v, "MemRegion", "_start", &o_start) == 0 &&
+	    osp_vms_offset(v, "MemRegion", "_word_size", &o_words) == 0) {
+		info->heap_start = *(const uint64_t *)(heap + o_res + o_start);
+		info->heap_end = info->heap_start + 8 * *(const uint64_t *)(heap + o_res + o_words);
+	}
+	if (osp_vms_offset(v, "CollectedHeap", "_total_collections", &o_tc) == 0)
+		osp_hs.total_coll_off = o_tc;
+	/* ZGC: _reserved is empty; addresses are colored views of one range.
+	 * heap_start/heap_end become the colorless range [0, offset mask + 1):
+	 * the collector masks an address with heap_end - 1. */
+	if ((info->flags & OS_JVM_F_ZGC) &&
+	    osp_vms_static(v, "ZGlobalsForVMStructs", "_instance_p", &p_zg) == 0 &&
+	    osp_vms_offset(v, "ZGlobalsForVMStructs", "_ZAddressOffsetMask", &o_mask) == 0) {
+		const uint8_t *zg = *(const uint8_t *const *)p_zg;
+		const uint64_t *mask = zg ? *(const uint64_t *const *)(zg + o_mask) : NULL;
+
+		if (mask && *mask) {
+			osp_hs.zgc_offset_mask = *mask;
+			osp_hs.zgc_meta_mask = (*mask + 1) * 0xf; /* 4 color bits above the offset */
+			info->heap_start = 0;
+			info->heap_end = *mask + 1;
+		}
+	}
+}
+
+static void hs_read_code(const struct osp_vms *v, struct os_jvm_info *info)
+{
+	uint64_t o_buf, o_lim;
+	void *p_code, *p_lo, *p_hi;
+	int32_t method = 0, last_sp;
+
+	if (osp_vms_static(v, "AbstractInterpreter", "_code", &p_code) == 0 &&
+	    osp_vms_offset(v, "StubQueue", "_stub_buffer", &o_buf) == 0 &&
+	    osp_vms_offset(v, "StubQueue", "_buffer_limit", &o_lim) == 0) {
+		const uint8_t *q = *(const uint8_t *const *)p_code;
+
+		if (q) {
+			info->interp_start = *(const uint64_t *)(q + o_buf);
+			info->interp_end = info->interp_start + (uint64_t)*(const int32_t *)(q + o_lim);
+		}
+	}
+	if (osp_vms_static(v, "CodeCache", "_low_bound", &p_lo) == 0 &&
+	    osp_vms_static(v, "CodeCache", "_high_bound", &p_hi) == 0) {
+		osp_hs.code_lo = *(const uintptr_t *)p_lo;
+		osp_hs.code_hi = *(const uintptr_t *)p_hi;
+	}
+	/* The Method* slot of an interpreter frame, in words from fp. JDK 17
+	 * exports the slots next to it; on x86 (frame_x86.hpp) the method
+	 * slot is the one below last_sp. */
+	if (osp_vms_int(v, "frame::interpreter_frame_method_offset", &method) != 0 &&
+	    osp_vms_int(v, "frame::interpreter_frame_last_sp_offset", &last_sp) == 0)
+		method = last_sp - 1;
+	osp_hs.method_off = (int64_t)method * 8;
+}
+
+/* Whether every object >= min_size reaches the allocation hooks with the
+ * flags actually in force (the user's options may have overridden ours). */
+static uint32_t hs_mode_in_force(const struct osp_vms *v, const char *gc)
+{
+	int no_tlab_slow = strcmp(gc, "Parallel") != 0 && strcmp(gc, "Serial") != 0;
+	uint64_t tlab = hs_flag_size(v, "TLABSize");
+
+	if (hs_mode != OS_JVM_MODE_EXACT)
+		return OS_JVM_MODE_SAMPLED;
+	if (hs_flag_bool(v, "UseTLAB") == 0 && no_tlab_slow)
+		return OS_JVM_MODE_EXACT;
+	if (hs_flag_bool(v, "UseTLAB") == 1 && hs_flag_bool(v, "ResizeTLAB") == 0 && tlab &&
+	    tlab <= osp_hdr->min_size)
+		return OS_JVM_MODE_EXACT;
+	return OS_JVM_MODE_SAMPLED;
+}
+
+static void hs_jvm_up(void)
+{
+	struct os_jvm_info info;
+	struct osp_thread *t;
+	struct osp_vms v;
+
+	if (osp_vms_open(&v, hs_jvm_handle) != 0)
+		return;
+	t = osp_enter();
+	if (!t)
+		return;
+	memset(&info, 0, sizeof(info));
+	memcpy(info.tables, v.t, sizeof(info.tables));
+	hs_gc_name(&v, &info);
+	if (strcmp(info.gc, "Z") == 0)
+		info.flags |= OS_JVM_F_ZGC | OS_JVM_F_CONCURRENT;
+	else if (strcmp(info.gc, "Shenandoah") == 0)
+		info.flags |= OS_JVM_F_CONCURRENT;
+	hs_read_heap(&v, &info);
+	hs_read_code(&v, &info);
+	info.libjvm_base = hs_jvm_base;
+	info.mode = hs_mode_in_force(&v, info.gc);
+	osp_hs.heap_lo = info.heap_start;
+	osp_hs.heap_hi = info.heap_end;
+	osp_hs.interp_lo = info.interp_start;
+	osp_hs.interp_hi = info.interp_end;
+	__atomic_store_n(&osp_hs.up, 1, __ATOMIC_RELEASE);
+	osp_hs_emit(t, OS_EV_JVM, info.heap_start, info.heap_end - info.heap_start,
+		    info.libjvm_base, info.flags, (const uint64_t *)&info, OS_JVM_INFO_WORDS);
+	if (info.heap_end > info.heap_start) {
+		osp_move_filter = osp_hs_move_filter;
+		__atomic_store_n(&osp_move_flags, OS_SHM_F_MOVES, __ATOMIC_RELEASE);
+	}
+	osp_leave(t);
+}
+
+/* ---- JNI_CreateJavaVM: objscope's options first ------------------------ */
+
+static int hs_options(char bufs[][48], char **opts)
+{
+	size_t tlab = osp_hdr->min_size > HS_TLAB_FLOOR ? osp_hdr->min_size : HS_TLAB_FLOOR;
+	int n = 0;
+
+	opts[n++] = "-XX:+PreserveFramePointer";
+	opts[n++] = "-XX:+UnlockDiagnosticVMOptions";
+	opts[n++] = "-XX:+DumpPerfMapAtExit";
+	if (hs_mode == OS_JVM_MODE_EXACT) {
+		/* A TLAB never has room for an object >= min_size, so each such
+		 * object takes the slow path that calls the allocation hooks. */
+		snprintf(bufs[0], sizeof(bufs[0]), "-XX:TLABSize=%zu", tlab);
+		snprintf(bufs[1], sizeof(bufs[1]), "-XX:MinTLABSize=%zu", tlab);
+		opts[n++] = bufs[0];
+		opts[n++] = bufs[1];
+		opts[n++] = "-XX:-ResizeTLAB";
+	}
+	return n;
+}
+
+static int32_t hs_create_vm(void **pvm, void **penv, void *args)
+{
+	struct hs_vm_args *a = args, na;
+	struct hs_vm_option *o = NULL;
+	char bufs[2][48], *ours[HS_MAX_OPTS];
+	int32_t r;
+	int k;
+
+	if (!a || a->version < HS_JNI_VERSION_1_2 || a->nOptions < 0 || !osp_armed() ||
+	    __atomic_exchange_n(&hs_created, 1, __ATOMIC_ACQ_REL) || !osp_real.malloc)
+		return hs_orig.create_vm(pvm, penv, args);
+	k = hs_options(bufs, ours);
+	o = osp_real.malloc(sizeof(*o) * (size_t)(k + a->nOptions));
+	if (!o)
+		return hs_orig.create_vm(pvm, penv, args);
+	for (int i = 0; i < k; i++) {
+		o[i].optionString = ours[i];
+		o[i].extraInfo = NULL;
+	}
+	for (int i = 0; i < a->nOptions; i++)
+		o[k + i] = a->options[i];
+	na = *a;
+	na.nOptions = k + a->nOptions;
+	na.options = o;
+	r = hs_orig.create_vm(pvm, penv, &na);
+	osp_real.free(o);
+	if (r == HS_JNI_OK)
+		hs_jvm_up();
+	return r;
+}
+
+/* ---- installation ------------------------------------------------------ */
+
+enum { HS_NEW_TLAB, HS_OUTSIDE, HS_BEFORE_GC, HS_AFTER_GC, HS_CREATE_VM, HS_NHOOKS };
+
+static void hs_install(void *handle)
+{
+	static const char *const names[HS_NHOOKS] = {
+		"_ZN11AllocTracer27send_allocation_in_new_tlabEP5KlassPP12HeapWordImplmmP10JavaThread",
+		"_ZN11AllocTracer28send_allocation_outside_tlabEP5KlassPP12HeapWordImplmP10JavaThread",
+		"_ZN13CollectedHeap20trace_heap_before_gcEPK8GCTracer",
+		"_ZN13CollectedHeap19trace_heap_after_gcEPK8GCTracer",
+		"JNI_CreateJavaVM",
+	};
+	void *const repl[HS_NHOOKS] = {
+		(void *)hs_new_tlab, (void *)hs_outside, (void *)hs_before_gc,
+		(void *)hs_after_gc, (void *)hs_create_vm,
+	};
+	void **const orig[HS_NHOOKS] = {
+		(void **)&hs_orig.new_tlab, (void **)&hs_orig.outside, (void **)&hs_orig.before_gc,
+		(void **)&hs_orig.after_gc, (void **)&hs_orig.create_vm,
+	};
+	struct osp_detour_mem mem = {
+		osp_real.malloc, osp_real.calloc, osp_real.realloc, osp_real.free,
+	};
+	struct osp_elf_want want[HS_NHOOKS];
+	struct link_map *lm = NULL;
+	const char *mode = getenv(OS_JAVA_MODE_ENV);
+	void *create = dlsym(handle, "JNI_CreateJavaVM");
+	struct osp_thread *t;
+	Dl_info info;
+
+	if (!create || !dlsym(handle, "gHotSpotVMStructs"))
+		return;
+	if (__atomic_exchange_n(&hs_installed, 1, __ATOMIC_ACQ_REL))
+		return;
+	t = osp_enter(); /* our own allocations below pass through the hooks */
+	if (!t)
+		return;
+	if (!dladdr1(create, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm || !lm->l_name[0])
+		goto out;
+	hs_jvm_handle = handle;
+	hs_jvm_base = lm->l_addr;
+	if (mode && strcmp(mode, "sampled") == 0)
+		hs_mode = OS_JVM_MODE_SAMPLED;
+	for (int i = 0; i < HS_NHOOKS; i++)
+		want[i].name = names[i];
+	if (osp_elf_find_local(lm->l_name, lm->l_addr, want, HS_NHOOKS) < 0 ||
+	    osp_detour_init(&mem) != 0)
+		goto out;
+	/* JNI_CreateJavaVM last: without it nothing else is announced. */
+	for (int i = 0; i < HS_NHOOKS; i++) {
+		if (want[i].addr &&
+		    osp_detour_install((void *)want[i].addr, want[i].size, repl[i], orig[i]) != 0)
+			*orig[i] = NULL;
+	}
+out:
+	osp_leave(t);
+}
+
+OSP_EXPORT void *dlopen(const char *file, int mode)
+{
+	static void *(*real)(const char *, int);
+	void *h;
+
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "dlopen");
+	if (!real)
+		return NULL;
+	h = real(file, mode);
+	if (h && file && !__atomic_load_n(&hs_installed, __ATOMIC_ACQUIRE) && osp_armed())
+		hs_install(h);
+	return h;
+}
+
+/* Programs linked against libjvm.so (JNI embedders) have it before us. */
+__attribute__((constructor(102))) static void hs_init(void)
+{
+	void *h;
+
+	if (!osp_armed())
+		return;
+	h = dlopen("libjvm.so", RTLD_NOW | RTLD_NOLOAD);
+	if (h)
+		hs_install(h);
+}

@@ -1,0 +1,127 @@
+/* fmt_html.c - `report --format html`: one self-contained page.
+ *
+ * The page (report/html/page.html), its stylesheet and script and the npm
+ * libraries it uses (d3, d3-flame-graph) are embedded into the binary at
+ * build time (report/html/assets.h). This file fills the page's markers:
+ * the style, the libraries and the script, each inlined, and the data: the
+ * JSON report (fmt_json.c, every object) plus why nothing was attributed,
+ * as {"report": ..., "why_empty": "..."}. Nothing in the page refers to
+ * another file or URL, and its Content-Security-Policy forbids fetches. */
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "report/formats.h"
+#include "report/html/assets.h"
+
+/* Writes inline script/style text so that it cannot end its element early:
+ * "</" + tag becomes "<\/" + tag, "<!--" becomes "<\!--" (both mean the
+ * same in JavaScript strings and regexps, where they can occur). */
+static void put_inline(FILE *out, const char *s, size_t len, const char *tag)
+{
+	size_t i, tl = strlen(tag);
+
+	for (i = 0; i < len; i++) {
+		if (s[i] == '<' && i + 1 < len && s[i + 1] == '/' && i + 2 + tl <= len &&
+		    strncasecmp(s + i + 2, tag, tl) == 0) {
+			fputs("<\\/", out);
+			i++;
+			continue;
+		}
+		if (s[i] == '<' && i + 3 < len && memcmp(s + i, "<!--", 4) == 0) {
+			fputs("<\\!", out);
+			continue;
+		}
+		fputc(s[i], out);
+	}
+}
+
+/* JSON inside <script type="application/json">: '<' only occurs inside
+ * strings, where \u003c means the same. */
+static void put_json(FILE *out, const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (s[i] == '<')
+			fputs("\\u003c", out);
+		else
+			fputc(s[i], out);
+	}
+}
+
+/* The data object: the JSON report (all objects) and why it may be empty. */
+static int put_data(const struct report_view *v, const struct report_opts *o, FILE *out)
+{
+	struct report_opts all = *o;
+	json_object *why = NULL;
+	char *json = NULL, reason[512];
+	const char *s;
+	size_t len = 0;
+	FILE *mem;
+	int ret;
+
+	mem = open_memstream(&json, &len);
+	if (!mem)
+		return -ENOMEM;
+	all.top_set = false;
+	ret = report_render_json(v, &all, mem);
+	if (fclose(mem) == EOF && !ret)
+		ret = -ENOMEM;
+	if (ret)
+		goto out;
+	report_why_empty(v->p, reason, sizeof(reason));
+	why = json_object_new_string(reason);
+	s = why ? json_object_to_json_string_ext(why, JSON_C_TO_STRING_NOSLASHESCAPE) : NULL;
+	if (!s) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	fputs("{\"report\": ", out);
+	put_json(out, json, len);
+	fputs(", \"why_empty\": ", out);
+	put_json(out, s, strlen(s));
+	fputs("}", out);
+out:
+	json_object_put(why);
+	free(json);
+	return ret;
+}
+
+int report_render_html(const struct report_view *v, const struct report_opts *o, FILE *out)
+{
+	static const struct {
+		const char *marker;
+		const unsigned char *text;
+		const size_t *len;
+		const char *tag;
+	} parts[] = {
+		{ "/*@STYLE@*/", os_html_style_css, &os_html_style_css_len, "style" },
+		{ "/*@DATA@*/", NULL, NULL, "script" },
+		{ "/*@LIB_D3@*/", os_html_d3_min_js, &os_html_d3_min_js_len, "script" },
+		{ "/*@LIB_FLAMEGRAPH@*/", os_html_d3_flamegraph_umd_min_js,
+		  &os_html_d3_flamegraph_umd_min_js_len, "script" },
+		{ "/*@APP@*/", os_html_app_js, &os_html_app_js_len, "script" },
+	};
+	const char *page = (const char *)os_html_page_html, *at = page, *m;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		m = strstr(at, parts[i].marker);
+		if (!m)
+			return -EINVAL; /* page.html lost a marker: a build defect */
+		fwrite(at, 1, (size_t)(m - at), out);
+		if (parts[i].text) {
+			put_inline(out, (const char *)parts[i].text, *parts[i].len, parts[i].tag);
+		} else if ((ret = put_data(v, o, out))) {
+			return ret;
+		}
+		at = m + strlen(parts[i].marker);
+	}
+	fputs(at, out);
+	return 0;
+}

@@ -1,0 +1,383 @@
+/* report_formats.c - end-to-end tests of the report formats html, pprof and
+ * collapsed, of merging, and of record's live status line (issue 6).
+ *
+ * The fixture three_sites plants its answer: the object allocated in
+ * alloc_random_block takes most access samples, from random_phase. The HTML
+ * report is opened in headless Chromium by tests/browser/html_report.js
+ * (node + playwright-core from package-lock.json); its screenshot is kept in
+ * build/artifacts/. The pprof output is read by `go tool pprof`. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/profile.h"
+#include "tests/e2e/helpers.h"
+
+#define ARTIFACTS "build/artifacts"
+#define BROWSER_TEST "tests/browser/html_report.js"
+#define SCALE "0.4"
+
+static char *tmp;
+
+static void setup(void)
+{
+	cr_assert(access(E2E_OBJSCOPE, X_OK) == 0, "%s is missing: run `make all fixtures` first",
+		  E2E_OBJSCOPE);
+	tmp = e2e_tmpdir();
+	cr_assert_not_null(tmp, "mkdtemp failed");
+}
+
+static void teardown(void)
+{
+	if (tmp)
+		e2e_rmtree(tmp);
+	free(tmp);
+	tmp = NULL;
+}
+
+TestSuite(e2e_formats, .init = setup, .fini = teardown, .timeout = 180);
+
+/* Records three_sites into tmp/NAME; returns the malloc'd path. */
+static char *record_fixture(const char *name)
+{
+	const char *argv[] = { E2E_FIXTURE("three_sites"), SCALE, NULL };
+	char *profile = e2e_path(tmp, name);
+	struct e2e_result res;
+
+	cr_assert_eq(e2e_record(tmp, profile, NULL, argv, &res), 0);
+	cr_assert_eq(res.status, 0, "objscope record exited %d: %s", res.status, res.err);
+	e2e_result_free(&res);
+	return profile;
+}
+
+/* Runs `objscope report --format FMT [-o out] files...` and asserts success. */
+static void report(const char *fmt, const char *out, const char *f1, const char *f2,
+		   struct e2e_result *res)
+{
+	const char *argv[10];
+	size_t n = 0;
+
+	argv[n++] = E2E_OBJSCOPE;
+	argv[n++] = "report";
+	argv[n++] = "--format";
+	argv[n++] = fmt;
+	if (out) {
+		argv[n++] = "-o";
+		argv[n++] = out;
+	}
+	argv[n++] = f1;
+	if (f2)
+		argv[n++] = f2;
+	argv[n] = NULL;
+	cr_assert_eq(e2e_run(tmp, argv, NULL, res), 0);
+	cr_assert(!res->signaled, "report --format %s crashed (signal %d)", fmt, res->status - 128);
+	cr_assert_eq(res->status, 0, "report --format %s exited %d: %s", fmt, res->status, res->err);
+}
+
+/* samples_attributed of the JSON report, checked against its objects. */
+static int64_t json_attributed(const char *profile, char *top_fn, size_t top_len)
+{
+	char msg[512];
+	json_object *root = e2e_report_json(tmp, profile, msg, sizeof(msg)), *objs;
+	int64_t attributed, sum = 0;
+	size_t i;
+
+	cr_assert_not_null(root, "%s", msg);
+	attributed = e2e_get_int(e2e_get(root, "meta"), "samples_attributed");
+	objs = e2e_get(root, "objects");
+	cr_assert_not_null(objs);
+	for (i = 0; i < json_object_array_length(objs); i++)
+		sum += e2e_get_int(json_object_array_get_idx(objs, i), "samples");
+	cr_assert_eq(sum, attributed, "JSON objects hold %" PRId64 " samples, meta says %" PRId64,
+		     sum, attributed);
+	if (top_fn) {
+		json_object *st = e2e_get(json_object_array_get_idx(objs, 0), "alloc_stack");
+
+		snprintf(top_fn, top_len, "%s",
+			 st && json_object_array_length(st)
+				 ? json_object_get_string(json_object_array_get_idx(st, 0))
+				 : "");
+	}
+	json_object_put(root);
+	return attributed;
+}
+
+/* Sum of the counts of folded stacks; every line must be "stack COUNT". */
+static int64_t collapsed_total(const char *text, size_t *lines)
+{
+	const char *s = text;
+	int64_t total = 0;
+
+	*lines = 0;
+	while (*s) {
+		const char *nl = strchr(s, '\n'), *sp;
+		char *end;
+		long long v;
+
+		cr_assert_not_null(nl, "collapsed output ends without a newline");
+		for (sp = nl; sp > s && sp[-1] != ' '; sp--)
+			;
+		cr_assert(sp > s, "collapsed line without a count: %.*s", (int)(nl - s), s);
+		v = strtoll(sp, &end, 10);
+		cr_assert(end == nl && v > 0, "bad count in: %.*s", (int)(nl - s), s);
+		total += v;
+		(*lines)++;
+		s = nl + 1;
+	}
+	return total;
+}
+
+Test(e2e_formats, collapsed_totals_and_merge)
+{
+	char *profile = record_fixture("a.data");
+	struct e2e_result one, two;
+	int64_t attributed = json_attributed(profile, NULL, 0), t1, t2;
+	const char *top, *alloc, *access;
+	size_t l1, l2;
+
+	cr_assert_gt(attributed, 50, "too few attributed samples (%" PRId64 ") to test", attributed);
+	report("collapsed", NULL, profile, NULL, &one);
+	t1 = collapsed_total(one.out, &l1);
+	cr_expect_eq(t1, attributed, "collapsed total %" PRId64 " != JSON samples_attributed %" PRId64,
+		     t1, attributed);
+	/* Root first: the planted object's allocation, then its access path. */
+	top = one.out;
+	alloc = strstr(top, "[alloc] alloc_random_block");
+	access = strstr(top, "random_phase");
+	cr_expect(alloc && access && alloc < access && alloc < strchr(top, '\n') &&
+			  access < strchr(top, '\n'),
+		  "first line is not alloc_random_block below random_phase: %.400s", top);
+	cr_expect(strncmp(top, "[alloc] ", 8) == 0, "stack does not start at the allocation root");
+
+	/* The same profile twice: equal contexts are summed, not appended. */
+	report("collapsed", NULL, profile, profile, &two);
+	t2 = collapsed_total(two.out, &l2);
+	cr_expect_eq(t2, 2 * t1, "merged total %" PRId64 " is not twice %" PRId64, t2, t1);
+	cr_expect_eq(l2, l1, "merging equal profiles gave %zu lines instead of %zu", l2, l1);
+	e2e_result_free(&one);
+	e2e_result_free(&two);
+	free(profile);
+}
+
+Test(e2e_formats, pprof_reads_in_go_tool_pprof)
+{
+	char *profile = record_fixture("a.data"), *pb = e2e_path(tmp, "a.pb.gz");
+	const char *top_argv[] = { "go", "tool", "pprof", "-top", "-nodecount=200", pb, NULL };
+	const char *tags_argv[] = { "go", "tool", "pprof", "-tags", pb, NULL };
+	const char *lines_argv[] = { "go", "tool", "pprof", "-top", "-lines", pb, NULL };
+	int64_t attributed = json_attributed(profile, NULL, 0), total;
+	unsigned char magic[2] = { 0 };
+	struct e2e_result res;
+	const char *at;
+	FILE *f;
+
+	report("pprof", pb, profile, NULL, &res);
+	e2e_result_free(&res);
+	f = fopen(pb, "rb");
+	cr_assert_not_null(f, "report -o %s wrote nothing", pb);
+	cr_expect_eq(fread(magic, 1, 2, f), 2);
+	fclose(f);
+	cr_expect(magic[0] == 0x1f && magic[1] == 0x8b, "pprof output is not gzip");
+
+	cr_assert_eq(e2e_run(tmp, top_argv, NULL, &res), 0);
+	cr_assert_neq(res.status, 127, "`go` not found: install golang-go (make deps)");
+	cr_assert_eq(res.status, 0, "go tool pprof -top failed (%d): %s%s", res.status, res.err,
+		     res.out);
+	cr_expect_not_null(strstr(res.out, "random_phase"),
+			   "pprof -top does not list random_phase:\n%s", res.out);
+	cr_expect_not_null(strstr(res.out, "[alloc] alloc_random_block"),
+			   "pprof -top does not list the allocation chain:\n%s", res.out);
+	at = strstr(res.out, "% of ");
+	cr_assert_not_null(at, "no total in pprof -top:\n%s", res.out);
+	total = strtoll(at + 5, NULL, 10);
+	cr_expect_eq(total, attributed, "pprof total %" PRId64 " != JSON samples_attributed %" PRId64,
+		     total, attributed);
+	cr_expect_not_null(strstr(res.out, "Type: samples"),
+			   "default sample type is not samples:\n%s", res.out);
+	e2e_result_free(&res);
+
+	/* Functions carry their source file and locations their line. */
+	cr_assert_eq(e2e_run(tmp, lines_argv, NULL, &res), 0);
+	cr_assert_eq(res.status, 0, "go tool pprof -lines failed: %s", res.err);
+	cr_expect_not_null(strstr(res.out, "random_phase tests/fixtures/three_sites.c:"),
+			   "no file:line for random_phase:\n%s", res.out);
+	e2e_result_free(&res);
+
+	cr_assert_eq(e2e_run(tmp, tags_argv, NULL, &res), 0);
+	cr_assert_eq(res.status, 0, "go tool pprof -tags failed: %s", res.err);
+	cr_expect_not_null(strstr(res.out, "#1 alloc_random_block"),
+			   "the object label is missing:\n%s", res.out);
+	e2e_result_free(&res);
+	free(pb);
+	free(profile);
+}
+
+/* node tests/browser/html_report.js REPORT SHOT [args...]; asserts exit 0. */
+static void browser_check(const char *html, const char *shot, const char *a1, const char *a2,
+			  const char *a3, const char *a4, int64_t attributed)
+{
+	char n[32];
+	const char *argv[] = { "node", BROWSER_TEST, html, shot, "--attributed", n, a1, a2, a3, a4,
+			       NULL };
+	struct e2e_result res;
+
+	snprintf(n, sizeof(n), "%" PRId64, attributed);
+	cr_assert_eq(e2e_run(tmp, argv, NULL, &res), 0);
+	cr_assert_neq(res.status, 127, "`node` not found: install nodejs (make deps)");
+	cr_expect_eq(res.status, 0, "browser check of %s failed (%d):\n%s%s", html, res.status,
+		     res.err, res.out);
+	e2e_result_free(&res);
+}
+
+Test(e2e_formats, html_in_headless_chromium)
+{
+	char *profile = record_fixture("a.data");
+	const char *html = ARTIFACTS "/html_report.html", *shot = ARTIFACTS "/html_report.png";
+	char top[1024];
+	struct e2e_result res;
+	struct stat st;
+	int64_t attributed = json_attributed(profile, top, sizeof(top));
+
+	cr_assert_not_null(strstr(top, "alloc_random_block"),
+			   "the fixture's planted object is not first (%s): cannot test", top);
+	mkdir(ARTIFACTS, 0755);
+	unlink(shot);
+	report("html", html, profile, NULL, &res);
+	e2e_result_free(&res);
+	browser_check(html, shot, "--alloc", "alloc_random_block", "--access", "random_phase",
+		      attributed);
+	cr_expect(stat(shot, &st) == 0 && st.st_size > 10000, "no screenshot at %s", shot);
+	free(profile);
+}
+
+/* A profile with no samples and no objects: every format gives a
+ * well-formed report; the HTML page says why. */
+Test(e2e_formats, empty_profile)
+{
+	struct os_profile *p = os_profile_new();
+	char *profile = e2e_path(tmp, "empty.data"), *pb = e2e_path(tmp, "empty.pb.gz");
+	const char *html = ARTIFACTS "/html_report_empty.html";
+	const char *shot = ARTIFACTS "/html_report_empty.png";
+	const char *argv[] = { "sleep", "0", NULL };
+	const char *top_argv[] = { "go", "tool", "pprof", "-top", pb, NULL };
+	struct e2e_result res;
+	char err[256];
+	size_t lines;
+
+	cr_assert_not_null(p);
+	cr_assert_eq(os_profile_set_argv(p, 2, (char *const *)argv), 0);
+	cr_assert_eq(os_profile_write(p, profile, err, sizeof(err)), 0, "%s", err);
+	os_profile_free(p);
+
+	report("collapsed", NULL, profile, NULL, &res);
+	cr_expect_eq(collapsed_total(res.out, &lines), 0);
+	e2e_result_free(&res);
+	report("text", NULL, profile, NULL, &res);
+	cr_expect_not_null(strstr(res.out, "no access samples were taken"), "%s", res.out);
+	e2e_result_free(&res);
+
+	report("pprof", pb, profile, NULL, &res);
+	e2e_result_free(&res);
+	cr_assert_eq(e2e_run(tmp, top_argv, NULL, &res), 0);
+	cr_expect_eq(res.status, 0, "go tool pprof rejects the empty profile: %s", res.err);
+	cr_expect_not_null(strstr(res.out, "no samples were attributed to objects"),
+			   "the pprof comments do not say why it is empty:\n%s", res.out);
+	e2e_result_free(&res);
+
+	mkdir(ARTIFACTS, 0755);
+	report("html", html, profile, NULL, &res);
+	e2e_result_free(&res);
+	browser_check(html, shot, "--empty", NULL, NULL, NULL, 0);
+	free(pb);
+	free(profile);
+}
+
+/* The live status line: on stderr with --progress (stderr is a file here),
+ * never in the target's own output, absent without --progress when stderr
+ * is not a terminal; the summary line unless -q. */
+Test(e2e_formats, record_status_line)
+{
+	const char *argv[] = { E2E_FIXTURE("three_sites"), "1.0", NULL };
+	const char *progress[] = { "--progress", NULL }, *quiet[] = { "-q", NULL };
+	char *profile = e2e_path(tmp, "s.data");
+	struct e2e_result res;
+
+	cr_assert_eq(e2e_record(tmp, profile, progress, argv, &res), 0);
+	cr_assert_eq(res.status, 0, "record exited %d: %s", res.status, res.err);
+	cr_expect_not_null(strstr(res.err, "\r\033[Kobjscope: "), "no status line on stderr:\n%s",
+			   res.err);
+	cr_expect_not_null(strstr(res.err, " samples ("), "status line lacks samples/s:\n%s",
+			   res.err);
+	cr_expect(strstr(res.err, " objects ") && strstr(res.err, " GCs ") &&
+			  strstr(res.err, " lost"),
+		  "status line lacks objects, GCs or lost:\n%s", res.err);
+	cr_expect_not_null(strstr(res.err, "objscope: wrote "), "no summary line:\n%s", res.err);
+	cr_expect_not_null(strstr(res.out, "three_sites checksum"), "target output lost: %s",
+			   res.out);
+	cr_expect_null(strstr(res.out, "objscope"), "status text in the target's output:\n%s",
+		       res.out);
+	e2e_result_free(&res);
+
+	cr_assert_eq(e2e_record(tmp, profile, NULL, argv, &res), 0);
+	cr_assert_eq(res.status, 0);
+	cr_expect_null(strchr(res.err, '\r'), "status line without --progress on a file:\n%s",
+		       res.err);
+	cr_expect_not_null(strstr(res.err, "objscope: wrote "), "no summary line:\n%s", res.err);
+	e2e_result_free(&res);
+
+	cr_assert_eq(e2e_record(tmp, profile, quiet, argv, &res), 0);
+	cr_assert_eq(res.status, 0);
+	cr_expect_null(strstr(res.err, "objscope: wrote "), "summary line despite -q:\n%s",
+		       res.err);
+	e2e_result_free(&res);
+	free(profile);
+}
+
+/* On a terminal (script(1) gives objscope a pty), the status line appears
+ * without --progress; the target's stdout, sent to a file, stays clean. */
+Test(e2e_formats, record_status_on_terminal)
+{
+	char *out = e2e_path(tmp, "target.out"), *log = e2e_path(tmp, "tty.log");
+	char *profile = e2e_path(tmp, "t.data"), *cmd = NULL, *text = NULL;
+	struct e2e_result res;
+	size_t len = 0;
+	FILE *f;
+
+	cr_assert(asprintf(&cmd, "%s record -o %s -- sh -c '%s 1.0 > %s'", E2E_OBJSCOPE, profile,
+			   E2E_FIXTURE("three_sites"), out) > 0);
+	{
+		const char *argv[] = { "script", "-qec", cmd, log, NULL };
+
+		cr_assert_eq(e2e_run(tmp, argv, NULL, &res), 0);
+		/* script -e: objscope's exit status, 127 if script(1) is missing */
+		cr_assert_eq(res.status, 0, "record under script(1) exited %d: %s%s", res.status,
+			     res.out, res.err);
+		e2e_result_free(&res);
+	}
+	f = fopen(log, "r");
+	cr_assert_not_null(f);
+	cr_assert_eq(getdelim(&text, &len, '\0', f) > 0, 1, "empty terminal log");
+	fclose(f);
+	cr_expect_not_null(strstr(text, "\r\033[Kobjscope: "), "no status line on the terminal:\n%s",
+			   text);
+	cr_expect_null(strstr(text, "three_sites checksum"), "target stdout leaked to the terminal");
+	free(text);
+	text = NULL;
+	len = 0;
+	f = fopen(out, "r");
+	cr_assert_not_null(f);
+	cr_assert(getdelim(&text, &len, '\0', f) > 0);
+	fclose(f);
+	cr_expect_not_null(strstr(text, "three_sites checksum"));
+	cr_expect_null(strstr(text, "objscope"), "status text in the target's output: %s", text);
+	free(text);
+	free(cmd);
+	free(out);
+	free(log);
+	free(profile);
+}

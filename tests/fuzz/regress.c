@@ -1,0 +1,100 @@
+/* regress.c - replays every fuzzer finding (tests/fuzz/crashes/) and the
+ * seed corpus (tests/fuzz/corpus/) through the fuzz target, so a reader bug
+ * the fuzzer found once stays fixed. Run from the repository root
+ * (build/test_fuzz_regress; `make fuzz-regress`). Under `make asan` the
+ * replay runs with AddressSanitizer/UBSan.
+ *
+ * Also checks what the target cannot: a rejected input gets exactly one
+ * error line (no newline inside), a seed profile is accepted. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/profile.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Loads dir/name; returns its bytes (malloc'd, at least 1 byte allocated). */
+static uint8_t *load(const char *dir, const char *name, size_t *len)
+{
+	char path[4096];
+	struct stat st;
+	uint8_t *buf;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	cr_assert_eq(stat(path, &st), 0, "cannot stat %s", path);
+	buf = malloc((size_t)st.st_size + 1);
+	f = fopen(path, "rb");
+	cr_assert(buf && f, "cannot read %s", path);
+	cr_assert_eq(fread(buf, 1, (size_t)st.st_size, f), (size_t)st.st_size);
+	fclose(f);
+	*len = (size_t)st.st_size;
+	return buf;
+}
+
+/* Calls fn on every regular file of dir; returns how many. */
+static int each_file(const char *dir, void (*fn)(const char *, const char *))
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	cr_assert_not_null(d, "cannot open %s (run from the repository root)", dir);
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.' || strcmp(e->d_name, "README") == 0)
+			continue;
+		fn(dir, e->d_name);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+static void replay(const char *dir, const char *name)
+{
+	struct os_profile *p = NULL;
+	char err[512] = "";
+	size_t len;
+	uint8_t *buf = load(dir, name, &len);
+	int rc;
+
+	cr_log_info("replaying %s/%s (%zu bytes)", dir, name, len);
+	LLVMFuzzerTestOneInput(buf, len);
+	rc = os_profile_read_mem(buf, len, &p, err, sizeof(err));
+	if (rc < 0) {
+		cr_expect_null(p, "%s: a failed read returned a profile", name);
+		cr_expect(err[0] != 0 && strchr(err, '\n') == NULL,
+			  "%s: the error is not one line: '%s'", name, err);
+	}
+	os_profile_free(p);
+	free(buf);
+}
+
+static void seed_reads(const char *dir, const char *name)
+{
+	struct os_profile *p = NULL;
+	char err[512] = "";
+	size_t len;
+	uint8_t *buf = load(dir, name, &len);
+
+	cr_expect_eq(os_profile_read_mem(buf, len, &p, err, sizeof(err)), 0,
+		     "seed %s is not a valid profile: %s", name, err);
+	os_profile_free(p);
+	free(buf);
+}
+
+Test(fuzz_regress, findings_replay_cleanly)
+{
+	each_file("tests/fuzz/crashes", replay);
+}
+
+Test(fuzz_regress, seed_corpus_reads_and_replays)
+{
+	cr_expect_geq(each_file("tests/fuzz/corpus", seed_reads), 3, "the seed corpus is too small");
+	each_file("tests/fuzz/corpus", replay);
+}

@@ -1,0 +1,537 @@
+/* test_hotspot.c - the collector's HotSpot adapter with synthetic input:
+ * names, weights, batch moves, dead-object removal through a fake memory
+ * reader, vmStructs tables built in this process and read back with
+ * process_vm_readv, and the whole event flow through os_attrib. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "attacher/attrib.h"
+#include "attacher/hotspot.h"
+#include "attacher/hotspot_gc.h"
+#include "attacher/hotspot_vm.h"
+
+static void check_class(const char *in, const char *want)
+{
+	char buf[128];
+
+	os_hs_java_class(in, buf, sizeof(buf));
+	cr_expect_str_eq(buf, want, "%s -> %s, want %s", in, buf, want);
+}
+
+Test(hotspot, class_names)
+{
+	check_class("[B", "byte[]");
+	check_class("[[I", "int[][]");
+	check_class("[J", "long[]");
+	check_class("[Z", "boolean[]");
+	check_class("Ljava/lang/String;", "java.lang.String");
+	check_class("java/lang/String", "java.lang.String");
+	check_class("[Ljava/lang/Object;", "java.lang.Object[]");
+	check_class("[[Ljava/util/HashMap$Node;", "java.util.HashMap$Node[][]");
+	check_class("Foo", "Foo");
+}
+
+Test(hotspot, class_name_truncated)
+{
+	char buf[6];
+
+	os_hs_java_class("[Ljava/lang/Object;", buf, sizeof(buf));
+	cr_expect_str_eq(buf, "java.");
+}
+
+static void check_jit(const char *in, const char *want)
+{
+	char buf[256];
+
+	os_hs_jit_name(in, buf, sizeof(buf));
+	cr_expect_str_eq(buf, want, "'%s' -> '%s', want '%s'", in, buf, want);
+}
+
+Test(hotspot, jit_names)
+{
+	check_jit("java.lang.Object java.util.HashMap.get(java.lang.Object)", "java.util.HashMap.get");
+	check_jit("void Fixture.main(java.lang.String[])", "Fixture.main");
+	check_jit("void java.util.HashMap$Node.<init>(int, java.lang.Object, java.lang.Object, "
+		  "java.util.HashMap$Node)",
+		  "java.util.HashMap$Node.<init>");
+	check_jit("java.util.HashMap::get", "java.util.HashMap.get");
+	check_jit("Lfoo/Bar;::baz", "foo.Bar.baz");
+	check_jit("Interpreter", "Interpreter");
+	check_jit("I2C/C2I adapters", "I2C/C2I adapters");
+	check_jit("unwind_exception Runtime1 stub", "unwind_exception Runtime1 stub");
+	check_jit("StubRoutines (1)", "StubRoutines (1)");
+}
+
+Test(hotspot, thread_kinds)
+{
+	cr_expect_eq(os_hs_thread_kind("GC Thread#0"), OS_THR_GC);
+	cr_expect_eq(os_hs_thread_kind("G1 Conc#0"), OS_THR_GC);
+	cr_expect_eq(os_hs_thread_kind("G1 Main Marker"), OS_THR_GC);
+	cr_expect_eq(os_hs_thread_kind("ZWorker#1"), OS_THR_GC);
+	cr_expect_eq(os_hs_thread_kind("VM Thread"), OS_THR_VM);
+	cr_expect_eq(os_hs_thread_kind("VM Periodic Tas"), OS_THR_VM);
+	cr_expect_eq(os_hs_thread_kind("Reference Handl"), OS_THR_VM);
+	cr_expect_eq(os_hs_thread_kind("Common-Cleaner"), OS_THR_VM);
+	cr_expect_eq(os_hs_thread_kind("Signal Dispatch"), OS_THR_VM);
+	cr_expect_eq(os_hs_thread_kind("C2 CompilerThre"), OS_THR_JIT);
+	cr_expect_eq(os_hs_thread_kind("C1 CompilerThread0"), OS_THR_JIT);
+	cr_expect_eq(os_hs_thread_kind("java"), OS_THR_JAVA);
+	cr_expect_eq(os_hs_thread_kind("worker-3"), OS_THR_JAVA);
+}
+
+Test(hotspot, weights_and_zgc_mask)
+{
+	cr_expect_eq(os_hs_weight(OS_JVM_MODE_EXACT, 300000, 3000), 1);
+	cr_expect_eq(os_hs_weight(OS_JVM_MODE_SAMPLED, 300000, 3000), 100);
+	cr_expect_eq(os_hs_weight(OS_JVM_MODE_SAMPLED, 0, 3000), 1);       /* outside a TLAB */
+	cr_expect_eq(os_hs_weight(OS_JVM_MODE_SAMPLED, 1000, 3000), 1);    /* never below 1 */
+	cr_expect_eq(os_hs_zgc_mask(0x40000001000ULL, 0), 0x1000);
+	cr_expect_eq(os_hs_zgc_mask(0x80000001000ULL, 0), 0x1000);
+	cr_expect_eq(os_hs_zgc_mask(0x100000001000ULL, 0), 0x1000);
+	cr_expect_eq(os_hs_zgc_mask(0x7f0000001000ULL, 0), 0x7f0000001000ULL); /* native */
+	cr_expect_eq(os_hs_zgc_mask(0x1000, 0), 0x1000);                     /* colorless */
+	/* 44 offset bits (a larger heap): views at 16, 32 and 64 TiB */
+	cr_expect_eq(os_hs_zgc_mask(0x200000001000ULL, (1ULL << 44) - 1), 0x1000);
+	cr_expect_eq(os_hs_zgc_mask(0x400000001000ULL, (1ULL << 44) - 1), 0x1000);
+	cr_expect_eq(os_hs_zgc_mask(0x40000001000ULL, (1ULL << 44) - 1), 0x40000001000ULL);
+}
+
+static uint64_t ctx_at(struct os_ivindex *iv, uint64_t addr)
+{
+	uint64_t v;
+
+	return os_iv_lookup(iv, addr, NULL, NULL, &v) ? v : UINT64_MAX;
+}
+
+/* Sliding compaction: [100,200) died, [200,300) slides to 100 and
+ * [300,400) to 200; the batch lists the second move first, so a one-by-one
+ * application would remove the object still at 200. */
+Test(hotspot, batch_moves_sliding)
+{
+	struct os_ivindex *iv = os_iv_new();
+	struct os_hmap moved;
+	struct os_hs_move mv[] = { { 300, 200, 100 }, { 200, 100, 100 }, { 5000, 6000, 100 } };
+
+	os_hmap_init(&moved);
+	os_iv_insert(iv, 100, 200, 1);
+	os_iv_insert(iv, 200, 300, 2);
+	os_iv_insert(iv, 300, 400, 3);
+	cr_assert_eq(os_hs_apply_moves(iv, mv, 3, &moved), 2, "two tracked objects moved");
+	cr_expect_eq(ctx_at(iv, 150), 2);
+	cr_expect_eq(ctx_at(iv, 250), 3);
+	cr_expect_eq(ctx_at(iv, 350), UINT64_MAX, "the old place of the last object is empty");
+	cr_expect_eq(os_iv_count(iv), 2, "the dead object under a destination is gone");
+	{
+		uint64_t one;
+
+		cr_expect(os_hmap_get(&moved, 100, &one));
+		cr_expect(os_hmap_get(&moved, 200, &one));
+		cr_expect(!os_hmap_get(&moved, 300, &one));
+	}
+	os_hmap_destroy(&moved);
+	os_iv_free(iv);
+}
+
+/* A swap through the batch: two objects exchange places. */
+Test(hotspot, batch_moves_swap)
+{
+	struct os_ivindex *iv = os_iv_new();
+	struct os_hmap moved;
+	struct os_hs_move mv[] = { { 1000, 2000, 64 }, { 2000, 1000, 64 } };
+
+	os_hmap_init(&moved);
+	os_iv_insert(iv, 1000, 1064, 7);
+	os_iv_insert(iv, 2000, 2064, 8);
+	cr_assert_eq(os_hs_apply_moves(iv, mv, 2, &moved), 2);
+	cr_expect_eq(ctx_at(iv, 1010), 8);
+	cr_expect_eq(ctx_at(iv, 2010), 7);
+	os_hmap_destroy(&moved);
+	os_iv_free(iv);
+}
+
+/* Fake target memory: word-sized cells at given addresses. */
+struct fake_mem {
+	struct os_hmap cells;
+};
+
+static ssize_t fake_read(void *arg, uint32_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct fake_mem *f = arg;
+	uint64_t v;
+
+	(void)pid;
+	if (len != 8 || !os_hmap_get(&f->cells, addr, &v))
+		return -1;
+	memcpy(buf, &v, 8);
+	return 8;
+}
+
+static uint64_t klass_by_ctx(void *arg, uint64_t ctx)
+{
+	const uint64_t *k = arg;
+
+	return ctx < 3 ? k[ctx] : 0;
+}
+
+static bool refuse(void *arg)
+{
+	(void)arg;
+	return false;
+}
+
+Test(hotspot, drop_dead_objects)
+{
+	struct fake_mem f;
+	struct os_hs_mem m = { fake_read, NULL, &f };
+	struct os_hs_layout lay = { .oop_klass = 8, .oop_cklass = 8, .compressed_klass = 1,
+				    .narrow_klass_base = 0x800000000ULL, .narrow_klass_shift = 3 };
+	uint64_t klass[3] = { 0x800001000ULL, 0x800002000ULL, 0 };
+	struct os_ivindex *iv = os_iv_new();
+	struct os_hmap moved;
+
+	os_hmap_init(&f.cells);
+	os_hmap_init(&moved);
+	/* live: header names its class (narrow, upper half is something else) */
+	os_hmap_put(&f.cells, 0x10000 + 8, 0xdead000000000000ULL | (0x1000 >> 3));
+	os_iv_insert(iv, 0x10000, 0x10400, 0);
+	/* dead: its memory now holds an object of another class */
+	os_hmap_put(&f.cells, 0x20000 + 8, 0x2000 >> 3);
+	os_iv_insert(iv, 0x20000, 0x20400, 0);
+	/* dead: unreadable (uncommitted) */
+	os_iv_insert(iv, 0x30000, 0x30400, 1);
+	/* moved here in this collection: not checked although unreadable */
+	os_iv_insert(iv, 0x40000, 0x40400, 1);
+	os_hmap_put(&moved, 0x40000, 1);
+	/* no class expectation (not a Java object): kept */
+	os_iv_insert(iv, 0x50000, 0x50400, 2);
+	/* outside the heap range: not checked */
+	os_iv_insert(iv, 0x900000, 0x900400, 1);
+
+	cr_assert_eq(os_hs_drop_dead(iv, 0x10000, 0x800000, &moved, klass_by_ctx, klass, &m, 1,
+				     &lay, refuse),
+		     0, "a later collection began during the reads: nothing dropped");
+	cr_assert_eq(os_hs_drop_dead(iv, 0x10000, 0x800000, &moved, klass_by_ctx, klass, &m, 1,
+				     &lay, NULL),
+		     2);
+	cr_expect_eq(ctx_at(iv, 0x10010), 0);
+	cr_expect_eq(ctx_at(iv, 0x20010), UINT64_MAX);
+	cr_expect_eq(ctx_at(iv, 0x30010), UINT64_MAX);
+	cr_expect_eq(ctx_at(iv, 0x40010), 1);
+	cr_expect_eq(ctx_at(iv, 0x50010), 2);
+	cr_expect_eq(ctx_at(iv, 0x900010), 1);
+	os_hmap_destroy(&f.cells);
+	os_hmap_destroy(&moved);
+	os_iv_free(iv);
+}
+
+/* ---- a synthetic JVM in this process, read back with process_vm_readv ---- */
+
+struct s_ent { const char *type, *field, *tstr; int32_t is_static; uint64_t offset; void *addr; };
+struct t_ent { const char *type, *super; int32_t oop, integer, unsig; uint64_t size; };
+struct i_ent { const char *name; int32_t value; };
+struct l_ent { const char *name; uint64_t value; };
+
+struct f_symbol { uint32_t hash; uint16_t length; uint8_t body[64]; };
+struct f_klass { uint64_t pad[2]; struct f_symbol *name; };
+struct f_cpool { uint64_t pad[3]; struct f_klass *holder; struct f_symbol *slots[8]; };
+struct f_constm { uint64_t pad; struct f_cpool *constants; uint16_t name_index, sig_index; };
+struct f_method { uint64_t pad; struct f_constm *cm; };
+
+static uint64_t narrow_base = 0;
+static int32_t narrow_shift = 0;
+
+struct f_heap { uint64_t pad; uint32_t total; uint8_t active; };
+static struct f_heap fheap = { 0, 1, 0 };
+static struct f_heap *universe_heap = &fheap;
+
+static struct s_ent S[] = {
+	{ "Klass", "_name", "Symbol*", 0, offsetof(struct f_klass, name), NULL },
+	{ "Symbol", "_length", "u2", 0, offsetof(struct f_symbol, length), NULL },
+	{ "Symbol", "_body[0]", "u1", 0, offsetof(struct f_symbol, body), NULL },
+	{ "Method", "_constMethod", "ConstMethod*", 0, offsetof(struct f_method, cm), NULL },
+	{ "ConstMethod", "_constants", "ConstantPool*", 0, offsetof(struct f_constm, constants),
+	  NULL },
+	{ "ConstMethod", "_name_index", "u2", 0, offsetof(struct f_constm, name_index), NULL },
+	{ "ConstMethod", "_signature_index", "u2", 0, offsetof(struct f_constm, sig_index), NULL },
+	{ "ConstantPool", "_pool_holder", "InstanceKlass*", 0, offsetof(struct f_cpool, holder),
+	  NULL },
+	{ "oopDesc", "_metadata._klass", "Klass*", 0, 8, NULL },
+	{ "oopDesc", "_metadata._compressed_klass", "narrowKlass", 0, 8, NULL },
+	{ "CompressedKlassPointers", "_narrow_klass._base", "address", 1, 0, &narrow_base },
+	{ "CompressedKlassPointers", "_narrow_klass._shift", "int", 1, 0, &narrow_shift },
+	{ "Universe", "_collectedHeap", "CollectedHeap*", 1, 0, &universe_heap },
+	{ "CollectedHeap", "_total_collections", "unsigned int", 0,
+	  offsetof(struct f_heap, total), NULL },
+	{ "CollectedHeap", "_is_gc_active", "bool", 0, offsetof(struct f_heap, active), NULL },
+	{ NULL, NULL, NULL, 0, 0, NULL },
+};
+static struct t_ent T[] = {
+	{ "ConstantPool", "Metadata", 0, 0, 0, offsetof(struct f_cpool, slots) },
+	{ "Klass", "Metadata", 0, 0, 0, sizeof(struct f_klass) },
+	{ NULL, NULL, 0, 0, 0, 0 },
+};
+static struct i_ent I[] = { { "oopSize", 8 }, { NULL, 0 } };
+static struct l_ent L[] = { { "markWord::hash_mask", 0x7fffffff }, { NULL, 0 } };
+
+static struct f_symbol sym_long_arr = { 0, 2, "[J" };
+static struct f_symbol sym_string = { 0, 16, "java/lang/String" };
+static struct f_symbol sym_holder = { 0, 11, "pkg/Fixture" };
+static struct f_symbol sym_meth = { 0, 8, "makeData" };
+static struct f_klass k_long_arr = { { 0, 0 }, &sym_long_arr };
+static struct f_klass k_string = { { 0, 0 }, &sym_string };
+static struct f_klass k_holder = { { 0, 0 }, &sym_holder };
+static struct f_cpool cpool = { { 0, 0, 0 }, &k_holder, { NULL, NULL, NULL, &sym_meth } };
+static struct f_constm constm = { 0, &cpool, 3, 0 };
+static struct f_method method = { 0, &constm };
+
+static void fill_info(struct os_jvm_info *info, uint64_t heap_lo, uint64_t heap_hi)
+{
+	memset(info, 0, sizeof(*info));
+	info->tables[OS_JVM_STRUCTS] = (struct os_jvm_table){
+		(uint64_t)(uintptr_t)S, sizeof(S[0]),
+		{ offsetof(struct s_ent, type), offsetof(struct s_ent, field),
+		  offsetof(struct s_ent, tstr), offsetof(struct s_ent, is_static),
+		  offsetof(struct s_ent, offset), offsetof(struct s_ent, addr) } };
+	info->tables[OS_JVM_TYPES] = (struct os_jvm_table){
+		(uint64_t)(uintptr_t)T, sizeof(T[0]),
+		{ offsetof(struct t_ent, type), offsetof(struct t_ent, super),
+		  offsetof(struct t_ent, oop), offsetof(struct t_ent, integer),
+		  offsetof(struct t_ent, unsig), offsetof(struct t_ent, size) } };
+	info->tables[OS_JVM_INTS] = (struct os_jvm_table){
+		(uint64_t)(uintptr_t)I, sizeof(I[0]),
+		{ offsetof(struct i_ent, name), offsetof(struct i_ent, value), 0, 0, 0, 0 } };
+	info->tables[OS_JVM_LONGS] = (struct os_jvm_table){
+		(uint64_t)(uintptr_t)L, sizeof(L[0]),
+		{ offsetof(struct l_ent, name), offsetof(struct l_ent, value), 0, 0, 0, 0 } };
+	info->heap_start = heap_lo;
+	info->heap_end = heap_hi;
+	info->mode = OS_JVM_MODE_EXACT;
+	snprintf(info->gc, sizeof(info->gc), "G1");
+}
+
+Test(hotspot, vmstructs_from_target)
+{
+	struct os_jvm_info info;
+	struct os_hs_vm vm;
+	uint64_t v;
+	char buf[128];
+	uint32_t pid = (uint32_t)getpid();
+
+	narrow_base = 0x800000000ULL;
+	narrow_shift = 3;
+	fill_info(&info, 0, 0);
+	cr_assert_eq(os_hs_vm_load(&vm, &os_hs_mem_proc, pid, &info), 0);
+	cr_expect_eq(vm.lay.klass_name, (int64_t)offsetof(struct f_klass, name));
+	cr_expect_eq(vm.lay.symbol_body, (int64_t)offsetof(struct f_symbol, body));
+	cr_expect_eq(vm.lay.cpool_size, (int64_t)offsetof(struct f_cpool, slots));
+	cr_expect_eq(vm.lay.narrow_klass_base, 0x800000000ULL);
+	cr_expect_eq(vm.lay.narrow_klass_shift, 3);
+	cr_expect_eq(os_hs_vm_get(&vm, "oopSize", &v), 0);
+	cr_expect_eq(v, 8);
+	cr_expect_eq(os_hs_vm_get(&vm, "markWord::hash_mask", &v), 0);
+	cr_expect_eq(v, 0x7fffffff);
+	cr_expect_eq(os_hs_vm_get(&vm, "Klass", &v), 0);
+	cr_expect_eq(v, sizeof(struct f_klass));
+	cr_expect_eq(os_hs_vm_get(&vm, "Nope::_x", &v), -ENOENT);
+	cr_assert_eq(os_hs_klass_name(&vm, &os_hs_mem_proc, pid, (uintptr_t)&k_string, buf,
+				      sizeof(buf)),
+		     0);
+	cr_expect_str_eq(buf, "java/lang/String");
+	cr_assert_eq(os_hs_method_name(&vm, &os_hs_mem_proc, pid, (uintptr_t)&method, buf,
+				       sizeof(buf)),
+		     0);
+	cr_expect_str_eq(buf, "pkg.Fixture.makeData");
+	cr_expect_eq(os_hs_klass_name(&vm, &os_hs_mem_proc, pid, 8, buf, sizeof(buf)), -EFAULT);
+	/* compressed class pointers learnt from a header */
+	{
+		uint64_t hdr[2] = { 1, 0 };
+		uint64_t k = 0x800000000ULL + (0x1230ULL << 3);
+
+		hdr[1] = 0xabcd000000000000ULL | 0x1230;
+		cr_expect_eq(os_hs_learn_header(&vm, &os_hs_mem_proc, pid, (uintptr_t)hdr, k), 0);
+		cr_expect_eq(vm.lay.compressed_klass, 1);
+		cr_expect_eq(os_hs_decode_klass(&vm.lay, hdr[1]), k);
+	}
+	os_hs_vm_free(&vm);
+	narrow_base = 0;
+	narrow_shift = 0;
+}
+
+Test(hotspot, vmstructs_bad_layout)
+{
+	struct os_jvm_info info;
+	struct os_hs_vm vm;
+
+	fill_info(&info, 0, 0);
+	info.tables[OS_JVM_STRUCTS].stride = 4096; /* larger than any entry we accept */
+	cr_expect_lt(os_hs_vm_load(&vm, &os_hs_mem_proc, (uint32_t)getpid(), &info), 0);
+	fill_info(&info, 0, 0);
+	info.tables[OS_JVM_STRUCTS].addr = 8; /* unreadable */
+	cr_expect_eq(os_hs_vm_load(&vm, &os_hs_mem_proc, (uint32_t)getpid(), &info), -EFAULT);
+}
+
+/* ---- the adapter behind os_attrib ---- */
+
+static struct os_event *mk_event(uint16_t type, uint64_t addr, uint64_t size, uint64_t aux,
+				 uint64_t aux2, const void *frames, uint32_t nbytes)
+{
+	uint32_t nwords = (nbytes + 7) / 8;
+	struct os_event *ev = calloc(1, OS_EVENT_FIXED + nwords * 8);
+
+	ev->type = type;
+	ev->nframes = (uint16_t)nwords;
+	ev->len = OS_EVENT_FIXED + nwords * 8;
+	ev->pid = ev->tid = (uint32_t)getpid();
+	ev->addr = addr;
+	ev->size = size;
+	ev->aux = aux;
+	ev->aux2 = aux2;
+	if (nbytes)
+		memcpy(ev->frames, frames, nbytes);
+	return ev;
+}
+
+static void feed(struct os_attrib *a, struct os_event *ev)
+{
+	struct os_obj_event oe;
+
+	if (os_attrib_prepare(a, ev, &oe))
+		os_attrib_event(a, &oe);
+	free(ev);
+}
+
+static const char *ctx_type(struct os_attrib *a, uint32_t ci)
+{
+	uint64_t frames[OS_MAX_FRAMES];
+	uint32_t asid, n = os_attrib_unpath(a, a->ctx[ci].node, frames, OS_MAX_FRAMES, &asid);
+	const char *name = NULL;
+
+	cr_assert_gt(n, 0);
+	cr_assert_eq(a->rt->ops->name_word(a->rt, asid, frames[0], &name), OS_RT_WORD_TYPE);
+	return name;
+}
+
+Test(hotspot, adapter_flow)
+{
+	struct os_tasks tasks;
+	struct os_attrib a;
+	struct os_jvm_info info;
+	uint64_t *heap = calloc(4096, 8);
+	uint64_t base = (uintptr_t)heap, frames[3], f0;
+	uint64_t kl = (uintptr_t)&k_long_arr, ks = (uintptr_t)&k_string;
+	uint64_t mv[6];
+	const char *name;
+	struct os_aspace *as;
+
+	cr_assert_not_null(heap);
+	os_tasks_init(&tasks, NULL);
+	cr_assert_eq(os_attrib_init(&a, &tasks), 0);
+	a.rt = os_hotspot_new(&a, NULL, NULL);
+	cr_assert_not_null(a.rt);
+	fill_info(&info, base, base + 4096 * 8);
+	feed(&a, mk_event(OS_EV_JVM, base, 4096 * 8, (uintptr_t)S, 0, &info, sizeof(info)));
+
+	/* headers: mark word, then the (uncompressed) class pointer */
+	heap[1] = kl;          /* A: long[] at +0 */
+	heap[128 + 1] = ks;    /* B: String at +1024 */
+	frames[0] = OS_FRAME_METHOD | (uintptr_t)&method;
+	frames[1] = 0x401000;
+	frames[2] = 0x402000;
+	feed(&a, mk_event(OS_EV_JALLOC, base, 1024, 0, kl, frames, sizeof(frames)));
+	feed(&a, mk_event(OS_EV_JALLOC, base + 1024, 1024, 0, ks, frames, sizeof(frames)));
+	cr_assert_eq(a.nctx, 2, "one path, two classes: two contexts");
+	cr_expect_str_eq(ctx_type(&a, 0), "long[]");
+	cr_expect_str_eq(ctx_type(&a, 1), "java.lang.String");
+	cr_expect_eq(a.c.objects_seen, 2);
+	cr_expect_eq(a.c.objects_estimated, 0, "exact mode estimates nothing");
+	f0 = OS_FRAME_METHOD | (uintptr_t)&method;
+	cr_expect_eq(a.rt->ops->name_word(a.rt, 1, f0, &name), OS_RT_WORD_FRAME);
+	cr_expect_str_eq(name, "pkg.Fixture.makeData");
+	as = os_tasks_aspace(&tasks, (uint32_t)getpid());
+	cr_assert_not_null(as);
+
+	/* a collection: A moves to +2048 (its copy keeps the header); B stays */
+	fheap.total = 1;
+	feed(&a, mk_event(OS_EV_GC_BEGIN, 0, 0, 1, 0, NULL, 0));
+	heap[256 + 1] = kl;
+	heap[1] = 0;
+	mv[0] = base;
+	mv[1] = base + 2048;
+	mv[2] = 1024;
+	feed(&a, mk_event(OS_EV_MOVES, 0, 0, 1, 0, mv, 3 * 8));
+	feed(&a, mk_event(OS_EV_GC_END, 0, 0, 1, 0, NULL, 0));
+	cr_expect_eq(a.c.gc_count, 1);
+	cr_expect_eq(a.c.moves, 1);
+	os_attrib_sample(&a, as->id, base + 2048 + 100, 0, OS_CCT_NONE);
+	os_attrib_sample(&a, as->id, base + 1024 + 8, 0, OS_CCT_NONE);
+	os_attrib_sample(&a, as->id, base + 100, 0, OS_CCT_NONE);
+	cr_expect_eq(a.ctx[0].samples, 1, "sample after the GC lands on the moved object");
+	cr_expect_eq(a.ctx[1].samples, 1, "the unmoved survivor keeps its samples");
+	cr_expect_eq(a.c.samples_attributed, 2, "nothing left at the old address");
+
+	/* a second collection: B died, its memory holds a long[] now; its
+	 * end is applied after a third collection began: no check yet */
+	heap[128 + 1] = kl;
+	fheap.total = 3;
+	feed(&a, mk_event(OS_EV_GC_BEGIN, 0, 0, 2, 0, NULL, 0));
+	feed(&a, mk_event(OS_EV_GC_END, 0, 0, 2, 0, NULL, 0));
+	cr_expect_eq(a.c.gc_count, 2);
+	os_attrib_sample(&a, as->id, base + 1024 + 8, 0, OS_CCT_NONE);
+	cr_expect_eq(a.ctx[1].samples, 2, "not checked while a later collection runs");
+	/* the third one's end, with the heap quiet: B is dropped now */
+	feed(&a, mk_event(OS_EV_GC_BEGIN, 0, 0, 3, 0, NULL, 0));
+	feed(&a, mk_event(OS_EV_GC_END, 0, 0, 3, 0, NULL, 0));
+	os_attrib_sample(&a, as->id, base + 1024 + 8, 0, OS_CCT_NONE);
+	cr_expect_eq(a.ctx[1].samples, 2, "the dead object was dropped");
+	os_attrib_sample(&a, as->id, base + 2048 + 8, 0, OS_CCT_NONE);
+	cr_expect_eq(a.ctx[0].samples, 2, "the survivor was kept");
+	/* the JVM is gone (its state unreadable): an end applied late drops
+	 * nothing, although A's header no longer names its class */
+	heap[256 + 1] = 0;
+	universe_heap = NULL;
+	feed(&a, mk_event(OS_EV_GC_BEGIN, 0, 0, 4, 0, NULL, 0));
+	feed(&a, mk_event(OS_EV_GC_END, 0, 0, 4, 0, NULL, 0));
+	universe_heap = &fheap;
+	os_attrib_sample(&a, as->id, base + 2048 + 8, 0, OS_CCT_NONE);
+	cr_expect_eq(a.ctx[0].samples, 3, "kept when the heap cannot be read");
+
+	a.rt->ops->destroy(a.rt);
+	a.rt = NULL;
+	os_attrib_destroy(&a);
+	os_tasks_destroy(&tasks);
+	free(heap);
+}
+
+Test(hotspot, sampled_weights)
+{
+	struct os_tasks tasks;
+	struct os_attrib a;
+	struct os_jvm_info info;
+	uint64_t *heap = calloc(1024, 8), base = (uintptr_t)heap, frames[1] = { 0x401000 };
+
+	cr_assert_not_null(heap);
+	os_tasks_init(&tasks, NULL);
+	cr_assert_eq(os_attrib_init(&a, &tasks), 0);
+	a.rt = os_hotspot_new(&a, NULL, NULL);
+	fill_info(&info, base, base + 1024 * 8);
+	info.mode = OS_JVM_MODE_SAMPLED;
+	feed(&a, mk_event(OS_EV_JVM, base, 1024 * 8, (uintptr_t)S, 0, &info, sizeof(info)));
+	heap[1] = (uintptr_t)&k_long_arr;
+	feed(&a, mk_event(OS_EV_JALLOC, base, 2000, 400000, (uintptr_t)&k_long_arr, frames, 8));
+	feed(&a, mk_event(OS_EV_JALLOC, base + 4096, 2000, 0, (uintptr_t)&k_long_arr, frames, 8));
+	cr_assert_eq(a.nctx, 1);
+	cr_expect_eq(a.ctx[0].allocations, 201, "200 for the TLAB refill, 1 outside a TLAB");
+	cr_expect_eq(a.ctx[0].bytes, 201 * 2000);
+	cr_expect_eq(a.c.objects_seen, 2);
+	cr_expect_eq(a.c.objects_estimated, 201);
+	a.rt->ops->destroy(a.rt);
+	a.rt = NULL;
+	os_attrib_destroy(&a);
+	os_tasks_destroy(&tasks);
+	free(heap);
+}
