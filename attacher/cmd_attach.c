@@ -36,6 +36,7 @@
 
 #include "attacher/collector.h"
 #include "attacher/commands.h"
+#include "attacher/session.h"
 #include "attacher/inject.h"
 #include "attacher/pidns.h"
 #include "common/log.h"
@@ -64,26 +65,6 @@ struct attach_ctx {
 
 /* The preload library: $OBJSCOPE_LIB, else next to this executable, else
  * ../lib/objscope/ relative to it (the layout `record` uses). */
-static int find_library(char *out, size_t len)
-{
-	const char *env = getenv("OBJSCOPE_LIB");
-	char exe[PATH_MAX], cand[PATH_MAX * 2], *dir;
-	ssize_t n;
-
-	if (env && *env)
-		return realpath(env, out) ? 0 : -errno;
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n < 0)
-		return -errno;
-	exe[n] = 0;
-	dir = dirname(exe);
-	snprintf(cand, sizeof(cand), "%s/libobjscope.so", dir);
-	if (len >= PATH_MAX && realpath(cand, out))
-		return 0;
-	snprintf(cand, sizeof(cand), "%s/../lib/objscope/libobjscope.so", dir);
-	return len >= PATH_MAX && realpath(cand, out) ? 0 : -ENOENT;
-}
-
 static bool same_ns(pid_t pid, const char *ns)
 {
 	char a[64], b[64];
@@ -397,31 +378,6 @@ static int disarm_target(struct attach_ctx *a)
 	return rc;
 }
 
-static int write_profile(struct os_collector *c, const struct os_opts *o, struct attach_ctx *a)
-{
-	char err[512] = "";
-	struct os_profile *p = os_collector_profile(c, "attach", a->argc, a->argv);
-	int rc;
-
-	if (!p) {
-		os_err("attach: out of memory while building the profile");
-		return -ENOMEM;
-	}
-	rc = os_profile_write(p, o->output, err, sizeof(err));
-	if (rc < 0)
-		os_err("attach: cannot write the profile: %s", err[0] ? err : strerror(-rc));
-	else if (!o->quiet)
-		fprintf(stderr,
-			"objscope: wrote %s: %llu samples, %llu addressed, %llu attributed to %u "
-			"objects' contexts, %llu lost, %llu events dropped\n",
-			o->output, (unsigned long long)p->c.samples_total,
-			(unsigned long long)p->c.samples_addressed,
-			(unsigned long long)p->c.samples_attributed, p->ncontexts,
-			(unsigned long long)p->c.lost, (unsigned long long)p->c.dropped_events);
-	os_profile_free(p);
-	return rc;
-}
-
 static int parse_pid(const char *s, pid_t *pid)
 {
 	char *end;
@@ -482,7 +438,7 @@ int cmd_attach(int argc, char **argv)
 		os_err("attach: process %d is objscope itself", (int)a->pid);
 		goto out;
 	}
-	if (find_library(a->lib, sizeof(a->lib)) < 0) {
+	if (os_session_find_preload(a->lib, sizeof(a->lib)) < 0) {
 		os_err("attach: cannot find libobjscope.so next to the objscope binary — set "
 		       "OBJSCOPE_LIB to its path");
 		goto out;
@@ -576,7 +532,7 @@ int cmd_attach(int argc, char **argv)
 	os_debug("attach: first sample read %.1f ms after start, detached %.1f ms after the "
 		 "request", t_first ? (t_first - t_start) / 1e6 : -1.0,
 		 (t_detached - t_req) / 1e6);
-	ret = write_profile(&c, &o, a) < 0 ? OS_EXIT_FAIL : 0;
+	ret = os_session_write_profile(&c, &o, "attach", a->argc, a->argv) < 0 ? OS_EXIT_FAIL : 0;
 out:
 	if (a->shm_host[0])
 		drop_shm_file(a);

@@ -19,6 +19,7 @@
 
 #include "attacher/collector.h"
 #include "attacher/commands.h"
+#include "attacher/session.h"
 #include "common/hotspot_abi.h"
 #include "common/log.h"
 
@@ -27,30 +28,6 @@ static volatile sig_atomic_t stop_requested;
 static void on_stop_signal(int sig)
 {
 	stop_requested = sig;
-}
-
-/* The preload library: $OBJSCOPE_LIB, else next to this executable, else
- * ../lib/objscope/ relative to it (installed layout). */
-static int find_preload(char *out, size_t len)
-{
-	const char *env = getenv("OBJSCOPE_LIB");
-	char exe[PATH_MAX], *dir;
-	ssize_t n;
-
-	if (env && *env) {
-		snprintf(out, len, "%s", env);
-		return access(out, R_OK) == 0 ? 0 : -errno;
-	}
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n < 0)
-		return -errno;
-	exe[n] = 0;
-	dir = dirname(exe);
-	snprintf(out, len, "%s/libobjscope.so", dir);
-	if (access(out, R_OK) == 0)
-		return 0;
-	snprintf(out, len, "%s/../lib/objscope/libobjscope.so", dir);
-	return access(out, R_OK) == 0 ? 0 : -ENOENT;
 }
 
 static void child_exec(char **cmd, const char *lib, const char *shm, const char *java_mode,
@@ -94,33 +71,6 @@ static int exit_status_of(int status)
 	return OS_EXIT_FAIL;
 }
 
-static int write_profile(struct os_collector *c, const struct os_opts *o, int argc,
-			 char **argv)
-{
-	char err[512] = "";
-	struct os_profile *p = os_collector_profile(c, "record", argc, argv);
-	int rc;
-
-	if (!p) {
-		os_err("record: out of memory while building the profile");
-		return -ENOMEM;
-	}
-	rc = os_profile_write(p, o->output, err, sizeof(err));
-	if (rc < 0)
-		os_err("record: %s", err[0] ? err : strerror(-rc));
-	else if (!o->quiet)
-		fprintf(stderr,
-			"objscope: wrote %s: %llu samples, %llu addressed, %llu attributed to %u "
-			"objects' contexts, %u process%s, %llu lost, %llu events dropped\n",
-			o->output, (unsigned long long)p->c.samples_total,
-			(unsigned long long)p->c.samples_addressed,
-			(unsigned long long)p->c.samples_attributed, p->ncontexts, p->meta.npids,
-			p->meta.npids == 1 ? "" : "es", (unsigned long long)p->c.lost,
-			(unsigned long long)p->c.dropped_events);
-	os_profile_free(p);
-	return rc;
-}
-
 int cmd_record(int argc, char **argv)
 {
 	struct os_opts o;
@@ -143,7 +93,7 @@ int cmd_record(int argc, char **argv)
 		       "[ARGS...]");
 		return OS_EXIT_USAGE;
 	}
-	if (find_preload(lib, sizeof(lib)) < 0) {
+	if (os_session_find_preload(lib, sizeof(lib)) < 0) {
 		os_err("record: cannot find libobjscope.so next to the objscope binary — set "
 		       "OBJSCOPE_LIB to its path");
 		return OS_EXIT_FAIL;
@@ -218,7 +168,7 @@ int cmd_record(int argc, char **argv)
 			os_collector_stop(&c);
 			os_collector_round(&c, true);
 			os_collector_status(&c, true);
-			write_profile(&c, &o, argc - idx, argv + idx);
+			os_session_write_profile(&c, &o, "record", argc - idx, argv + idx);
 			written = true;
 			stop_requested = 0;
 		} else if (stop_requested && written) {
@@ -236,7 +186,7 @@ int cmd_record(int argc, char **argv)
 		os_collector_round(&c, true);
 		os_collector_round(&c, true);
 		os_collector_status(&c, true);
-		if (write_profile(&c, &o, argc - idx, argv + idx) < 0 && ret == 0)
+		if (os_session_write_profile(&c, &o, "record", argc - idx, argv + idx) < 0 && ret == 0)
 			ret = OS_EXIT_FAIL;
 	}
 out:

@@ -1,0 +1,61 @@
+/* session.c - shared by cmd_record.c and cmd_attach.c. */
+#include "attacher/session.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/log.h"
+
+int os_session_find_preload(char *out, size_t len)
+{
+	const char *env = getenv("OBJSCOPE_LIB");
+	char exe[PATH_MAX], cand[PATH_MAX * 2], *dir;
+	ssize_t n;
+
+	if (len < PATH_MAX)
+		return -EINVAL;
+	if (env && *env)
+		return realpath(env, out) ? 0 : -errno;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n < 0)
+		return -errno;
+	exe[n] = 0;
+	dir = dirname(exe);
+	snprintf(cand, sizeof(cand), "%s/libobjscope.so", dir);
+	if (realpath(cand, out))
+		return 0;
+	snprintf(cand, sizeof(cand), "%s/../lib/objscope/libobjscope.so", dir);
+	return realpath(cand, out) ? 0 : -ENOENT;
+}
+
+int os_session_write_profile(struct os_collector *c, const struct os_opts *o, const char *mode,
+			     int argc, char *const argv[])
+{
+	char err[512] = "";
+	struct os_profile *p = os_collector_profile(c, mode, argc, argv);
+	int rc;
+
+	if (!p) {
+		os_err("%s: out of memory while building the profile", mode);
+		return -ENOMEM;
+	}
+	rc = os_profile_write(p, o->output, err, sizeof(err));
+	if (rc < 0)
+		os_err("%s: %s", mode, err[0] ? err : strerror(-rc));
+	else if (!o->quiet)
+		fprintf(stderr,
+			"objscope: wrote %s: %llu samples, %llu addressed, %llu attributed to %u "
+			"objects' contexts, %u process%s, %llu lost, %llu events dropped\n",
+			o->output, (unsigned long long)p->c.samples_total,
+			(unsigned long long)p->c.samples_addressed,
+			(unsigned long long)p->c.samples_attributed, p->ncontexts, p->meta.npids,
+			p->meta.npids == 1 ? "" : "es", (unsigned long long)p->c.lost,
+			(unsigned long long)p->c.dropped_events);
+	os_profile_free(p);
+	return rc;
+}
