@@ -395,6 +395,55 @@ static struct os_qitem *queue_push(struct os_collector *c, uint64_t time, uint32
 	return q;
 }
 
+struct stack_copy {
+	const uint8_t *data;
+	uint64_t lo, len;
+};
+
+static bool stack_read(void *arg, uint64_t addr, uint64_t *word)
+{
+	const struct stack_copy *sc = arg;
+
+	if (addr < sc->lo || addr + 8 > sc->lo + sc->len || addr + 8 < addr)
+		return false;
+	memcpy(word, sc->data + (addr - sc->lo), 8);
+	return true;
+}
+
+/* The access path from the kernel's frame-pointer chain. While the chain
+ * stays inside the sampled stack copy the frame pointer of each frame is
+ * known too, so a runtime adapter can name frames that have no symbol
+ * (interpreted Java methods: their Method* is in the frame). */
+static uint32_t fp_chain(struct os_collector *c, uint32_t asid, const struct os_perf_sample *s,
+			 const uint64_t *chain, const uint8_t *stack, uint64_t insn, uint64_t *frames,
+			 uint32_t max)
+{
+	struct os_runtime *rt = c->attrib.rt;
+	struct stack_copy sc = { stack, s->regs[OS_REG_SP], s->stack_len };
+	bool named = rt && rt->ops->frame_word && s->stack_len;
+	uint64_t fp = s->regs[OS_REG_BP], w;
+	uint32_t n = 1;
+
+	frames[0] = named ? rt->ops->frame_word(rt, asid, s->ip, fp, stack_read, &sc) : insn;
+	if (frames[0] == s->ip)
+		frames[0] = insn;
+	for (uint32_t i = 1; i < s->nchain && n < max; i++) {
+		uint64_t pc = chain[i];
+
+		/* frame i's pc is the return address saved at fp + 8; its own frame
+		 * pointer is the one saved at fp */
+		if (named && stack_read(&sc, fp + 8, &w) && w == pc && stack_read(&sc, fp, &w) &&
+		    w > fp) {
+			fp = w;
+			pc = rt->ops->frame_word(rt, asid, pc, fp, stack_read, &sc);
+		} else {
+			named = false;
+		}
+		frames[n++] = pc;
+	}
+	return n;
+}
+
 static void take_sample(struct os_collector *c, struct raw *w, const uint64_t *chain,
 			const uint8_t *stack)
 {
@@ -434,13 +483,11 @@ static void take_sample(struct os_collector *c, struct raw *w, const uint64_t *c
 			      OS_MAX_FRAMES);
 	if (n >= 2 && n >= s->nchain) {
 		c->unwound_dwarf++;
+		frames[0] = insn;
 	} else {
-		n = 1;
-		for (uint32_t i = 1; i < s->nchain && n < OS_MAX_FRAMES; i++)
-			frames[n++] = chain[i];
+		n = fp_chain(c, as->id, s, chain, stack, insn, frames, OS_MAX_FRAMES);
 		c->unwound_fp++;
 	}
-	frames[0] = insn;
 	q = queue_push(c, s->time, Q_SAMPLE);
 	if (!q) {
 		c->lost++;

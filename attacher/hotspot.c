@@ -456,6 +456,29 @@ static void hs_before_symbolize(struct os_runtime *rt)
 	}
 }
 
+static uint64_t hs_frame_word(struct os_runtime *rt, uint32_t asid, uint64_t pc, uint64_t fp,
+			      bool (*read)(void *arg, uint64_t addr, uint64_t *word), void *arg)
+{
+	struct hotspot *h = hs_of(rt);
+	struct hs_jvm *j = jvm_find(h, asid);
+	uint64_t off, m;
+
+	if (!j || !j->vm_ok || pc < j->info.interp_start || pc >= j->info.interp_end)
+		return pc;
+	/* the Method* slot of an interpreter frame, in words from fp (JDK 17
+	 * exports the slot next to it: the method is the one below last_sp) */
+	if (os_hs_vm_get(&j->vm, "frame::interpreter_frame_method_offset", &off) != 0) {
+		if (os_hs_vm_get(&j->vm, "frame::interpreter_frame_last_sp_offset", &off) != 0)
+			return pc;
+		off -= 1;
+	}
+	if (!read(arg, fp + (uint64_t)((int64_t)off * 8), &m) || !m || (m & 7) ||
+	    (m & ~OS_HS_WORD_MASK))
+		return pc;
+	name_method(h, j, OS_FRAME_METHOD | m);
+	return name_known(j, OS_FRAME_METHOD | m) ? (OS_FRAME_METHOD | m) : pc;
+}
+
 static enum os_rt_word hs_name_word(struct os_runtime *rt, uint32_t asid, uint64_t word,
 				    const char **name)
 {
@@ -567,6 +590,7 @@ static const struct os_runtime_ops hotspot_ops = {
 	.sample_addr = hs_sample_addr,
 	.before_symbolize = hs_before_symbolize,
 	.name_word = hs_name_word,
+	.frame_word = hs_frame_word,
 	.jit_name = hs_jit_name,
 	.thread_kind = hs_thread_kind,
 	.notes = hs_notes,

@@ -40,6 +40,12 @@ struct os_runtime_ops {
 	 * (or dropped) here. */
 	bool (*prepare)(struct os_runtime *rt, struct os_aspace *as, const struct os_event *ev,
 			struct os_obj_event *oe);
+	/* Drain time: the frame word for an access-path frame of asid at pc
+	 * whose frame pointer is fp (an interpreted frame: OS_FRAME_METHOD |
+	 * Method*, its name cached while the target is alive), or pc itself.
+	 * read(arg, addr, &word) reads the sampled stack copy (false outside). */
+	uint64_t (*frame_word)(struct os_runtime *rt, uint32_t asid, uint64_t pc, uint64_t fp,
+			       bool (*read)(void *arg, uint64_t addr, uint64_t *word), void *arg);
 	/* Applies a prepared event in time order. */
 	void (*apply)(struct os_runtime *rt, struct os_aspace *as, const struct os_obj_event *oe);
 	/* Canonical form of a sampled data address of asid (ZGC colors). */

@@ -22,7 +22,8 @@
 #define OS_SHM_ENV "OBJSCOPE_SHM"           /* path of the shm file */
 #define OS_MAX_FRAMES 128                    /* frames per allocation path */
 #define OS_DEFAULT_SLOTS 512
-#define OS_DEFAULT_RING_BYTES (1u << 20)     /* per thread, power of two */
+#define OS_DEFAULT_RING_BYTES (2u << 20)     /* per thread, power of two: a burst of ~10k
+                                              * Java allocation events fits */
 
 /* Event types written by the preload library. */
 enum os_ev_type {

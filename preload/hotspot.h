@@ -25,6 +25,7 @@ struct osp_hs_state {
 	uintptr_t heap_lo, heap_hi;       /* reserved Java heap (masked for ZGC) */
 	uintptr_t interp_lo, interp_hi;   /* interpreter codelets */
 	uintptr_t code_lo, code_hi;       /* whole code cache (JIT, stubs, interpreter) */
+	uintptr_t jvm_lo, jvm_hi;         /* libjvm's executable segment */
 	int64_t method_off;               /* Method* slot of an interpreter frame, bytes from fp */
 	uint64_t total_coll_off;          /* CollectedHeap::_total_collections, 0 = unknown */
 	uint64_t zgc_offset_mask;         /* ZGC: address bits without the color (0: not ZGC) */
