@@ -3,6 +3,7 @@
  * `make all fixtures`.
  */
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -216,5 +217,30 @@ Test(e2e_native, unknown_command)
 		cr_expect_null(report, "a profile that reads as complete was left behind");
 		json_object_put(report);
 	}
+	free(profile);
+}
+
+/* The user's own LD_PRELOAD stays in force next to objscope's library. */
+Test(e2e_native, users_ld_preload_kept)
+{
+	const char *argv[] = { "sh", "-c", "grep -c libsymlib /proc/$$/maps; printf '%s' \"$LD_PRELOAD\"",
+			       NULL };
+	const char *quiet[] = { "-q", NULL };
+	char *profile = e2e_path(tmp, "env.data");
+	char lib[4096];
+	struct e2e_result res;
+
+	cr_assert_not_null(realpath("build/fixtures/libsymlib.so", lib),
+			   "build/fixtures/libsymlib.so is missing: run `make fixtures`");
+	cr_assert_eq(setenv("LD_PRELOAD", lib, 1), 0);
+	cr_assert_eq(e2e_record(tmp, profile, quiet, argv, &res), 0);
+	unsetenv("LD_PRELOAD");
+	cr_expect_eq(res.status, 0, "record exited %d: %s", res.status, res.err);
+	cr_expect(strncmp(res.out, "0\n", 2) != 0, "the user's library was not loaded:\n%s", res.out);
+	cr_expect(strstr(res.out, "libsymlib.so") != NULL, "LD_PRELOAD lost the user's entry: %s",
+		  res.out);
+	cr_expect(strstr(res.out, "libobjscope.so") != NULL, "objscope's library missing: %s",
+		  res.out);
+	e2e_result_free(&res);
 	free(profile);
 }
