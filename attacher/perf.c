@@ -44,6 +44,27 @@ static int online_cpus(void)
 	return n > 0 ? (int)n : 1;
 }
 
+/* An empty set of per-CPU buffers for events configured by attr. */
+static struct os_perf *perf_alloc(const struct perf_event_attr *attr)
+{
+	struct os_perf *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->page = (size_t)sysconf(_SC_PAGESIZE);
+	p->ncpu = online_cpus();
+	p->cpus = calloc((size_t)p->ncpu, sizeof(*p->cpus));
+	p->sample_type = attr->sample_type;
+	p->regs_mask = attr->sample_regs_user;
+	if (!p->cpus) {
+		free(p);
+		return NULL;
+	}
+	for (int i = 0; i < p->ncpu; i++)
+		p->cpus[i].fd = -1;
+	return p;
+}
+
 int os_perf_open(struct os_perf **out, pid_t pid, struct perf_event_attr *attr,
 		 unsigned buf_pages, char *err, size_t errlen)
 {
@@ -51,20 +72,9 @@ int os_perf_open(struct os_perf **out, pid_t pid, struct perf_event_attr *attr,
 	int rc = 0, i;
 
 	*out = NULL;
-	p = calloc(1, sizeof(*p));
+	p = perf_alloc(attr);
 	if (!p)
 		return -ENOMEM;
-	p->page = (size_t)sysconf(_SC_PAGESIZE);
-	p->ncpu = online_cpus();
-	p->cpus = calloc((size_t)p->ncpu, sizeof(*p->cpus));
-	p->sample_type = attr->sample_type;
-	p->regs_mask = attr->sample_regs_user;
-	if (!p->cpus) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < p->ncpu; i++)
-		p->cpus[i].fd = -1;
 	for (i = 0; i < p->ncpu; i++) {
 		struct perf_cpu *c = &p->cpus[i];
 		int fd = perf_event_open(attr, pid, i);
@@ -234,20 +244,9 @@ int os_perf_open_threads(struct os_perf **out, pid_t pid, struct perf_event_attr
 	char dir[64];
 
 	*out = NULL;
-	p = calloc(1, sizeof(*p));
+	p = perf_alloc(attr);
 	if (!p)
 		return -ENOMEM;
-	p->page = (size_t)sysconf(_SC_PAGESIZE);
-	p->ncpu = online_cpus();
-	p->cpus = calloc((size_t)p->ncpu, sizeof(*p->cpus));
-	p->sample_type = attr->sample_type;
-	p->regs_mask = attr->sample_regs_user;
-	if (!p->cpus) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	for (int i = 0; i < p->ncpu; i++)
-		p->cpus[i].fd = -1;
 	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
 	/* until a listing shows no thread we have not opened: a thread created
 	 * by one whose events were open already is followed through inherit */
