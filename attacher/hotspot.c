@@ -238,7 +238,7 @@ static bool prepare_moves(struct hotspot *h, struct hs_jvm *j, const struct os_e
 	for (size_t i = 0; i < n; i++) {
 		mv[i].src = canon(j, ev->frames[3 * i]);
 		mv[i].dst = canon(j, ev->frames[3 * i + 1]);
-		mv[i].bytes = ev->frames[3 * i + 2];
+		os_hs_move_decode(ev->frames[3 * i + 2], &mv[i].bytes, &mv[i].seq);
 	}
 	oe->type = ev->type;
 	oe->addr = (uint64_t)(uintptr_t)mv;
@@ -298,7 +298,7 @@ static bool hs_prepare(struct os_runtime *rt, struct os_aspace *as, const struct
 	}
 }
 
-static void batch_add(struct hs_jvm *j, uint64_t src, uint64_t dst, uint64_t bytes)
+static void batch_add(struct hs_jvm *j, const struct os_hs_move *m)
 {
 	if (j->nbatch == j->capbatch) {
 		size_t cap = j->capbatch ? j->capbatch * 2 : 1024;
@@ -309,10 +309,7 @@ static void batch_add(struct hs_jvm *j, uint64_t src, uint64_t dst, uint64_t byt
 		j->batch = n;
 		j->capbatch = cap;
 	}
-	j->batch[j->nbatch].src = src;
-	j->batch[j->nbatch].dst = dst;
-	j->batch[j->nbatch].bytes = bytes;
-	j->nbatch++;
+	j->batch[j->nbatch++] = *m;
 }
 
 static uint64_t klass_of_ctx(void *arg, uint64_t ctx)
@@ -407,7 +404,7 @@ static void hs_apply(struct os_runtime *rt, struct os_aspace *as, const struct o
 			return;
 		mv = (struct os_hs_move *)(uintptr_t)ev->addr;
 		for (uint64_t i = 0; j && i < ev->size; i++)
-			batch_add(j, mv[i].src, mv[i].dst, mv[i].bytes);
+			batch_add(j, &mv[i]);
 		free(mv);
 		return;
 	}
@@ -418,7 +415,8 @@ static void hs_apply(struct os_runtime *rt, struct os_aspace *as, const struct o
 		born(h, j, as, ev);
 		break;
 	case OS_EV_MOVE:
-		batch_add(j, ev->aux, ev->addr, ev->size);
+		batch_add(j, &(struct os_hs_move){ .src = ev->aux, .dst = ev->addr,
+						   .bytes = ev->size });
 		break;
 	case OS_EV_GC_END:
 		gc_end(h, j, as, ev->addr, (uint32_t)ev->aux);

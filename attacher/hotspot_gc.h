@@ -2,12 +2,21 @@
  * address space: the moves a collection logged are applied in one batch at
  * its end, then the objects that did not survive are dropped.
  *
- * Batch (os_hs_apply_moves): first every moved object is taken out at its
- * source (exact start match) with its context, then all are put back at
- * their destinations. Sliding compaction makes destination ranges overlap
- * other objects' sources; taking all out first makes the order of the
- * moves irrelevant. A destination range overwrites whatever stale object
- * was still indexed there (its memory now holds a live object).
+ * Batch (os_hs_apply_moves): the moves are resolved in the order the target
+ * numbered them (the sequence number in each move's bytes word; moves are
+ * buffered per GC thread and arrive grouped by thread). An object is taken
+ * out of the index at the source of its first move (exact start match);
+ * a later move whose source range holds objects that an earlier move of
+ * the same collection put there carries them along (ParallelCompact's
+ * shadow regions: a worker compacts into a free region, the whole region
+ * is copied back to its destination later, by any worker, and the shadow
+ * region is reused). Only then are all put back at their final places:
+ * sliding compaction makes destination ranges overlap other objects'
+ * sources, and the index is not touched while the order is resolved. A
+ * final range overwrites whatever stale object was still indexed there
+ * (its memory now holds a live object). Moves of equal number (none from
+ * the target, unit tests) never carry earlier ones along: their order is
+ * unknown.
  *
  * Survivors (os_hs_drop_dead): a tracked Java-heap object that did not move
  * is alive when its header still names the Klass* it was allocated with;
@@ -29,16 +38,30 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/hotspot_abi.h"
+
 #include "attacher/hotspot_vm.h"
 #include "common/hashmap.h"
 #include "common/ivindex.h"
 
 struct os_hs_move {
 	uint64_t src, dst, bytes;
+	uint32_t seq;           /* the target's number, modulo 2^24 (0: unknown) */
 };
 
-/* Applies n moves; the destinations of the objects moved are added to
- * `moved` (key: dst start). Returns how many tracked objects moved. */
+/* The bytes word of an OS_EV_MOVES triple: bytes | (sequence << 40), the
+ * sequence being 24 bits that wrap (preload/hotspot_moves.c). A batch of
+ * fewer than 2^23 moves is unwrapped by os_hs_apply_moves. */
+
+static inline void os_hs_move_decode(uint64_t word, uint64_t *bytes, uint32_t *seq)
+{
+	*bytes = word & ((1ULL << OS_HS_MOVE_SEQ_SHIFT) - 1);
+	*seq = (uint32_t)(word >> OS_HS_MOVE_SEQ_SHIFT) & ((1U << OS_HS_MOVE_SEQ_BITS) - 1);
+}
+
+/* Applies the n moves of one collection (any order: they are sorted by
+ * sequence number); the final places of the objects moved are added to
+ * `moved` (key: start). Returns how many tracked objects moved. */
 size_t os_hs_apply_moves(struct os_ivindex *objects, const struct os_hs_move *mv, size_t n,
 			 struct os_hmap *moved);
 

@@ -41,6 +41,13 @@ enum {
 	OS_JVM_MODE_SAMPLED = 2, /* TLAB refills: objects seen with probability ~ size/TLAB */
 };
 
+/* The third word of each OS_EV_MOVES triple: bytes | sequence << 40. The
+ * sequence is a process-wide 24-bit counter taken inside the copy, so a
+ * copy that depends on an earlier one (a ParallelCompact shadow region
+ * copied back after it was filled) always has a larger number. */
+#define OS_HS_MOVE_SEQ_SHIFT 40
+#define OS_HS_MOVE_SEQ_BITS 24
+
 #define OS_JVM_INFO_WORDS ((sizeof(struct os_jvm_info) + 7) / 8)
 
 /* Environment variable the collector sets for the preload: "exact" or "sampled". */

@@ -45,7 +45,8 @@ enum os_ev_type {
 			     * refill that exposed it (0: allocated outside a TLAB),
 			     * aux2 = Klass*; frames = allocation path (OS_FRAME_METHOD) */
 	OS_EV_MOVES = 12,   /* a batch of GC object moves: the frames area holds
-			     * nframes/3 triples (src, dst, bytes); size = triples;
+			     * nframes/3 triples (src, dst, bytes | seq << 40 — see
+			     * OS_HS_MOVE_SEQ_* in hotspot_abi.h); size = triples;
 			     * aux = GC sequence number (GC_BEGIN's aux2) */
 	OS_EV_JVM = 13,     /* the JVM is up: addr/size = reserved Java heap,
 			     * aux = libjvm load base, aux2 = OS_JVM_F_* flags;

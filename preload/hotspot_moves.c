@@ -6,10 +6,16 @@
  * their owner when a buffer fills, and by the GC-end hook for all buffers
  * before it writes OS_EV_GC_END. A buffer is only touched under its try-flag,
  * so it is never written by two threads; what cannot be delivered is counted.
+ * Every move carries a process-wide sequence number (bits 40..63 of the
+ * bytes word, see attacher/hotspot_gc.h): buffers are per thread, and
+ * ParallelCompact's shadow regions make the order of moves across threads
+ * matter (a worker compacts into a free shadow region, then the region is
+ * copied back to its destination - by any worker - and reused).
  * No malloc, no locks, no stdio (this runs inside memcpy). */
 #include <string.h>
 #include <sys/prctl.h>
 
+#include "common/hotspot_abi.h"
 #include "preload/hotspot.h"
 
 #define HM_MIN_BYTES 64
@@ -27,6 +33,7 @@ struct hm_buf {
 static struct hm_buf hm_bufs[HM_BUFS];
 static uint32_t hm_nbufs;
 static uint64_t hm_lost;
+static uint64_t hm_seq;         /* moves logged so far, all threads */
 static OSP_TLS int hm_kind;
 static OSP_TLS struct hm_buf *hm_mine;
 
@@ -98,7 +105,7 @@ int osp_hs_move_filter(const void *dst, const void *src, size_t n, enum osp_copy
 
 	(void)kind;
 	(void)tag;
-	if (n <= HM_MIN_BYTES || !hm_in_heap(s, n) || !hm_in_heap(d, n))
+	if (n <= HM_MIN_BYTES || (n >> OS_HS_MOVE_SEQ_SHIFT) || !hm_in_heap(s, n) || !hm_in_heap(d, n))
 		return 0;
 	if (osp_unlikely(hm_kind == HM_UNKNOWN))
 		hm_kind = hm_classify();
@@ -109,7 +116,10 @@ int osp_hs_move_filter(const void *dst, const void *src, size_t n, enum osp_copy
 		return 0;
 	trip[0] = hm_canon(s);
 	trip[1] = hm_canon(d);
-	trip[2] = n;
+	/* taken inside the copy call: a copy that depends on an earlier one
+	 * (copy-back after the fill of a shadow region) gets a larger number */
+	trip[2] = n | ((__atomic_fetch_add(&hm_seq, 1, __ATOMIC_RELAXED) & ((1ULL << OS_HS_MOVE_SEQ_BITS) - 1))
+		       << OS_HS_MOVE_SEQ_SHIFT);
 	if (!hm_mine)
 		hm_mine = hm_claim();
 	b = hm_mine;

@@ -10,6 +10,9 @@ libdw-dev libjson-c-dev zlib1g-dev libnuma-dev libpfm4-dev linux-perf hyperfine 
 PKGS="$PKGS protobuf-c-compiler libprotobuf-c-dev golang-go chromium xxd"
 # Java launch mode: its end-to-end tests compile and run Java fixtures.
 PKGS="$PKGS openjdk-17-jdk-headless"
+# Real Java workloads (tests/workloads/, tests/e2e/workloads.c,
+# bench/overhead_java.sh): the JDK's sources for javac, and H2.
+PKGS="$PKGS openjdk-17-source libh2-java"
 # `make fuzz` (libFuzzer: clang + its runtime) and `make asan` (gcc's libasan/libubsan).
 PKGS="$PKGS clang clang-14 libclang-rt-14-dev libasan8 libubsan1"
 missing=""

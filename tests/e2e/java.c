@@ -107,8 +107,9 @@ static void planted_answer(const char *gc_flag, const char *gc_flag2)
 	attributed = e2e_get_int(meta, "samples_attributed");
 	cr_assert_gt(e2e_get_int(meta, "samples_total"), 200, "too few samples");
 	cr_assert_gt(heap, 0, "no heap samples");
-	cr_expect_geq(attributed * 2, heap, "%s: only %lld of %lld heap samples attributed", gc_flag,
-		      (long long)attributed, (long long)heap);
+	/* 94-98% with every collector; lost moves gave 65-74% (Parallel) */
+	cr_expect_geq(attributed * 10, heap * 8, "%s: only %lld of %lld heap samples attributed",
+		      gc_flag, (long long)attributed, (long long)heap);
 	cr_expect_gt(e2e_get_int(meta, "gc_count"), 0, "%s: no collection seen", gc_flag);
 
 	objects = e2e_get(report, "objects");
@@ -139,10 +140,9 @@ Test(e2e_java, g1)
 
 Test(e2e_java, parallel)
 {
-	/* one GC worker: with two, objects are lost at the first full
-	 * collection (moves of ParallelCompact's workers not understood yet,
-	 * see the HotSpot notes); young and full collections still run */
-	planted_answer("-XX:+UseParallelGC", "-XX:ParallelGCThreads=1");
+	/* the default number of GC workers (2 here): ParallelCompact fills
+	 * shadow regions and copies them back, reusing them within a pause */
+	planted_answer("-XX:+UseParallelGC", "-Xshare:auto");
 }
 
 Test(e2e_java, serial)

@@ -115,7 +115,8 @@ Test(hotspot, batch_moves_sliding)
 {
 	struct os_ivindex *iv = os_iv_new();
 	struct os_hmap moved;
-	struct os_hs_move mv[] = { { 300, 200, 100 }, { 200, 100, 100 }, { 5000, 6000, 100 } };
+	struct os_hs_move mv[] = { { 300, 200, 100, 0 }, { 200, 100, 100, 0 },
+				   { 5000, 6000, 100, 0 } };
 
 	os_hmap_init(&moved);
 	os_iv_insert(iv, 100, 200, 1);
@@ -142,7 +143,7 @@ Test(hotspot, batch_moves_swap)
 {
 	struct os_ivindex *iv = os_iv_new();
 	struct os_hmap moved;
-	struct os_hs_move mv[] = { { 1000, 2000, 64 }, { 2000, 1000, 64 } };
+	struct os_hs_move mv[] = { { 1000, 2000, 64, 0 }, { 2000, 1000, 64, 0 } };
 
 	os_hmap_init(&moved);
 	os_iv_insert(iv, 1000, 1064, 7);
@@ -152,6 +153,73 @@ Test(hotspot, batch_moves_swap)
 	cr_expect_eq(ctx_at(iv, 2010), 7);
 	os_hmap_destroy(&moved);
 	os_iv_free(iv);
+}
+
+/* ParallelCompact's shadow regions, one region reused twice: a worker
+ * compacts A into the free region S, another copies S back to R1; then B and
+ * C go to S and S is copied to R2. Buffers are per thread, so the batch
+ * arrives grouped by thread; the sequence numbers (starting at `seq0`,
+ * modulo 2^24) give the order. D, dead and never moved, lay in S. */
+static void shadow_reuse(uint32_t seq0)
+{
+	const uint64_t S = 0x100000, R1 = 0x200000, R2 = 0x280000, RS = 0x80000;
+	struct os_ivindex *iv = os_iv_new();
+	struct os_hmap moved;
+	uint32_t m = (1U << OS_HS_MOVE_SEQ_BITS) - 1;
+	struct os_hs_move mv[] = {
+		/* thread 1: A into S, later B and C into S */
+		{ 0x10000, S + 0x100, 0x1000, (seq0 + 0) & m },
+		{ 0x20000, S + 0x100, 0x1000, (seq0 + 2) & m },
+		{ 0x30000, S + 0x2000, 0x1000, (seq0 + 3) & m },
+		/* thread 2: both copy-backs */
+		{ S, R1, RS, (seq0 + 1) & m },
+		{ S, R2, RS, (seq0 + 4) & m },
+	};
+	uint64_t one;
+
+	os_hmap_init(&moved);
+	os_iv_insert(iv, 0x10000, 0x11000, 1);
+	os_iv_insert(iv, 0x20000, 0x21000, 2);
+	os_iv_insert(iv, 0x30000, 0x31000, 3);
+	os_iv_insert(iv, S + 0x4000, S + 0x5000, 4);
+	cr_assert_eq(os_hs_apply_moves(iv, mv, 5, &moved), 3, "seq0 %u: three objects moved", seq0);
+	cr_expect_eq(ctx_at(iv, R1 + 0x100), 1, "seq0 %u: A is where the first copy-back put it",
+		     seq0);
+	cr_expect_eq(ctx_at(iv, R2 + 0x100), 2, "seq0 %u: B is in the second destination", seq0);
+	cr_expect_eq(ctx_at(iv, R2 + 0x2000), 3, "seq0 %u: C is in the second destination", seq0);
+	cr_expect_eq(ctx_at(iv, S + 0x100), UINT64_MAX, "seq0 %u: nothing left in the shadow", seq0);
+	cr_expect_eq(ctx_at(iv, 0x20000), UINT64_MAX, "seq0 %u: B left its source", seq0);
+	cr_expect_eq(ctx_at(iv, S + 0x4000), 4, "seq0 %u: the dead object is not carried", seq0);
+	cr_expect(!os_hmap_get(&moved, S + 0x4000, &one), "seq0 %u: ... and left to the check",
+		  seq0);
+	cr_expect(os_hmap_get(&moved, R1 + 0x100, &one));
+	cr_expect(os_hmap_get(&moved, R2 + 0x2000, &one));
+	cr_expect_eq(os_iv_count(iv), 4);
+	os_hmap_destroy(&moved);
+	os_iv_free(iv);
+}
+
+Test(hotspot, batch_moves_shadow_region_reused)
+{
+	shadow_reuse(1);
+}
+
+Test(hotspot, batch_moves_sequence_wraps)
+{
+	shadow_reuse((1U << OS_HS_MOVE_SEQ_BITS) - 2);
+}
+
+Test(hotspot, move_word_decodes)
+{
+	uint64_t bytes;
+	uint32_t seq;
+
+	os_hs_move_decode(4112 | (0xabcdefULL << OS_HS_MOVE_SEQ_SHIFT), &bytes, &seq);
+	cr_expect_eq(bytes, 4112);
+	cr_expect_eq(seq, 0xabcdef);
+	os_hs_move_decode(524288, &bytes, &seq);
+	cr_expect_eq(bytes, 524288);
+	cr_expect_eq(seq, 0, "a word without a number (older target)");
 }
 
 /* Fake target memory: word-sized cells at given addresses. */
