@@ -7,8 +7,9 @@
  *          (tests/workloads/h2_script.sh, libh2-java).
  * Each runs once alone and once under objscope: stdout, stderr and exit
  * status must be identical (javac: also the number of .class files); the
- * report must attribute heap samples, count the collections the JVM's own
- * GC log shows, and name the Java frames of its top Java objects.
+ * report must attribute heap samples (to Java objects among others), count
+ * collections when the JVM's own GC log shows some, and name the Java
+ * frames of its top Java objects.
  * Run from the repository root after `make all`.
  */
 #include <criterion/criterion.h>
@@ -22,7 +23,7 @@
 
 #include "tests/e2e/helpers.h"
 
-/* Sizes: the six tests together take about 3-4 minutes on 2 cores. */
+/* Sizes: the seven tests of the suite took 2-3 minutes on 2 busy cores. */
 #define JAVAC_FILES "150"
 #define H2_ROWS "150000"
 #define H2_JAR "/usr/share/java/h2.jar"
@@ -49,18 +50,22 @@ static void teardown(void)
 
 TestSuite(e2e_workloads, .init = setup, .fini = teardown, .timeout = 600);
 
-/* Runs a preparation script; skips the test when its package is missing. */
+/* Runs a preparation script. When it fails: skips the test if `package`
+ * (the Debian package it needs) is given, fails it otherwise. */
 static void prepare(const char *const argv[], const char *package)
 {
 	struct e2e_result res;
+	int status;
 
 	cr_assert_eq(e2e_run(tmp, argv, NULL, &res), 0, "cannot run %s", argv[1]);
-	if (res.status != 0) {
-		e2e_result_free(&res);
+	status = res.status;
+	if (status != 0)
+		cr_log_error("%s exited %d: %.300s", argv[1], status, res.err);
+	e2e_result_free(&res);
+	if (status != 0 && package)
 		cr_skip_test("%s failed (install the Debian package %s: make deps)", argv[1],
 			     package);
-	}
-	e2e_result_free(&res);
+	cr_assert_eq(status, 0, "%s failed", argv[1]);
 }
 
 /* Lines of a JVM unified GC log (-Xlog:gc) containing `what` (" Pause ":
@@ -296,7 +301,7 @@ static void h2_workload(const char *gc_flag)
 	if (access(H2_JAR, R_OK) != 0)
 		cr_skip_test("%s is missing: install the Debian package libh2-java (make deps)",
 			     H2_JAR);
-	prepare(prep, "sh");
+	prepare(prep, NULL);
 	paths_init(&p, "");
 	snprintf(what, sizeof(what), "H2 %s", gc_flag);
 	{
