@@ -3,6 +3,7 @@
  * only: allocates (capstone, through the allocator given to init) and maps
  * pages; nothing here runs on a hot path. */
 #include <capstone/capstone.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -28,6 +29,44 @@ struct dt_page {
 	uint32_t used; /* bytes handed out */
 };
 
+/* capstone is loaded on first use (a JVM appeared), not linked: mapping and
+ * relocating it costs every target ~3 MiB of resident memory. */
+static struct {
+	cs_err (*open)(cs_arch, cs_mode, csh *);
+	cs_err (*close)(csh *);
+	cs_err (*option)(csh, cs_opt_type, size_t);
+	cs_insn *(*malloc)(csh);
+	void (*free)(cs_insn *, size_t);
+	bool (*disasm_iter)(csh, const uint8_t **, size_t *, uint64_t *, cs_insn *);
+	int state; /* 0 not tried, 1 loaded, -1 unavailable */
+} dt_cs;
+
+static int dt_load_capstone(void)
+{
+	static const char *const names[] = { "libcapstone.so.4", "libcapstone.so.5",
+					     "libcapstone.so" };
+	void *h = NULL;
+
+	if (dt_cs.state)
+		return dt_cs.state > 0 ? 0 : -ENOENT;
+	dt_cs.state = -1;
+	for (size_t i = 0; !h && i < sizeof(names) / sizeof(names[0]); i++)
+		h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return -ENOENT;
+	*(void **)&dt_cs.open = dlsym(h, "cs_open");
+	*(void **)&dt_cs.close = dlsym(h, "cs_close");
+	*(void **)&dt_cs.option = dlsym(h, "cs_option");
+	*(void **)&dt_cs.malloc = dlsym(h, "cs_malloc");
+	*(void **)&dt_cs.free = dlsym(h, "cs_free");
+	*(void **)&dt_cs.disasm_iter = dlsym(h, "cs_disasm_iter");
+	if (!dt_cs.open || !dt_cs.close || !dt_cs.option || !dt_cs.malloc || !dt_cs.free ||
+	    !dt_cs.disasm_iter)
+		return -ENOENT;
+	dt_cs.state = 1;
+	return 0;
+}
+
 static struct dt_page dt_pages[DT_MAX_PAGES];
 static int dt_npages;
 static struct osp_detour_stats dt_stats;
@@ -42,6 +81,8 @@ int osp_detour_init(const struct osp_detour_mem *mem)
 		.vsnprintf = vsnprintf,
 	};
 
+	if (dt_load_capstone() < 0)
+		return -ENOENT;
 	if (!mem)
 		return 0;
 	if (mem->malloc)
@@ -52,7 +93,7 @@ int osp_detour_init(const struct osp_detour_mem *mem)
 		m.realloc = mem->realloc;
 	if (mem->free)
 		m.free = mem->free;
-	return cs_option(0, CS_OPT_MEM, (size_t)&m) == CS_ERR_OK ? 0 : -EINVAL;
+	return dt_cs.option(0, CS_OPT_MEM, (size_t)&m) == CS_ERR_OK ? 0 : -EINVAL;
 }
 
 void osp_detour_get_stats(struct osp_detour_stats *out)
@@ -240,7 +281,7 @@ static int dt_body_branches_in(csh h, cs_insn *in, uintptr_t start, size_t size,
 	while (left > 0) {
 		const uint8_t *before = code;
 
-		if (!cs_disasm_iter(h, &code, &left, &addr, in)) {
+		if (!dt_cs.disasm_iter(h, &code, &left, &addr, in)) {
 			code = before + 1; /* resynchronise past undecodable bytes */
 			left--;
 			addr++;
@@ -266,7 +307,7 @@ static int dt_build(csh h, cs_insn *in, uintptr_t start, size_t size, uint8_t *o
 
 	/* First pass: how many bytes the whole instructions cover. */
 	while (n < DT_JMP_LEN) {
-		if (ninsn == DT_MAX_INSNS || !cs_disasm_iter(h, &code, &left, &addr, in))
+		if (ninsn == DT_MAX_INSNS || !dt_cs.disasm_iter(h, &code, &left, &addr, in))
 			return -EINVAL;
 		n += in->size;
 		ninsn++;
@@ -279,7 +320,7 @@ static int dt_build(csh h, cs_insn *in, uintptr_t start, size_t size, uint8_t *o
 	while (left > 0) {
 		int w;
 
-		if (!cs_disasm_iter(h, &code, &left, &addr, in))
+		if (!dt_cs.disasm_iter(h, &code, &left, &addr, in))
 			return -EINVAL;
 		w = dt_relocate(in, out + len, at + len, start, start + n);
 		if (w < 0)
@@ -333,12 +374,12 @@ int osp_detour_install(void *target, size_t size, void *replacement, void **orig
 		dt_stats.refused_short++;
 		return -ENOSPC;
 	}
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK) {
+	if (dt_load_capstone() < 0 || dt_cs.open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK) {
 		err = -EINVAL;
 		goto out;
 	}
-	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
-	in = cs_malloc(h);
+	dt_cs.option(h, CS_OPT_DETAIL, CS_OPT_ON);
+	in = dt_cs.malloc(h);
 	if (!in) {
 		err = -ENOMEM;
 		goto out;
@@ -399,8 +440,8 @@ out:
 	else if (err)
 		dt_stats.refused_other++;
 	if (in)
-		cs_free(in, 1);
+		dt_cs.free(in, 1);
 	if (h)
-		cs_close(&h);
+		dt_cs.close(&h);
 	return err;
 }
