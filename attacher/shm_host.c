@@ -2,6 +2,7 @@
 #include "attacher/shm_host.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -65,6 +66,25 @@ static void add_stats(struct os_slot_stats_total *t, struct os_slot_stats *s)
 	t->truncated += atomic_load(&s->truncated);
 }
 
+/* Gives the pages of consumed ring bytes back (FALLOC_FL_PUNCH_HOLE on the
+ * memfd): they leave the target's resident set and fault in again, zeroed,
+ * when the producer wraps around to them. Only whole pages, and only in
+ * batches of RELEASE_MIN bytes, to keep the syscalls rare. */
+#define RELEASE_MIN (64u << 10)
+
+static void release_pages(struct os_slot *s, uint64_t off, uint64_t len, void *arg)
+{
+	struct os_shm_host *h = arg;
+	uint64_t page = 4096, base = (uint64_t)((uint8_t *)os_slot_data(s) - (uint8_t *)h->hdr);
+	uint64_t lo = (off + page - 1) & ~(page - 1), hi = (off + len) & ~(page - 1);
+
+	if (hi <= lo || hi - lo < RELEASE_MIN || h->no_punch)
+		return;
+	if (fallocate(h->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)(base + lo),
+		      (off_t)(hi - lo)) < 0)
+		h->no_punch = true; /* not supported: keep the pages */
+}
+
 uint64_t os_shm_host_drain(struct os_shm_host *h, os_ring_fn fn, void *arg)
 {
 	uint64_t n = 0;
@@ -75,7 +95,8 @@ uint64_t os_shm_host_drain(struct os_shm_host *h, os_ring_fn fn, void *arg)
 
 		if (st == OS_SLOT_FREE)
 			continue;
-		n += os_ring_drain(s, h->hdr->ring_bytes, fn, arg, &h->bad_bytes);
+		n += os_ring_drain_ex(s, h->hdr->ring_bytes, fn, arg, &h->bad_bytes,
+				      h->fd >= 0 ? release_pages : NULL, h);
 		if (st == OS_SLOT_EXITED) {
 			/* the producer is gone: fold its counters and free the slot */
 			add_stats(&h->recycled, &s->stats);

@@ -6,6 +6,7 @@
 #ifndef OBJSCOPE_SHM_HOST_H
 #define OBJSCOPE_SHM_HOST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,6 +22,7 @@ struct os_shm_host {
 			tracked_bytes, reentered, truncated;
 	} recycled;
 	uint64_t bad_bytes;             /* malformed ring bytes skipped */
+	bool no_punch;                  /* fallocate(PUNCH_HOLE) unsupported here */
 };
 
 int os_shm_host_create(struct os_shm_host *h, uint32_t nslots, uint64_t ring_bytes,

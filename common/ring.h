@@ -56,12 +56,29 @@ static inline void os_ring_commit(struct os_slot *s, struct os_event *ev)
 }
 
 typedef void (*os_ring_fn)(const struct os_event *ev, void *arg);
+/* Called with the data offset and length of consumed bytes before they are
+ * given back to the producer (so their pages may be released). */
+typedef void (*os_ring_release_fn)(struct os_slot *s, uint64_t off, uint64_t len, void *arg);
+
+static inline uint64_t os_ring_drain_ex(struct os_slot *s, uint64_t ring_bytes, os_ring_fn fn,
+					void *arg, uint64_t *bad, os_ring_release_fn release,
+					void *release_arg);
 
 /* Consumes every complete record; returns the number of records handed to
  * fn. *bad is incremented by the bytes skipped over malformed records. */
 static inline uint64_t os_ring_drain(struct os_slot *s, uint64_t ring_bytes, os_ring_fn fn,
 				     void *arg, uint64_t *bad)
 {
+	return os_ring_drain_ex(s, ring_bytes, fn, arg, bad, NULL, NULL);
+}
+
+/* os_ring_drain, and `release` sees the consumed range (split at the end of
+ * the buffer) while the producer still cannot reuse it. */
+static inline uint64_t os_ring_drain_ex(struct os_slot *s, uint64_t ring_bytes, os_ring_fn fn,
+					void *arg, uint64_t *bad, os_ring_release_fn release,
+					void *release_arg)
+{
+	uint64_t start = atomic_load_explicit(&s->tail, memory_order_relaxed);
 	uint64_t tail = atomic_load_explicit(&s->tail, memory_order_relaxed);
 	uint64_t head = atomic_load_explicit(&s->head, memory_order_acquire);
 	uint8_t *data = os_slot_data(s);
@@ -89,6 +106,18 @@ static inline uint64_t os_ring_drain(struct os_slot *s, uint64_t ring_bytes, os_
 			n++;
 		}
 		tail += len;
+	}
+	if (release && tail > start) {
+		uint64_t off = start & (ring_bytes - 1), len = tail - start;
+
+		if (len > ring_bytes)
+			len = ring_bytes;
+		if (off + len > ring_bytes) {
+			release(s, off, ring_bytes - off, release_arg);
+			release(s, 0, off + len - ring_bytes, release_arg);
+		} else {
+			release(s, off, len, release_arg);
+		}
 	}
 	atomic_store_explicit(&s->tail, tail, memory_order_release);
 	return n;

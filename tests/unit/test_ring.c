@@ -266,3 +266,55 @@ Test(ring, two_thread_stress, .timeout = 60)
 	free(st.dropped);
 	free(st.s);
 }
+
+struct released {
+	uint64_t off[8], len[8];
+	int n;
+	uint64_t tail_seen[8]; /* the tail the producer could see meanwhile */
+};
+
+static void on_release(struct os_slot *s, uint64_t off, uint64_t len, void *arg)
+{
+	struct released *r = arg;
+
+	if (r->n < 8) {
+		r->off[r->n] = off;
+		r->len[r->n] = len;
+		r->tail_seen[r->n] = atomic_load(&s->tail);
+		r->n++;
+	}
+}
+
+/* The consumed bytes are reported before the producer may reuse them, and a
+ * range crossing the end of the buffer is reported in two pieces. */
+Test(ring, drain_reports_consumed_ranges)
+{
+	const uint64_t rb = 4096;
+	struct os_slot *s = slot_new(rb);
+	struct got g = { .ok = true };
+	struct released r = { .n = 0 };
+	uint64_t bad = 0, seq = 1;
+
+	while (put(s, rb, seq, 20)) /* 224-byte records until full */
+		seq++;
+	cr_assert_eq(os_ring_drain_ex(s, rb, on_event, &g, &bad, on_release, &r), seq - 1);
+	cr_assert_eq(r.n, 1);
+	cr_expect_eq(r.off[0], 0);
+	cr_expect_eq(r.len[0], atomic_load(&s->tail));
+	cr_expect_eq(r.tail_seen[0], 0, "released before the tail was published");
+	/* now wrap: fill again, the records start near the end of the buffer */
+	while (put(s, rb, seq, 20))
+		seq++;
+	r.n = 0;
+	uint64_t tail0 = atomic_load(&s->tail);
+
+	os_ring_drain_ex(s, rb, on_event, &g, &bad, on_release, &r);
+	cr_assert(g.ok);
+	cr_assert_eq(bad, 0);
+	cr_assert_eq(r.n, 2, "a wrapped range comes in two pieces");
+	cr_expect_eq(r.off[0], tail0 & (rb - 1));
+	cr_expect_eq(r.off[0] + r.len[0], rb);
+	cr_expect_eq(r.off[1], 0);
+	cr_expect_eq(r.len[0] + r.len[1], atomic_load(&s->tail) - tail0);
+	free(s);
+}
