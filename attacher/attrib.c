@@ -172,18 +172,28 @@ void os_attrib_sample(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64_
 {
 	struct os_aspace *as = os_tasks_get(a->tasks, asid);
 	uint64_t ci, key, *slot;
+	bool managed;
 
 	if (!as)
 		return;
 	if (a->rt && a->rt->ops->sample_addr)
 		addr = a->rt->ops->sample_addr(a->rt, asid, addr);
+	managed = a->rt && a->rt->ops->in_heap && a->rt->ops->in_heap(a->rt, asid, addr);
 	if (!os_iv_lookup(as->objects, addr, NULL, NULL, &ci)) {
-		if (os_aspace_is_heap(as, addr, sp))
+		if (managed) {
 			a->c.samples_heap++;
+			a->c.samples_java_heap++;
+		} else if (os_aspace_is_heap(as, addr, sp)) {
+			a->c.samples_heap++;
+		}
 		return;
 	}
 	a->c.samples_heap++;
 	a->c.samples_attributed++;
+	if (managed) {
+		a->c.samples_java_heap++;
+		a->c.samples_java_attributed++;
+	}
 	a->ctx[ci].samples++;
 	if (access_node == OS_CCT_NONE)
 		return;

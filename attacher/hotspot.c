@@ -454,6 +454,14 @@ static void hs_before_symbolize(struct os_runtime *rt)
 	}
 }
 
+static bool hs_in_heap(struct os_runtime *rt, uint32_t asid, uint64_t addr)
+{
+	struct hs_jvm *j = jvm_find(hs_of(rt), asid);
+
+	return j && j->have_info && j->info.heap_end > j->info.heap_start &&
+	       addr >= j->info.heap_start && addr < j->info.heap_end;
+}
+
 static uint64_t hs_frame_word(struct os_runtime *rt, uint32_t asid, uint64_t pc, uint64_t fp,
 			      bool (*read)(void *arg, uint64_t addr, uint64_t *word), void *arg)
 {
@@ -589,6 +597,7 @@ static const struct os_runtime_ops hotspot_ops = {
 	.before_symbolize = hs_before_symbolize,
 	.name_word = hs_name_word,
 	.frame_word = hs_frame_word,
+	.in_heap = hs_in_heap,
 	.jit_name = hs_jit_name,
 	.thread_kind = hs_thread_kind,
 	.notes = hs_notes,

@@ -50,6 +50,10 @@ struct os_runtime_ops {
 	void (*apply)(struct os_runtime *rt, struct os_aspace *as, const struct os_obj_event *oe);
 	/* Canonical form of a sampled data address of asid (ZGC colors). */
 	uint64_t (*sample_addr)(struct os_runtime *rt, uint32_t asid, uint64_t addr);
+	/* Whether a (canonical) data address of asid lies in a managed heap
+	 * (the Java heap): reported apart, so that coverage of runtime objects
+	 * is not hidden inside the native heap figures. */
+	bool (*in_heap)(struct os_runtime *rt, uint32_t asid, uint64_t addr);
 	/* Before symbolization: load what names JIT code (perf maps). */
 	void (*before_symbolize)(struct os_runtime *rt);
 	/* Names a frame word with bits above 47 set; *name lives as long as rt. */

@@ -122,6 +122,8 @@ struct os_counters {
 	uint64_t objects_seen;       /* objects individually seen */
 	uint64_t objects_estimated;  /* objects estimated (sampling modes), 0 if none */
 	uint64_t truncated_paths;    /* alloc paths cut at the frame limit */
+	uint64_t samples_java_heap;  /* of samples_heap: inside a Java heap */
+	uint64_t samples_java_attributed; /* of samples_attributed: on a Java object */
 };
 
 struct os_meta {

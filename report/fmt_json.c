@@ -58,6 +58,7 @@ static json_object *jcounters(const struct os_counters *c)
 		F(unaddressed_clobbered), F(unaddressed_undecodable), F(small_allocs),
 		F(small_bytes), F(tracked_allocs), F(tracked_bytes), F(frees), F(gc_count),
 		F(moves), F(objects_seen), F(objects_estimated), F(truncated_paths),
+		F(samples_java_heap), F(samples_java_attributed),
 #undef F
 	};
 	json_object *o = json_object_new_object();
@@ -93,6 +94,8 @@ static json_object *jmeta(const struct os_profile *p)
 	json_object_object_add(o, "samples_addressed", ju64(c->samples_addressed));
 	json_object_object_add(o, "samples_heap", ju64(c->samples_heap));
 	json_object_object_add(o, "samples_attributed", ju64(c->samples_attributed));
+	json_object_object_add(o, "samples_java_heap", ju64(c->samples_java_heap));
+	json_object_object_add(o, "samples_java_attributed", ju64(c->samples_java_attributed));
 	json_object_object_add(o, "lost", ju64(c->lost));
 	json_object_object_add(o, "dropped_events", ju64(c->dropped_events));
 	json_object_object_add(o, "gc_count", ju64(c->gc_count));

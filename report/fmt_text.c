@@ -102,6 +102,11 @@ static void print_header(const struct os_profile *p, FILE *out)
 		     " attributed to objects (%.1f%%)\n",
 		c->samples_heap, pct(c->samples_heap, c->samples_total), c->samples_attributed,
 		pct(c->samples_attributed, c->samples_total));
+	if (c->samples_java_heap)
+		fprintf(out, "#              of which %" PRIu64 " in the Java heap, %" PRIu64
+			     " attributed to Java objects (%.1f%% of Java-heap samples)\n",
+			c->samples_java_heap, c->samples_java_attributed,
+			pct(c->samples_java_attributed, c->samples_java_heap));
 	if (c->samples_total > c->samples_addressed)
 		fprintf(out, "# no address:  %" PRIu64 " no memory operand, %" PRIu64
 			     " address register overwritten, %" PRIu64 " undecodable\n",

@@ -99,7 +99,7 @@ static void planted_answer(const char *gc_flag, const char *gc_flag2)
 {
 	const char *opts[] = { "-q", RING, NULL };
 	json_object *report = record_java(gc_flag, gc_flag2, opts), *meta, *objects, *top;
-	int64_t heap, attributed;
+	int64_t heap, attributed, jheap, jattr;
 	char buf[2048];
 
 	meta = e2e_get(report, "meta");
@@ -111,6 +111,13 @@ static void planted_answer(const char *gc_flag, const char *gc_flag2)
 	cr_expect_geq(attributed * 10, heap * 8, "%s: only %lld of %lld heap samples attributed",
 		      gc_flag, (long long)attributed, (long long)heap);
 	cr_expect_gt(e2e_get_int(meta, "gc_count"), 0, "%s: no collection seen", gc_flag);
+	/* the fixture's reads land in the Java heap, on tracked arrays */
+	jheap = e2e_get_int(meta, "samples_java_heap");
+	jattr = e2e_get_int(meta, "samples_java_attributed");
+	cr_expect_geq(jheap * 10, heap * 5, "%s: only %lld of %lld heap samples in the Java heap",
+		      gc_flag, (long long)jheap, (long long)heap);
+	cr_expect_geq(jattr * 10, jheap * 8, "%s: only %lld of %lld Java-heap samples on Java objects",
+		      gc_flag, (long long)jattr, (long long)jheap);
 
 	objects = e2e_get(report, "objects");
 	cr_assert(objects && json_object_array_length(objects) > 0, "objects[] is empty");

@@ -168,6 +168,11 @@ static void check_report(const char *what, const char *profile, const char *gc_l
 			  what, i + 1, type, (long long)e2e_get_int(o, "samples"), STACK_DEPTH,
 			  e2e_stack_str(o, buf, sizeof(buf)));
 	}
+	cr_expect_geq(e2e_get_int(meta, "samples_java_attributed"), 0,
+		      "%s: meta.samples_java_attributed missing", what);
+	cr_log_info("%s: Java heap: %lld samples, %lld on tracked Java objects", what,
+		    (long long)e2e_get_int(meta, "samples_java_heap"),
+		    (long long)e2e_get_int(meta, "samples_java_attributed"));
 	cr_log_info("%s: samples total %lld, heap %lld, attributed %lld (%.1f%% of heap "
 		    "samples; %lld to Java objects, the rest to malloc'd objects), gc_count %lld "
 		    "(GC log: %d pauses, %d of them full), %zu contexts, dropped events %lld",
