@@ -29,16 +29,12 @@ static void setup(void)
 {
 	cr_assert(access(E2E_OBJSCOPE, X_OK) == 0 && access(TARGET, X_OK) == 0,
 		  "build/objscope or %s is missing: run `make all fixtures` first", TARGET);
-	tmp = e2e_tmpdir();
-	cr_assert_not_null(tmp, "mkdtemp failed");
+	tmp = e2e_suite_setup();
 }
 
 static void teardown(void)
 {
-	if (tmp)
-		e2e_rmtree(tmp);
-	free(tmp);
-	tmp = NULL;
+	e2e_suite_teardown(&tmp);
 }
 
 /* Starts argv with stdout and stderr in tmp/NAME.out / NAME.err. */

@@ -11,18 +11,12 @@ static char *tmp;
 
 static void setup(void)
 {
-	cr_assert(access(E2E_OBJSCOPE, X_OK) == 0, "%s is missing: run `make all fixtures` first",
-		  E2E_OBJSCOPE);
-	tmp = e2e_tmpdir();
-	cr_assert_not_null(tmp, "mkdtemp failed");
+	tmp = e2e_suite_setup();
 }
 
 static void teardown(void)
 {
-	if (tmp)
-		e2e_rmtree(tmp);
-	free(tmp);
-	tmp = NULL;
+	e2e_suite_teardown(&tmp);
 }
 
 TestSuite(e2e_bench, .init = setup, .fini = teardown, .timeout = 180);

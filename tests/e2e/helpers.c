@@ -1,6 +1,8 @@
 /* helpers.c - running programs and reading objscope reports in end-to-end tests. */
 #include "tests/e2e/helpers.h"
 
+#include <criterion/criterion.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -345,4 +347,23 @@ int e2e_help_mentions(const char *dir, const char *const argv[], const char *wor
 	found = (res.out && strstr(res.out, word)) || (res.err && strstr(res.err, word));
 	e2e_result_free(&res);
 	return found;
+}
+
+char *e2e_suite_setup(void)
+{
+	char *dir;
+
+	cr_assert(access(E2E_OBJSCOPE, X_OK) == 0, "%s is missing: run `make all fixtures` first",
+		  E2E_OBJSCOPE);
+	dir = e2e_tmpdir();
+	cr_assert_not_null(dir, "mkdtemp failed");
+	return dir;
+}
+
+void e2e_suite_teardown(char **dir)
+{
+	if (*dir)
+		e2e_rmtree(*dir);
+	free(*dir);
+	*dir = NULL;
 }

@@ -34,6 +34,12 @@ struct e2e_result {
 int e2e_run(const char *dir, const char *const argv[], const char *input, struct e2e_result *res);
 void e2e_result_free(struct e2e_result *res);
 
+/* Suite .init shared by the end-to-end files: asserts that build/objscope
+ * exists and returns a fresh scratch directory (malloc'd). */
+char *e2e_suite_setup(void);
+/* Suite .fini: removes *dir with everything below it and frees it. */
+void e2e_suite_teardown(char **dir);
+
 /* mkdtemp() under $TMPDIR or /tmp; returns a malloc'd path. */
 char *e2e_tmpdir(void);
 /* Removes dir and everything below it. */

@@ -24,22 +24,16 @@ static char *tmp;
 
 static void setup(void)
 {
-	cr_assert(access(E2E_OBJSCOPE, X_OK) == 0, "%s is missing: run `make all` first",
-		  E2E_OBJSCOPE);
 	cr_assert(access(JAVA_CP "/ObjFixture.class", R_OK) == 0,
 		  "%s/ObjFixture.class is missing: run `make e2e` (javac from "
 		  "openjdk-17-jdk-headless)",
 		  JAVA_CP);
-	tmp = e2e_tmpdir();
-	cr_assert_not_null(tmp, "mkdtemp failed");
+	tmp = e2e_suite_setup();
 }
 
 static void teardown(void)
 {
-	if (tmp)
-		e2e_rmtree(tmp);
-	free(tmp);
-	tmp = NULL;
+	e2e_suite_teardown(&tmp);
 }
 
 TestSuite(e2e_java, .init = setup, .fini = teardown, .timeout = 300);

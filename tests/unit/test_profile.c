@@ -13,6 +13,7 @@
 #include <zlib.h>
 
 #include "common/profile.h"
+#include "tests/unit/unit_helpers.h"
 
 #define HDR 24
 #define END 20
@@ -21,41 +22,17 @@ static char tmpdir[64];
 
 static void mk_tmpdir(void)
 {
-	strcpy(tmpdir, "/tmp/objscope-test-profile-XXXXXX");
-	cr_assert_not_null(mkdtemp(tmpdir));
+	ut_mkdtemp(tmpdir, sizeof(tmpdir), "profile");
 }
 
 static void rm_tmpdir(void)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	cr_expect_eq(system(cmd), 0);
+	ut_rmtree(tmpdir);
 }
 
 static char *tmp_path(const char *name)
 {
-	static char buf[4][128];
-	static int n;
-	char *p = buf[n++ % 4];
-
-	snprintf(p, 128, "%s/%s", tmpdir, name);
-	return p;
-}
-
-static uint32_t frame(struct os_profile *p, uint32_t kind, const char *name, const char *module,
-		      const char *file, uint32_t line, uint64_t addr)
-{
-	struct os_frame f = {
-		.kind = kind,
-		.name = name ? os_profile_string(p, name) : OS_NONE,
-		.module = module ? os_profile_string(p, module) : OS_NONE,
-		.file = file ? os_profile_string(p, file) : OS_NONE,
-		.line = line,
-		.addr = addr,
-	};
-
-	return os_profile_frame(p, &f);
+	return ut_path(tmpdir, name);
 }
 
 /* A profile with every section and field set. */
@@ -85,12 +62,12 @@ static struct os_profile *build_full(void)
 	for (i = 0; i < sizeof(p->c) / sizeof(uint64_t); i++)
 		c[i] = 100 + i;
 
-	f[0] = frame(p, OS_FRAME_JAVA, "Bench.makeData", NULL, "Bench.java", 12, 0x10);
-	f[1] = frame(p, OS_FRAME_JAVA, "Bench.main", NULL, "Bench.java", 40, 0x20);
-	f[2] = frame(p, OS_FRAME_NATIVE, "malloc", "/lib/libc.so.6", NULL, 0, 0x9a0);
-	f[3] = frame(p, OS_FRAME_UNKNOWN, NULL, NULL, NULL, 0, 0x7f0012345678);
-	f[4] = frame(p, OS_FRAME_KERNEL, "do_page_fault", NULL, NULL, 0, 0);
-	f[5] = frame(p, OS_FRAME_SYNTHETIC, "[allocated before attach]", NULL, NULL, 0, 0);
+	f[0] = ut_frame(p, OS_FRAME_JAVA, "Bench.makeData", NULL, "Bench.java", 12, 0x10);
+	f[1] = ut_frame(p, OS_FRAME_JAVA, "Bench.main", NULL, "Bench.java", 40, 0x20);
+	f[2] = ut_frame(p, OS_FRAME_NATIVE, "malloc", "/lib/libc.so.6", NULL, 0, 0x9a0);
+	f[3] = ut_frame(p, OS_FRAME_UNKNOWN, NULL, NULL, NULL, 0, 0x7f0012345678);
+	f[4] = ut_frame(p, OS_FRAME_KERNEL, "do_page_fault", NULL, NULL, 0, 0);
+	f[5] = ut_frame(p, OS_FRAME_SYNTHETIC, "[allocated before attach]", NULL, NULL, 0, 0);
 	s_alloc = os_profile_stack(p, (uint32_t[]){ f[0], f[1] }, 2);
 	s_alloc2 = os_profile_stack(p, (uint32_t[]){ f[2], f[3], f[5] }, 3);
 	s_acc = os_profile_stack(p, (uint32_t[]){ f[4], f[1] }, 2);
@@ -257,10 +234,10 @@ Test(profile, interning_gives_equal_ids_for_equal_content)
 	cr_assert_str_eq(os_profile_str(p, b), "beta");
 	cr_assert_null(os_profile_str(p, OS_NONE));
 
-	f1 = frame(p, OS_FRAME_NATIVE, "f", "/m", NULL, 0, 1);
-	f2 = frame(p, OS_FRAME_NATIVE, "f", "/m", NULL, 0, 2);
+	f1 = ut_frame(p, OS_FRAME_NATIVE, "f", "/m", NULL, 0, 1);
+	f2 = ut_frame(p, OS_FRAME_NATIVE, "f", "/m", NULL, 0, 2);
 	cr_assert_neq(f1, f2);
-	cr_assert_eq(frame(p, OS_FRAME_NATIVE, "f", "/m", NULL, 0, 1), f1);
+	cr_assert_eq(ut_frame(p, OS_FRAME_NATIVE, "f", "/m", NULL, 0, 1), f1);
 	s1 = os_profile_stack(p, (uint32_t[]){ f1, f2 }, 2);
 	s2 = os_profile_stack(p, (uint32_t[]){ f2, f1 }, 2);
 	cr_assert_neq(s1, s2);
@@ -556,7 +533,7 @@ Test(profile, merge_matches_contexts_by_strings)
 	char buf[128];
 
 	os_profile_string(a, "padding");
-	fa = frame(a, OS_FRAME_NATIVE, "alloc_node", "/bin/app", "tree.c", 10, 0x100);
+	fa = ut_frame(a, OS_FRAME_NATIVE, "alloc_node", "/bin/app", "tree.c", 10, 0x100);
 	sa = os_profile_stack(a, &fa, 1);
 	os_profile_add_context(a, &(struct os_context){ .type = os_profile_string(a, "node"),
 							.stack = sa, .allocations = 1, .bytes = 64,
@@ -566,9 +543,9 @@ Test(profile, merge_matches_contexts_by_strings)
 	a->meta.duration_s = 3;
 
 	/* Same strings, another call-site offset: still the same context. */
-	fb2 = frame(b, OS_FRAME_NATIVE, "other", "/bin/app", NULL, 0, 0x200);
+	fb2 = ut_frame(b, OS_FRAME_NATIVE, "other", "/bin/app", NULL, 0, 0x200);
 	sb2 = os_profile_stack(b, &fb2, 1);
-	fb = frame(b, OS_FRAME_NATIVE, "alloc_node", "/bin/app", "tree.c", 10, 0x104);
+	fb = ut_frame(b, OS_FRAME_NATIVE, "alloc_node", "/bin/app", "tree.c", 10, 0x104);
 	sb = os_profile_stack(b, &fb, 1);
 	os_profile_add_context(b, &(struct os_context){ .type = OS_NONE, .stack = sb2,
 							.allocations = 2, .bytes = 10, .samples = 1 });
@@ -604,21 +581,21 @@ Test(profile, frame_strings)
 		uint32_t id;
 		const char *want;
 	} cases[] = {
-		{ frame(p, OS_FRAME_JAVA, "Bench.makeData", NULL, "Bench.java", 12, 0),
+		{ ut_frame(p, OS_FRAME_JAVA, "Bench.makeData", NULL, "Bench.java", 12, 0),
 		  "Bench.makeData(Bench.java:12)" },
-		{ frame(p, OS_FRAME_JAVA, "Bench.run", NULL, NULL, 0, 0), "Bench.run" },
-		{ frame(p, OS_FRAME_JAVA, "Bench.x", NULL, "src/Bench.java", 0, 0),
+		{ ut_frame(p, OS_FRAME_JAVA, "Bench.run", NULL, NULL, 0, 0), "Bench.run" },
+		{ ut_frame(p, OS_FRAME_JAVA, "Bench.x", NULL, "src/Bench.java", 0, 0),
 		  "Bench.x(Bench.java)" },
-		{ frame(p, OS_FRAME_NATIVE, "fill", "/bin/app", "/src/app/fill.c", 33, 0x40),
+		{ ut_frame(p, OS_FRAME_NATIVE, "fill", "/bin/app", "/src/app/fill.c", 33, 0x40),
 		  "fill (fill.c:33)" },
-		{ frame(p, OS_FRAME_NATIVE, "memcpy", "/lib/libc.so.6", NULL, 0, 0x40), "memcpy" },
-		{ frame(p, OS_FRAME_NATIVE, NULL, "/lib/libfoo.so", NULL, 0, 0x1a2b),
+		{ ut_frame(p, OS_FRAME_NATIVE, "memcpy", "/lib/libc.so.6", NULL, 0, 0x40), "memcpy" },
+		{ ut_frame(p, OS_FRAME_NATIVE, NULL, "/lib/libfoo.so", NULL, 0, 0x1a2b),
 		  "libfoo.so+0x1a2b" },
-		{ frame(p, OS_FRAME_NATIVE, NULL, NULL, NULL, 0, 0xdeadbeef), "[unknown] 0xdeadbeef" },
-		{ frame(p, OS_FRAME_UNKNOWN, NULL, NULL, NULL, 0, 0x7f00aa), "[unknown] 0x7f00aa" },
-		{ frame(p, OS_FRAME_JAVA, NULL, NULL, NULL, 0, 0x1234), "[unknown] 0x1234" },
-		{ frame(p, OS_FRAME_KERNEL, "clear_page", NULL, NULL, 0, 0), "clear_page [kernel]" },
-		{ frame(p, OS_FRAME_SYNTHETIC, "[allocated before attach]", NULL, NULL, 0, 0),
+		{ ut_frame(p, OS_FRAME_NATIVE, NULL, NULL, NULL, 0, 0xdeadbeef), "[unknown] 0xdeadbeef" },
+		{ ut_frame(p, OS_FRAME_UNKNOWN, NULL, NULL, NULL, 0, 0x7f00aa), "[unknown] 0x7f00aa" },
+		{ ut_frame(p, OS_FRAME_JAVA, NULL, NULL, NULL, 0, 0x1234), "[unknown] 0x1234" },
+		{ ut_frame(p, OS_FRAME_KERNEL, "clear_page", NULL, NULL, 0, 0), "clear_page [kernel]" },
+		{ ut_frame(p, OS_FRAME_SYNTHETIC, "[allocated before attach]", NULL, NULL, 0, 0),
 		  "[allocated before attach]" },
 	};
 	size_t i;

@@ -12,6 +12,7 @@
 
 #include "common/profile.h"
 #include "report/report.h"
+#include "tests/unit/unit_helpers.h"
 
 #define GOLDEN "tests/golden/report_small.txt"
 
@@ -19,46 +20,22 @@ static char rdir[64];
 
 static void mk_rdir(void)
 {
-	strcpy(rdir, "/tmp/objscope-test-report-XXXXXX");
-	cr_assert_not_null(mkdtemp(rdir));
+	ut_mkdtemp(rdir, sizeof(rdir), "report");
 }
 
 static void rm_rdir(void)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", rdir);
-	cr_expect_eq(system(cmd), 0);
+	ut_rmtree(rdir);
 }
 
 static char *rpath(const char *name)
 {
-	static char buf[8][128];
-	static int n;
-	char *p = buf[n++ % 8];
-
-	snprintf(p, 128, "%s/%s", rdir, name);
-	return p;
-}
-
-static uint32_t fr(struct os_profile *p, uint32_t kind, const char *name, const char *module,
-		   const char *file, uint32_t line, uint64_t addr)
-{
-	struct os_frame f = {
-		.kind = kind,
-		.name = name ? os_profile_string(p, name) : OS_NONE,
-		.module = module ? os_profile_string(p, module) : OS_NONE,
-		.file = file ? os_profile_string(p, file) : OS_NONE,
-		.line = line,
-		.addr = addr,
-	};
-
-	return os_profile_frame(p, &f);
+	return ut_path(rdir, name);
 }
 
 static uint32_t java(struct os_profile *p, const char *m, const char *file, uint32_t line)
 {
-	return fr(p, OS_FRAME_JAVA, m, NULL, file, line, 0);
+	return ut_frame(p, OS_FRAME_JAVA, m, NULL, file, line, 0);
 }
 
 static void thread(struct os_profile *p, uint32_t kind, const char *name, uint32_t tid,
@@ -103,13 +80,13 @@ static struct os_profile *build_small(void)
 	main_f = java(p, "Bench.main", "Bench.java", 40);
 	sa = os_profile_stack(p, (uint32_t[]){ java(p, "Bench.makeData", "Bench.java", 12), main_f },
 			      2);
-	fb[0] = fr(p, OS_FRAME_NATIVE, "malloc", "/lib/x86_64-linux-gnu/libc.so.6", NULL, 0, 0x9a0f0);
-	fb[1] = fr(p, OS_FRAME_UNKNOWN, NULL, NULL, NULL, 0, 0x7f0012345678);
-	fb[2] = fr(p, OS_FRAME_NATIVE, "fill", "/opt/app/bin/app", "/src/app/fill.c", 33, 0x1140);
-	fb[3] = fr(p, OS_FRAME_NATIVE, NULL, "/opt/app/lib/libfoo.so", NULL, 0, 0x1a2b);
+	fb[0] = ut_frame(p, OS_FRAME_NATIVE, "malloc", "/lib/x86_64-linux-gnu/libc.so.6", NULL, 0, 0x9a0f0);
+	fb[1] = ut_frame(p, OS_FRAME_UNKNOWN, NULL, NULL, NULL, 0, 0x7f0012345678);
+	fb[2] = ut_frame(p, OS_FRAME_NATIVE, "fill", "/opt/app/bin/app", "/src/app/fill.c", 33, 0x1140);
+	fb[3] = ut_frame(p, OS_FRAME_NATIVE, NULL, "/opt/app/lib/libfoo.so", NULL, 0, 0x1a2b);
 	for (i = 4; i < 10; i++) {
 		snprintf(name, sizeof(name), "level%d", i);
-		fb[i] = fr(p, OS_FRAME_NATIVE, name, "/opt/app/bin/app", NULL, 0, 0x2000 + i);
+		fb[i] = ut_frame(p, OS_FRAME_NATIVE, name, "/opt/app/bin/app", NULL, 0, 0x2000 + i);
 	}
 	sb = os_profile_stack(p, fb, 10);
 	sc = os_profile_stack(p, (uint32_t[]){ java(p, "Bench.readAll", "Bench.java", 70), main_f },
@@ -135,7 +112,7 @@ static struct os_profile *build_small(void)
 	os_profile_add_access(p, &(struct os_access){ .context = ca, .stack = s_kernel,
 						      .samples = 240, .metrics = { 0, 25, 0 } });
 	for (i = 0; i < 7; i++) {
-		uint32_t f = fr(p, OS_FRAME_NATIVE, "consume", "/opt/app/bin/app", "/src/app/use.c",
+		uint32_t f = ut_frame(p, OS_FRAME_NATIVE, "consume", "/opt/app/bin/app", "/src/app/use.c",
 				100 + i, 0x3000 + i);
 		uint32_t s = os_profile_stack(p, (uint32_t[]){ f, fb[2] }, 2);
 

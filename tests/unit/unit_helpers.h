@@ -1,0 +1,22 @@
+/* unit_helpers.h - what several unit-test files share: a scratch directory
+ * per suite and a frame builder for hand-made profiles. */
+#ifndef OBJSCOPE_TESTS_UNIT_HELPERS_H
+#define OBJSCOPE_TESTS_UNIT_HELPERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/profile.h"
+
+/* mkdtemp of "/tmp/objscope-test-NAME-XXXXXX" into dir (len >= 64);
+ * asserts on failure. */
+void ut_mkdtemp(char *dir, size_t len, const char *name);
+/* Removes dir and everything below it; expects success. */
+void ut_rmtree(const char *dir);
+/* "dir/name" in one of 8 rotating static buffers. */
+char *ut_path(const char *dir, const char *name);
+/* Interns a frame into p (NULL strings become OS_NONE). */
+uint32_t ut_frame(struct os_profile *p, uint32_t kind, const char *name, const char *module,
+		  const char *file, uint32_t line, uint64_t addr);
+
+#endif
