@@ -75,6 +75,18 @@ struct os_stack {
 	uint32_t *frames;  /* frame ids, leaf first */
 };
 
+/* Replica analysis of one allocation context (--replicas, OJXPerf's method,
+ * docs/REPLICAS.md). All zero when nothing was measured for the context. */
+struct os_replica {
+	uint64_t equivalent;   /* watchpoint comparisons: same value at the offset */
+	uint64_t different;    /* ... different value */
+	uint64_t full_checks;  /* whole-content comparisons of compared pairs */
+	uint64_t full_differ;  /* of those: the two objects' contents differ */
+	uint64_t full_differ_match; /* of those: yet the watched offset matched (alpha) */
+	uint64_t exact_objects; /* objects whose whole content was hashed */
+	uint64_t exact_twins;  /* of those: an identical twin was seen in the context */
+};
+
 struct os_context {        /* one allocation context (== "object" in reports) */
 	uint32_t type;     /* string id: class/type name, or OS_NONE */
 	uint32_t stack;    /* stack id of the allocation path */
@@ -82,6 +94,7 @@ struct os_context {        /* one allocation context (== "object" in reports) */
 	uint64_t bytes;
 	uint64_t samples;  /* access samples attributed to its objects */
 	uint64_t metrics[OS_M_COUNT];
+	struct os_replica replica; /* meaningful when OS_AN_REPLICAS is set */
 };
 
 struct os_access {         /* samples of one context from one access path */
@@ -144,6 +157,8 @@ struct os_meta {
 	uint32_t *notes;           /* string ids: degradations the report must show */
 };
 
+enum { OS_AN_REPLICAS = 1u << 0 };
+
 struct os_profile {
 	struct os_meta meta;
 	struct os_counters c;
@@ -159,6 +174,7 @@ struct os_profile {
 	struct os_access *accesses;
 	uint32_t nthreads;
 	struct os_thread *threads;
+	uint32_t analyses;         /* OS_AN_* bits: analyses that were run */
 	void *priv;                /* builder state (interning tables) */
 };
 
