@@ -31,19 +31,41 @@
 #include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "attacher/collector.h"
 #include "attacher/commands.h"
 #include "attacher/session.h"
+#include "attacher/hotspot.h"
 #include "attacher/inject.h"
+#include "attacher/jattach.h"
 #include "attacher/pidns.h"
+#include "common/attach_abi.h"
+#include "common/attach_orphan.h"
 #include "common/log.h"
 
 #define INJECT_SAFE_MS 2000   /* to find a thread that may call dlopen */
 #define INJECT_CALL_MS 10000  /* for dlopen / objscope_attach to return */
+#define JVM_STOP_MS 300       /* to hold every thread of a JVM while detours are written */
+#define JVM_STOP_TRIES 5
+#define JATTACH_MS 5000       /* for the JVM's answer to Compiler.perfmap */
 #define MAX_ARGS 64
+#define FATE_WAIT_MS 500      /* for the exit status of a target that ended */
+
+/* PIDFD_GET_INFO (linux/pidfd.h of Linux >= 6.13; the exit status since 6.15,
+ * once the process was reaped), declared here for older headers. */
+struct os_pidfd_info {
+	uint64_t mask, cgroupid;
+	uint32_t pid, tgid, ppid, ruid, rgid, euid, egid, suid, sgid, fsuid, fsgid;
+	int32_t exit_code;
+};
+_Static_assert(sizeof(struct os_pidfd_info) == 64, "PIDFD_INFO_SIZE_VER0");
+#define OS_PIDFD_GET_INFO _IOWR(0xFF, 11, struct os_pidfd_info)
+#define OS_PIDFD_INFO_EXIT (1ULL << 3)
 
 static volatile sig_atomic_t stop_requested;
 
@@ -61,6 +83,10 @@ struct attach_ctx {
 	char cmdline[4096];
 	char *argv[MAX_ARGS];
 	int argc;
+	struct os_jvm_plan plan;   /* the JVM steps (common/attach_abi.h) */
+	struct os_attach_orphan orphan; /* left by an attach that never detached */
+	char fate[192];            /* how the target ended, when it did */
+	char orphan_note[320];
 };
 
 /* The preload library: $OBJSCOPE_LIB, else next to this executable, else
@@ -145,6 +171,37 @@ static int place_library(struct attach_ctx *a, const struct stat *target)
 	return rc;
 }
 
+/* Removes rings files of this target left by an objscope killed before it
+ * unlinked them (between creating them and the end of the injection): the
+ * collector's PID is gone and the file is older than any injection lasts. */
+static void drop_stale_shm(pid_t pid, const char *dir)
+{
+	char path[PATH_MAX], suffix[32];
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, dir);
+	snprintf(suffix, sizeof(suffix), "-%d.rings", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		size_t n = strlen(de->d_name), k = strlen(suffix);
+		int owner = atoi(de->d_name + 9);
+		char file[PATH_MAX * 2];
+
+		if (n <= k || strncmp(de->d_name, "objscope-", 9) != 0 ||
+		    strcmp(de->d_name + n - k, suffix) != 0 || owner <= 0 ||
+		    (kill(owner, 0) == 0 || errno != ESRCH))
+			continue;
+		snprintf(file, sizeof(file), "%s/%s", path, de->d_name);
+		if (stat(file, &st) == 0 && time(NULL) - st.st_mtime > 60 && unlink(file) == 0)
+			os_debug("attach: removed %s, left by a killed objscope", file);
+	}
+	closedir(d);
+}
+
 /* Moves the collector's rings into a file of the target's /dev/shm (else
  * /tmp) that the target's user may open. */
 static int place_shm(struct os_collector *c, struct attach_ctx *a, const struct stat *target)
@@ -154,6 +211,8 @@ static int place_shm(struct os_collector *c, struct attach_ctx *a, const struct 
 	void *map = MAP_FAILED;
 	int fd = -1, rc = -ENOENT;
 
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(*dirs); i++)
+		drop_stale_shm(a->pid, dirs[i]);
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(*dirs) && fd < 0; i++) {
 		snprintf(a->shm_target, sizeof(a->shm_target), "%s/objscope-%d-%d.rings", dirs[i],
 			 (int)getpid(), (int)a->pid);
@@ -278,6 +337,112 @@ static void explain_ptrace_refusal(pid_t pid)
 	       "attached", (int)pid, scope);
 }
 
+/* A running JVM: the detours objscope_attach prepared are written while
+ * every other thread is held (ptrace-stopped, bounded), and only when no
+ * thread's instruction pointer lies inside the bytes a jump overwrites
+ * (common/attach_abi.h). Failing that, retried a few times, then given up:
+ * the JVM is then profiled without allocation events (said in the report).
+ * The injected thread `in` stays seized throughout. Returns the number of
+ * detours active, or -errno. */
+static int arm_jvm(struct attach_ctx *a, struct os_inject *in, char *err, size_t errlen)
+{
+	struct os_jvm_plan *p = &a->plan;
+	struct os_inject_group g = { 0 };
+	uint64_t fn, addr = 0, ret = 0;
+	int rc, tries;
+
+	memset(p, 0, sizeof(*p));
+	rc = os_inject_symbol(a->pid, a->lib_target, "objscope_jvm_plan", &fn);
+	if (rc < 0)
+		return 0; /* an older library: no JVM steps */
+	rc = os_inject_call(in, fn, NULL, 0, 0, INJECT_CALL_MS, &addr, err, errlen);
+	if (rc < 0)
+		return rc;
+	if (!addr || os_inject_read(a->pid, addr, p, sizeof(*p)) < 0 || !p->jvm)
+		return 0;
+	if (p->pending > OS_JVM_PLAN_MAX)
+		p->pending = OS_JVM_PLAN_MAX;
+	if (!p->pending)
+		return (int)p->active;
+	rc = os_inject_symbol(a->pid, a->lib_target, "objscope_jvm_commit", &fn);
+	if (rc < 0)
+		return rc;
+	for (tries = 0; tries < JVM_STOP_TRIES; tries++) {
+		bool clear = true;
+		uint64_t t0 = os_now_ns();
+		size_t held;
+
+		if (tries)
+			usleep(2000);
+		rc = os_inject_stop_others(&g, a->pid, in->tid, JVM_STOP_MS);
+		if (rc == -ETIMEDOUT)
+			continue;
+		if (rc < 0)
+			break;
+		for (size_t i = 0; i <= g.n && clear; i++) {
+			uint64_t ip = i < g.n ? g.rip[i] : in->saved.rip;
+
+			for (uint32_t k = 0; k < p->pending; k++)
+				if (ip >= p->lo[k] && ip < p->hi[k])
+					clear = false;
+		}
+		if (clear)
+			rc = os_inject_call(in, fn, NULL, 0, 0, INJECT_CALL_MS, &ret, err, errlen);
+		held = g.n + 1;
+		os_inject_resume_others(&g);
+		os_debug("attach: %zu threads held %.2f ms (try %d%s)", held,
+			 (os_now_ns() - t0) / 1e6, tries + 1, clear ? "" : ", a thread was inside "
+			 "a prologue");
+		if (!clear)
+			continue;
+		if (rc < 0)
+			break;
+		if ((int)(int32_t)ret < 0) {
+			rc = (int)(int32_t)ret;
+			snprintf(err, errlen, "writing the JVM's detours failed: %s", strerror(-rc));
+			break;
+		}
+		p->active += (uint32_t)ret;
+		p->pending = 0;
+		rc = (int)p->active;
+		break;
+	}
+	os_inject_group_free(&g);
+	if (tries == JVM_STOP_TRIES) {
+		snprintf(err, errlen, "could not hold the JVM's threads outside the hooked "
+			 "functions' first bytes");
+		rc = -EBUSY;
+	}
+	return rc;
+}
+
+/* What objscope_attach found left armed by a previous attach whose
+ * objscope was killed (common/attach_orphan.h): said now and kept as a
+ * note of the profile. An older library without objscope_orphan: nothing. */
+static void read_orphan(struct attach_ctx *a, struct os_inject *in)
+{
+	char err[256];
+	uint64_t fn, addr = 0;
+
+	memset(&a->orphan, 0, sizeof(a->orphan));
+	a->orphan_note[0] = 0;
+	if (os_inject_symbol(a->pid, a->lib_target, "objscope_orphan", &fn) < 0 ||
+	    os_inject_call(in, fn, NULL, 0, 0, INJECT_CALL_MS, &addr, err, sizeof(err)) < 0 ||
+	    !addr || os_inject_read(a->pid, addr, &a->orphan, sizeof(a->orphan)) < 0 ||
+	    !a->orphan.found) {
+		memset(&a->orphan, 0, sizeof(a->orphan));
+		return;
+	}
+	snprintf(a->orphan_note, sizeof(a->orphan_note),
+		 "%llu events dropped while no collector was attached (previous objscope, pid "
+		 "%u, killed without detaching): %llu by its full rings, %llu written but never "
+		 "read; its rings were released by this attach",
+		 (unsigned long long)(a->orphan.dropped + a->orphan.unread),
+		 a->orphan.collector_pid, (unsigned long long)a->orphan.dropped,
+		 (unsigned long long)a->orphan.unread);
+	os_warn("attach: process %d: %s", (int)a->pid, a->orphan_note);
+}
+
 /* Loads the library and arms it: dlopen(lib), objscope_attach(shm). Returns
  * the number of GOT entries patched, or -errno after printing one line. */
 static int inject_and_arm(struct os_collector *c, struct attach_ctx *a, bool *perf_open)
@@ -335,6 +500,24 @@ static int inject_and_arm(struct os_collector *c, struct attach_ctx *a, bool *pe
 	rc = os_inject_call(&in, fn, a->shm_target, 0, 0, INJECT_CALL_MS, &ret, err, sizeof(err));
 	if (rc < 0)
 		goto fail;
+	if ((int)(int32_t)ret >= 0) {
+		int jrc;
+
+		read_orphan(a, &in);
+		jrc = arm_jvm(a, &in, err, sizeof(err));
+
+		if (jrc == -ESRCH) {
+			rc = jrc;
+			goto fail;
+		}
+		if (jrc < 0)
+			os_warn("attach: JVM allocation hooks not installed in process %d: %s — "
+				"only samples and GC moves are collected", (int)a->pid, err);
+		else if (jrc == 0 && a->plan.jvm)
+			os_warn("attach: no JVM allocation hook could be prepared in process %d "
+				"(%u refused: libjvm symbols or prologues not usable) — only samples "
+				"and GC moves are collected", (int)a->pid, a->plan.refused);
+	}
 	os_inject_end(&in);
 	rc = (int)(int32_t)ret;
 	if (rc < 0)
@@ -376,6 +559,124 @@ static int disarm_target(struct attach_ctx *a)
 		os_warn("attach: could not detach cleanly from process %d: %s — its hooks stay "
 			"disarmed (pass-through)", (int)a->pid, err);
 	return rc;
+}
+
+/* JIT names: the JVM writes its perf map on request (HotSpot attach
+ * socket, Compiler.perfmap), after the detach so that it covers the code
+ * compiled meanwhile and costs nothing to the detach itself. */
+static void fetch_perf_map(struct os_collector *c, struct attach_ctx *a)
+{
+	char path[128], err[512] = "";
+	uint64_t t0 = os_now_ns();
+	int existed = 0, rc;
+
+	rc = os_jattach_perf_map(a->pid, JATTACH_MS, path, sizeof(path), &existed, err,
+				 sizeof(err));
+	if (rc < 0) {
+		os_warn("attach: no perf map from the JVM (process %d): %s — JIT frames stay "
+			"unnamed", (int)a->pid, err);
+		path[0] = 0;
+	} else {
+		os_debug("attach: perf map %s written by the JVM in %.1f ms", path,
+			 (os_now_ns() - t0) / 1e6);
+	}
+	os_hotspot_attached(c->attrib.rt, (uint32_t)a->pid, path[0] ? path : NULL, !existed,
+			    (int)(int32_t)a->plan.preserve_fp, (int)a->plan.active);
+}
+
+/* exit_code (field 52 of /proc/PID/stat, a wait status) of process pid
+ * while it is a zombie. 0 and *status; -EAGAIN while it is not a zombie yet;
+ * -ESRCH when it is gone (reaped) or pidfd no longer names it. */
+static int zombie_status(pid_t pid, int pidfd, int *status)
+{
+	char path[64], buf[1024], *s;
+	long long v = 0;
+	ssize_t n;
+	int fd, field;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -ESRCH;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -ESRCH;
+	buf[n] = 0;
+	/* the PID is ours only while the pidfd still reaches it (a zombie
+	 * accepts signal 0; a reaped process and its reused PID do not) */
+	if (syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) != 0)
+		return -ESRCH;
+	s = strrchr(buf, ')'); /* the name may hold spaces and ')' */
+	if (!s || s[1] != ' ')
+		return -ESRCH;
+	s += 2;
+	if (*s != 'Z')
+		return -EAGAIN;
+	for (field = 3; field < 52 && s; field++) {
+		s = strchr(s, ' ');
+		if (s)
+			s++;
+	}
+	if (!s || sscanf(s, "%lld", &v) != 1)
+		return -ESRCH; /* a kernel older than 3.5: no exit_code field */
+	*status = (int)v;
+	return 0;
+}
+
+/* How the target ended, as a wait status: from the pidfd once its parent
+ * reaped it (PIDFD_INFO_EXIT, Linux >= 6.15), else from /proc/PID/stat while
+ * it is a zombie. A non-parent cannot wait for it, so both are tried for up to
+ * FATE_WAIT_MS. Returns 0 and *status, or -ENODATA when it cannot be known. */
+static int target_fate(pid_t pid, int pidfd, int *status)
+{
+	bool ioctl_ok = pidfd >= 0;
+
+	for (int i = 0; i * 2 < FATE_WAIT_MS; i++) {
+		struct os_pidfd_info info = { .mask = OS_PIDFD_INFO_EXIT };
+		int rc = -ESRCH;
+
+		if (ioctl_ok && ioctl(pidfd, OS_PIDFD_GET_INFO, &info) == 0 &&
+		    (info.mask & OS_PIDFD_INFO_EXIT)) {
+			*status = info.exit_code;
+			os_debug("attach: exit status of process %d read from its pidfd", (int)pid);
+			return 0;
+		}
+		if (ioctl_ok && (errno == ENOTTY || errno == EINVAL))
+			ioctl_ok = false; /* kernel without PIDFD_GET_INFO */
+		if (pidfd >= 0)
+			rc = zombie_status(pid, pidfd, status);
+		if (rc == 0) {
+			os_debug("attach: exit status of process %d read from /proc (zombie)",
+				 (int)pid);
+			return 0;
+		}
+		if (rc == -ESRCH && !ioctl_ok)
+			break; /* reaped, and nothing else to ask */
+		usleep(2000);
+	}
+	return -ENODATA;
+}
+
+/* One line saying how the target ended ("exited with status 3", "exited: killed
+ * by signal 9 (SIGKILL, Killed)", or "exited (status unknown)"), also kept
+ * as a note of the profile. */
+static void describe_fate(pid_t pid, int pidfd, char *out, size_t len)
+{
+	const char *abbrev;
+	int status;
+
+	if (target_fate(pid, pidfd, &status) < 0) {
+		snprintf(out, len, "process %d exited (status unknown)", (int)pid);
+	} else if (WIFSIGNALED(status)) {
+		abbrev = sigabbrev_np(WTERMSIG(status));
+		snprintf(out, len, "process %d exited: killed by signal %d (SIG%s, %s)%s", (int)pid,
+			 WTERMSIG(status), abbrev ? abbrev : "?", strsignal(WTERMSIG(status)),
+			 WCOREDUMP(status) ? ", core dumped" : "");
+	} else {
+		snprintf(out, len, "process %d exited with status %d", (int)pid,
+			 WEXITSTATUS(status));
+	}
 }
 
 static int parse_pid(const char *s, pid_t *pid)
@@ -494,6 +795,13 @@ int cmd_attach(int argc, char **argv)
 			"objects will not be seen, only samples", (int)a->pid);
 	os_debug("attach: armed in %.1f ms, %d GOT entries patched", (t_armed - t_start) / 1e6,
 		 rc);
+	if (a->plan.jvm) {
+		os_debug("attach: JVM: %u detours active, %u refused, %u libjvm GOT entries "
+			 "(memcpy/memmove), PreserveFramePointer %d", a->plan.active,
+			 a->plan.refused, a->plan.got_jvm, (int)(int32_t)a->plan.preserve_fp);
+		os_hotspot_attached(c.attrib.rt, (uint32_t)a->pid, NULL, false,
+				    (int)(int32_t)a->plan.preserve_fp, (int)a->plan.active);
+	}
 	name_threads(&c, a->pid);
 
 	while (!stop_requested) {
@@ -508,31 +816,46 @@ int cmd_attach(int argc, char **argv)
 		pfd[nfd].events = POLLIN;
 		pfd[nfd].revents = 0;
 		poll(pfd, (nfds_t)nfd + 1, 20);
+		if (pfd[nfd].revents) {
+			/* at once: its parent may reap it any moment */
+			describe_fate(a->pid, pidfd, a->fate, sizeof(a->fate));
+			gone = true;
+		}
 		os_collector_round(&c, false);
 		os_collector_status(&c, false);
 		if (!t_first && c.samples_total)
 			t_first = os_now_ns();
-		if (pfd[nfd].revents) {
-			gone = true;
+		if (gone)
 			break;
-		}
 		if (o.duration > 0 && os_now_ns() - t_armed >= (uint64_t)(o.duration * 1e9))
 			break;
 	}
 	t_req = os_now_ns();
 	os_collector_stop(&c);
-	if (!gone && disarm_target(a) == -ESRCH)
+	if (!gone && disarm_target(a) == -ESRCH) {
+		describe_fate(a->pid, pidfd, a->fate, sizeof(a->fate));
 		gone = true;
+	}
 	t_detached = os_now_ns();
+	if (a->plan.jvm && !gone)
+		fetch_perf_map(&c, a);
 	os_collector_round(&c, true);
 	os_collector_round(&c, true);
 	os_collector_status(&c, true);
 	if (gone)
-		os_warn("attach: process %d exited; saving what was collected", (int)a->pid);
+		os_warn("attach: %s; saving what was collected", a->fate);
 	os_debug("attach: first sample read %.1f ms after start, detached %.1f ms after the "
 		 "request", t_first ? (t_first - t_start) / 1e6 : -1.0,
 		 (t_detached - t_req) / 1e6);
-	ret = os_session_write_profile(&c, &o, "attach", a->argc, a->argv) < 0 ? OS_EXIT_FAIL : 0;
+	{
+		char fate_note[256];
+		const char *notes[] = { a->orphan_note, fate_note };
+
+		snprintf(fate_note, sizeof(fate_note), "%s%s", a->fate,
+			 gone ? " during the attach" : "");
+		ret = os_session_write_profile_notes(&c, &o, "attach", a->argc, a->argv, notes,
+						     2) < 0 ? OS_EXIT_FAIL : 0;
+	}
 out:
 	if (a->shm_host[0])
 		drop_shm_file(a);

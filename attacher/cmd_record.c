@@ -20,6 +20,7 @@
 #include "attacher/collector.h"
 #include "attacher/commands.h"
 #include "attacher/session.h"
+#include "attacher/watch.h"
 #include "common/hotspot_abi.h"
 #include "common/log.h"
 
@@ -160,7 +161,12 @@ int cmd_record(int argc, char **argv)
 			os_collector_round(&c, false);
 		if (!written)
 			os_collector_status(&c, false);
-		w = waitpid(child, &status, WNOHANG);
+		/* --replicas: the ptrace route seizes the child's threads; a plain
+		 * waitpid here would take their ptrace stops (watch.h) */
+		if (o.replicas)
+			w = watch_reap_child(child, &status) == 1 ? child : 0;
+		else
+			w = waitpid(child, &status, WNOHANG);
 		if (w == child)
 			exited = true;
 		if (stop_requested && !written) {

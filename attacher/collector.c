@@ -11,10 +11,15 @@
 #include <unistd.h>
 
 #include "attacher/hotspot.h"
+#include "attacher/replica.h"
 #include "common/log.h"
 
 #define OS_STACK_COPY 8192 /* bytes of user stack copied per sample */
 #define WINDOW_NS 100000000ULL /* object events and samples are applied 100 ms late */
+/* Steps 3 and 4 of a round (drain every thread's ring, sort and apply the
+ * queue) at most this often: the loop wakes every 5 ms, and each drain
+ * touches one page per ring slot (512 by default) even when nothing came. */
+#define APPLY_EVERY_NS 20000000ULL
 
 enum { Q_EVENT = 1, Q_SAMPLE = 2 };
 
@@ -27,6 +32,11 @@ struct os_qitem {
 		struct {
 			uint64_t addr, sp;
 			uint32_t asid, node;
+			/* --replicas: thread, access width and the word read at sample time */
+			uint32_t tid;
+			uint8_t width;
+			bool vok;
+			uint64_t word8;
 		} s;
 	};
 };
@@ -61,6 +71,7 @@ struct round {
 	size_t nstacks, capstacks;
 	struct os_collector *c;
 	bool oom;
+	uint64_t last_apply; /* when steps 3 and 4 last ran */
 };
 
 static struct round R; /* reused between rounds: one collector per process */
@@ -220,12 +231,78 @@ static const struct os_perf_cb perf_cbs = {
 	.lost = cb_lost,
 };
 
-static ssize_t code_read(void *arg, uint32_t pid, uint64_t addr, void *buf, size_t len)
+/* Code bytes of ELF mappings (immutable) are kept in a direct-mapped cache
+ * of whole pages: each decode miss of the software sampler used to cost one
+ * process_vm_readv (about 10% of the collector's time on javac). Anonymous
+ * code (JIT, the interpreter) changes and is always read afresh. A library
+ * unmapped and another mapped at the same address could be served stale
+ * bytes, as the sampler's per-IP cache would be. */
+#define CODE_PAGE 4096u
+#define CODE_PAGES 512u /* 2 MiB */
+
+struct code_page {
+	uint64_t key;   /* (asid << 36 | page number) + 1; 0 = empty */
+	uint8_t data[CODE_PAGE];
+};
+
+static struct code_page *code_cache; /* one collector per process, as R */
+
+static ssize_t code_read_direct(uint32_t pid, uint64_t addr, void *buf, size_t len)
 {
 	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
 
-	(void)arg;
 	return process_vm_readv((pid_t)pid, &local, 1, &remote, 1, 0);
+}
+
+/* The cached page holding addr, filled if it lies in an ELF mapping; NULL
+ * when it does not (or cannot be read). */
+static const uint8_t *code_page_of(struct os_collector *c, uint32_t pid, uint32_t asid,
+				   uint64_t addr)
+{
+	uint64_t page = addr & ~(uint64_t)(CODE_PAGE - 1);
+	uint64_t key = (((uint64_t)asid << 36) | (page >> 12)) + 1, bias, start, end;
+	struct code_page *cp;
+	const char *path;
+
+	if (!code_cache) {
+		code_cache = calloc(CODE_PAGES, sizeof(*code_cache));
+		if (!code_cache)
+			return NULL;
+	}
+	cp = &code_cache[os_hash64(key) & (CODE_PAGES - 1)];
+	if (cp->key == key)
+		return cp->data;
+	if (os_sym_module_at(c->sym, asid, addr, &path, &bias, &start, &end) != 0 ||
+	    page < start || page + CODE_PAGE > end)
+		return NULL;
+	cp->key = 0;
+	if (code_read_direct(pid, page, cp->data, CODE_PAGE) != (ssize_t)CODE_PAGE)
+		return NULL;
+	cp->key = key;
+	return cp->data;
+}
+
+static ssize_t code_read(void *arg, uint32_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct os_collector *c = arg;
+	struct os_aspace *as = os_tasks_aspace(&c->tasks, pid);
+	size_t done = 0;
+
+	while (as && done < len) {
+		uint64_t a = addr + done;
+		const uint8_t *pg = code_page_of(c, pid, as->id, a);
+		size_t off = (size_t)(a & (CODE_PAGE - 1)), n = CODE_PAGE - off;
+
+		if (!pg)
+			break;
+		if (n > len - done)
+			n = len - done;
+		memcpy((uint8_t *)buf + done, pg + off, n);
+		done += n;
+	}
+	if (done == len)
+		return (ssize_t)len;
+	return code_read_direct(pid, addr, buf, len);
 }
 
 static uint64_t code_func_start(void *arg, uint32_t asid, uint64_t addr)
@@ -285,6 +362,11 @@ int os_collector_init(struct os_collector *c, const struct os_opts *o, char *err
 	}
 	c->status_line = o->progress || isatty(STDERR_FILENO);
 	R.c = c;
+	if (o->replicas) { /* replica analysis (attacher/replica.h) */
+		rc = os_replica_start(c, err, errlen);
+		if (rc < 0)
+			return rc;
+	}
 	return 0;
 }
 
@@ -497,6 +579,10 @@ static void take_sample(struct os_collector *c, struct raw *w, const uint64_t *c
 	q->s.sp = s->regs[OS_REG_SP];
 	q->s.asid = as->id;
 	q->s.node = os_attrib_path(&c->attrib, as->id, frames, n);
+	q->s.tid = s->tid;
+	if (c->rep) /* --replicas: the value while the target still holds it */
+		os_replica_take(c, (pid_t)s->pid, as->id, s->ip, insn, addr, &q->s.width, &q->s.vok,
+				&q->s.word8);
 }
 
 static void ring_event(const struct os_event *ev, void *arg)
@@ -518,6 +604,8 @@ static void ring_event(const struct os_event *ev, void *arg)
 
 	if (!os_attrib_prepare(&c->attrib, ev, &oe))
 		return;
+	if (c->rep) /* --replicas: content read before a GC is applied is stale */
+		os_replica_drained(c, &oe, ev->time);
 	q = queue_push(c, ev->time, Q_EVENT);
 	if (!q) {
 		c->attrib.c.dropped_events++;
@@ -555,9 +643,14 @@ void os_collector_round(struct os_collector *c, bool final)
 	/* 2. address the samples now, while the code can still be read */
 	for (i = 0; i < r->nraw; i++)
 		take_sample(c, &r->raw[i], r->chains + r->raw[i].chain, r->stacks + r->raw[i].stack);
+	if (!final && !c->rep && os_now_ns() - r->last_apply < APPLY_EVERY_NS)
+		return; /* r->oom stays set for the next full round to report */
+	r->last_apply = os_now_ns();
 	/* 3. object events from the target's rings */
 	if (c->shm_ready)
 		os_shm_host_drain(&c->shm, ring_event, c);
+	if (c->rep) /* --replicas: watchpoint hits, taken in time order below */
+		os_replica_poll(c);
 	/* 4. apply what is older than the window, in time order */
 	if (c->qn)
 		qsort(c->q, c->qn, sizeof(*c->q), cmp_q);
@@ -565,10 +658,21 @@ void os_collector_round(struct os_collector *c, bool final)
 	for (done = 0; done < c->qn && c->q[done].time <= cutoff; done++) {
 		struct os_qitem *q = &c->q[done];
 
-		if (q->kind == Q_EVENT)
+		if (q->kind == Q_EVENT) {
+			if (c->rep) /* --replicas: frees/GCs forget their comparisons */
+				os_replica_event(c, &q->ev, q->time);
 			os_attrib_event(&c->attrib, &q->ev);
-		else
+		} else {
 			os_attrib_sample(&c->attrib, q->s.asid, q->s.addr, q->s.sp, q->s.node);
+			if (c->rep)
+				os_replica_sample(c, q->time, q->s.asid, q->s.addr, q->s.tid,
+						  q->s.width, q->s.vok, q->s.word8);
+		}
+	}
+	if (c->rep) {
+		os_replica_flush(c, cutoff);
+		if (final)
+			os_replica_finish(c);
 	}
 	if (done && c->qn > done)
 		memmove(c->q, c->q + done, (c->qn - done) * sizeof(*c->q));
@@ -621,9 +725,13 @@ void os_collector_destroy(struct os_collector *c)
 	if (c->shm_ready)
 		os_shm_host_destroy(&c->shm);
 	c->shm_ready = false;
+	if (c->rep || c->repw)
+		os_replica_destroy(c);
 	os_sampler_destroy(&c->sampler);
 	os_unwinder_free(c->unw);
 	c->unw = NULL;
+	free(code_cache);
+	code_cache = NULL;
 	if (c->attrib.rt && c->attrib.rt->ops->destroy)
 		c->attrib.rt->ops->destroy(c->attrib.rt);
 	c->attrib.rt = NULL;

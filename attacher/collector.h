@@ -27,6 +27,8 @@
 #include "symbolizer/symbolizer.h"
 
 struct os_qitem;
+struct os_rep;
+struct os_rep_watch;
 
 struct os_collector {
 	const struct os_opts *opts;
@@ -50,6 +52,8 @@ struct os_collector {
 	uint64_t last_status_ns;
 	bool status_line;          /* live status on stderr */
 	bool shm_ready, perf_ready;
+	struct os_rep *rep;         /* --replicas (attacher/replica.h), else NULL */
+	struct os_rep_watch *repw;
 };
 
 /* Shared memory + sampler; call before the target starts. */

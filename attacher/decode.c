@@ -3,6 +3,8 @@
 #include "attacher/decode.h"
 
 #include <capstone/capstone.h>
+
+#include "attacher/insn_len.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,6 +79,16 @@ static unsigned decode_one(struct os_decoder *d, const uint8_t *p, size_t avail,
 	return d->insn->size;
 }
 
+/* The length of the instruction at `addr` (0: not a valid instruction):
+ * os_insn_len for the common encodings, capstone for the rest. The sweeps
+ * need only lengths, and capstone formats every instruction's text. */
+static unsigned insn_len(struct os_decoder *d, const uint8_t *p, size_t avail, uint64_t addr)
+{
+	unsigned n = os_insn_len(p, avail);
+
+	return n ? n : decode_one(d, p, avail, addr);
+}
+
 /* Maps any width of a general-purpose register (rax/eax/ax/al/ah, r8..r8b,
  * rsp/esp/sp/spl ...) to its full 64-bit enum os_reg; -1 for others. */
 static int gpr_of(unsigned r)
@@ -131,9 +143,13 @@ static uint64_t sweep_forward(struct os_decoder *d, const uint8_t *code, size_t 
 
 	while (addr < ip) {
 		uint64_t at = addr;
+		unsigned n = insn_len(d, p, size, addr);
 
-		if (!cs_disasm_iter(d->cs, &p, &size, &addr, d->insn))
+		if (!n)
 			return 0;
+		p += n;
+		size -= n;
+		addr += n;
 		if (addr == ip)
 			return at;
 		if (addr > ip)
@@ -180,7 +196,7 @@ static uint64_t sweep_backward(struct os_decoder *d, const uint8_t *code, uint64
 	for (dist = 1; dist <= back_max; dist++) {
 		uint64_t c = ip - dist;
 		size_t off = c - code_addr;
-		unsigned n = decode_one(d, code + off, len - off, c);
+		unsigned n = insn_len(d, code + off, len - off, c);
 
 		if (n == 0) {
 			res[dist] = BACK_FAIL;

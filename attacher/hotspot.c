@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "attacher/collector.h"
 #include "attacher/hotspot_gc.h"
 #include "common/hotspot_abi.h"
 #include "common/log.h"
@@ -25,6 +26,7 @@ struct hs_jvm {
 	uint64_t objects, estimated, gcs, moves, dropped;
 	uint64_t moves_lost;       /* moves the target could not deliver (GC_END addr) */
 	uint64_t checked;          /* collections after which survivors were checked */
+	uint64_t before;           /* objects first seen moved (attach: allocated before) */
 };
 
 struct hotspot {
@@ -43,7 +45,18 @@ struct hotspot {
 	uint32_t checking_total;   /* ... after its collection number checking_total */
 	char **strs;               /* names handed out (owned) */
 	uint32_t nstrs, capstrs;
+	struct {                   /* attach mode (os_hotspot_attached) */
+		bool on, remove_map;
+		uint32_t pid;
+		int preserve_fp, hooks;
+		char map[128];     /* perf map the JVM wrote on request, "" none */
+	} att;
 };
+
+/* Frame word of the context of objects allocated before the attach. */
+#define HS_WORD_BEFORE 0x2000000000000001ULL
+#define HS_BEFORE_NAME "[allocated before attach (or not sampled at allocation)]"
+#define HS_BEFORE_MAX 50000        /* such objects added per collection */
 
 static struct hotspot *hs_of(struct os_runtime *rt)
 {
@@ -167,6 +180,7 @@ static uint64_t canon(const struct hs_jvm *j, uint64_t addr)
 static void prepare_jvm(struct hotspot *h, struct hs_jvm *j, const struct os_event *ev)
 {
 	char path[64];
+	uint64_t t0;
 	int rc;
 
 	if ((size_t)ev->nframes * 8 >= sizeof(j->info)) {
@@ -182,7 +196,9 @@ static void prepare_jvm(struct hotspot *h, struct hs_jvm *j, const struct os_eve
 	j->map_existed = access(path, F_OK) == 0;
 	if (!j->have_info || j->vm_ok)
 		return;
+	t0 = os_now_ns();
 	rc = os_hs_vm_load(&j->vm, &h->mem, j->pid, &j->info);
+	os_debug("hotspot: pid %u: vmStructs read in %.1f ms", j->pid, (os_now_ns() - t0) / 1e6);
 	if (rc < 0)
 		os_debug("hotspot: pid %u: cannot read the vmStructs tables: %s", j->pid,
 			 strerror(-rc));
@@ -339,6 +355,85 @@ static bool confirm_quiet(void *arg)
 	return heap_quiet(h, h->checking, h->checking_total);
 }
 
+/* Size of the object whose header is at oop, read through its klass
+ * (Klass::_layout_helper: instance size, or array header and element size
+ * with the length in the header); 0 when not an object. *klass gets it. */
+static uint64_t object_size(struct hotspot *h, struct hs_jvm *j, uint64_t oop, int compressed,
+			    uint64_t *klass)
+{
+	struct os_hs_layout lay = j->vm.lay;
+	uint64_t word, lh_off;
+	int32_t lh, len;
+	int64_t ko;
+
+	lay.compressed_klass = compressed;
+	ko = os_hs_klass_word_offset(&lay);
+	if (ko < 0 || os_hs_vm_get(&j->vm, "Klass::_layout_helper", &lh_off) != 0 ||
+	    h->mem.read(h->mem.arg, j->pid, oop + (uint64_t)ko, &word, 8) != 8)
+		return 0;
+	*klass = os_hs_decode_klass(&lay, word);
+	if (!*klass || (*klass & 7) ||
+	    h->mem.read(h->mem.arg, j->pid, *klass + lh_off, &lh, 4) != 4)
+		return 0;
+	if (lh > 0) /* instance: size in bytes, low bit a slow-path flag */
+		return (uint64_t)(lh & ~1);
+	if (lh == 0)
+		return 0;
+	/* array: header bytes in bits 16..23, log2 element size in bits 0..7;
+	 * the length follows the klass word */
+	if (h->mem.read(h->mem.arg, j->pid, oop + (uint64_t)ko + (compressed ? 4 : 8), &len, 4) !=
+		    4 ||
+	    len < 0)
+		return 0;
+	return ((((uint32_t)lh >> 16) & 0xff) + ((uint64_t)len << (lh & 0x3f)) + 7) & ~7ULL;
+}
+
+/* Attach mode: an object that a collection moved but that was never seen
+ * allocated (born before the attach, or not sampled at allocation) is added
+ * at its new place with its class, when its header confirms the move's
+ * size (a move of a region holding several objects does not). */
+static void add_before_attach(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as)
+{
+	uint64_t frames[2], one;
+	uint32_t added = 0;
+
+	for (size_t i = 0; i < j->nbatch && added < HS_BEFORE_MAX; i++) {
+		const struct os_hs_move *m = &j->batch[i];
+		uint64_t klass = 0, size = 0;
+		uint32_t node, ci;
+
+		if (m->dst < j->info.heap_start || m->dst + m->bytes > j->info.heap_end ||
+		    os_hmap_get(&h->moved, m->dst, &one) ||
+		    os_iv_lookup(as->objects, m->dst, NULL, NULL, NULL) ||
+		    os_iv_lookup(as->objects, m->dst + m->bytes - 1, NULL, NULL, NULL))
+			continue;
+		if (j->vm.lay.compressed_klass >= 0) {
+			size = object_size(h, j, m->dst, j->vm.lay.compressed_klass, &klass);
+		} else { /* no allocation seen yet: learn the header layout here */
+			for (int c = 1; c >= 0 && size != m->bytes; c--) {
+				size = object_size(h, j, m->dst, c, &klass);
+				if (size == m->bytes)
+					j->vm.lay.compressed_klass = c;
+			}
+		}
+		if (size != m->bytes)
+			continue;
+		frames[0] = OS_HS_TAG_KLASS | (klass & OS_HS_WORD_MASK);
+		frames[1] = HS_WORD_BEFORE;
+		node = os_attrib_path(h->a, j->asid, frames, 2);
+		ci = node == OS_CCT_NONE ? OS_NONE : os_attrib_context(h->a, as->id, node);
+		if (ci == OS_NONE)
+			continue;
+		name_klass(h, j, klass);
+		os_hmap_put(&h->node2klass, node, klass);
+		h->a->ctx[ci].allocations++;
+		h->a->ctx[ci].bytes += m->bytes;
+		os_iv_insert(as->objects, m->dst, m->dst + m->bytes, ci);
+		j->before++;
+		added++;
+	}
+}
+
 static void gc_end(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as, uint64_t lost,
 		   uint32_t total)
 {
@@ -347,6 +442,9 @@ static void gc_end(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as, ui
 	os_hmap_destroy(&h->moved);
 	os_hmap_init(&h->moved);
 	moved = os_hs_apply_moves(as->objects, j->batch, j->nbatch, &h->moved);
+	if (h->att.on && j->vm_ok && !(j->info.flags & (OS_JVM_F_ZGC | OS_JVM_F_CONCURRENT)) &&
+	    heap_quiet(h, j, total))
+		add_before_attach(h, j, as);
 	j->nbatch = 0;
 	j->moves += moved;
 	if (lost > j->moves_lost)
@@ -438,18 +536,24 @@ static uint64_t hs_sample_addr(struct os_runtime *rt, uint32_t asid, uint64_t ad
 static void hs_before_symbolize(struct os_runtime *rt)
 {
 	struct hotspot *h = hs_of(rt);
-	char path[64];
+	char path[160];
 
 	for (uint32_t i = 0; i < h->njvms; i++) {
 		struct hs_jvm *j = h->jvms[i];
+		/* one JVM per attach; its pid may be the container's view */
+		bool attached = h->att.on && (j->pid == h->att.pid || h->njvms == 1) &&
+				h->att.map[0];
 
-		snprintf(path, sizeof(path), "/tmp/perf-%u.map", j->pid);
+		if (attached) /* written on request, possibly in a container's /tmp */
+			snprintf(path, sizeof(path), "%s", h->att.map);
+		else
+			snprintf(path, sizeof(path), "/tmp/perf-%u.map", j->pid);
 		if (access(path, R_OK) < 0)
 			continue;
 		if (os_sym_load_perf_map(h->sym, j->asid, path) < 0)
 			os_debug("hotspot: cannot read %s", path);
-		/* written because launch mode asked for it: leave no artifact */
-		if (!j->map_existed)
+		/* written because objscope asked for it: leave no artifact */
+		if (attached ? h->att.remove_map : !j->map_existed)
 			unlink(path);
 	}
 }
@@ -495,6 +599,10 @@ static enum os_rt_word hs_name_word(struct os_runtime *rt, uint32_t asid, uint64
 	bool method = (word & ~OS_HS_WORD_MASK) == OS_FRAME_METHOD;
 
 	*name = NULL;
+	if (word == HS_WORD_BEFORE) {
+		*name = HS_BEFORE_NAME;
+		return OS_RT_WORD_FRAME;
+	}
 	if (!klass && !method)
 		return OS_RT_WORD_UNKNOWN;
 	if (j && os_hmap_get(&j->names, word, &idx))
@@ -565,6 +673,25 @@ static void hs_notes(struct os_runtime *rt, struct os_profile *p)
 		if (!j->vm_ok)
 			os_profile_add_note(p, "HotSpot: the vmStructs tables could not be read: "
 					       "classes and interpreted frames are unnamed");
+		if (h->att.on && (j->pid == h->att.pid || h->njvms == 1)) {
+			snprintf(note, sizeof(note),
+				 "HotSpot pid %u was attached while running: %s; %llu objects were "
+				 "first seen moved by a collection and are shown as \"" HS_BEFORE_NAME
+				 "\" with their class; JIT names %s; Java call paths are %s",
+				 j->pid,
+				 h->att.hooks > 0 ? "allocation and GC hooks installed"
+						  : "allocation hooks NOT installed (only samples)",
+				 (unsigned long long)j->before,
+				 h->att.map[0] ? "from the perf map the JVM wrote on request "
+						 "(Compiler.perfmap)"
+					       : "unavailable (no perf map)",
+				 h->att.preserve_fp == 1
+					 ? "complete (the JVM runs with -XX:+PreserveFramePointer)"
+					 : "TRUNCATED at the first JIT-compiled frame (the JVM runs "
+					   "without -XX:+PreserveFramePointer; start it with that "
+					   "flag for complete Java stacks)");
+			os_profile_add_note(p, note);
+		}
 	}
 }
 
@@ -622,4 +749,20 @@ struct os_runtime *os_hotspot_new(struct os_attrib *a, struct os_symbolizer *sym
 	os_hmap_init(&h->moved);
 	os_hmap_init(&h->blocks);
 	return &h->rt;
+}
+
+void os_hotspot_attached(struct os_runtime *rt, uint32_t pid, const char *map_path,
+			 bool remove_map, int preserve_fp, int hooks)
+{
+	struct hotspot *h;
+
+	if (!rt || rt->ops != &hotspot_ops)
+		return;
+	h = hs_of(rt);
+	h->att.on = true;
+	h->att.pid = pid;
+	h->att.preserve_fp = preserve_fp;
+	h->att.hooks = hooks;
+	h->att.remove_map = remove_map;
+	snprintf(h->att.map, sizeof(h->att.map), "%s", map_path ? map_path : "");
 }

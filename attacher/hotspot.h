@@ -28,6 +28,7 @@
 #ifndef OBJSCOPE_HOTSPOT_H
 #define OBJSCOPE_HOTSPOT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,6 +44,15 @@
 /* The adapter; mem NULL means os_hs_mem_proc. */
 struct os_runtime *os_hotspot_new(struct os_attrib *a, struct os_symbolizer *sym,
 				  const struct os_hs_mem *mem);
+
+/* Attach mode (cmd_attach.c), pid attached while running: objects seen
+ * first when a collection moves them get an "allocated before attach"
+ * context; map_path (may be NULL) is the perf map the JVM wrote on request,
+ * removed after reading when remove_map; preserve_fp (1, 0, -1 unknown)
+ * and hooks (allocation/GC detours active) go into the report's notes.
+ * May be called again to update. */
+void os_hotspot_attached(struct os_runtime *rt, uint32_t pid, const char *map_path,
+			 bool remove_map, int preserve_fp, int hooks);
 
 /* "[B" -> "byte[]", "[[I" -> "int[][]", "Ljava/lang/String;" and
  * "java/lang/String" -> "java.lang.String", "[Ljava/lang/Object;" ->

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <elf.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -60,6 +61,30 @@ static bool syscall_is_safe(long nr)
 	default:
 		return false;
 	}
+}
+
+/* Cheap pre-check without ptrace: a thread blocked in a system call that
+ * is not a safe one (a JVM has dozens parked in futex) is not worth
+ * seizing. /proc/PID/task/TID/syscall says "running", or the number of the
+ * call it is blocked in. The registers are checked again once seized. */
+static bool maybe_safe(pid_t pid, pid_t tid)
+{
+	char path[64], buf[32];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid, (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return true;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return true;
+	buf[n] = 0;
+	if (buf[0] < '0' || buf[0] > '9')
+		return true; /* "running", or -1: not in a system call */
+	return syscall_is_safe(strtol(buf, NULL, 10));
 }
 
 static bool regs_are_safe(const struct user_regs_struct *r, const struct ranges *unsafe)
@@ -133,6 +158,34 @@ gone:
 	return -ESRCH;
 }
 
+/* Saves the thread's FPU/vector registers (restored by os_inject_end). */
+static void save_xstate(struct os_inject *in)
+{
+	static const int types[] = { NT_X86_XSTATE, NT_PRFPREG };
+
+	in->xstate_type = 0;
+	for (size_t i = 0; i < sizeof(types) / sizeof(*types); i++) {
+		struct iovec iov = { in->xstate, sizeof(in->xstate) };
+
+		/* the kernel takes the state back only whole: a full buffer may
+		 * mean a cut one */
+		if (ptrace(PTRACE_GETREGSET, in->tid, (void *)(long)types[i], &iov) == 0 &&
+		    iov.iov_len < sizeof(in->xstate)) {
+			in->xstate_type = types[i];
+			in->xstate_len = iov.iov_len;
+			return;
+		}
+	}
+}
+
+static void restore_xstate(struct os_inject *in)
+{
+	struct iovec iov = { in->xstate, in->xstate_len };
+
+	if (in->xstate_type)
+		ptrace(PTRACE_SETREGSET, in->tid, (void *)(long)in->xstate_type, &iov);
+}
+
 static void release_thread(struct os_inject *in)
 {
 	if (!in->seized)
@@ -169,7 +222,7 @@ int os_inject_begin(struct os_inject *in, pid_t pid, unsigned timeout_ms, char *
 		while ((de = readdir(d))) {
 			pid_t tid = (pid_t)atoi(de->d_name);
 
-			if (tid <= 0)
+			if (tid <= 0 || (round < 3 && !maybe_safe(pid, tid)))
 				continue;
 			rc = seize_thread(in, tid, deadline);
 			if (rc == -EPERM) {
@@ -181,8 +234,16 @@ int os_inject_begin(struct os_inject *in, pid_t pid, unsigned timeout_ms, char *
 			if (rc < 0)
 				continue;
 			any = true;
-			if (regs_are_safe(&in->saved, &unsafe)) {
+			/* A thread that stopped for a signal first (a JVM takes
+			 * SIGSEGV all the time: safepoint polls, implicit null
+			 * checks) is let go at once, from that very stop, so the
+			 * signal keeps its siginfo: after a call made on it, the
+			 * last stop would be the call's own SIGSEGV at address 0,
+			 * and handing the signal back from there would give the
+			 * target's handler a fault address of 0. */
+			if (!in->pending_sig && regs_are_safe(&in->saved, &unsafe)) {
 				closedir(d);
+				save_xstate(in);
 				return 0;
 			}
 			release_thread(in);
@@ -325,7 +386,148 @@ void os_inject_end(struct os_inject *in)
 	if (!in->seized)
 		return;
 	ptrace(PTRACE_SETREGS, in->tid, NULL, &in->saved);
+	restore_xstate(in);
 	release_thread(in);
+}
+
+int os_inject_read(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	int rc = mem_rw(pid, addr, buf, len, false);
+
+	return rc == -ESRCH ? -ESRCH : rc < 0 ? -EFAULT : 0;
+}
+
+/* ---- holding every other thread ------------------------------------------------ */
+
+static bool group_has(const struct os_inject_group *g, pid_t tid)
+{
+	for (size_t i = 0; i < g->n; i++)
+		if (g->tids[i] == tid)
+			return true;
+	return false;
+}
+
+static int group_add(struct os_inject_group *g, pid_t tid)
+{
+	if (g->n == g->cap) {
+		size_t cap = g->cap ? g->cap * 2 : 64;
+		pid_t *t = realloc(g->tids, cap * sizeof(*t));
+		int *s;
+		uint64_t *r;
+
+		if (!t)
+			return -ENOMEM;
+		g->tids = t;
+		s = realloc(g->sig, cap * sizeof(*s));
+		if (!s)
+			return -ENOMEM;
+		g->sig = s;
+		r = realloc(g->rip, cap * sizeof(*r));
+		if (!r)
+			return -ENOMEM;
+		g->rip = r;
+		g->cap = cap;
+	}
+	g->tids[g->n] = tid;
+	g->sig[g->n] = 0;
+	g->rip[g->n] = 0;
+	g->n++;
+	return 0;
+}
+
+static void group_drop(struct os_inject_group *g, size_t i)
+{
+	g->n--;
+	g->tids[i] = g->tids[g->n];
+	g->sig[i] = g->sig[g->n];
+	g->rip[i] = g->rip[g->n];
+}
+
+void os_inject_resume_others(struct os_inject_group *g)
+{
+	for (size_t i = 0; i < g->n; i++)
+		ptrace(PTRACE_DETACH, g->tids[i], NULL, (void *)(long)g->sig[i]);
+	g->n = 0;
+}
+
+void os_inject_group_free(struct os_inject_group *g)
+{
+	os_inject_resume_others(g);
+	free(g->tids);
+	free(g->sig);
+	free(g->rip);
+	memset(g, 0, sizeof(*g));
+}
+
+int os_inject_stop_others(struct os_inject_group *g, pid_t pid, pid_t except,
+			  unsigned timeout_ms)
+{
+	uint64_t deadline = now_ms() + timeout_ms;
+	char dir[64];
+	int rc = 0;
+
+	g->n = 0;
+	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
+	for (;;) {
+		size_t first = g->n;
+		struct dirent *de;
+		DIR *d = opendir(dir);
+
+		if (!d) {
+			rc = -ESRCH;
+			goto fail;
+		}
+		/* seize and interrupt the new ones first, then wait for them */
+		while ((de = readdir(d))) {
+			pid_t tid = (pid_t)atoi(de->d_name);
+
+			if (tid <= 0 || tid == except || group_has(g, tid))
+				continue;
+			if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) != 0) {
+				if (errno == EPERM || errno == EACCES) {
+					closedir(d);
+					rc = -EPERM;
+					goto fail;
+				}
+				continue; /* exited */
+			}
+			if (group_add(g, tid) < 0) {
+				ptrace(PTRACE_DETACH, tid, NULL, NULL);
+				closedir(d);
+				rc = -ENOMEM;
+				goto fail;
+			}
+			ptrace(PTRACE_INTERRUPT, tid, NULL, NULL);
+		}
+		closedir(d);
+		if (g->n == first)
+			return 0; /* a pass with no new thread: all are held */
+		for (size_t i = first; i < g->n;) {
+			struct user_regs_struct r;
+			int st = wait_stop(g->tids[i], deadline);
+
+			if (st == -ETIMEDOUT) {
+				rc = -ETIMEDOUT;
+				goto fail;
+			}
+			if (st < 0 || ptrace(PTRACE_GETREGS, g->tids[i], NULL, &r) != 0) {
+				ptrace(PTRACE_DETACH, g->tids[i], NULL, NULL);
+				group_drop(g, i); /* exited */
+				continue;
+			}
+			if ((st >> 16) == 0 && WSTOPSIG(st) != SIGTRAP)
+				g->sig[i] = WSTOPSIG(st);
+			g->rip[i] = r.rip;
+			i++;
+		}
+		if (now_ms() > deadline) {
+			rc = -ETIMEDOUT;
+			goto fail;
+		}
+	}
+fail:
+	os_inject_resume_others(g);
+	return rc;
 }
 
 /* ---- symbols ----------------------------------------------------------------- */

@@ -40,6 +40,12 @@ struct os_inject {
 	bool seized;
 	int pending_sig;               /* signal to hand back at detach */
 	struct user_regs_struct saved; /* registers at the interruption */
+	/* FPU/SSE/AVX state at the interruption (NT_X86_XSTATE, else the
+	 * 512-byte fxsave of NT_PRFPREG): code interrupted anywhere (JIT code)
+	 * keeps live values in vector registers, and the call clobbers them */
+	uint8_t xstate[32768] __attribute__((aligned(64))); /* AMX tiles: ~11 KiB */
+	size_t xstate_len;
+	int xstate_type;               /* 0 = not saved */
 };
 
 int os_inject_begin(struct os_inject *in, pid_t pid, unsigned timeout_ms, char *err,
@@ -59,5 +65,28 @@ int os_inject_symbol(pid_t pid, const char *suffix, const char *name, uint64_t *
 
 /* Reads a NUL-terminated string of the target (for dlerror()). */
 int os_inject_read_str(pid_t pid, uint64_t addr, char *buf, size_t len);
+/* Reads len bytes of the target at addr: 0, -EFAULT, -ESRCH. */
+int os_inject_read(pid_t pid, uint64_t addr, void *buf, size_t len);
+
+/* ---- holding every other thread (writing code the JVM may run) ----------
+ * os_inject_stop_others() seizes and interrupts every thread of pid except
+ * `except` (the injected one), re-reading /proc/PID/task until a pass finds
+ * no new thread (a thread can only be created by a running one), within
+ * timeout_ms. A thread that exits meanwhile is forgotten; a signal that
+ * stopped a thread first is handed back when it is let go. rip[i] is where
+ * thread tids[i] stopped. os_inject_resume_others() detaches all of them.
+ * Return: 0, -ESRCH (process gone), -EPERM, -ETIMEDOUT (not all stopped in
+ * time: everything was let go again), -ENOMEM. */
+struct os_inject_group {
+	pid_t *tids;
+	int *sig;
+	uint64_t *rip;
+	size_t n, cap;
+};
+
+int os_inject_stop_others(struct os_inject_group *g, pid_t pid, pid_t except,
+			  unsigned timeout_ms);
+void os_inject_resume_others(struct os_inject_group *g);
+void os_inject_group_free(struct os_inject_group *g);
 
 #endif

@@ -7,11 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attacher/watch.h"
 #include "common/log.h"
 #include "common/shm.h"
 
 enum { OPT_MIN_SIZE = 256, OPT_RING_KB, OPT_THREADS, OPT_PROGRESS, OPT_NO_MMAP, OPT_REPLICAS,
-       OPT_LIFETIMES, OPT_REUSE, OPT_NUMA, OPT_PERF_PAGES, OPT_CALL_GRAPH, OPT_JAVA_OBJECTS };
+       OPT_LIFETIMES, OPT_REUSE, OPT_NUMA, OPT_PERF_PAGES, OPT_CALL_GRAPH, OPT_JAVA_OBJECTS, OPT_WATCH_ROUTE };
 
 static const struct option longopts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -27,6 +28,7 @@ static const struct option longopts[] = {
 	{ "no-mmap", no_argument, NULL, OPT_NO_MMAP },
 	{ "java-objects", required_argument, NULL, OPT_JAVA_OBJECTS },
 	{ "replicas", no_argument, NULL, OPT_REPLICAS },
+	{ "watch-route", required_argument, NULL, OPT_WATCH_ROUTE },
 	{ "lifetimes", no_argument, NULL, OPT_LIFETIMES },
 	{ "reuse", no_argument, NULL, OPT_REUSE },
 	{ "numa", no_argument, NULL, OPT_NUMA },
@@ -60,7 +62,12 @@ void os_opts_usage(const char *cmd)
 	       "      --progress        live status line even when stderr is not a terminal\n"
 	       "  -q, --quiet           no summary line\n"
 	       "  -v, --verbose         more messages (-vv: even more)\n"
-	       "      --replicas, --lifetimes, --reuse, --numa   analyses (not available yet)\n",
+	       "      --replicas        replica analysis (OJXPerf): objects of one allocation\n"
+	       "                        context with equal contents, by hardware watchpoints,\n"
+	       "                        checked against whole-content comparison\n"
+	       "      --watch-route R   watchpoints through perf breakpoint events (perf,\n"
+	       "                        default) or ptrace debug registers (ptrace)\n"
+	       "      --lifetimes, --reuse, --numa   analyses (not available yet)\n",
 	       OS_DEFAULT_OUTPUT, OS_DEFAULT_FREQ, OS_DEFAULT_MIN_SIZE,
 	       OS_DEFAULT_RING_BYTES / 1024, OS_DEFAULT_SLOTS);
 }
@@ -96,6 +103,7 @@ int os_opts_parse(struct os_opts *o, const char *cmd, int argc, char **argv)
 	o->perf_pages = 256;
 	o->call_graph_dwarf = true;
 	o->java_objects = "exact";
+	o->watch_route = WATCH_ROUTE_PERF;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:o:e:F:d:qvh", longopts, NULL)) != -1) {
@@ -173,6 +181,16 @@ int os_opts_parse(struct os_opts *o, const char *cmd, int argc, char **argv)
 		case OPT_REPLICAS:
 			o->replicas = true;
 			break;
+		case OPT_WATCH_ROUTE: {
+			int route = watch_route_parse(optarg);
+
+			if (route < 0) {
+				os_err("--watch-route takes 'perf' or 'ptrace', not '%s'", optarg);
+				return -1;
+			}
+			o->watch_route = route;
+			break;
+		}
 		case OPT_LIFETIMES:
 			o->lifetimes = true;
 			break;

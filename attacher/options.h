@@ -23,7 +23,8 @@ struct os_opts {
 	bool quiet;              /* -q: no summary line */
 	bool no_mmap;
 	bool call_graph_dwarf;   /* --call-graph dwarf (default) | fp */            /* --no-mmap: do not track anonymous mmaps as objects */
-	bool replicas, lifetimes, reuse, numa; /* analyses (later issues) */
+	bool replicas, lifetimes, reuse, numa; /* analyses (lifetimes/reuse/numa: later issues) */
+	int watch_route;         /* --watch-route perf (default) | ptrace: enum watch_route */
 	const char *java_objects; /* --java-objects exact (default) | sampled (HotSpot) */
 	int verbose;             /* -v */
 };

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "attacher/collector.h"
+#include "attacher/replica.h"
 #include "common/log.h"
 
 struct builder {
@@ -130,6 +131,22 @@ static uint32_t stack_of(struct builder *b, uint32_t node, bool leaf_exact, uint
 	return os_profile_stack(b->p, ids, n);
 }
 
+/* Adds the replica counts of attrib context ci into d. */
+static void replica_add(struct os_replica *d, struct os_collector *c, uint32_t ci)
+{
+	struct os_replica r;
+
+	os_replica_counts(c, ci, &r);
+	d->equivalent += r.equivalent;
+	d->different += r.different;
+	d->full_checks += r.full_checks;
+	d->full_differ += r.full_differ;
+	d->full_differ_match += r.full_differ_match;
+	d->exact_objects += r.exact_objects;
+	d->exact_twins += r.exact_twins;
+	d->full_match += r.full_match;
+}
+
 static void fill_meta(struct builder *b, const char *mode, int argc, char *const argv[])
 {
 	struct os_collector *c = b->c;
@@ -205,6 +222,8 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 	if (c->shm_ready && atomic_load(&c->shm.hdr->processes) == 0)
 		os_profile_add_note(b.p, "the preload library was not loaded by the target (static "
 					 "binary, or LD_PRELOAD cleared): no objects were tracked");
+	if (c->rep)
+		os_replica_profile(c, b.p);
 	if (c->attrib.rt && c->attrib.rt->ops->before_symbolize)
 		c->attrib.rt->ops->before_symbolize(c->attrib.rt);
 	if (c->attrib.rt && c->attrib.rt->ops->notes)
@@ -230,6 +249,8 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 			d->samples += x->samples;
 			for (int m = 0; m < OS_M_COUNT; m++)
 				d->metrics[m] += x->metrics[m];
+			if (c->rep)
+				replica_add(&d->replica, c, i);
 			ctxmap[i] = (uint32_t)idx;
 			continue;
 		}
@@ -237,6 +258,8 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 		pc.bytes = x->bytes;
 		pc.samples = x->samples;
 		memcpy(pc.metrics, x->metrics, sizeof(pc.metrics));
+		if (c->rep)
+			replica_add(&pc.replica, c, i);
 		ctxmap[i] = os_profile_add_context(b.p, &pc);
 		if (pc.stack != OS_NONE)
 			os_hmap_put(&ctxs, key, ctxmap[i]);

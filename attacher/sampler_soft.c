@@ -1,7 +1,20 @@
 /* sampler_soft.c - the software sampler: task-clock samples with user
  * registers; the data address comes from decoding the instruction that
  * retired just before the sampled IP (attacher/decode.h). Decoded operands
- * are cached per (address space, IP): hot loops hit the cache. */
+ * are cached per (address space, IP): hot loops hit the cache.
+ *
+ * Known boundaries. capstone costs about 1 us per instruction here, and a
+ * miss used to sweep forward from the function start (hundreds of
+ * instructions in libjvm's compiler functions) or to decode the 64
+ * candidates of a backward sweep: most of the collector's time. Every
+ * sampled IP is an instruction boundary (execution resumes there). These
+ * are kept per function (sorted offsets from its start), and a miss sweeps
+ * forward from the nearest known boundary below the IP instead: the same
+ * instructions as the sweep from the function start, minus the prefix. Code
+ * without a function start (JIT code, stubs, the interpreter) keeps its
+ * boundaries per 4 KiB page and uses one only when it lies at most
+ * BACK_BYTES below the IP: a forward sweep of a few instructions instead of
+ * the backward sweep's 64 decodes. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -12,14 +25,99 @@
 
 #define SWEEP_MAX 4096  /* longest forward sweep from a function start */
 #define BACK_BYTES 64   /* backward sweep window */
+#define ADDR_MASK ((1ULL << 48) - 1)
+#define PAGE_KEY (1ULL << 47) /* bounds key of code without a function start */
+
+/* Known instruction boundaries of one function (or page): sorted offsets. */
+struct bounds {
+	uint32_t *off;
+	uint32_t n, cap;
+};
 
 struct soft {
 	struct os_decoder *dec;
 	struct os_hmap cache;       /* (asid << 48 | ip) -> index into insns */
 	struct os_mem_insn *insns;
 	size_t n, cap;
+	struct os_hmap bidx;        /* (asid << 48 | start [| PAGE_KEY]) -> index into bnd */
+	struct bounds *bnd;
+	size_t nb, capb;
 	uint8_t code[SWEEP_MAX];
 };
+
+/* The boundary set of (asid, base); created when `create`. NULL if absent
+ * or out of memory (the sampler then just sweeps from farther away). */
+static struct bounds *bounds_of(struct soft *st, uint32_t asid, uint64_t key_addr, bool create)
+{
+	uint64_t key = ((uint64_t)asid << 48) | key_addr, idx;
+
+	if (os_hmap_get(&st->bidx, key, &idx))
+		return &st->bnd[idx];
+	if (!create)
+		return NULL;
+	if (st->nb == st->capb) {
+		size_t cap = st->capb ? st->capb * 2 : 256;
+		struct bounds *n = realloc(st->bnd, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		st->bnd = n;
+		st->capb = cap;
+	}
+	if (os_hmap_put(&st->bidx, key, st->nb) < 0)
+		return NULL;
+	memset(&st->bnd[st->nb], 0, sizeof(st->bnd[0]));
+	return &st->bnd[st->nb++];
+}
+
+/* Index of the first offset >= off. */
+static uint32_t bounds_lower(const struct bounds *b, uint32_t off)
+{
+	uint32_t lo = 0, hi = b->n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (b->off[mid] < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void bounds_add(struct bounds *b, uint32_t off)
+{
+	uint32_t i = bounds_lower(b, off);
+
+	if (i < b->n && b->off[i] == off)
+		return;
+	if (b->n == b->cap) {
+		uint32_t cap = b->cap ? b->cap * 2 : 8;
+		uint32_t *n = realloc(b->off, cap * sizeof(*n));
+
+		if (!n)
+			return;
+		b->off = n;
+		b->cap = cap;
+	}
+	memmove(b->off + i + 1, b->off + i, (b->n - i) * sizeof(*b->off));
+	b->off[i] = off;
+	b->n++;
+}
+
+/* The greatest known boundary in [lo, ip) of the set based at base; 0 if none. */
+static uint64_t bounds_below(const struct bounds *b, uint64_t base, uint64_t lo, uint64_t ip)
+{
+	uint32_t i;
+
+	if (!b || ip <= base || ip - base > UINT32_MAX)
+		return 0;
+	i = bounds_lower(b, (uint32_t)(ip - base));
+	if (i == 0 || base + b->off[i - 1] < lo)
+		return 0;
+	return base + b->off[i - 1];
+}
 
 static int soft_init(struct os_sampler *s, const struct os_opts *o, char *err, size_t errlen)
 {
@@ -35,6 +133,7 @@ static int soft_init(struct os_sampler *s, const struct os_opts *o, char *err, s
 		return -ENOMEM;
 	}
 	os_hmap_init(&st->cache);
+	os_hmap_init(&st->bidx);
 	s->priv = st;
 	s->event = "task-clock";
 	s->period = 1000000000ULL / o->freq; /* task-clock counts nanoseconds */
@@ -61,12 +160,25 @@ static enum os_dec_status decode_ip(struct soft *st, uint32_t pid, uint32_t asid
 				    bool *unreadable)
 {
 	uint64_t start = ca->func_start(ca->arg, asid, ip - 1);
-	uint64_t from, boundary = 0;
+	uint64_t from, boundary = 0, base, known;
+	struct bounds *b;
+	enum os_dec_status rc;
 	ssize_t got;
 
-	if (start && start < ip && ip - start <= SWEEP_MAX) {
-		from = start;
-		boundary = start;
+	if (start && start < ip) {
+		base = start;
+		b = bounds_of(st, asid, start & ADDR_MASK & ~PAGE_KEY, true);
+		known = bounds_below(b, base, ip > SWEEP_MAX ? ip - SWEEP_MAX : 0, ip);
+		if (!known && ip - start <= SWEEP_MAX)
+			known = start;
+	} else {
+		base = ip & ~4095ULL;
+		b = bounds_of(st, asid, (base & ADDR_MASK) | PAGE_KEY, true);
+		known = bounds_below(b, base, ip - BACK_BYTES, ip);
+	}
+	if (known && known < ip) {
+		from = known;
+		boundary = known;
 	} else {
 		from = ip - BACK_BYTES;
 	}
@@ -77,7 +189,12 @@ static enum os_dec_status decode_ip(struct soft *st, uint32_t pid, uint32_t asid
 		*unreadable = true;
 		return OS_DEC_UNDECODABLE;
 	}
-	return os_decode_prev(st->dec, st->code, (size_t)(ip - from), from, ip, boundary, m);
+	rc = os_decode_prev(st->dec, st->code, (size_t)(ip - from), from, ip, boundary, m);
+	/* Only the IP: the start found may come from the backward sweep,
+	 * which is a vote, not a certainty. */
+	if (b && ip - base <= UINT32_MAX)
+		bounds_add(b, (uint32_t)(ip - base));
+	return rc;
 }
 
 static enum os_dec_status soft_address(struct os_sampler *s, const struct os_perf_sample *ps,
@@ -128,6 +245,10 @@ static void soft_destroy(struct os_sampler *s)
 	os_decoder_free(st->dec);
 	os_hmap_destroy(&st->cache);
 	free(st->insns);
+	os_hmap_destroy(&st->bidx);
+	for (size_t i = 0; i < st->nb; i++)
+		free(st->bnd[i].off);
+	free(st->bnd);
 	free(st);
 	s->priv = NULL;
 }

@@ -36,13 +36,28 @@ int os_session_find_preload(char *out, size_t len)
 int os_session_write_profile(struct os_collector *c, const struct os_opts *o, const char *mode,
 			     int argc, char *const argv[])
 {
+	return os_session_write_profile_notes(c, o, mode, argc, argv, NULL, 0);
+}
+
+int os_session_write_profile_notes(struct os_collector *c, const struct os_opts *o,
+				   const char *mode, int argc, char *const argv[],
+				   const char *const notes[], size_t nnotes)
+{
 	char err[512] = "";
 	struct os_profile *p = os_collector_profile(c, mode, argc, argv);
-	int rc;
+	int rc = 0;
 
 	if (!p) {
 		os_err("%s: out of memory while building the profile", mode);
 		return -ENOMEM;
+	}
+	for (size_t i = 0; i < nnotes && rc == 0; i++)
+		if (notes[i] && notes[i][0])
+			rc = os_profile_add_note(p, notes[i]);
+	if (rc < 0) {
+		os_err("%s: out of memory while building the profile", mode);
+		os_profile_free(p);
+		return rc;
 	}
 	rc = os_profile_write(p, o->output, err, sizeof(err));
 	if (rc < 0)

@@ -20,4 +20,11 @@ int os_session_find_preload(char *out, size_t len);
 int os_session_write_profile(struct os_collector *c, const struct os_opts *o, const char *mode,
 			     int argc, char *const argv[]);
 
+/* The same, with `nnotes` notes added to the profile (shown by every report
+ * format: what the user must know about this run, e.g. how the target of an
+ * attach ended). */
+int os_session_write_profile_notes(struct os_collector *c, const struct os_opts *o,
+				   const char *mode, int argc, char *const argv[],
+				   const char *const notes[], size_t nnotes);
+
 #endif

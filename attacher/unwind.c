@@ -67,7 +67,9 @@ static bool cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void
 	struct os_unwinder *u = arg;
 
 	(void)dwfl;
-	if (addr < u->sp || addr + 8 > u->sp + u->len)
+	/* written so that nothing wraps: addr near 2^64 (a garbage CFA) must
+	 * not pass the check */
+	if (!u->stack || addr < u->sp || addr - u->sp > u->len || u->len - (addr - u->sp) < 8)
 		return false; /* beyond the copied stack: the path ends here */
 	memcpy(result, u->stack + (addr - u->sp), 8);
 	return true;

@@ -11,17 +11,22 @@
  * (b) report: a profile with CONTEXTS contexts (16-frame allocation stacks
  *     over a pool of 20,000 frames), 4 access paths each, counters of EVENTS
  *     allocations and SAMPLES samples, written with the common/profile.h
- *     builder, then `objscope report --format json|text -o /dev/null` run on
- *     it: seconds and peak RSS of the report process.
+ *     builder, then `objscope report --format F PROFILE >/dev/null` run on it for
+ *     every format F: seconds (wall and user+sys), throughput (the EVENTS +
+ *     SAMPLES the profile stands for, per wall second of report) and peak
+ *     RSS of the report process.
  *
- * Usage: bench_components [--quick] [OBJSCOPE]
- *   full:    10^7 events, 10^6 samples, 100,000 contexts
+ * Usage: bench_components [--quick] [--report-only] [OBJSCOPE]
+ *   --report-only: (b) alone
+ *   full:    10^7 events, 10^6 samples; (b) twice: 1,000 contexts (a large
+ *            real profile) and 100,000 contexts (far beyond one)
  *   --quick: 10^5 events, 10^4 samples, 2,000 contexts (for the test suite)
  *   OBJSCOPE defaults to objscope next to this program's directory
  *   (build/bench/../objscope).
  * Exit status: 0 on success, 1 on a failed check or error.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -268,19 +273,27 @@ out:
 	return ret;
 }
 
-/* Runs `objscope report --format FMT -o /dev/null PROFILE`; 0 on success. */
-static int time_report(const char *objscope, const char *profile, const char *fmt)
+/* Runs `objscope report --format FMT PROFILE >/dev/null`; 0 on success.
+ * `events`: the allocation events + samples the profile stands for. (Not
+ * `-o /dev/null`: a report before that case was handled renamed its
+ * temporary file over /dev/null.) */
+static int time_report(const char *objscope, const char *profile, const char *fmt,
+		       uint64_t events)
 {
 	const char *argv[] = { objscope, "report", "--format", fmt, "--top", "1000000",
-			       "-o", "/dev/null", profile, NULL };
+			       profile, NULL };
 	struct rusage ru;
-	double t0 = now_s();
+	double t0 = now_s(), dt, cpu;
 	int st;
 	pid_t pid = fork();
 
 	if (pid < 0)
 		return 1;
 	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+
+		if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0)
+			_exit(126);
 		execv(objscope, (char *const *)argv);
 		_exit(127);
 	}
@@ -289,14 +302,18 @@ static int time_report(const char *objscope, const char *profile, const char *fm
 			objscope, fmt, st);
 		return 1;
 	}
-	printf("report --format %-4s: %.2f s, peak RSS %.1f MiB\n", fmt, now_s() - t0,
-	       (double)ru.ru_maxrss / 1024);
+	dt = now_s() - t0;
+	cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+	      (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+	printf("report --format %-9s: %6.2f s (cpu %6.2f s), %7.2f M events/s, peak RSS %7.1f "
+	       "MiB\n", fmt, dt, cpu, (double)events / dt / 1e6, (double)ru.ru_maxrss / 1024);
 	return 0;
 }
 
 static int bench_report(const char *objscope, uint32_t ncontexts, uint64_t nevents,
 			uint64_t nsamples)
 {
+	static const char *const fmts[] = { "json", "text", "html", "collapsed", "pprof" };
 	char path[] = "/tmp/objscope-bench-XXXXXX", file[PATH_MAX];
 	struct os_profile *p = NULL;
 	char err[256];
@@ -321,8 +338,9 @@ static int bench_report(const char *objscope, uint32_t ncontexts, uint64_t neven
 	}
 	printf("os_profile_read: %.2f s\n", now_s() - t0);
 	os_profile_free(p);
-	if (time_report(objscope, file, "json") || time_report(objscope, file, "text"))
-		goto out;
+	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++)
+		if (time_report(objscope, file, fmts[i], nevents + nsamples))
+			goto out;
 	ret = 0;
 out:
 	unlink(file);
@@ -335,18 +353,22 @@ int main(int argc, char **argv)
 	uint64_t nevents = 10000000, nsamples = 1000000;
 	uint32_t ncontexts = 100000;
 	char objscope[PATH_MAX + 16] = "", self[PATH_MAX];
-	int i = 1;
+	int i = 1, report_only = 0, quick = 0;
 	ssize_t n;
 
-	if (i < argc && strcmp(argv[i], "--quick") == 0) {
-		nevents = 100000;
-		nsamples = 10000;
-		ncontexts = 2000;
-		i++;
-	}
-	if (i < argc && argv[i][0] == '-') {
-		fprintf(stderr, "usage: %s [--quick] [OBJSCOPE]\n", argv[0]);
-		return 2;
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (strcmp(argv[i], "--quick") == 0) {
+			nevents = 100000;
+			nsamples = 10000;
+			ncontexts = 2000;
+			quick = 1;
+		} else if (strcmp(argv[i], "--report-only") == 0) {
+			report_only = 1;
+		} else {
+			fprintf(stderr, "usage: %s [--quick] [--report-only] [OBJSCOPE]\n",
+				argv[0]);
+			return 2;
+		}
 	}
 	if (i < argc) {
 		snprintf(objscope, sizeof(objscope), "%s", argv[i]);
@@ -363,7 +385,9 @@ int main(int argc, char **argv)
 			objscope);
 		return 1;
 	}
-	if (bench_attrib(nevents, nsamples))
+	if (!report_only && bench_attrib(nevents, nsamples))
+		return 1;
+	if (!quick && bench_report(objscope, 1000, nevents, nsamples))
 		return 1;
 	return bench_report(objscope, ncontexts, nevents, nsamples);
 }

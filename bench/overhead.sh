@@ -31,13 +31,15 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) QUICK=1; RUNS=1 ;;
 	--runs) RUNS=$2; shift ;;
-	-h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "overhead.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
 	esac
 	shift
 done
 
-die() { echo "overhead.sh: $*" >&2; exit 1; }
+BENCH_NAME=overhead.sh
+. "$ROOT/bench/lib.sh"
+die() { bench_die "$@"; }
 [ -x "$OBJSCOPE" ] || die "$OBJSCOPE not found - run 'make' first"
 [ -x build/fixtures/three_sites ] || die "build/fixtures/three_sites not found - run 'make fixtures'"
 [ -x "$TIME" ] || die "$TIME not found - install the Debian package 'time'"
@@ -47,15 +49,10 @@ if [ -n "${OBJSCOPE_FREQ:-}" ]; then
 	FREQ=$OBJSCOPE_FREQ
 	OBJSCOPE_OPTS="-F $FREQ"
 else
-	FREQ=$("$OBJSCOPE" record --help 2>&1 | grep -E -- '-F|--freq' |
-		grep -o -E 'default:? *[0-9]+' | grep -o -E '[0-9]+' | head -n 1 || true)
-	FREQ=${FREQ:-1000}
+	FREQ=$(bench_default_freq "$OBJSCOPE")
 	OBJSCOPE_OPTS=""
 fi
-HAVE_PERF=0
-if command -v perf >/dev/null 2>&1 && perf record -q -F "$FREQ" -g -o /dev/null -- true >/dev/null 2>&1; then
-	HAVE_PERF=1
-fi
+HAVE_PERF=$(bench_have_perf "$FREQ")
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/objscope-bench-XXXXXX")
 trap 'rm -rf "$TMP"' EXIT INT TERM
@@ -129,19 +126,6 @@ bench() {
 	done
 }
 
-# median FILE COLUMN
-median() {
-	cut -d' ' -f"$2" "$1" | sort -g | awk '{ v[NR] = $1 }
-		END { if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2];
-		      else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-
-# ratio_median TOOL_FILE BASE_FILE COLUMN : median of per-round ratios
-ratio_median() {
-	paste -d' ' "$1" "$2" | awk -v c="$3" '{ b = $(c + 3); if (b > 0) printf "%.4f\n", $c / b }' >"$TMP/ratios"
-	median "$TMP/ratios" 1
-}
-
 report() {
 	wl=$1
 	for tool in alone objscope perf; do
@@ -153,9 +137,9 @@ report() {
 		if [ "$tool" = alone ]; then
 			rw=1.00 rr=1.00 rt=1.00
 		else
-			rw=$(ratio_median "$f" "$TMP/$wl.alone" 1)
-			rr=$(ratio_median "$f" "$TMP/$wl.alone" 2)
-			rt=$(ratio_median "$f" "$TMP/$wl.alone" 3)
+			rw=$(ratio_median "$f" "$TMP/$wl.alone" 1 3)
+			rr=$(ratio_median "$f" "$TMP/$wl.alone" 2 3)
+			rt=$(ratio_median "$f" "$TMP/$wl.alone" 3 3)
 		fi
 		printf '%-12s %-9s %8.2f %8.1f %8.1f %7.2fx %7.2fx %7.2fx\n' "$wl" "$tool" \
 			"$wall" "$(echo "$rss" | awk '{ print $1 / 1024 }')" \

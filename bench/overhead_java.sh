@@ -46,7 +46,9 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
-die() { echo "overhead_java.sh: $*" >&2; exit 1; }
+BENCH_NAME=overhead_java.sh
+. "$ROOT/bench/lib.sh"
+die() { bench_die "$@"; }
 [ -x "$OBJSCOPE" ] || die "$OBJSCOPE not found - run 'make' first"
 [ -x "$TIME" ] || die "$TIME not found - install the Debian package 'time'"
 command -v javac >/dev/null 2>&1 || die "javac not found - install openjdk-17-jdk-headless"
@@ -55,15 +57,10 @@ command -v javac >/dev/null 2>&1 || die "javac not found - install openjdk-17-jd
 if [ -n "${OBJSCOPE_FREQ:-}" ]; then
 	FREQ=$OBJSCOPE_FREQ
 else
-	FREQ=$("$OBJSCOPE" record --help 2>&1 | grep -E -- '-F|--freq' |
-		grep -o -E 'default:? *[0-9]+' | grep -o -E '[0-9]+' | head -n 1 || true)
-	FREQ=${FREQ:-1000}
+	FREQ=$(bench_default_freq "$OBJSCOPE")
 fi
 FREQ10=$((FREQ * 10))
-HAVE_PERF=0
-if command -v perf >/dev/null 2>&1 && perf record -q -F "$FREQ10" -g -o /dev/null -- true >/dev/null 2>&1; then
-	HAVE_PERF=1
-fi
+HAVE_PERF=$(bench_have_perf "$FREQ10")
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/objscope-benchj-XXXXXX")
 trap 'rm -rf "$TMP"' EXIT INT TERM
@@ -132,19 +129,6 @@ bench() {
 	done
 }
 
-# median FILE COLUMN
-median() {
-	cut -d' ' -f"$2" "$1" | sort -g | awk '{ v[NR] = $1 }
-		END { if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2];
-		      else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-
-# ratio_median TOOL_FILE BASE_FILE COLUMN : median of per-round ratios
-ratio_median() {
-	paste -d' ' "$1" "$2" | awk -v c="$3" '{ b = $(c + 4); if (b > 0) printf "%.4f\n", $c / b }' >"$TMP/ratios"
-	median "$TMP/ratios" 1
-}
-
 report() {
 	wl=$1
 	for tool in $TOOLS; do
@@ -153,9 +137,9 @@ report() {
 		if [ "$tool" = alone ]; then
 			rw=1 rc=1 rt=1
 		else
-			rw=$(ratio_median "$f" "$TMP/$wl.alone" 1)
-			rc=$(ratio_median "$f" "$TMP/$wl.alone" 2)
-			rt=$(ratio_median "$f" "$TMP/$wl.alone" 4)
+			rw=$(ratio_median "$f" "$TMP/$wl.alone" 1 4)
+			rc=$(ratio_median "$f" "$TMP/$wl.alone" 2 4)
+			rt=$(ratio_median "$f" "$TMP/$wl.alone" 4 4)
 		fi
 		printf '%-6s %-11s %8.2f %8.2f %8.1f %7.2fx %7.2fx %7.2fx\n' "$wl" "$tool" \
 			"$(median "$f" 1)" "$(median "$f" 2)" \

@@ -39,6 +39,7 @@ enum os_section {
 	OS_SEC_CONTEXTS = 6,
 	OS_SEC_ACCESSES = 7,
 	OS_SEC_THREADS = 8,
+	OS_SEC_REPLICAS = 9, /* optional: struct os_replica per context (--replicas) */
 };
 #define OS_SEC_END 0xFFFFFFFFu /* last section: CRC32 of all bytes before it */
 
@@ -85,6 +86,7 @@ struct os_replica {
 	uint64_t full_differ_match; /* of those: yet the watched offset matched (alpha) */
 	uint64_t exact_objects; /* objects whose whole content was hashed */
 	uint64_t exact_twins;  /* of those: an identical twin was seen in the context */
+	uint64_t full_match;   /* of full_checks: the watched offset matched (equivalent) */
 };
 
 struct os_context {        /* one allocation context (== "object" in reports) */

@@ -24,6 +24,11 @@
 #define CONTEXT_REC (4 + 4 + 8 + 8 + 8 + 8 * OS_M_COUNT)
 #define ACCESS_REC (4 + 4 + 8 + 8 * OS_M_COUNT)
 #define THREAD_REC (4 + 4 + 4 + 4 + 8)
+#define NREPLICA (sizeof(struct os_replica) / sizeof(uint64_t))
+#define REPLICA_REC (4 + 8 * NREPLICA)
+#define REPLICA_REC_MIN (4 + 8 * 7) /* the first 7 counts are always there */
+_Static_assert(sizeof(struct os_replica) % sizeof(uint64_t) == 0,
+	       "struct os_replica must hold only uint64_t counts");
 #define NCOUNTERS (sizeof(struct os_counters) / sizeof(uint64_t))
 
 _Static_assert(sizeof(struct os_counters) % sizeof(uint64_t) == 0,
@@ -142,6 +147,16 @@ static void put_metrics(struct wbuf *b, const uint64_t *m)
 		put_u64(b, m[i]);
 }
 
+static bool replica_nonzero(const struct os_replica *r)
+{
+	const uint64_t *v = (const uint64_t *)r;
+
+	for (size_t i = 0; i < NREPLICA; i++)
+		if (v[i])
+			return true;
+	return false;
+}
+
 /* Serializes the whole file into b. */
 static void serialize(const struct os_profile *p, struct wbuf *b)
 {
@@ -248,6 +263,27 @@ static void serialize(const struct os_profile *p, struct wbuf *b)
 	}
 	sec_end(b, off);
 
+	/* REPLICAS: only when the analysis ran, only contexts with counts */
+	if (p->analyses & OS_AN_REPLICAS) {
+		uint32_t n = 0;
+
+		for (i = 0; i < p->ncontexts; i++)
+			n += replica_nonzero(&p->contexts[i].replica);
+		off = sec_begin(b, OS_SEC_REPLICAS);
+		put_u32(b, n);
+		put_u32(b, REPLICA_REC);
+		for (i = 0; i < p->ncontexts; i++) {
+			const uint64_t *v = (const uint64_t *)&p->contexts[i].replica;
+
+			if (!replica_nonzero(&p->contexts[i].replica))
+				continue;
+			put_u32(b, i);
+			for (j = 0; j < NREPLICA; j++)
+				put_u64(b, v[j]);
+		}
+		sec_end(b, off);
+	}
+
 	/* END: its header, then the CRC of everything before that header. */
 	patch_u64(b, 16, b->len + END_SIZE);
 	off = b->len;
@@ -303,6 +339,30 @@ int os_profile_write(const struct os_profile *p, const char *path, char *err, si
 	if (b.oom) {
 		ret = -ENOMEM;
 		set_err(err, errlen, path, "cannot write profile: %s", strerror(-ret));
+		goto out;
+	}
+	/* An existing path that is not a regular file (/dev/null, a FIFO, a
+	 * terminal) is written directly: renaming a temporary file over it
+	 * would replace the device or pipe with a file. */
+	struct stat st;
+
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		if (S_ISDIR(st.st_mode)) {
+			ret = -EISDIR;
+			set_err(err, errlen, path, "cannot write profile: %s", strerror(-ret));
+			goto out;
+		}
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0) {
+			ret = -errno;
+			set_err(err, errlen, path, "cannot open: %s", strerror(-ret));
+			goto out;
+		}
+		ret = write_all(fd, b.d, b.len);
+		if (close(fd) < 0 && !ret)
+			ret = -errno;
+		if (ret)
+			set_err(err, errlen, path, "cannot write profile: %s", strerror(-ret));
 		goto out;
 	}
 	if (asprintf(&tmp, "%s.tmp", path) < 0) {
@@ -433,6 +493,7 @@ static const char *const section_names[] = {
 	[OS_SEC_META] = "META",	      [OS_SEC_COUNTERS] = "COUNTERS", [OS_SEC_STRINGS] = "STRINGS",
 	[OS_SEC_FRAMES] = "FRAMES",   [OS_SEC_STACKS] = "STACKS",     [OS_SEC_CONTEXTS] = "CONTEXTS",
 	[OS_SEC_ACCESSES] = "ACCESSES", [OS_SEC_THREADS] = "THREADS",
+	[OS_SEC_REPLICAS] = "REPLICAS",
 };
 #define NSECTIONS (sizeof(section_names) / sizeof(section_names[0]))
 
@@ -635,6 +696,33 @@ static int read_threads(struct cur *c, struct os_profile *p)
 	return 0;
 }
 
+/* After CONTEXTS: counts of the contexts named (later fields skipped). */
+static int read_replicas(struct cur *c, struct os_profile *p)
+{
+	uint32_t n = get_u32(c), rec = get_u32(c), i, j;
+
+	/* counts a later version added are skipped, missing ones stay 0 */
+	if (c->bad || rec < REPLICA_REC_MIN || (uint64_t)n * rec > left(c)) {
+		c->bad = true;
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		struct cur r = { take(c, rec), rec, 0, false };
+		uint32_t ctx = get_u32(&r);
+		uint64_t *v;
+
+		if (ctx >= p->ncontexts) {
+			c->bad = true;
+			return 0;
+		}
+		v = (uint64_t *)&p->contexts[ctx].replica;
+		for (j = 0; j < NREPLICA && 4 + 8 * (j + 1) <= rec; j++)
+			v[j] = get_u64(&r);
+	}
+	p->analyses |= OS_AN_REPLICAS;
+	return 0;
+}
+
 typedef int (*section_reader)(struct cur *c, struct os_profile *p);
 
 /* In dependency order: tables before what refers to them. */
@@ -646,6 +734,7 @@ static const struct {
 	{ OS_SEC_STACKS, read_stacks },	    { OS_SEC_META, read_meta },
 	{ OS_SEC_COUNTERS, read_counters }, { OS_SEC_CONTEXTS, read_contexts },
 	{ OS_SEC_ACCESSES, read_accesses }, { OS_SEC_THREADS, read_threads },
+	{ OS_SEC_REPLICAS, read_replicas },
 };
 
 static bool str_ok(const struct os_profile *p, uint32_t id, bool none_ok)

@@ -238,6 +238,17 @@ static void add_metrics(uint64_t *d, const uint64_t *s)
 		d[i] += s[i];
 }
 
+/* Replica counts are raw counts: they add up (the figures are computed
+ * from the sums). */
+static void add_replica(struct os_replica *d, const struct os_replica *s)
+{
+	uint64_t *dv = (uint64_t *)d;
+	const uint64_t *sv = (const uint64_t *)s;
+
+	for (size_t i = 0; i < sizeof(*d) / sizeof(uint64_t); i++)
+		dv[i] += sv[i];
+}
+
 static int index_existing(struct os_profile *dst, struct merge_state *st)
 {
 	uint64_t slot;
@@ -288,6 +299,7 @@ static int merge_records(struct os_profile *dst, const struct os_profile *src,
 			d->bytes += c.bytes;
 			d->samples += c.samples;
 			add_metrics(d->metrics, c.metrics);
+			add_replica(&d->replica, &c.replica);
 		} else {
 			idx = os_profile_add_context(dst, &c);
 			if (idx == OS_NONE || os_hmap_put(&st->contexts, slot, idx))
@@ -346,6 +358,8 @@ int os_profile_merge(struct os_profile *dst, const struct os_profile *src)
 	if (ret)
 		goto out;
 	ret = merge_records(dst, src, &st);
+	if (!ret)
+		dst->analyses |= src->analyses; /* OS_AN_REPLICAS: counts summed above */
 out:
 	os_hmap_destroy(&st.contexts);
 	os_hmap_destroy(&st.accesses);

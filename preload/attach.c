@@ -6,6 +6,14 @@
  *       entries patched (>= 0) or -errno. Calling it again re-arms.
  *   int objscope_detach(void)  disarms, restores the GOT, releases the shm;
  *       returns 0.
+ *   struct os_attach_orphan *objscope_orphan(void)  what objscope_attach found
+ *       left armed by an attach that never detached (common/attach_orphan.h).
+ *   struct os_jvm_plan *objscope_jvm_plan(void), int objscope_jvm_commit(void)
+ *       the running-JVM steps (common/attach_abi.h): vmStructs read and
+ *       the JVM announced during objscope_attach, memcpy/memmove of libjvm
+ *       redirected, the allocation/GC detours written by commit while the
+ *       collector holds the other threads stopped. After detach the
+ *       detours stay, pass-through.
  *
  * Both run on a thread hijacked by ptrace (never inside a hook), so they may
  * use dl_iterate_phdr, mprotect and mmap.
@@ -29,7 +37,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/attach_abi.h"
+#include "common/attach_orphan.h"
+#include "common/ring.h"
 #include "preload/got.h"
+#include "preload/hotspot_attach.h"
 #include "preload/preload.h"
 
 #define OSP_EXPORT __attribute__((visibility("default")))
@@ -40,6 +52,9 @@ static const char *const osp_attach_imports[] = {
 	"malloc", "calloc", "realloc", "free", "posix_memalign", "aligned_alloc", "memalign",
 	"valloc", "pvalloc", "mmap", "mmap64", "munmap", "mremap",
 };
+/* Redirected in libjvm alone: GC copies (young evacuation: memcpy, full
+ * compaction: memmove) are object moves (preload/hotspot_moves.c). */
+static const char *const osp_attach_jvm_imports[] = { "memcpy", "memmove" };
 /* Objects whose calls stay direct: libc and the loader call each other. */
 static const char *const osp_attach_skip[] = { "/libc.so.", "/ld-linux", "linux-vdso", NULL };
 
@@ -47,6 +62,8 @@ static int osp_attached;
 static void *osp_home;              /* where every attach maps its shm */
 static size_t osp_home_size;        /* size of the home mapping */
 static struct os_shm_header osp_dormant; /* what osp_hdr points to after detach */
+static struct os_jvm_plan osp_plan;     /* read by the collector (attach_abi.h) */
+static struct os_attach_orphan osp_orphan; /* read by the collector (attach_orphan.h) */
 
 /* Slots owned by live threads at detach: index, pid, tid. */
 static struct { uint32_t idx, pid, tid; } osp_owners[OSP_OWNERS_MAX];
@@ -54,7 +71,7 @@ static uint32_t osp_nowners;
 
 /* The hooks of this object (not libc's functions of the same names, which
  * the global scope would give us). Returns how many were found. */
-static size_t osp_attach_hooks(struct osp_got_sym *out)
+static size_t osp_attach_hooks(const char *const *names, size_t nnames, struct osp_got_sym *out)
 {
 	Dl_info self, at;
 	void *h;
@@ -65,11 +82,11 @@ static size_t osp_attach_hooks(struct osp_got_sym *out)
 	h = dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD);
 	if (!h)
 		return 0;
-	for (size_t i = 0; i < sizeof(osp_attach_imports) / sizeof(*osp_attach_imports); i++) {
-		void *fn = dlsym(h, osp_attach_imports[i]);
+	for (size_t i = 0; i < nnames; i++) {
+		void *fn = dlsym(h, names[i]);
 
 		if (fn && dladdr(fn, &at) && at.dli_fbase == self.dli_fbase)
-			out[n++] = (struct osp_got_sym){ osp_attach_imports[i], fn };
+			out[n++] = (struct osp_got_sym){ names[i], fn };
 	}
 	dlclose(h);
 	return n;
@@ -144,20 +161,53 @@ static void osp_attach_placeholder(void)
 
 OSP_EXPORT int objscope_detach(void);
 
+static void osp_orphan_event(const struct os_event *ev, void *arg)
+{
+	(void)ev;
+	(void)arg;
+}
+
+/* The previous attach never detached (its collector was killed): its
+ * hooks kept writing into rings nobody drained. Counts what was lost
+ * there (drops, and events written but never read: consumed here, as the
+ * only reader left) before objscope_detach() releases the rings. */
+static void osp_attach_orphaned(struct os_shm_header *h)
+{
+	memset(&osp_orphan, 0, sizeof(osp_orphan));
+	if (!h || h == &osp_dormant)
+		return;
+	atomic_store(&h->disarmed, 1);
+	osp_orphan.found = 1;
+	osp_orphan.collector_pid = h->collector_pid;
+	osp_orphan.dropped = atomic_load(&h->no_slot_events);
+	for (uint32_t i = 0; i < h->nslots; i++) {
+		struct os_slot *s = os_shm_slot(h, i);
+
+		osp_orphan.dropped += atomic_load(&s->stats.dropped);
+		if (atomic_load(&s->state) != OS_SLOT_FREE)
+			osp_orphan.unread += os_ring_drain(s, h->ring_bytes, osp_orphan_event, NULL,
+							   &osp_orphan.bad_bytes);
+	}
+}
+
 OSP_EXPORT int objscope_attach(const char *shm_path)
 {
 	struct osp_got_sym syms[sizeof(osp_attach_imports) / sizeof(*osp_attach_imports)];
 	struct os_shm_header *h = NULL;
 	size_t size = 0, nsyms;
-	int rc;
+	int rc, n;
 
 	if (osp_resolve() != 0)
 		return -EAGAIN;
 	if (osp_hdr && !osp_attached && osp_hdr != &osp_dormant)
 		return -EBUSY; /* launched under `objscope record` */
-	if (osp_attached)
+	memset(&osp_orphan, 0, sizeof(osp_orphan));
+	if (osp_attached) {
+		osp_attach_orphaned(osp_hdr);
 		objscope_detach();
-	nsyms = osp_attach_hooks(syms);
+	}
+	nsyms = osp_attach_hooks(osp_attach_imports,
+				 sizeof(osp_attach_imports) / sizeof(*osp_attach_imports), syms);
 	if (nsyms == 0)
 		return -ENOENT;
 	rc = osp_attach_map(shm_path, &h, &size);
@@ -179,7 +229,45 @@ OSP_EXPORT int objscope_attach(const char *shm_path)
 		osp_home_size = size;
 	}
 	osp_attached = 1;
-	return osp_got_patch(syms, nsyms, osp_attach_skip);
+	rc = osp_got_patch(syms, nsyms, osp_attach_skip);
+	/* a running JVM: vmStructs read now, moves through libjvm's GOT,
+	 * detours prepared for the collector to write (objscope_jvm_commit) */
+	if (rc >= 0 && osp_hs_attach_prepare(&osp_plan) == 1) {
+		nsyms = osp_attach_hooks(osp_attach_jvm_imports,
+					 sizeof(osp_attach_jvm_imports) /
+						 sizeof(*osp_attach_jvm_imports),
+					 syms);
+		n = osp_got_patch_only(syms, nsyms, "/libjvm.so");
+		if (n > 0)
+			osp_plan.got_jvm = (uint32_t)n;
+	}
+	return rc;
+}
+
+/* What the previous attach left armed, found by the last objscope_attach
+ * (common/attach_orphan.h). */
+OSP_EXPORT struct os_attach_orphan *objscope_orphan(void)
+{
+	return &osp_orphan;
+}
+
+/* The JVM part of the attach (common/attach_abi.h). */
+OSP_EXPORT struct os_jvm_plan *objscope_jvm_plan(void)
+{
+	return &osp_plan;
+}
+
+/* Runs while the collector holds every other thread stopped: writes bytes,
+ * nothing else (no allocation, no lock another thread could hold). */
+OSP_EXPORT int objscope_jvm_commit(void)
+{
+	int n = osp_hs_attach_commit();
+
+	if (n > 0) {
+		osp_plan.active += (uint32_t)n;
+		osp_plan.pending = 0;
+	}
+	return n;
 }
 
 OSP_EXPORT int objscope_detach(void)
@@ -190,6 +278,9 @@ OSP_EXPORT int objscope_detach(void)
 	if (!osp_attached || !h)
 		return 0;
 	atomic_store(&h->disarmed, 1);
+	/* the detours stay in libjvm, pass-through (osp_enter answers NULL
+	 * once disarmed); the copies stop being examined */
+	__atomic_store_n(&osp_move_flags, 0, __ATOMIC_RELEASE);
 	osp_got_restore();
 	osp_nowners = 0;
 	for (uint32_t i = 0; i < h->nslots && osp_nowners < OSP_OWNERS_MAX; i++) {

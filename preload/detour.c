@@ -298,7 +298,7 @@ static int dt_body_branches_in(csh h, cs_insn *in, uintptr_t start, size_t size,
 /* Decodes and relocates the prologue into `out` (final address `at`).
  * Returns the relocated length, *stolen = bytes overwritten. */
 static int dt_build(csh h, cs_insn *in, uintptr_t start, size_t size, uint8_t *out,
-		    uintptr_t at, size_t *stolen)
+		    uintptr_t at, size_t *stolen, int *has_call)
 {
 	const uint8_t *code = (const uint8_t *)start;
 	uint64_t addr = start;
@@ -322,6 +322,8 @@ static int dt_build(csh h, cs_insn *in, uintptr_t start, size_t size, uint8_t *o
 
 		if (!dt_cs.disasm_iter(h, &code, &left, &addr, in))
 			return -EINVAL;
+		if (dt_has_group(in, CS_GRP_CALL))
+			*has_call = 1;
 		w = dt_relocate(in, out + len, at + len, start, start + n);
 		if (w < 0)
 			return w;
@@ -356,7 +358,8 @@ static int dt_patch(uintptr_t start, size_t stolen, uintptr_t stub)
 	return 0;
 }
 
-int osp_detour_install(void *target, size_t size, void *replacement, void **original)
+int osp_detour_prepare(void *target, size_t size, void *replacement, void **original,
+			struct osp_detour_patch *p)
 {
 	uintptr_t start = (uintptr_t)target;
 	struct dt_page *pg = NULL;
@@ -364,11 +367,11 @@ int osp_detour_install(void *target, size_t size, void *replacement, void **orig
 	uint8_t *slot = NULL;
 	cs_insn *in = NULL;
 	size_t stolen = 0;
-	int err, len;
+	int err, len, has_call = 0;
 	csh h = 0;
 	int32_t rel;
 
-	if (!target || !replacement || !original)
+	if (!target || !replacement || !original || !p)
 		return -EINVAL;
 	if (size && size < DT_JMP_LEN) {
 		dt_stats.refused_short++;
@@ -389,7 +392,7 @@ int osp_detour_install(void *target, size_t size, void *replacement, void **orig
 		err = -ENOMEM;
 		goto out;
 	}
-	len = dt_build(h, in, start, size, code, (uintptr_t)slot + DT_STUB, &stolen);
+	len = dt_build(h, in, start, size, code, (uintptr_t)slot + DT_STUB, &stolen, &has_call);
 	if (len < 0) {
 		err = len;
 		goto out;
@@ -425,11 +428,11 @@ int osp_detour_install(void *target, size_t size, void *replacement, void **orig
 	pg = NULL;
 	if (err)
 		goto out;
-	err = dt_patch(start, stolen, (uintptr_t)slot);
-	if (err)
-		goto out;
+	p->start = start;
+	p->stolen = (uint32_t)stolen;
+	p->stub = (uintptr_t)slot;
+	p->has_call = has_call;
 	*original = slot + DT_STUB;
-	dt_stats.installed++;
 out:
 	if (pg) /* slot not used: leave the page executable again */
 		mprotect(pg->base, DT_PAGE, PROT_READ | PROT_EXEC);
@@ -444,4 +447,34 @@ out:
 	if (h)
 		dt_cs.close(&h);
 	return err;
+}
+
+int osp_detour_commit(const struct osp_detour_patch *p)
+{
+	int err;
+
+	if (!p || !p->start || p->stolen < DT_JMP_LEN)
+		return -EINVAL;
+	err = dt_patch(p->start, p->stolen, p->stub);
+	if (err)
+		dt_stats.refused_other++;
+	else
+		dt_stats.installed++;
+	return err;
+}
+
+int osp_detour_install(void *target, size_t size, void *replacement, void **original)
+{
+	struct osp_detour_patch p;
+	void *orig = NULL;
+	int err;
+
+	err = osp_detour_prepare(target, size, replacement, &orig, &p);
+	if (err)
+		return err;
+	err = osp_detour_commit(&p);
+	if (err)
+		return err;
+	*original = orig;
+	return 0;
 }

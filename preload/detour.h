@@ -23,6 +23,17 @@
  * launcher's dlopen of libjvm.so, before the JVM has created any thread).
  * Installing is serialised by the caller (one installer at a time).
  *
+ * In a process whose threads run (attach mode) the work is split in two:
+ * osp_detour_prepare() does everything that may allocate or take locks
+ * (capstone, trampoline pages) while the other threads run, and leaves the
+ * target's code untouched; osp_detour_commit() only writes the jump
+ * (mprotect + byte stores, no allocation, no lock), so it can run while
+ * every other thread is ptrace-stopped by the collector, which first checks
+ * that no stopped thread's instruction pointer lies inside
+ * [start + 1, start + stolen) (a thread resumed there would execute the
+ * middle of the new jump). A prologue holding a call (has_call) must not be
+ * committed that way: a return address may point into it.
+ *
  * Return convention: 0 on success, -errno on failure:
  *   -EINVAL  bad arguments or undecodable bytes
  *   -ENOSPC  function shorter than the 5-byte jump
@@ -60,6 +71,23 @@ int osp_detour_init(const struct osp_detour_mem *mem);
  * scan for branches into the prologue is skipped) to `replacement`. On
  * success *original is the trampoline that runs the original function. */
 int osp_detour_install(void *target, size_t size, void *replacement, void **original);
+
+/* A prepared, not yet written detour. */
+struct osp_detour_patch {
+	uintptr_t start;     /* first byte of the target */
+	uint32_t stolen;     /* bytes the jump overwrites (whole instructions, >= 5) */
+	int has_call;        /* the overwritten instructions hold a call */
+	uintptr_t stub;      /* where the jump goes */
+};
+
+/* Builds the trampoline of `target` without writing the target; on success
+ * *original runs the original function and *p describes the write. Same
+ * errors as osp_detour_install. */
+int osp_detour_prepare(void *target, size_t size, void *replacement, void **original,
+		       struct osp_detour_patch *p);
+
+/* Writes the jump described by p (see "Thread safety" above). 0 or -errno. */
+int osp_detour_commit(const struct osp_detour_patch *p);
 
 /* Counters since start (install time only, not atomic). */
 void osp_detour_get_stats(struct osp_detour_stats *out);

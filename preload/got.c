@@ -25,6 +25,7 @@ struct osp_got_walk {
 	const struct osp_got_sym *syms;
 	size_t nsyms;
 	const char *const *skip;
+	const char *only;       /* when set: only objects whose name holds it */
 	int patched;
 	int full;
 };
@@ -99,6 +100,8 @@ static int osp_got_object(struct dl_phdr_info *info, size_t size, void *arg)
 	if (osp_got_skipped(info->dlpi_name ? info->dlpi_name : "", w->skip) ||
 	    osp_got_is_self(info))
 		return 0;
+	if (w->only && (!info->dlpi_name || !strstr(info->dlpi_name, w->only)))
+		return 0;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 
@@ -167,7 +170,15 @@ static int osp_got_object(struct dl_phdr_info *info, size_t size, void *arg)
 
 int osp_got_patch(const struct osp_got_sym *syms, size_t nsyms, const char *const *skip)
 {
-	struct osp_got_walk w = { syms, nsyms, skip, 0, 0 };
+	struct osp_got_walk w = { syms, nsyms, skip, NULL, 0, 0 };
+
+	dl_iterate_phdr(osp_got_object, &w);
+	return w.full ? -ENOSPC : w.patched;
+}
+
+int osp_got_patch_only(const struct osp_got_sym *syms, size_t nsyms, const char *only)
+{
+	struct osp_got_walk w = { syms, nsyms, NULL, only, 0, 0 };
 
 	dl_iterate_phdr(osp_got_object, &w);
 	return w.full ? -ENOSPC : w.patched;

@@ -31,6 +31,10 @@ struct osp_got_sym {
  * patched and is restorable). */
 int osp_got_patch(const struct osp_got_sym *syms, size_t nsyms, const char *const *skip);
 
+/* Same, for the objects whose name contains `only` (e.g. "/libjvm.so":
+ * memcpy/memmove are redirected in libjvm alone, where GC copies are). */
+int osp_got_patch_only(const struct osp_got_sym *syms, size_t nsyms, const char *only);
+
 /* Writes back the original value of every entry patched so far; returns the
  * number of entries restored. */
 int osp_got_restore(void);

@@ -25,6 +25,7 @@
 #include "common/ring.h"
 #include "preload/detour.h"
 #include "preload/hotspot.h"
+#include "preload/hotspot_attach.h"
 #include "preload/hotspot_elf.h"
 #include "preload/hotspot_vms.h"
 
@@ -362,6 +363,8 @@ static uint32_t hs_mode_in_force(const struct osp_vms *v, const char *gc)
 	return OS_JVM_MODE_SAMPLED;
 }
 
+static int hs_preserve_fp = -1; /* -XX:+PreserveFramePointer in force */
+
 static void hs_jvm_up(void)
 {
 	struct os_jvm_info info;
@@ -382,6 +385,7 @@ static void hs_jvm_up(void)
 		info.flags |= OS_JVM_F_CONCURRENT;
 	hs_read_heap(&v, &info);
 	hs_read_code(&v, &info);
+	hs_preserve_fp = hs_flag_bool(&v, "PreserveFramePointer");
 	info.libjvm_base = hs_jvm_base;
 	info.mode = hs_mode_in_force(&v, info.gc);
 	osp_hs.heap_lo = info.heap_start;
@@ -455,7 +459,16 @@ static int32_t hs_create_vm(void **pvm, void **penv, void *args)
 
 enum { HS_NEW_TLAB, HS_OUTSIDE, HS_BEFORE_GC, HS_AFTER_GC, HS_CREATE_VM, HS_NHOOKS };
 
-static void hs_install(void *handle)
+/* hs_patch[i]: 0 nothing, 1 prepared (attach mode, not written), 2 written */
+static int hs_patch[HS_NHOOKS];
+static struct osp_detour_patch hs_pending[HS_NHOOKS];
+
+/* Finds the hooks in libjvm and detours them. plan NULL (launch mode, no
+ * JVM thread yet): written at once, JNI_CreateJavaVM included. plan given
+ * (attach mode, the JVM runs): only prepared, JNI_CreateJavaVM left alone
+ * (the JVM exists); the collector writes them through osp_hs_attach_commit
+ * with every other thread stopped. The caller set hs_installed. */
+static void hs_install_at(void *handle, struct os_jvm_plan *plan)
 {
 	static const char *const names[HS_NHOOKS] = {
 		"_ZN11AllocTracer27send_allocation_in_new_tlabEP5KlassPP12HeapWordImplmmP10JavaThread",
@@ -484,8 +497,6 @@ static void hs_install(void *handle)
 
 	if (!create || !dlsym(handle, "gHotSpotVMStructs"))
 		return;
-	if (__atomic_exchange_n(&hs_installed, 1, __ATOMIC_ACQ_REL))
-		return;
 	t = osp_enter(); /* our own allocations below pass through the hooks */
 	if (!t)
 		return;
@@ -502,13 +513,82 @@ static void hs_install(void *handle)
 	    osp_detour_init(&mem) != 0)
 		goto out;
 	/* JNI_CreateJavaVM last: without it nothing else is announced. */
-	for (int i = 0; i < HS_NHOOKS; i++) {
+	for (int i = 0; i < HS_NHOOKS && !plan; i++) {
 		if (want[i].addr &&
 		    osp_detour_install((void *)want[i].addr, want[i].size, repl[i], orig[i]) != 0)
 			*orig[i] = NULL;
+		else if (want[i].addr)
+			hs_patch[i] = 2;
+	}
+	/* attach mode: a prologue holding a call is refused (a thread inside
+	 * the callee would return into the middle of the jump) */
+	for (int i = 0; i < HS_CREATE_VM && plan; i++) {
+		if (!want[i].addr ||
+		    osp_detour_prepare((void *)want[i].addr, want[i].size, repl[i], orig[i],
+				       &hs_pending[i]) != 0 ||
+		    hs_pending[i].has_call)
+			plan->refused++;
+		else
+			hs_patch[i] = 1;
 	}
 out:
 	osp_leave(t);
+}
+
+static void hs_install(void *handle)
+{
+	if (__atomic_exchange_n(&hs_installed, 1, __ATOMIC_ACQ_REL))
+		return;
+	hs_install_at(handle, NULL);
+}
+
+/* ---- attach mode: the JVM runs already (preload/attach.c) -------------- */
+
+int osp_hs_attach_prepare(struct os_jvm_plan *plan)
+{
+	void *h;
+
+	memset(plan, 0, sizeof(*plan));
+	/* set first: the dlopen below may be our own hook */
+	if (!__atomic_exchange_n(&hs_installed, 1, __ATOMIC_ACQ_REL)) {
+		h = dlopen("libjvm.so", RTLD_NOW | RTLD_NOLOAD);
+		if (!h)
+			return 0;
+		hs_install_at(h, plan);
+	}
+	if (!hs_jvm_handle)
+		return 0;
+	/* the JVM is up: read vmStructs, announce it, log moves */
+	hs_jvm_up();
+	if (!__atomic_load_n(&osp_hs.up, __ATOMIC_ACQUIRE))
+		return 0;
+	plan->jvm = 1;
+	plan->preserve_fp = (uint32_t)hs_preserve_fp;
+	for (int i = 0; i < HS_CREATE_VM; i++) {
+		if (hs_patch[i] == 2)
+			plan->active++;
+		if (hs_patch[i] != 1 || plan->pending == OS_JVM_PLAN_MAX)
+			continue;
+		plan->lo[plan->pending] = hs_pending[i].start + 1;
+		plan->hi[plan->pending] = hs_pending[i].start + hs_pending[i].stolen;
+		plan->pending++;
+	}
+	return 1;
+}
+
+int osp_hs_attach_commit(void)
+{
+	int n = 0;
+
+	for (int i = 0; i < HS_CREATE_VM; i++) {
+		if (hs_patch[i] != 1)
+			continue;
+		if (osp_detour_commit(&hs_pending[i]) != 0)
+			return n ? n : -EFAULT;
+		hs_patch[i] = 2;
+		n++;
+	}
+	return n;
 }
 
 OSP_EXPORT void *dlopen(const char *file, int mode)

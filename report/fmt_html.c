@@ -14,6 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "report/fmt_json.h"
 #include "report/formats.h"
 #include "report/html/assets.h"
 
@@ -53,26 +54,17 @@ static void put_json(FILE *out, const char *s, size_t len)
 	}
 }
 
-/* The data object: the JSON report (all objects) and why it may be empty. */
+/* The data object: the JSON report (all objects) and why it may be empty.
+ * The report is streamed (fmt_json.h, '<' escaped) straight into the page:
+ * nothing the size of the report is held in memory. */
 static int put_data(const struct report_view *v, const struct report_opts *o, FILE *out)
 {
 	struct report_opts all = *o;
 	json_object *why = NULL;
-	char *json = NULL, reason[512];
+	char reason[512];
 	const char *s;
-	size_t len = 0;
-	FILE *mem;
 	int ret;
 
-	mem = open_memstream(&json, &len);
-	if (!mem)
-		return -ENOMEM;
-	all.top_set = false;
-	ret = report_render_json(v, &all, mem);
-	if (fclose(mem) == EOF && !ret)
-		ret = -ENOMEM;
-	if (ret)
-		goto out;
 	report_why_empty(v->p, reason, sizeof(reason));
 	why = json_object_new_string(reason);
 	s = why ? json_object_to_json_string_ext(why, JSON_C_TO_STRING_NOSLASHESCAPE) : NULL;
@@ -80,14 +72,16 @@ static int put_data(const struct report_view *v, const struct report_opts *o, FI
 		ret = -ENOMEM;
 		goto out;
 	}
+	all.top_set = false;
 	fputs("{\"report\": ", out);
-	put_json(out, json, len);
+	ret = report_json_write(v, &all, out, true);
+	if (ret)
+		goto out;
 	fputs(", \"why_empty\": ", out);
 	put_json(out, s, strlen(s));
 	fputs("}", out);
 out:
 	json_object_put(why);
-	free(json);
 	return ret;
 }
 

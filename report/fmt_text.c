@@ -3,9 +3,11 @@
  * access samples, each with its allocation path and its top access paths. */
 #include <inttypes.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "common/replica_math.h"
 #include "report/formats.h"
 
 #define MAX_FRAME 1024
@@ -32,22 +34,102 @@ static void human_bytes(uint64_t n, char *buf, size_t len)
 	snprintf(buf, len, "%.1f %s", v, units[u]);
 }
 
-/* A command argument, shell-quoted when it holds anything but plain characters. */
+/* The length of the valid UTF-8 sequence of 2 to 4 bytes at s, or 0 (an
+ * invalid or overlong sequence, a surrogate, a C1 control character). */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n, i;
+
+	if (*s >= 0xc2 && *s <= 0xdf)
+		n = 2;
+	else if (*s >= 0xe0 && *s <= 0xef)
+		n = 3;
+	else if (*s >= 0xf0 && *s <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	if (*s == 0xc2)
+		lo = 0xa0; /* U+0080-U+009F: terminal controls */
+	else if (*s == 0xe0)
+		lo = 0xa0;
+	else if (*s == 0xed)
+		hi = 0x9f;
+	else if (*s == 0xf0)
+		lo = 0x90;
+	else if (*s == 0xf4)
+		hi = 0x8f;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (i = 2; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+/* Whether arg holds a control character or bytes that are not printable UTF-8. */
+static bool needs_escapes(const unsigned char *s)
+{
+	size_t n;
+
+	while (*s) {
+		if (*s < 0x20 || *s == 0x7f)
+			return true;
+		if (*s < 0x80) {
+			s++;
+			continue;
+		}
+		n = utf8_len(s);
+		if (!n)
+			return true;
+		s += n;
+	}
+	return false;
+}
+
+/* A command argument, quoted as a shell would need it, so that the command
+ * line stays on one line and shows every byte: plain ones as they are,
+ * others in '...', and those with control characters or bytes that are not
+ * printable UTF-8 in bash's $'...' with \n, \t, \xNN (as `ls` and GNU
+ * quoting do). */
 static void print_arg(const char *arg, const char *sep, FILE *out)
 {
-	const char *c;
+	static const char esc[] = "\a\b\t\n\v\f\r\x1b", name[] = "abtnvfre";
+	const unsigned char *c;
+	const char *e;
+	size_t n;
 
 	if (*arg && strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 				"0123456789-_+=/.,:@%") == strlen(arg)) {
 		fprintf(out, "%s%s", sep, arg);
 		return;
 	}
-	fprintf(out, "%s'", sep);
-	for (c = arg; *c; c++) {
-		if (*c == '\'')
-			fputs("'\\''", out);
-		else
-			fputc(*c, out);
+	if (!needs_escapes((const unsigned char *)arg)) {
+		fprintf(out, "%s'", sep);
+		for (c = (const unsigned char *)arg; *c; c++) {
+			if (*c == '\'')
+				fputs("'\\''", out);
+			else
+				fputc(*c, out);
+		}
+		fputc('\'', out);
+		return;
+	}
+	fprintf(out, "%s$'", sep);
+	for (c = (const unsigned char *)arg; *c;) {
+		if (*c == '\'' || *c == '\\') {
+			fprintf(out, "\\%c", *c++);
+		} else if (*c >= 0x20 && *c < 0x7f) {
+			fputc(*c++, out);
+		} else if (*c < 0x80 && (e = memchr(esc, *c, sizeof(esc) - 1))) {
+			fprintf(out, "\\%c", name[e - esc]);
+			c++;
+		} else if (*c >= 0x80 && (n = utf8_len(c))) {
+			fwrite(c, 1, n, out);
+			c += n;
+		} else {
+			fprintf(out, "\\x%02x", *c++);
+		}
 	}
 	fputc('\'', out);
 }
@@ -151,6 +233,100 @@ static void print_stack(const struct os_profile *p, uint32_t stack, uint32_t max
 			n - max == 1 ? "" : "s");
 }
 
+/* "0.93" or "-" when the figure could not be computed. */
+static const char *fig(bool has, double v, char *buf, size_t len)
+{
+	if (!has)
+		return "-";
+	snprintf(buf, len, "%.2f", v);
+	return buf;
+}
+
+/* The replica figures of context c (--replicas) on one line. */
+static void print_replica_line(const struct os_context *c, FILE *out)
+{
+	struct os_replica_figures f;
+	char t[16], a[16], w[16], g[16], e[16];
+
+	os_replica_figures(&c->replica, c->allocations, &f);
+	fprintf(out,
+		"        replicas: theta %s (%" PRIu64 " comparisons)  alpha %s (%" PRIu64
+		" checks)  omega %s  gamma %s  exact %s (%" PRIu64 " objects)\n",
+		fig(f.has_theta, f.theta, t, sizeof(t)), f.comparisons,
+		fig(f.has_alpha, f.alpha, a, sizeof(a)), c->replica.full_checks,
+		fig(f.has_omega, f.omega, w, sizeof(w)), fig(f.has_gamma, f.gamma, g, sizeof(g)),
+		fig(f.has_exact, f.exact, e, sizeof(e)), c->replica.exact_objects);
+}
+
+struct rep_rank {
+	uint32_t ctx;
+	double cost_samples, cost_bytes;
+};
+
+static int cmp_rep_rank(const void *x, const void *y)
+{
+	const struct rep_rank *a = x, *b = y;
+
+	if (a->cost_samples != b->cost_samples)
+		return a->cost_samples > b->cost_samples ? -1 : 1;
+	if (a->cost_bytes != b->cost_bytes)
+		return a->cost_bytes > b->cost_bytes ? -1 : 1;
+	return a->ctx < b->ctx ? -1 : a->ctx > b->ctx;
+}
+
+/* Contexts with comparisons, ranked by replica cost: theta x samples (the
+ * accesses that go to replicated data), then theta x bytes. */
+static void print_replicas(const struct os_profile *p, uint32_t top, FILE *out)
+{
+	struct rep_rank *r = calloc(p->ncontexts ? p->ncontexts : 1, sizeof(*r));
+	uint32_t n = 0, i;
+
+	if (!r)
+		return;
+	for (i = 0; i < p->ncontexts; i++) {
+		const struct os_context *c = &p->contexts[i];
+		struct os_replica_figures f;
+
+		os_replica_figures(&c->replica, c->allocations, &f);
+		if (!f.has_theta)
+			continue;
+		r[n].ctx = i;
+		r[n].cost_samples = f.theta * (double)c->samples;
+		r[n].cost_bytes = f.theta * (double)c->bytes;
+		n++;
+	}
+	qsort(r, n, sizeof(*r), cmp_rep_rank);
+	fprintf(out, "\n# Replicas (--replicas): contexts ranked by replica cost, theta x samples "
+		     "then theta x bytes; %" PRIu32 " with comparisons\n", n);
+	fprintf(out, "# theta: share of watchpoint comparisons equal; alpha: share of whole-content "
+		     "checks of differing pairs whose\n# compared offset matched anyway; omega = "
+		     "theta - alpha (lower bound); gamma: upper bound; exact: share of\n# hashed "
+		     "objects with an identical twin in the context (docs/REPLICAS.md)\n");
+	fprintf(out, "# rank  theta*smpl  theta*bytes  theta  comps  alpha checks  omega  gamma  "
+		     "exact  hashed  object\n");
+	for (i = 0; i < n && (!top || i < top); i++) {
+		const struct os_context *c = &p->contexts[r[i].ctx];
+		struct os_replica_figures f;
+		char t[16], a[16], w[16], g[16], e[16], b[32], frame[MAX_FRAME] = "";
+		const char *type = report_str(p, c->type);
+
+		os_replica_figures(&c->replica, c->allocations, &f);
+		human_bytes((uint64_t)r[i].cost_bytes, b, sizeof(b));
+		if (c->stack != OS_NONE && p->stacks[c->stack].nframes)
+			os_profile_frame_str(p, p->stacks[c->stack].frames[0], frame, sizeof(frame));
+		fprintf(out,
+			"%6" PRIu32 "  %10.1f  %11s  %5s  %5" PRIu64 "  %5s %6" PRIu64
+			"  %5s  %5s  %5s  %6" PRIu64 "  %s%s%s\n",
+			i + 1, r[i].cost_samples, b, fig(f.has_theta, f.theta, t, sizeof(t)),
+			f.comparisons, fig(f.has_alpha, f.alpha, a, sizeof(a)),
+			c->replica.full_checks, fig(f.has_omega, f.omega, w, sizeof(w)),
+			fig(f.has_gamma, f.gamma, g, sizeof(g)),
+			fig(f.has_exact, f.exact, e, sizeof(e)), c->replica.exact_objects,
+			*type ? type : "", *type ? " at " : "", frame);
+	}
+	free(r);
+}
+
 static void print_object(const struct report_view *v, uint32_t rank, FILE *out)
 {
 	const struct os_profile *p = v->p;
@@ -165,6 +341,8 @@ static void print_object(const struct report_view *v, uint32_t rank, FILE *out)
 	fprintf(out, "%6" PRIu32 "  %6.2f%%  %9" PRIu64 "  %11" PRIu64 "  %10s  %s\n", rank + 1,
 		pct(c->samples, p->c.samples_attributed), c->samples, c->allocations, bytes,
 		*type ? type : "(unknown type)");
+	if (p->analyses & OS_AN_REPLICAS)
+		print_replica_line(c, out);
 	fprintf(out, "        allocated at:\n");
 	print_stack(p, c->stack, ALLOC_FRAMES, "            ", out);
 	if (!ro->naccesses)
@@ -231,6 +409,8 @@ int report_render_text(const struct report_view *v, const struct report_opts *o,
 			print_object(v, i, out);
 		}
 	}
+	if (p->analyses & OS_AN_REPLICAS)
+		print_replicas(p, o->top ? o->top : 20, out);
 	print_threads(v, out);
 	return 0;
 }

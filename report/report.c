@@ -3,11 +3,15 @@
 #include "report/report.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/log.h"
@@ -146,48 +150,127 @@ out:
 	return ret;
 }
 
-/* Renders into OUT.tmp, fsyncs and renames it to OUT, or to stdout. */
+/* The output stream writes through out_write(), which keeps the errno of the
+ * first failed write(2): stdio itself only keeps an error flag, and by the
+ * time the caller looks errno may say anything ("Input/output error" for a
+ * full disk). */
+struct out_sink {
+	int fd;
+	bool owned; /* close fd with the stream (-o), not stdout */
+	int err;    /* errno of the first failed write, 0 if none */
+};
+
+static ssize_t out_write(void *cookie, const char *buf, size_t len)
+{
+	struct out_sink *s = cookie;
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = write(s->fd, buf + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (!s->err)
+				s->err = n < 0 ? errno : EIO;
+			return done ? (ssize_t)done : -1;
+		}
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
+static int out_close(void *cookie)
+{
+	struct out_sink *s = cookie;
+
+	if (s->owned && close(s->fd) < 0) {
+		if (!s->err)
+			s->err = errno;
+		return -1;
+	}
+	return 0;
+}
+
+/* The error of the output: the first failed write's, else errno, else EIO. */
+static int out_error(const struct out_sink *s)
+{
+	return s->err ? -s->err : errno ? -errno : -EIO;
+}
+
+/* Renders into OUT.tmp, fsyncs and renames it to OUT, or to stdout. An OUT
+ * that exists and is not a regular file (/dev/null, a FIFO, /dev/stdout) is
+ * written directly: renaming a file over it would replace the device. */
 static int emit(const struct report_view *v, const struct report_opts *o,
 		report_render_fn render)
 {
+	static const cookie_io_functions_t io = { .write = out_write, .close = out_close };
+	struct out_sink sink = { .fd = STDOUT_FILENO };
+	const char *name = o->output ? o->output : "the output";
 	char *tmp = NULL;
-	FILE *f = stdout;
+	FILE *f = NULL;
+	struct stat st;
 	int ret;
 
-	if (o->output) {
+	if (o->output && stat(o->output, &st) == 0 && !S_ISREG(st.st_mode)) {
+		sink.fd = open(o->output, O_WRONLY | O_CLOEXEC);
+		if (sink.fd < 0) {
+			ret = -errno;
+			os_err("report: cannot open %s: %s", o->output, strerror(-ret));
+			goto out;
+		}
+		sink.owned = true;
+	} else if (o->output) {
 		if (asprintf(&tmp, "%s.tmp", o->output) < 0) {
 			os_err("report: %s", strerror(ENOMEM));
 			return -ENOMEM;
 		}
-		f = fopen(tmp, "we");
-		if (!f) {
+		sink.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		if (sink.fd < 0) {
 			ret = -errno;
 			os_err("report: cannot create %s: %s", tmp, strerror(-ret));
 			goto out;
 		}
+		sink.owned = true;
+	} else if (fflush(stdout) == EOF) {
+		ret = -errno;
+		os_err("report: cannot write the output: %s", strerror(-ret));
+		goto out;
 	}
+	f = fopencookie(&sink, "w", io);
+	if (!f) {
+		ret = -ENOMEM;
+		os_err("report: %s", strerror(ENOMEM));
+		if (sink.owned)
+			close(sink.fd);
+		goto out_unlink;
+	}
+	setvbuf(f, NULL, _IOFBF, 1 << 16);
+	/* only this thread writes it: no lock per fputc (2.5x faster) */
+	__fsetlocking(f, FSETLOCKING_BYCALLER);
 	ret = render(v, o, f);
-	if (ret) {
+	if (ret && !ferror(f) && !sink.err) {
 		os_err("report: cannot render the %s report: %s", o->format, strerror(-ret));
 		goto close;
 	}
 	errno = 0;
-	if (fflush(f) == EOF || ferror(f)) {
-		ret = errno ? -errno : -EIO;
-		os_err("report: cannot write %s: %s", o->output ? o->output : "the output",
-		       strerror(-ret));
+	if (ret || fflush(f) == EOF || ferror(f) || sink.err) {
+		ret = out_error(&sink);
+		os_err("report: cannot write %s: %s", name, strerror(-ret));
 		goto close;
 	}
-	if (o->output && fsync(fileno(f)) < 0) {
+	if (tmp && fsync(sink.fd) < 0) {
 		ret = -errno;
 		os_err("report: cannot write %s: %s", o->output, strerror(-ret));
 	}
 close:
-	if (o->output) {
-		if (fclose(f) == EOF && !ret) {
-			ret = -errno;
-			os_err("report: cannot write %s: %s", o->output, strerror(-ret));
-		}
+	errno = 0;
+	if (fclose(f) == EOF && !ret) {
+		ret = out_error(&sink);
+		os_err("report: cannot write %s: %s", name, strerror(-ret));
+	}
+out_unlink:
+	if (tmp) {
 		if (!ret && rename(tmp, o->output) < 0) {
 			ret = -errno;
 			os_err("report: cannot rename %s to %s: %s", tmp, o->output,

@@ -116,6 +116,7 @@
     tableEl.textContent = '';
     cols.forEach(function (c, i) {
       var th = el('th', c.num ? 'num' : null, c.label);
+      if (c.title) th.title = c.title;
       if (tableEl.classList.contains('sortable')) {
         th.addEventListener('click', function () {
           state.dir = state.col === i ? -state.dir : (c.num ? -1 : 1);
@@ -172,6 +173,50 @@
       if (v === null || v === undefined) return '';
       return typeof v === 'object' ? JSON.stringify(v) : String(v);
     });
+  }
+
+  /* ---- replicas (--replicas, docs/REPLICAS.md) ---- */
+  var hasReplicas = objects.some(function (o) { return o.replica !== null && o.replica !== undefined; });
+  function fig(v) { return v === null || v === undefined ? '\u2014' : Number(v).toFixed(2); }
+  function repVal(o, k) { return o.replica && o.replica[k] !== null && o.replica[k] !== undefined ? o.replica[k] : -1; }
+  /* Replica cost: theta x samples (sortable; the table's default order stays by samples). */
+  function replicaCols() {
+    if (!hasReplicas) return [];
+    function figCol(label, k, title) {
+      var c = numCol(label, function (o) { return repVal(o, k); }, function (v) { return v < 0 ? '\u2014' : fig(v); });
+      c.title = title;
+      return c;
+    }
+    return [
+      numCol('replica cost', function (o) { var t = repVal(o, 'theta'); return t < 0 ? -1 : t * o.samples; },
+             function (v) { return v < 0 ? '\u2014' : v.toFixed(1); }),
+      figCol('\u03b8', 'theta', 'replication factor: share of watchpoint comparisons that found equal values'),
+      numCol('comparisons', function (o) { return o.replica ? o.replica.comparisons : 0; }),
+      figCol('\u03b1', 'alpha', 'share of whole-content checks of differing pairs whose compared offset matched'),
+      figCol('\u03c9', 'omega', 'lower bound: theta - alpha'),
+      figCol('\u03b3', 'gamma', 'upper bound'),
+      figCol('exact', 'exact', 'share of hashed objects with an identical twin in the context')
+    ];
+  }
+  function replicaDetail(o) {
+    var box = $('replica-detail');
+    if (!box) return;
+    box.textContent = '';
+    box.hidden = !hasReplicas;
+    if (!hasReplicas) return;
+    var r = o.replica;
+    if (!r) { box.appendChild(el('p', 'hint', 'Replicas: no comparisons for this object.')); return; }
+    box.appendChild(el('h3', null, 'Replicas'));
+    var dl = el('dl', 'replica');
+    [['\u03b8 (replication factor)', fig(r.theta) + ' from ' + num(r.comparisons) + ' watchpoint comparisons'],
+     ['\u03b1 (false-match rate, measured)', fig(r.alpha) + ' from ' + num(r.alpha_checks) + ' differing pairs compared whole'],
+     ['\u03c9 (lower bound \u03b8 \u2212 \u03b1)', fig(r.omega)],
+     ['\u03b3 (upper bound)', fig(r.gamma)],
+     ['exact (identical twin, whole content)', fig(r.exact) + ' of ' + num(r.exact_objects) + ' objects hashed'],
+     ['replica cost', r.theta === null || r.theta === undefined ? '\u2014' :
+       (r.theta * o.samples).toFixed(1) + ' samples, ' + bytes(Math.round(r.theta * o.bytes))]
+    ].forEach(function (kv) { dl.appendChild(el('dt', null, kv[0])); dl.appendChild(el('dd', null, kv[1])); });
+    box.appendChild(dl);
   }
 
   /* ---- flame graphs ---- */
@@ -231,6 +276,7 @@
       (o.type ? ', type ' + o.type : '');
     var ap = $('alloc-path');
     ap.replaceWith(Object.assign(stackList(o.alloc_stack, 0), { id: 'alloc-path' }));
+    replicaDetail(o);
     var accounted = 0, rows = (o.accesses || []).map(function (a) { accounted += a.samples; return a; });
     if (o.samples > accounted) rows.push({ stack: ['[unknown access path]'], samples: o.samples - accounted });
     table($('access-paths'), [
@@ -254,11 +300,11 @@
       numCol('samples', function (o) { return o.samples; }),
       numCol('allocations', function (o) { return o.allocations; }),
       numCol('bytes', function (o) { return o.bytes; }, bytes),
-      optionalCol('replica', 'replicas'),
+    ].concat(replicaCols(), [
       optionalCol('lifetime', 'lifetime'),
       optionalCol('reuse', 'reuse'),
       optionalCol('numa', 'NUMA')
-    ].filter(Boolean);
+    ]).filter(Boolean);
     table($('objects'), cols, objects, function (row, o) {
       row.dataset.object = o.id;
       if (selected === o) row.classList.add('selected');

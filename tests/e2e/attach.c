@@ -1,15 +1,20 @@
 /* attach.c - end-to-end tests of `objscope attach PID` on native targets
- * started without objscope (tests/fixtures/attach_target.c). Run from the
- * repository root after `make all fixtures`; ptrace and perf need root (or
- * kernel.yama.ptrace_scope 0 and kernel.perf_event_paranoid <= 1).
+ * (tests/fixtures/attach_target.c) and on running JVMs
+ * (tests/java/AttachFixture.java), all started without objscope. Run from
+ * the repository root after `make all fixtures build/java/AttachFixture.class`;
+ * ptrace and perf need root (or kernel.yama.ptrace_scope 0 and
+ * kernel.perf_event_paranoid <= 1).
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <limits.h>
 #include <spawn.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -37,14 +42,17 @@ static void teardown(void)
 	e2e_suite_teardown(&tmp);
 }
 
-/* Starts argv with stdout and stderr in tmp/NAME.out / NAME.err. */
-static pid_t spawn_bg(const char *name, const char *const argv[])
+/* Starts argv with stdout and stderr in tmp/NAME.out / NAME.err (and, with
+ * in_tmp, tmp as its working directory). */
+static pid_t spawn_in(const char *name, const char *const argv[], bool in_tmp)
 {
 	posix_spawn_file_actions_t fa;
 	char *out = e2e_path(tmp, name), path[1024];
 	pid_t pid = -1;
 
 	posix_spawn_file_actions_init(&fa);
+	if (in_tmp)
+		posix_spawn_file_actions_addchdir_np(&fa, tmp);
 	snprintf(path, sizeof(path), "%s.out", out);
 	posix_spawn_file_actions_addopen(&fa, 1, path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	snprintf(path, sizeof(path), "%s.err", out);
@@ -54,6 +62,11 @@ static pid_t spawn_bg(const char *name, const char *const argv[])
 	posix_spawn_file_actions_destroy(&fa);
 	free(out);
 	return pid;
+}
+
+static pid_t spawn_bg(const char *name, const char *const argv[])
+{
+	return spawn_in(name, argv, false);
 }
 
 /* Contents of tmp/NAME.EXT (static buffer). */
@@ -311,5 +324,352 @@ Test(e2e_attach, target_in_new_pid_and_mount_namespaces)
 	cr_assert_eq(wait_exit(wrapper), 0, "target failed: %s", slurp("c", "err"));
 	cr_assert(strstr(slurp("c", "out"), "\nok "), "target output: %s", slurp("c", "out"));
 	assert_planted_first(profile);
+	free(profile);
+}
+
+/* ---- running JVMs (tests/java/AttachFixture.java) ------------------------ */
+
+#define JAVA_CLASS "build/java/AttachFixture.class"
+#define JAVA_OK "ready\nok 16 1024\n"
+#define PLANTED_BYTES (4u << 20) /* makeRandom's long[1 << 19] */
+
+static bool have_java(void)
+{
+	return access(JAVA_CLASS, R_OK) == 0 && access("/usr/bin/java", X_OK) == 0;
+}
+
+/* Starts `java [flag] -cp build/java AttachFixture SECONDS [IDLE [STOP]]` in
+ * tmp (hs_err files, trigger files land there) and waits for "ready". */
+static pid_t start_jvm(const char *name, const char *flag, const char *seconds,
+		       const char *idle, const char *stop)
+{
+	char cp[PATH_MAX];
+	const char *argv[10];
+	int n = 0;
+	pid_t pid;
+
+	cr_assert_not_null(realpath("build/java", cp));
+	argv[n++] = "/usr/bin/java";
+	if (flag)
+		argv[n++] = flag;
+	argv[n++] = "-cp";
+	argv[n++] = cp;
+	argv[n++] = "AttachFixture";
+	argv[n++] = seconds;
+	if (idle)
+		argv[n++] = idle;
+	if (idle && stop)
+		argv[n++] = stop;
+	argv[n] = NULL;
+	pid = spawn_in(name, argv, true);
+	for (int i = 0; i < 3000; i++) {
+		if (strstr(slurp(name, "out"), "ready"))
+			return pid;
+		if (waitpid(pid, NULL, WNOHANG) == pid)
+			break;
+		usleep(10000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	cr_assert_fail("AttachFixture did not start: %s", slurp(name, "err"));
+	return -1;
+}
+
+static bool notes_have(json_object *report, const char *text)
+{
+	json_object *notes = e2e_get(e2e_get(report, "meta"), "notes");
+
+	for (size_t i = 0; notes && i < json_object_array_length(notes); i++)
+		if (strstr(json_object_get_string(json_object_array_get_idx(notes, i)), text))
+			return true;
+	return false;
+}
+
+/* A context of the planted site: long[] of 4 MiB seen allocated while
+ * attached (not an object known only from a GC move). The site may show
+ * as several contexts: its allocation path changes when the JIT recompiles
+ * the loop (interpreter, C1, C2), and without -XX:+PreserveFramePointer
+ * the path stops at the JIT frame. */
+static bool is_planted(json_object *o)
+{
+	int64_t allocs = e2e_get_int(o, "allocations"), bytes = e2e_get_int(o, "bytes");
+
+	return strcmp(json_object_get_string(e2e_get(o, "type")), "long[]") == 0 && allocs > 0 &&
+	       bytes / allocs >= PLANTED_BYTES && bytes / allocs < 2 * PLANTED_BYTES &&
+	       !e2e_stack_has(o, "allocated before attach", 4);
+}
+
+/* After the attach: the JVM (waited for as `child`: the JVM itself or the
+ * wrapper that started it) finishes with its correct output and nothing on
+ * stderr, and the planted site (4 MiB long[] arrays renewed all the time)
+ * takes most attributed samples. Returns the report for further checks. */
+static json_object *java_check(const char *name, pid_t child, const char *profile)
+{
+	char msg[512], buf[2048];
+	json_object *report, *meta, *objects, *top;
+	int64_t attributed, planted = 0, allocs = 0;
+
+	cr_assert_eq(wait_exit(child), 0, "JVM failed after the attach: %s %s", slurp(name, "out"),
+		     slurp(name, "err"));
+	cr_expect_str_eq(slurp(name, "out"), JAVA_OK, "JVM output changed");
+	cr_expect_str_eq(slurp(name, "err"), "", "JVM wrote on stderr");
+	report = e2e_report_json(tmp, profile, msg, sizeof(msg));
+	cr_assert_not_null(report, "%s", msg);
+	meta = e2e_get(report, "meta");
+	attributed = e2e_get_int(meta, "samples_attributed");
+	cr_assert_gt(e2e_get_int(meta, "samples_total"), 300, "too few samples");
+	objects = e2e_get(report, "objects");
+	cr_assert(objects && json_object_array_length(objects) > 0, "no objects in the report");
+	top = json_object_array_get_idx(objects, 0);
+	cr_expect(is_planted(top), "top object is not the 4 MiB arrays: %s %lld bytes in %lld "
+		  "allocations (%s)", json_object_get_string(e2e_get(top, "type")),
+		  (long long)e2e_get_int(top, "bytes"), (long long)e2e_get_int(top, "allocations"),
+		  e2e_stack_str(top, buf, sizeof(buf)));
+	for (size_t i = 0; i < json_object_array_length(objects); i++) {
+		json_object *o = json_object_array_get_idx(objects, i);
+
+		if (is_planted(o)) {
+			planted += e2e_get_int(o, "samples");
+			allocs += e2e_get_int(o, "allocations");
+		}
+	}
+	cr_expect_gt(allocs, 10, "only %lld planted allocations seen", (long long)allocs);
+	cr_expect_geq(planted * 2, attributed, "planted site has %lld of %lld attributed samples",
+		      (long long)planted, (long long)attributed);
+	cr_expect(notes_have(report, "was attached while running: allocation and GC hooks "
+			     "installed"), "no attach note");
+	return report;
+}
+
+/* A 3 s attach to `java [flag] ... AttachFixture` started without any
+ * objscope flag, then java_check. */
+static json_object *java_planted(const char *name, const char *flag)
+{
+	char *profile = e2e_path(tmp, "j.data");
+	struct e2e_result res;
+	json_object *report;
+	pid_t pid;
+
+	if (!have_java())
+		cr_skip_test("needs java and " JAVA_CLASS " (make build/java/AttachFixture.class)");
+	pid = start_jvm(name, flag, "7", NULL, NULL);
+	usleep(500000); /* into the steady loop */
+	cr_assert_eq(attach(profile, "3", pid, &res), 0);
+	cr_assert_eq(res.status, 0, "attach exited %d: %s", res.status, res.err);
+	e2e_result_free(&res);
+	report = java_check(name, pid, profile);
+	free(profile);
+	return report;
+}
+
+/* Without -XX:+PreserveFramePointer the Java part of call paths is cut at
+ * the first JIT frame: the report says so. Objects born before the attach
+ * (makeSequential's, moved by System.gc()) appear with their class. */
+Test(e2e_attach, java_planted_site_ranks_first)
+{
+	json_object *report = java_planted("j", NULL), *objects = e2e_get(report, "objects");
+	bool before = false;
+
+	cr_expect(notes_have(report, "TRUNCATED at the first JIT-compiled frame"),
+		  "no note on truncated Java stacks");
+	for (size_t i = 0; i < json_object_array_length(objects); i++) {
+		json_object *o = json_object_array_get_idx(objects, i);
+
+		if (e2e_stack_has(o, "allocated before attach", 2) &&
+		    strcmp(json_object_get_string(e2e_get(o, "type")), "long[]") == 0)
+			before = true;
+	}
+	cr_expect(before, "no long[] context allocated before the attach");
+	json_object_put(report);
+}
+
+/* With -XX:+PreserveFramePointer (the user's own flag) the Java allocation
+ * path is complete and JIT frames are named from the perf map the JVM
+ * wrote on request (Compiler.perfmap); nothing is left in /tmp. */
+Test(e2e_attach, java_complete_stacks_with_preserve_frame_pointer)
+{
+	json_object *report = java_planted("f", "-XX:+PreserveFramePointer");
+	json_object *top = json_object_array_get_idx(e2e_get(report, "objects"), 0);
+	json_object *pids = e2e_get(e2e_get(report, "meta"), "pids");
+	char buf[2048], path[64];
+
+	cr_expect(e2e_stack_has(top, "AttachFixture.renewRandom", 2) ||
+		  e2e_stack_has(top, "AttachFixture.makeRandom", 2),
+		  "planted site not named: %s", e2e_stack_str(top, buf, sizeof(buf)));
+	cr_expect(e2e_stack_has(top, "AttachFixture.main", 4), "no caller: %s",
+		  e2e_stack_str(top, buf, sizeof(buf)));
+	cr_expect(notes_have(report, "complete (the JVM runs with -XX:+PreserveFramePointer)"),
+		  "no note on complete stacks");
+	cr_expect(notes_have(report, "Compiler.perfmap"), "no perf map from the JVM");
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map",
+		 json_object_get_int(json_object_array_get_idx(pids, 0)));
+	cr_expect(access(path, F_OK) != 0, "%s was left behind", path);
+	json_object_put(report);
+}
+
+/* Threads of a JVM other than those it starts and stops by itself (JIT
+ * compiler threads) or starts on the first attach request, like after any
+ * jcmd (the Attach Listener). */
+static int jvm_threads(pid_t pid)
+{
+	static const char *const dynamic[] = { "C1 CompilerThre", "C2 CompilerThre",
+					       "Attach Listener" };
+	char path[320], name[32];
+	struct dirent *de;
+	DIR *d;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	cr_assert_not_null(d);
+	while ((de = readdir(d))) {
+		bool dyn = false;
+		FILE *f;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/comm", (int)pid, de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		name[0] = 0;
+		if (!fgets(name, sizeof(name), f))
+			name[0] = 0;
+		fclose(f);
+		for (size_t i = 0; i < sizeof(dynamic) / sizeof(*dynamic); i++)
+			dyn |= strncmp(name, dynamic[i], strlen(dynamic[i])) == 0;
+		n += !dyn;
+	}
+	closedir(d);
+	return n;
+}
+
+/* File-backed mappings (the JVM's heap commits split anonymous ones). */
+static int file_maps(pid_t pid)
+{
+	char path[64], line[1024];
+	FILE *f;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "r");
+	cr_assert_not_null(f);
+	while (fgets(line, sizeof(line), f))
+		n += strchr(line, '/') != NULL;
+	fclose(f);
+	return n;
+}
+
+/* 20 attach/detach cycles on one JVM under load: no crash, correct output
+ * at the end, and after the first cycle the threads, fds and file mappings
+ * stay as they are (the first one leaves the libraries, libunwind's pipe
+ * and the JVM's own attach listener socket). */
+Test(e2e_attach, java_twenty_attaches_leave_nothing_growing, .timeout = 300)
+{
+	char *profile = e2e_path(tmp, "r.data"), *stop = e2e_path(tmp, "stop");
+	int th0, th1 = 0, th2, fd1 = 0, fd2, fm1 = 0, fm2, fd0;
+	struct e2e_result res;
+	char spid[16];
+	pid_t pid;
+	FILE *f;
+
+	if (!have_java())
+		cr_skip_test("needs java and " JAVA_CLASS);
+	pid = start_jvm("r", NULL, "240", "0", stop);
+	usleep(1000000); /* GC and compiler threads started */
+	th0 = jvm_threads(pid);
+	fd0 = count_dir(pid, "fd");
+	snprintf(spid, sizeof(spid), "%d", (int)pid);
+	for (int i = 0; i < 20; i++) {
+		/* default (DWARF) access paths: this loop once crashed the
+		 * collector's unwinder (a wrapping bounds check in
+		 * attacher/unwind.c cb_memory_read) */
+		const char *argv[] = { E2E_OBJSCOPE, "attach", "-q", "-d", "0.2", "-o", profile,
+				       spid, NULL };
+
+		cr_assert_eq(e2e_run(tmp, argv, NULL, &res), 0);
+		cr_assert_eq(res.status, 0, "attach %d exited %d: %s", i + 1, res.status, res.err);
+		e2e_result_free(&res);
+		cr_assert_eq(kill(pid, 0), 0, "the JVM died at attach %d: %s", i + 1,
+			     slurp("r", "out"));
+		if (i == 0) {
+			th1 = jvm_threads(pid);
+			fd1 = count_dir(pid, "fd");
+			fm1 = file_maps(pid);
+		}
+	}
+	th2 = jvm_threads(pid);
+	fd2 = count_dir(pid, "fd");
+	fm2 = file_maps(pid);
+	f = fopen(stop, "w");
+	cr_assert_not_null(f);
+	fclose(f);
+	cr_assert_eq(wait_exit(pid), 0, "JVM failed: %s %s", slurp("r", "out"), slurp("r", "err"));
+	cr_expect_str_eq(slurp("r", "out"), JAVA_OK, "JVM output changed");
+	cr_expect_eq(th1, th0, "threads %d -> %d after the first attach", th0, th1);
+	cr_expect_eq(th2, th0, "threads %d -> %d after 20 attaches", th0, th2);
+	cr_expect_eq(fd2, fd1, "fds grew after the first attach: %d -> %d", fd1, fd2);
+	cr_expect_leq(fd1 - fd0, 3, "the first attach left %d fds", fd1 - fd0);
+	cr_expect_eq(fm2, fm1, "file mappings grew after the first attach: %d -> %d", fm1, fm2);
+	free(stop);
+	free(profile);
+}
+
+/* A JVM in new PID and mount namespaces (as a container runtime makes
+ * them), attached from a sidecar: a process that shares its PID namespace
+ * (nsenter -p) and has its own mount namespace with a /proc of that PID
+ * namespace, and knows the JVM by its namespace PID. The library is copied
+ * into the JVM's /tmp, the attach socket and perf map are the JVM's own. */
+Test(e2e_attach, java_sidecar_in_shared_pid_namespace)
+{
+	char cp[PATH_MAX], obj[PATH_MAX], line[256], spid[16], sns[16];
+	char *profile = e2e_path(tmp, "s.data");
+	const char *argv[] = { "/usr/bin/unshare", "--pid", "--mount", "--fork", "--mount-proc",
+			       "/usr/bin/java", "-cp", cp, "AttachFixture", "7", NULL };
+	const char *side[] = { "/usr/bin/nsenter", "-t", spid, "-p", "--", "/usr/bin/unshare",
+			       "--mount", "--mount-proc", "--", obj, "attach", "-q", "-d", "3",
+			       "-o", profile, sns, NULL };
+	struct e2e_result res;
+	json_object *report;
+	pid_t wrapper, pid = 0, ns = 0;
+	FILE *f;
+
+	if (!have_java())
+		cr_skip_test("needs java and " JAVA_CLASS);
+	if (geteuid() != 0 || access(argv[0], X_OK) != 0 || access(side[0], X_OK) != 0)
+		cr_skip_test("needs root, unshare and nsenter");
+	cr_assert_not_null(realpath("build/java", cp));
+	cr_assert_not_null(realpath(E2E_OBJSCOPE, obj));
+	wrapper = spawn_in("s", argv, true);
+	for (int i = 0; i < 3000 && !strstr(slurp("s", "out"), "ready"); i++)
+		usleep(10000);
+	cr_assert(strstr(slurp("s", "out"), "ready"), "JVM did not start: %s", slurp("s", "err"));
+	snprintf(line, sizeof(line), "/proc/%d/task/%d/children", (int)wrapper, (int)wrapper);
+	f = fopen(line, "r");
+	cr_assert_not_null(f, "cannot read %s", line);
+	cr_assert_eq(fscanf(f, "%d", &pid), 1, "unshare has no child");
+	fclose(f);
+	snprintf(line, sizeof(line), "/proc/%d/status", (int)pid);
+	f = fopen(line, "r");
+	cr_assert_not_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, "NSpid:", 6) == 0)
+			for (char *p = line + 6, *end;; p = end) {
+				long v = strtol(p, &end, 10);
+
+				if (end == p)
+					break;
+				ns = (pid_t)v;
+			}
+	fclose(f);
+	cr_assert(ns > 0 && ns != pid, "the JVM is not in its own PID namespace (%d)", (int)ns);
+	snprintf(spid, sizeof(spid), "%d", (int)pid);
+	snprintf(sns, sizeof(sns), "%d", (int)ns);
+	usleep(500000);
+	cr_assert_eq(e2e_run(tmp, side, NULL, &res), 0);
+	cr_assert_eq(res.status, 0, "sidecar attach exited %d: %s", res.status, res.err);
+	e2e_result_free(&res);
+	report = java_check("s", wrapper, profile);
+	json_object_put(report);
 	free(profile);
 }

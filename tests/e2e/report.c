@@ -1,10 +1,15 @@
-/* report.c - end-to-end tests of `objscope report` on damaged input. */
+/* report.c - end-to-end tests of `objscope report` on damaged input and on
+ * an output disk that is full. */
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/profile.h"
 #include "tests/e2e/helpers.h"
 
 static char *tmp;
@@ -64,4 +69,81 @@ Test(e2e_report, not_a_profile)
 		     res.err);
 	e2e_result_free(&res);
 	free(path);
+}
+
+/* A profile of `n` contexts with 3-frame stacks, written to `path`. */
+static void write_synthetic(const char *path, uint32_t n)
+{
+	struct os_profile *p = os_profile_new();
+	char name[64], err[256];
+
+	cr_assert_not_null(p);
+	p->c.samples_total = p->c.samples_attributed = n;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t f[3];
+
+		for (uint32_t j = 0; j < 3; j++) {
+			struct os_frame fr = { .kind = OS_FRAME_NATIVE, .addr = i * 3 + j };
+
+			snprintf(name, sizeof(name), "function_%u_%u", i, j);
+			fr.name = os_profile_string(p, name);
+			f[j] = os_profile_frame(p, &fr);
+		}
+		os_profile_add_context(p, &(struct os_context){
+			.type = OS_NONE, .stack = os_profile_stack(p, f, 3), .allocations = 1,
+			.bytes = 4096, .samples = 1 });
+	}
+	cr_assert_eq(os_profile_write(p, path, err, sizeof(err)), 0, "%s", err);
+	os_profile_free(p);
+}
+
+/* -o on a full disk: every format fails with one line naming the error, and
+ * leaves neither OUT nor OUT.tmp. Needs permission to mount a tmpfs. */
+Test(e2e_report, full_disk_leaves_no_output)
+{
+	static const char *const formats[] = { "json", "text", "html", "collapsed", "pprof" };
+	char *mnt = e2e_path(tmp, "mnt"), *profile = e2e_path(tmp, "in.data"), *fill, *out, *otmp;
+	static char block[4096];
+	int fd;
+
+	write_synthetic(profile, 2000);
+	cr_assert_eq(mkdir(mnt, 0755), 0);
+	if (mount("tmpfs", mnt, "tmpfs", 0, "size=64k") != 0) {
+		int e = errno;
+
+		cr_skip_test("cannot mount a tmpfs to fill (%s): needs root/CAP_SYS_ADMIN",
+			     strerror(e));
+	}
+	fill = e2e_path(mnt, "fill");
+	out = e2e_path(mnt, "report.out");
+	cr_assert(asprintf(&otmp, "%s.tmp", out) > 0);
+	fd = open(fill, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	cr_assert_geq(fd, 0);
+	while (write(fd, block, sizeof(block)) > 0)
+		;
+	close(fd);
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+		const char *argv[] = { E2E_OBJSCOPE, "report", "--format", formats[i], "-o", out,
+				       profile, NULL };
+		struct e2e_result res;
+
+		cr_assert_eq(e2e_run(tmp, argv, NULL, &res), 0);
+		cr_expect(!res.signaled, "report --format %s crashed (signal %d)", formats[i],
+			  res.status - 128);
+		cr_expect_eq(res.status, 1, "report --format %s exited %d on a full disk",
+			     formats[i], res.status);
+		cr_expect(strstr(res.err, "No space left on device") != NULL, "%s: stderr:\n%s",
+			  formats[i], res.err);
+		cr_expect_eq(e2e_count_lines(res.err, res.err_len), 1, "%s: stderr:\n%s",
+			     formats[i], res.err);
+		cr_expect(access(out, F_OK) < 0, "%s: %s left on a full disk", formats[i], out);
+		cr_expect(access(otmp, F_OK) < 0, "%s: %s left on a full disk", formats[i], otmp);
+		e2e_result_free(&res);
+	}
+	umount2(mnt, MNT_DETACH);
+	free(mnt);
+	free(profile);
+	free(fill);
+	free(out);
+	free(otmp);
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -74,8 +75,10 @@ static struct os_profile *build_full(void)
 
 	ctx = os_profile_add_context(p, &(struct os_context){
 		.type = os_profile_string(p, "double[]"), .stack = s_alloc, .allocations = 10,
-		.bytes = 8000, .samples = 70, .metrics = { 1, 2, 3 } });
+		.bytes = 8000, .samples = 70, .metrics = { 1, 2, 3 },
+		.replica = { 90, 10, 12, 5, 1, 64, 40, 8 } });
 	cr_assert_eq(ctx, 0);
+	p->analyses |= OS_AN_REPLICAS;
 	cr_assert_eq(os_profile_add_context(p, &(struct os_context){
 		.type = OS_NONE, .stack = s_alloc2, .allocations = 5, .bytes = 5000,
 		.samples = 30, .metrics = { 4, 5, 6 } }), 1);
@@ -132,6 +135,7 @@ static void assert_profiles_eq(const struct os_profile *a, const struct os_profi
 	if (a->nthreads)
 		cr_assert_arr_eq(a->threads, b->threads, a->nthreads * sizeof(*a->threads));
 	cr_assert_arr_eq(&a->c, &b->c, sizeof(a->c));
+	cr_assert_eq(a->analyses, b->analyses);
 	assert_ids_eq(a->meta.argc, a->meta.argv, b->meta.argc, b->meta.argv);
 	assert_ids_eq(a->meta.npids, a->meta.pids, b->meta.npids, b->meta.pids);
 	assert_ids_eq(a->meta.nnotes, a->meta.notes, b->meta.nnotes, b->meta.notes);
@@ -468,6 +472,62 @@ Test(profile, unknown_sections_are_skipped)
 	free(buf);
 }
 
+/* The REPLICAS section is optional: without it the analysis did not run;
+ * with it, every record names an existing context. */
+Test(profile, replicas_section_optional_and_checked)
+{
+	struct os_profile *p = build_full(), *q;
+	char err[256] = "";
+	size_t len, off;
+	uint8_t *buf;
+
+	p->analyses = 0;
+	cr_assert_eq(os_profile_write(p, tmp_path("norep.data"), err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(os_profile_read(tmp_path("norep.data"), &q, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(q->analyses & OS_AN_REPLICAS, 0);
+	cr_assert_eq(q->contexts[0].replica.equivalent, 0, "counts without the section");
+	os_profile_free(q);
+	os_profile_free(p);
+
+	buf = full_bytes(&len);
+	cr_assert_eq(os_profile_read_mem(buf, len, &q, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(q->analyses, OS_AN_REPLICAS);
+	cr_assert_eq(q->contexts[0].replica.full_differ_match, 1);
+	cr_assert_eq(q->contexts[0].replica.exact_objects, 64);
+	os_profile_free(q);
+	off = find_section(buf, len, OS_SEC_REPLICAS);
+	cr_assert_eq(le32_get(buf + off), 1, "only contexts with counts are written");
+	/* a writer that knew only the first 7 counts (record of 60 bytes):
+	 * the 8th reads as 0, the others as written */
+	{
+		size_t rec = le32_get(buf + off + 4), cut = rec - 60;
+		uint8_t *b2 = malloc(len);
+		uint64_t slen;
+
+		cr_assert_eq(rec, 68);
+		memcpy(b2, buf, off + 8 + 60);
+		memcpy(b2 + off + 8 + 60, buf + off + 8 + rec, len - (off + 8 + rec));
+		le32_put(b2 + off + 4, 60);
+		slen = le32_get(b2 + off - 8) - cut;
+		le32_put(b2 + off - 8, (uint32_t)slen);
+		reseal(b2, len - cut);
+		cr_assert_eq(os_profile_read_mem(b2, len - cut, &q, err, sizeof(err)), 0, "%s", err);
+		cr_assert_eq(q->contexts[0].replica.exact_twins, 40);
+		cr_assert_eq(q->contexts[0].replica.full_match, 0);
+		os_profile_free(q);
+		/* shorter than the 7 counts: rejected */
+		le32_put(b2 + off + 4, 52);
+		reseal(b2, len - cut);
+		cr_assert_eq(os_profile_read_mem(b2, len - cut, &q, err, sizeof(err)), -EPROTO);
+		free(b2);
+	}
+	le32_put(buf + off + 8, 7); /* context 7 does not exist */
+	reseal(buf, len);
+	cr_assert_eq(os_profile_read_mem(buf, len, &q, err, sizeof(err)), -EPROTO);
+	cr_assert(strstr(err, "REPLICAS") != NULL, "%s", err);
+	free(buf);
+}
+
 Test(profile, write_failure_leaves_no_file)
 {
 	struct os_profile *p = build_full();
@@ -492,6 +552,47 @@ Test(profile, write_failure_leaves_no_file)
 	os_profile_free(p);
 }
 
+/* -o /dev/null or a FIFO: the profile goes into it, and the path stays what
+ * it was (a rename of FILE.tmp over it would replace the device or pipe). */
+Test(profile, non_regular_output_is_written_in_place)
+{
+	struct os_profile *p = build_full();
+	const char *fifo = tmp_path("pipe");
+	char err[256] = "";
+	struct stat st;
+	int fds[2];
+	pid_t child;
+
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	cr_assert_eq(pipe(fds), 0);
+	child = fork();
+	cr_assert_geq(child, 0);
+	if (child == 0) { /* reader: counts the bytes and reports them */
+		char buf[4096];
+		long total = 0;
+		ssize_t n;
+		int fd = open(fifo, O_RDONLY);
+
+		while (fd >= 0 && (n = read(fd, buf, sizeof(buf))) > 0)
+			total += n;
+		if (write(fds[1], &total, sizeof(total)) != sizeof(total))
+			_exit(2);
+		_exit(0);
+	}
+	close(fds[1]);
+	cr_assert_eq(os_profile_write(p, fifo, err, sizeof(err)), 0, "%s", err);
+	long got = 0;
+	cr_assert_eq(read(fds[0], &got, sizeof(got)), (ssize_t)sizeof(got));
+	close(fds[0]);
+	waitpid(child, NULL, 0);
+	cr_assert_gt(got, 64, "the reader got %ld bytes", got);
+	cr_assert_eq(lstat(fifo, &st), 0);
+	cr_assert(S_ISFIFO(st.st_mode), "the FIFO was replaced");
+	cr_assert_neq(stat(tmp_path("pipe.tmp"), &st), 0);
+	cr_assert_lt(os_profile_write(p, "/tmp", err, sizeof(err)), 0);
+	os_profile_free(p);
+}
+
 Test(profile, merge_twice_doubles_counts)
 {
 	struct os_profile *p = build_full(), *m = os_profile_new();
@@ -508,7 +609,12 @@ Test(profile, merge_twice_doubles_counts)
 		cr_assert_eq(m->contexts[i].allocations, 2 * p->contexts[i].allocations);
 		cr_assert_eq(m->contexts[i].metrics[OS_M_REMOTE],
 			     2 * p->contexts[i].metrics[OS_M_REMOTE]);
+		cr_assert_eq(m->contexts[i].replica.equivalent,
+			     2 * p->contexts[i].replica.equivalent);
+		cr_assert_eq(m->contexts[i].replica.exact_twins,
+			     2 * p->contexts[i].replica.exact_twins);
 	}
+	cr_assert_eq(m->analyses, OS_AN_REPLICAS);
 	for (i = 0; i < p->naccesses; i++)
 		cr_assert_eq(m->accesses[i].samples, 2 * p->accesses[i].samples);
 	for (i = 0; i < p->nthreads; i++)

@@ -3,7 +3,9 @@
  * rewrite tests/golden/report_small.txt from the current output. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <json-c/json.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +13,9 @@
 #include <unistd.h>
 
 #include "common/profile.h"
+#include "report/fmt_json.h"
 #include "report/report.h"
+#include "report/view.h"
 #include "tests/unit/unit_helpers.h"
 
 #define GOLDEN "tests/golden/report_small.txt"
@@ -438,4 +442,319 @@ Test(report, default_input_is_objscope_data)
 	cr_assert_eq(iget(get(root, "meta"), "samples_attributed"), 500);
 	json_object_put(root);
 	cr_assert_eq(chdir(cwd), 0);
+}
+
+/* ---- the streamed JSON: strict validity, exact strings and numbers ---- */
+
+/* Strings that exercise every escaping rule; all valid UTF-8. */
+static const char *const tricky[] = {
+	"quote \" and backslash \\ and slash /",
+	"ctl \x01\x02\x1f del \x7f tab\t nl\n cr\r bs\b ff\f",
+	"utf8 \xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x98\x80 U+FFFF \xef\xbf\xbf",
+	"</script><!-- \\u0041 {\"k\": [1, 2]}",
+	"",
+};
+#define NTRICKY (sizeof(tricky) / sizeof(tricky[0]))
+
+/* Renders p as JSON into memory (html_safe as asked); the caller frees. */
+static char *render_mem(const struct os_profile *p, bool html_safe, size_t *len)
+{
+	struct report_opts o = { .format = "json" };
+	struct report_view v;
+	char *buf = NULL;
+	FILE *mem = open_memstream(&buf, len);
+
+	cr_assert_not_null(mem);
+	cr_assert_eq(report_view_build(&v, p), 0);
+	if (html_safe)
+		cr_assert_eq(report_json_write(&v, &o, mem, true), 0);
+	else
+		cr_assert_eq(report_render_json(&v, &o, mem), 0);
+	cr_assert_eq(fclose(mem), 0);
+	report_view_free(&v);
+	return buf;
+}
+
+/* Strict RFC 8259 parse with UTF-8 validation: the whole text, one value. */
+static json_object *parse_strict(const char *text, size_t len)
+{
+	struct json_tokener *tok = json_tokener_new();
+	json_object *root;
+
+	cr_assert_not_null(tok);
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+	root = json_tokener_parse_ex(tok, text, (int)len);
+	cr_assert_not_null(root, "invalid JSON: %s at offset %zu",
+			   json_tokener_error_desc(json_tokener_get_error(tok)),
+			   json_tokener_get_parse_end(tok));
+	cr_assert(json_tokener_get_parse_end(tok) + 1 >= len, "trailing text after the JSON value");
+	json_tokener_free(tok);
+	return root;
+}
+
+/* A profile whose every kind of string is one of `tricky`, plus a bad byte. */
+static struct os_profile *build_tricky(void)
+{
+	struct os_profile *p = os_profile_new();
+	uint32_t f[NTRICKY], s, c;
+	size_t i;
+
+	os_profile_set_argv(p, (int)NTRICKY, (char **)tricky);
+	os_profile_add_note(p, "bad byte \xff here, cut sequence \xe6\x97 end, overlong \xc0\xaf");
+	p->meta.sampler = os_profile_string(p, tricky[0]);
+	p->meta.duration_s = 0.1 + 0.2; /* 0.30000000000000004: needs 17 digits */
+	p->c.samples_attributed = 3;
+	p->c.lost = UINT64_MAX; /* beyond int64: printed exactly all the same */
+	for (i = 0; i < NTRICKY; i++)
+		f[i] = ut_frame(p, OS_FRAME_SYNTHETIC, tricky[i][0] ? tricky[i] : "empty", NULL,
+				NULL, 0, 0);
+	s = os_profile_stack(p, f, NTRICKY);
+	c = os_profile_add_context(p, &(struct os_context){ .type = os_profile_string(p, tricky[3]),
+							    .stack = s, .allocations = 7,
+							    .samples = 1 });
+	os_profile_add_access(p, &(struct os_access){ .context = c, .stack = s, .samples = 1 });
+	thread(p, OS_THR_NATIVE, tricky[1], 4243, 1);
+	return p;
+}
+
+static void check_tricky(json_object *root)
+{
+	json_object *meta = get(root, "meta"), *o, *st;
+	const char *note;
+	size_t i;
+
+	assert_strings(get(meta, "command"), tricky, NTRICKY);
+	cr_assert_str_eq(sget(meta, "sampler"), tricky[0]);
+	cr_assert(json_object_get_double(get(meta, "duration_s")) == 0.1 + 0.2,
+		  "duration_s not exact: %.17g", json_object_get_double(get(meta, "duration_s")));
+	cr_assert_eq(json_object_get_uint64(get(meta, "lost")), UINT64_MAX);
+	note = json_object_get_string(json_object_array_get_idx(get(meta, "notes"), 0));
+	cr_assert_str_eq(note, "bad byte \xef\xbf\xbd here, cut sequence \xef\xbf\xbd\xef\xbf\xbd"
+			       " end, overlong \xef\xbf\xbd\xef\xbf\xbd");
+	o = json_object_array_get_idx(get(root, "objects"), 0);
+	cr_assert_str_eq(sget(o, "type"), tricky[3]);
+	st = get(o, "alloc_stack");
+	cr_assert_eq(json_object_array_length(st), NTRICKY);
+	for (i = 0; i + 1 < NTRICKY; i++)
+		cr_assert_str_eq(json_object_get_string(json_object_array_get_idx(st, i)),
+				 tricky[i]);
+	cr_assert_float_eq(json_object_get_double(get(o, "share")), 1.0 / 3, 1e-15);
+	cr_assert(json_object_is_type(get(o, "share"), json_type_double));
+	cr_assert_str_eq(sget(json_object_array_get_idx(get(root, "threads"), 0), "name"),
+			 tricky[1]);
+}
+
+Test(report, json_escaping_is_exact)
+{
+	struct os_profile *p = build_tricky();
+	size_t len, i;
+	char *text = render_mem(p, false, &len);
+	json_object *root;
+
+	cr_assert_gt(len, 0);
+	cr_assert_eq(text[len - 1], '\n');
+	for (i = 0; i < len; i++)
+		cr_assert((unsigned char)text[i] >= 0x20 || text[i] == '\n',
+			  "raw control character 0x%02x at %zu", text[i], i);
+	cr_assert(strstr(text, "\\u0001\\u0002\\u001f") != NULL);
+	root = parse_strict(text, len);
+	check_tricky(root);
+	json_object_put(root);
+	free(text);
+
+	/* html_safe: the same document without a single '<'. */
+	text = render_mem(p, true, &len);
+	cr_assert_null(memchr(text, '<', len), "'<' left in the html-safe JSON");
+	root = parse_strict(text, len);
+	check_tricky(root);
+	json_object_put(root);
+	free(text);
+	os_profile_free(p);
+}
+
+/* The replica field: null without --replicas, else the figures of
+ * replica_math.h, each null when it cannot be computed. */
+Test(report, json_replica_field)
+{
+	struct os_profile *p = build_small();
+	json_object *root, *objs, *r;
+	double theta = 9.0 / 10, alpha = 1.0 / 4, q = (theta - alpha) / (1 - alpha), x1 = 100 - 1;
+	double gamma = 1 / (2 * x1) + sqrt(1 / (4 * x1 * x1) + q);
+	size_t len, i;
+	char *text;
+
+	text = render_mem(p, false, &len);
+	root = parse_strict(text, len);
+	objs = get(root, "objects");
+	for (i = 0; i < json_object_array_length(objs); i++)
+		cr_assert_null(get(json_object_array_get_idx(objs, i), "replica"));
+	json_object_put(root);
+	free(text);
+
+	/* Rank 1 is the double[] context (100 allocations): everything measured;
+	 * rank 2 (150 allocations): comparisons only; the others: nothing. */
+	p->analyses |= OS_AN_REPLICAS;
+	for (i = 0; i < p->ncontexts; i++) {
+		if (p->contexts[i].allocations == 100)
+			p->contexts[i].replica = (struct os_replica){
+				.equivalent = 9, .different = 1, .full_checks = 6,
+				.full_differ = 4, .full_differ_match = 1, .exact_objects = 8,
+				.exact_twins = 3 };
+		if (p->contexts[i].allocations == 150)
+			p->contexts[i].replica = (struct os_replica){ .equivalent = 1,
+								      .different = 2 };
+	}
+	text = render_mem(p, false, &len);
+	root = parse_strict(text, len);
+	objs = get(root, "objects");
+
+	r = get(json_object_array_get_idx(objs, 0), "replica");
+	cr_assert(json_object_is_type(r, json_type_object));
+	cr_assert(json_object_get_double(get(r, "theta")) == theta);
+	cr_assert(json_object_get_double(get(r, "alpha")) == alpha);
+	cr_assert(json_object_get_double(get(r, "omega")) == theta - alpha);
+	cr_assert(json_object_get_double(get(r, "gamma")) == gamma, "gamma %.17g, want %.17g",
+		  json_object_get_double(get(r, "gamma")), gamma);
+	cr_assert(json_object_get_double(get(r, "exact")) == 3.0 / 8);
+	cr_assert_eq(iget(r, "comparisons"), 10);
+	cr_assert_eq(iget(r, "alpha_checks"), 4);
+	cr_assert_eq(iget(r, "exact_objects"), 8);
+
+	r = get(json_object_array_get_idx(objs, 1), "replica");
+	cr_assert(json_object_get_double(get(r, "theta")) == 1.0 / 3);
+	cr_assert_null(get(r, "alpha"));
+	cr_assert(json_object_get_double(get(r, "omega")) == 1.0 / 3);
+	cr_assert(json_object_is_type(get(r, "gamma"), json_type_double));
+	cr_assert_null(get(r, "exact"));
+	cr_assert_eq(iget(r, "comparisons"), 3);
+	cr_assert_eq(iget(r, "alpha_checks"), 0);
+
+	for (i = 2; i < 4; i++) {
+		r = get(json_object_array_get_idx(objs, i), "replica");
+		cr_assert(json_object_is_type(r, json_type_object));
+		cr_assert_null(get(r, "theta"));
+		cr_assert_null(get(r, "alpha"));
+		cr_assert_null(get(r, "omega"));
+		cr_assert_null(get(r, "gamma"));
+		cr_assert_null(get(r, "exact"));
+		cr_assert_eq(iget(r, "comparisons"), 0);
+		cr_assert_eq(iget(r, "exact_objects"), 0);
+	}
+	json_object_put(root);
+	free(text);
+	os_profile_free(p);
+}
+
+/* A full disk: the writer stops and says so; nothing claims success. */
+Test(report, json_write_error_is_returned)
+{
+	struct os_profile *p = build_small();
+	struct report_opts o = { .format = "json" };
+	struct report_view v;
+	FILE *full = fopen("/dev/full", "w");
+
+	if (!full)
+		cr_skip_test("no /dev/full here");
+	cr_assert_eq(report_view_build(&v, p), 0);
+	cr_assert_eq(report_json_write(&v, &o, full, false), -ENOSPC);
+	cr_assert_eq(report_render_json(&v, &o, full), 0, "write errors are left to the caller");
+	cr_assert(ferror(full));
+	fclose(full);
+	report_view_free(&v);
+	os_profile_free(p);
+}
+
+/* -o naming something that is not a regular file (/dev/null, a FIFO) is
+ * written directly: a file renamed over it would replace it (a bench run
+ * with -o /dev/null once turned /dev/null into a regular file). */
+Test(report, output_to_a_fifo_keeps_the_fifo)
+{
+	char *fifo = rpath("fifo"), buf[65536];
+	json_object *root;
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	write_profile(build_small(), rpath("small.data"));
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	fd = open(fifo, O_RDONLY | O_NONBLOCK); /* the report (< 64 KiB) fits the pipe */
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(REPORT("--format", "json", "-o", fifo, rpath("small.data")), 0);
+	cr_assert_eq(lstat(fifo, &st), 0);
+	cr_assert(S_ISFIFO(st.st_mode), "the FIFO was replaced by a file");
+	cr_assert_neq(stat(rpath("fifo.tmp"), &st), 0, "a temporary file was made");
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	cr_assert_gt(n, 0, "nothing came through the FIFO");
+	buf[n] = 0;
+	root = parse_strict(buf, (size_t)n);
+	cr_assert_eq(iget(get(root, "meta"), "samples_total"), 1000);
+	json_object_put(root);
+}
+
+/* The text header shows a hostile command line quoted the way a shell reads
+ * it back: one line, no raw control or invalid bytes, and bash turns it into
+ * the same arguments again. */
+Test(report, text_command_line_is_escaped)
+{
+	static const char *const hostile[] = {
+		"prog", "two words", "it's", "line1\nline2", "tab\there\x01\x7f",
+		"bad\xff\xc3(", "quote'and\\back\r", "\x1b[31mred", "caf\xc3\xa9", "",
+		"csi\xc2\x9b", "a\xed\xa0\x80", "$HOME;`id`",
+	};
+	const size_t n = sizeof(hostile) / sizeof(hostile[0]);
+	const char *want = "# command:     prog 'two words' 'it'\\''s' $'line1\\nline2' "
+			   "$'tab\\there\\x01\\x7f' $'bad\\xff\\xc3(' $'quote\\'and\\\\back\\r' "
+			   "$'\\e[31mred' 'caf\xc3\xa9' '' $'csi\\xc2\\x9b' $'a\\xed\\xa0\\x80' "
+			   "'$HOME;`id`'\n";
+	struct os_profile *p = os_profile_new();
+	char *txt, *line, *end, *script, cmd[512];
+	const char *at;
+	size_t i, len;
+	FILE *f;
+	int st;
+
+	os_profile_set_argv(p, (int)n, (char **)hostile);
+	write_profile(p, rpath("hostile.data"));
+	cr_assert_eq(REPORT("-o", rpath("h.txt"), rpath("hostile.data")), 0);
+	txt = slurp_text(rpath("h.txt"));
+	line = strstr(txt, "# command:");
+	cr_assert_not_null(line, "%s", txt);
+	end = strchr(line, '\n');
+	cr_assert_not_null(end);
+	cr_assert_eq(strncmp(end + 1, "# pids:", 7), 0, "the command line was split:\n%s", txt);
+	for (at = line; at < end; at++)
+		cr_assert((unsigned char)*at >= 0x20 && *at != 0x7f,
+			  "raw control byte 0x%02x in the command line", (unsigned char)*at);
+	len = (size_t)(end - line) + 1;
+	cr_assert_eq(len, strlen(want), "got:\n%.*s", (int)len, line);
+	cr_assert_eq(memcmp(line, want, len), 0, "got:\n%.*swant:\n%s", (int)len, line, want);
+
+	/* Read back by bash: each argument, NUL-terminated, byte for byte. */
+	script = rpath("args.sh");
+	f = fopen(script, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "printf '%%s\\0' %.*s\n", (int)(end - line - 15), line + 15);
+	cr_assert_eq(fclose(f), 0);
+	snprintf(cmd, sizeof(cmd), "bash %s > %s 2>/dev/null", script, rpath("args.out"));
+	st = system(cmd);
+	if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) == 127)
+		cr_skip_test("no bash to read the command line back");
+	cr_assert_eq(WEXITSTATUS(st), 0, "bash could not read the command line back");
+	f = fopen(rpath("args.out"), "r");
+	cr_assert_not_null(f);
+	for (i = 0; i < n; i++) {
+		char arg[64];
+		size_t k = 0;
+		int c;
+
+		while ((c = fgetc(f)) != EOF && c && k < sizeof(arg) - 1)
+			arg[k++] = (char)c;
+		cr_assert_eq(c, 0, "argument %zu not read back", i);
+		arg[k] = 0;
+		cr_assert_str_eq(arg, hostile[i], "argument %zu read back differently", i);
+	}
+	cr_assert_eq(fgetc(f), EOF, "bash read more arguments than there were");
+	fclose(f);
+	free(txt);
 }
