@@ -179,7 +179,9 @@ void os_attrib_sample(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64_
 	if (a->rt && a->rt->ops->sample_addr)
 		addr = a->rt->ops->sample_addr(a->rt, asid, addr);
 	managed = a->rt && a->rt->ops->in_heap && a->rt->ops->in_heap(a->rt, asid, addr);
-	if (!os_iv_lookup(as->objects, addr, NULL, NULL, &ci)) {
+	if (!os_iv_lookup(as->objects, addr, NULL, NULL, &ci) &&
+	    (!managed || !a->heap_miss ||
+	     (ci = a->heap_miss(a->heap_miss_arg, as, addr)) == OS_NONE || ci >= a->nctx)) {
 		if (managed) {
 			a->c.samples_heap++;
 			a->c.samples_java_heap++;

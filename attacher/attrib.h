@@ -46,6 +46,11 @@ struct os_attrib {
 	uint32_t nacc, acccap;
 	struct os_counters c;
 	struct os_runtime *rt;     /* runtime adapter (HotSpot), NULL: native only */
+	/* A sample in a managed heap that no tracked object holds: the adapter
+	 * may find the object (reading the target) and add it to as->objects;
+	 * returns its context, or OS_NONE. NULL: not tried. */
+	uint32_t (*heap_miss)(void *arg, struct os_aspace *as, uint64_t addr);
+	void *heap_miss_arg;
 };
 
 int os_attrib_init(struct os_attrib *a, struct os_tasks *tasks);

@@ -9,6 +9,7 @@
 
 #include "attacher/collector.h"
 #include "attacher/hotspot_gc.h"
+#include "attacher/hotspot_scan.h"
 #include "common/hotspot_abi.h"
 #include "common/log.h"
 
@@ -27,6 +28,8 @@ struct hs_jvm {
 	uint64_t moves_lost;       /* moves the target could not deliver (GC_END addr) */
 	uint64_t checked;          /* collections after which survivors were checked */
 	uint64_t before;           /* objects first seen moved (attach: allocated before) */
+	struct os_hs_scan scan;    /* objects found at sampled addresses (attach mode) */
+	uint64_t scan_gc;          /* samples not looked up: a collection was running */
 };
 
 struct hotspot {
@@ -91,6 +94,7 @@ static struct hs_jvm *jvm_get(struct hotspot *h, struct os_aspace *as)
 	j->asid = as->id;
 	j->pid = as->pid;
 	os_hmap_init(&j->names);
+	os_hs_scan_init(&j->scan);
 	if (os_hmap_put(&h->asid2jvm, as->id, h->njvms) < 0) {
 		free(j);
 		return NULL;
@@ -104,6 +108,7 @@ static void jvm_free(struct hs_jvm *j)
 {
 	os_hs_vm_free(&j->vm);
 	os_hmap_destroy(&j->names);
+	os_hs_scan_destroy(&j->scan);
 	free(j->batch);
 	free(j);
 }
@@ -392,15 +397,32 @@ static uint64_t object_size(struct hotspot *h, struct hs_jvm *j, uint64_t oop, i
  * allocated (born before the attach, or not sampled at allocation) is added
  * at its new place with its class, when its header confirms the move's
  * size (a move of a region holding several objects does not). */
+static uint32_t before_ctx(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as,
+			   uint64_t klass)
+{
+	uint64_t frames[2];
+	uint32_t node, ci;
+
+	frames[0] = OS_HS_TAG_KLASS | (klass & OS_HS_WORD_MASK);
+	frames[1] = HS_WORD_BEFORE;
+	node = os_attrib_path(h->a, j->asid, frames, 2);
+	ci = node == OS_CCT_NONE ? OS_NONE : os_attrib_context(h->a, as->id, node);
+	if (ci == OS_NONE)
+		return OS_NONE;
+	name_klass(h, j, klass);
+	os_hmap_put(&h->node2klass, node, klass);
+	return ci;
+}
+
 static void add_before_attach(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as)
 {
-	uint64_t frames[2], one;
+	uint64_t one;
 	uint32_t added = 0;
 
 	for (size_t i = 0; i < j->nbatch && added < HS_BEFORE_MAX; i++) {
 		const struct os_hs_move *m = &j->batch[i];
 		uint64_t klass = 0, size = 0;
-		uint32_t node, ci;
+		uint32_t ci;
 
 		if (m->dst < j->info.heap_start || m->dst + m->bytes > j->info.heap_end ||
 		    os_hmap_get(&h->moved, m->dst, &one) ||
@@ -418,20 +440,54 @@ static void add_before_attach(struct hotspot *h, struct hs_jvm *j, struct os_asp
 		}
 		if (size != m->bytes)
 			continue;
-		frames[0] = OS_HS_TAG_KLASS | (klass & OS_HS_WORD_MASK);
-		frames[1] = HS_WORD_BEFORE;
-		node = os_attrib_path(h->a, j->asid, frames, 2);
-		ci = node == OS_CCT_NONE ? OS_NONE : os_attrib_context(h->a, as->id, node);
+		ci = before_ctx(h, j, as, klass);
 		if (ci == OS_NONE)
 			continue;
-		name_klass(h, j, klass);
-		os_hmap_put(&h->node2klass, node, klass);
 		h->a->ctx[ci].allocations++;
 		h->a->ctx[ci].bytes += m->bytes;
 		os_iv_insert(as->objects, m->dst, m->dst + m->bytes, ci);
 		j->before++;
 		added++;
 	}
+}
+
+static bool tracked(void *arg, uint64_t start, uint64_t end)
+{
+	struct os_aspace *as = arg;
+
+	return os_iv_lookup(as->objects, start, NULL, NULL, NULL) ||
+	       os_iv_lookup(as->objects, end - 1, NULL, NULL, NULL);
+}
+
+/* attrib.h heap_miss, attach mode: a sample in the Java heap that no
+ * tracked object holds; the object is looked for in the target's memory
+ * (hotspot_scan.h) and added with the before-attach context. */
+static uint32_t hs_heap_miss(void *arg, struct os_aspace *as, uint64_t addr)
+{
+	struct hotspot *h = arg;
+	struct hs_jvm *j = jvm_find(h, as->id);
+	struct os_hs_found f;
+	uint32_t total, ci;
+	bool active;
+
+	if (!h->att.on || !j || !j->vm_ok || !j->have_info ||
+	    (j->info.flags & (OS_JVM_F_ZGC | OS_JVM_F_CONCURRENT)))
+		return OS_NONE;
+	/* objects move while a collection runs: their headers say nothing */
+	if (os_hs_gc_state(&j->vm, &h->mem, j->pid, &total, &active) == 0 && active) {
+		j->scan_gc++;
+		return OS_NONE;
+	}
+	if (os_hs_scan_find(&j->scan, &j->vm, &h->mem, j->pid, j->info.heap_start,
+			    j->info.heap_end, addr, os_now_ns(), tracked, as, &f) != 1)
+		return OS_NONE;
+	ci = before_ctx(h, j, as, f.klass);
+	if (ci == OS_NONE)
+		return OS_NONE;
+	h->a->ctx[ci].allocations++;
+	h->a->ctx[ci].bytes += f.size;
+	os_iv_insert(as->objects, f.start, f.start + f.size, ci);
+	return ci;
 }
 
 static void gc_end(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as, uint64_t lost,
@@ -634,7 +690,7 @@ static int hs_thread_kind(struct os_runtime *rt, uint32_t pid, const char *name)
 static void hs_notes(struct os_runtime *rt, struct os_profile *p)
 {
 	struct hotspot *h = hs_of(rt);
-	char note[512];
+	char note[1024];
 
 	for (uint32_t i = 0; i < h->njvms; i++) {
 		struct hs_jvm *j = h->jvms[i];
@@ -677,11 +733,23 @@ static void hs_notes(struct os_runtime *rt, struct os_profile *p)
 			snprintf(note, sizeof(note),
 				 "HotSpot pid %u was attached while running: %s; %llu objects were "
 				 "first seen moved by a collection and are shown as \"" HS_BEFORE_NAME
-				 "\" with their class; JIT names %s; Java call paths are %s",
+				 "\" with their class, %llu more were found by reading the object "
+				 "header below a sampled Java-heap address (%llu heap lookups: %llu "
+				 "found, %llu not found, %llu candidate headers rejected, %llu "
+				 "skipped by the per-page negative cache or the %u/s cap, %llu "
+				 "during a collection; %.1f ms collector CPU); JIT names %s; Java "
+				 "call paths are %s",
 				 j->pid,
 				 h->att.hooks > 0 ? "allocation and GC hooks installed"
 						  : "allocation hooks NOT installed (only samples)",
 				 (unsigned long long)j->before,
+				 (unsigned long long)j->scan.found,
+				 (unsigned long long)j->scan.scans,
+				 (unsigned long long)j->scan.found,
+				 (unsigned long long)j->scan.not_found,
+				 (unsigned long long)j->scan.rejected,
+				 (unsigned long long)j->scan.skipped, j->scan.max_per_sec,
+				 (unsigned long long)j->scan_gc, j->scan.cpu_ns / 1e6,
 				 h->att.map[0] ? "from the perf map the JVM wrote on request "
 						 "(Compiler.perfmap)"
 					       : "unavailable (no perf map)",
@@ -703,6 +771,10 @@ static void hs_destroy(struct os_runtime *rt)
 	for (size_t it = 0; os_hmap_next(&h->blocks, &it, &ptr, &n);)
 		free((void *)(uintptr_t)ptr);
 	os_hmap_destroy(&h->blocks);
+	if (h->a && h->a->heap_miss_arg == h) {
+		h->a->heap_miss = NULL;
+		h->a->heap_miss_arg = NULL;
+	}
 	for (uint32_t i = 0; i < h->njvms; i++)
 		jvm_free(h->jvms[i]);
 	for (uint32_t i = 0; i < h->nstrs; i++)
@@ -748,6 +820,10 @@ struct os_runtime *os_hotspot_new(struct os_attrib *a, struct os_symbolizer *sym
 	os_hmap_init(&h->node2klass);
 	os_hmap_init(&h->moved);
 	os_hmap_init(&h->blocks);
+	if (a) {
+		a->heap_miss = hs_heap_miss;
+		a->heap_miss_arg = h;
+	}
 	return &h->rt;
 }
 

@@ -46,8 +46,10 @@ struct os_runtime *os_hotspot_new(struct os_attrib *a, struct os_symbolizer *sym
 				  const struct os_hs_mem *mem);
 
 /* Attach mode (cmd_attach.c), pid attached while running: objects seen
- * first when a collection moves them get an "allocated before attach"
- * context; map_path (may be NULL) is the perf map the JVM wrote on request,
+ * first when a collection moves them, or found by reading the header below
+ * a sampled Java-heap address no tracked object holds (hotspot_scan.h,
+ * through os_attrib.heap_miss), get an "allocated before attach" context;
+ * map_path (may be NULL) is the perf map the JVM wrote on request,
  * removed after reading when remove_map; preserve_fp (1, 0, -1 unknown)
  * and hooks (allocation/GC detours active) go into the report's notes.
  * May be called again to update. */

@@ -673,3 +673,89 @@ Test(e2e_attach, java_sidecar_in_shared_pid_namespace)
 	json_object_put(report);
 	free(profile);
 }
+
+/* ---- objects born before the attach (tests/java/PreAttachFixture.java) ---- */
+
+#define PRE_CLASS "build/java/PreAttachFixture.class"
+#define PRE_OK "ready\nok 8 64 40000\n"
+#define PRE_LARGE (8 * 131072 + 16) /* long[1 << 17] with its header */
+#define PRE_MEDIUM (8 * 4096 + 16)  /* long[1 << 12] */
+
+/* Sizes of before-attach long[] contexts: every object found is one of the
+ * fixture's arrays, read from its header (length and element size). */
+static bool pre_sizes_ok(int64_t allocs, int64_t bytes)
+{
+	for (int64_t nl = 0; nl <= 8 && nl <= allocs; nl++)
+		if (allocs - nl <= 64 && nl * PRE_LARGE + (allocs - nl) * PRE_MEDIUM == bytes)
+			return true;
+	return false;
+}
+
+/* A JVM that built its data before the attach and only reads it while
+ * attached, with a heap large enough that no collection runs: no
+ * allocation event and no GC move shows those objects, so they are found
+ * by reading the header below sampled Java-heap addresses. Most Java-heap
+ * samples go to before-attach contexts with the right classes and exact
+ * sizes. */
+Test(e2e_attach, java_objects_born_before_attach_found)
+{
+	char cp[PATH_MAX], msg[512];
+	char *profile = e2e_path(tmp, "p.data");
+	const char *argv[] = { "/usr/bin/java", "-Xms512m", "-Xmx512m", "-cp", cp,
+			       "PreAttachFixture", "6", NULL };
+	int64_t heap, before = 0, longs = 0, nodes = 0;
+	struct e2e_result res;
+	json_object *report, *meta, *objects;
+	pid_t pid;
+
+	if (access(PRE_CLASS, R_OK) != 0 || access("/usr/bin/java", X_OK) != 0)
+		cr_skip_test("needs java and " PRE_CLASS " (make " PRE_CLASS ")");
+	cr_assert_not_null(realpath("build/java", cp));
+	pid = spawn_in("p", argv, true);
+	for (int i = 0; i < 3000 && !strstr(slurp("p", "out"), "ready"); i++)
+		usleep(10000);
+	cr_assert(strstr(slurp("p", "out"), "ready"), "JVM did not start: %s", slurp("p", "err"));
+	usleep(300000);
+	cr_assert_eq(attach(profile, "3", pid, &res), 0);
+	cr_assert_eq(res.status, 0, "attach exited %d: %s", res.status, res.err);
+	e2e_result_free(&res);
+	cr_assert_eq(wait_exit(pid), 0, "JVM failed: %s %s", slurp("p", "out"), slurp("p", "err"));
+	cr_expect_str_eq(slurp("p", "out"), PRE_OK, "JVM output changed");
+	cr_expect_str_eq(slurp("p", "err"), "", "JVM wrote on stderr");
+	report = e2e_report_json(tmp, profile, msg, sizeof(msg));
+	cr_assert_not_null(report, "%s", msg);
+	meta = e2e_get(report, "meta");
+	cr_assert_eq(e2e_get_int(meta, "gc_count"), 0, "a collection ran during the attach");
+	heap = e2e_get_int(meta, "samples_java_heap");
+	cr_assert_gt(heap, 200, "too few Java-heap samples (%lld)", (long long)heap);
+	objects = e2e_get(report, "objects");
+	cr_assert_not_null(objects);
+	for (size_t i = 0; i < json_object_array_length(objects); i++) {
+		json_object *o = json_object_array_get_idx(objects, i);
+		const char *type = json_object_get_string(e2e_get(o, "type"));
+		int64_t s = e2e_get_int(o, "samples"), n = e2e_get_int(o, "allocations");
+		int64_t b = e2e_get_int(o, "bytes");
+
+		if (!e2e_stack_has(o, "allocated before attach", 2))
+			continue;
+		before += s;
+		if (strcmp(type, "long[]") == 0) {
+			longs += s;
+			cr_expect(pre_sizes_ok(n, b), "long[] found with sizes that are none of the "
+				  "fixture's: %lld objects, %lld bytes", (long long)n, (long long)b);
+		} else if (strcmp(type, "PreAttachFixture$Node") == 0) {
+			nodes += s;
+			cr_expect(n > 0 && b % n == 0 && b / n >= 32 && b / n <= 48,
+				  "Node found with sizes %lld bytes in %lld objects", (long long)b,
+				  (long long)n);
+		}
+	}
+	cr_expect_geq(before * 2, heap, "before-attach contexts have %lld of %lld Java-heap "
+		      "samples", (long long)before, (long long)heap);
+	cr_expect_gt(longs, 0, "no sample on a before-attach long[]");
+	cr_expect_gt(nodes, 0, "no sample on a before-attach PreAttachFixture$Node");
+	cr_expect(notes_have(report, "found by reading the object header"),
+		  "no note on objects found at sampled addresses");
+	json_object_put(report);
+	free(profile);
+}
