@@ -636,14 +636,19 @@ static int target_fate(pid_t pid, int pidfd, int *status)
 		struct os_pidfd_info info = { .mask = OS_PIDFD_INFO_EXIT };
 		int rc = -ESRCH;
 
-		if (ioctl_ok && ioctl(pidfd, OS_PIDFD_GET_INFO, &info) == 0 &&
-		    (info.mask & OS_PIDFD_INFO_EXIT)) {
-			*status = info.exit_code;
-			os_debug("attach: exit status of process %d read from its pidfd", (int)pid);
-			return 0;
+		if (ioctl_ok) {
+			int r = ioctl(pidfd, OS_PIDFD_GET_INFO, &info);
+
+			if (r == 0 && (info.mask & OS_PIDFD_INFO_EXIT)) {
+				*status = info.exit_code;
+				os_debug("attach: exit status of process %d read from its pidfd",
+					 (int)pid);
+				return 0;
+			}
+			/* errno only means something when the call failed */
+			if (r < 0 && (errno == ENOTTY || errno == EINVAL))
+				ioctl_ok = false; /* kernel without PIDFD_GET_INFO */
 		}
-		if (ioctl_ok && (errno == ENOTTY || errno == EINVAL))
-			ioctl_ok = false; /* kernel without PIDFD_GET_INFO */
 		if (pidfd >= 0)
 			rc = zombie_status(pid, pidfd, status);
 		if (rc == 0) {

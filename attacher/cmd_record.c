@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,10 +26,33 @@
 #include "common/log.h"
 
 static volatile sig_atomic_t stop_requested;
+static int stop_pipe[2] = { -1, -1 }; /* self-pipe: a stop signal wakes the poll */
+
+/* The loop's poll timeout: the collector's apply cadence (APPLY_EVERY_NS in
+ * collector.c). Perf rings still wake it at their watermark, the child's
+ * exit through its pidfd and stop signals through the self-pipe. Once samples
+ * were lost (perf buffer overflow, counted in c.lost) it falls back to the
+ * short timeout for the rest of the run, which leaves more of the buffers
+ * free when a round stalls: on a loaded 2-core machine javac runs lost
+ * 36-133 of ~16,000 samples with 20 ms where 5 ms mostly lost none.
+ * Without a pidfd (old kernel) exit is found by polling: short timeout then.
+ * --replicas keeps it short too: the ptrace route holds a hit thread stopped
+ * until the next round. */
+#define POLL_MS 20
+#define POLL_SHORT_MS 5
 
 static void on_stop_signal(int sig)
 {
+	int e = errno, fd = stop_pipe[1];
+	char b = 1;
+	ssize_t r;
+
 	stop_requested = sig;
+	if (fd >= 0) {
+		r = write(fd, &b, 1); /* full pipe: a wakeup is pending anyway */
+		(void)r;
+	}
+	errno = e;
 }
 
 static void child_exec(char **cmd, const char *lib, const char *shm, const char *java_mode,
@@ -77,11 +101,12 @@ int cmd_record(int argc, char **argv)
 	struct os_opts o;
 	struct os_collector c;
 	char lib[PATH_MAX], err[512] = "";
-	int idx, go[2] = { -1, -1 }, ep[2] = { -1, -1 }, status = 0, rc, e = 0;
+	int idx, go[2] = { -1, -1 }, ep[2] = { -1, -1 }, status = 0, rc, e = 0, pidfd = -1;
 	int ret = OS_EXIT_FAIL;
 	bool exited = false, written = false;
 	pid_t child = -1;
 	struct sigaction sa;
+	bool pressed = false; /* samples were lost: poll as often as before */
 	ssize_t n;
 
 	idx = os_opts_parse(&o, "record", argc, argv);
@@ -122,6 +147,9 @@ int cmd_record(int argc, char **argv)
 	close(ep[1]);
 	go[0] = ep[1] = -1;
 
+	if (pipe2(stop_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
+		stop_pipe[0] = stop_pipe[1] = -1; /* stop still works, within the timeout */
+	pidfd = (int)syscall(SYS_pidfd_open, child, 0);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop_signal;
 	sigemptyset(&sa.sa_mask);
@@ -148,15 +176,44 @@ int cmd_record(int argc, char **argv)
 	}
 
 	while (!exited) {
-		struct pollfd pfd[64];
-		int nfd = os_perf_nfds(c.perf) < 64 ? os_perf_nfds(c.perf) : 64;
-		pid_t w;
+		struct pollfd pfd[66];
+		/* once the profile is written the perf events are off and unread */
+		int nfd = written ? 0 : os_perf_nfds(c.perf) < 64 ? os_perf_nfds(c.perf) : 64;
+		int ipid = -1, istop = -1, ms = POLL_MS;
+		bool child_ready = true;
+		pid_t w = 0;
 
 		for (int i = 0; i < nfd; i++) {
 			pfd[i].fd = os_perf_fd(c.perf, i);
 			pfd[i].events = POLLIN;
 		}
-		poll(pfd, (nfds_t)nfd, 5);
+		if (pidfd >= 0) {
+			ipid = nfd++;
+			pfd[ipid].fd = pidfd;
+			pfd[ipid].events = POLLIN;
+			pfd[ipid].revents = 0;
+		} else {
+			ms = POLL_SHORT_MS;
+		}
+		if (stop_pipe[0] >= 0) {
+			istop = nfd++;
+			pfd[istop].fd = stop_pipe[0];
+			pfd[istop].events = POLLIN;
+			pfd[istop].revents = 0;
+		}
+		pressed = pressed || c.lost != 0;
+		if (o.replicas || pressed)
+			ms = POLL_SHORT_MS;
+		if (!stop_requested)
+			poll(pfd, (nfds_t)nfd, ms);
+		if (istop >= 0 && pfd[istop].revents) {
+			char buf[64];
+
+			while (read(stop_pipe[0], buf, sizeof(buf)) > 0)
+				;
+		}
+		if (ipid >= 0)
+			child_ready = pfd[ipid].revents != 0;
 		if (!written)
 			os_collector_round(&c, false);
 		if (!written)
@@ -165,7 +222,7 @@ int cmd_record(int argc, char **argv)
 		 * waitpid here would take their ptrace stops (watch.h) */
 		if (o.replicas)
 			w = watch_reap_child(child, &status) == 1 ? child : 0;
-		else
+		else if (child_ready) /* pidfd readable (or none): it may have exited */
 			w = waitpid(child, &status, WNOHANG);
 		if (w == child)
 			exited = true;
@@ -196,6 +253,15 @@ int cmd_record(int argc, char **argv)
 			ret = OS_EXIT_FAIL;
 	}
 out:
+	if (pidfd >= 0)
+		close(pidfd);
+	for (int i = 1; i >= 0; i--) { /* the handler stays: let it find no fd */
+		int fd = stop_pipe[i];
+
+		stop_pipe[i] = -1;
+		if (fd >= 0)
+			close(fd);
+	}
 	for (int i = 0; i < 2; i++) {
 		if (go[i] >= 0)
 			close(go[i]);

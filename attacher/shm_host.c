@@ -88,8 +88,9 @@ static void release_pages(struct os_slot *s, uint64_t off, uint64_t len, void *a
 uint64_t os_shm_host_drain(struct os_shm_host *h, os_ring_fn fn, void *arg)
 {
 	uint64_t n = 0;
+	uint32_t used = os_shm_slots_used(h->hdr); /* slots above were never claimed */
 
-	for (uint32_t i = 0; i < h->hdr->nslots; i++) {
+	for (uint32_t i = 0; i < used; i++) {
 		struct os_slot *s = os_shm_slot(h->hdr, i);
 		uint32_t st = atomic_load_explicit(&s->state, memory_order_acquire);
 
@@ -111,7 +112,9 @@ uint64_t os_shm_host_drain(struct os_shm_host *h, os_ring_fn fn, void *arg)
 
 void os_shm_host_thread_gone(struct os_shm_host *h, uint32_t pid, uint32_t tid)
 {
-	for (uint32_t i = 0; i < h->hdr->nslots; i++) {
+	uint32_t used = os_shm_slots_used(h->hdr);
+
+	for (uint32_t i = 0; i < used; i++) {
 		struct os_slot *s = os_shm_slot(h->hdr, i);
 		uint32_t st = OS_SLOT_ACTIVE;
 
@@ -123,7 +126,9 @@ void os_shm_host_thread_gone(struct os_shm_host *h, uint32_t pid, uint32_t tid)
 
 void os_shm_host_totals(const struct os_shm_host *h, struct os_slot_stats_total *t)
 {
+	uint32_t used = os_shm_slots_used(h->hdr);
+
 	*t = h->recycled;
-	for (uint32_t i = 0; i < h->hdr->nslots; i++)
+	for (uint32_t i = 0; i < used; i++)
 		add_stats(t, &os_shm_slot(h->hdr, i)->stats);
 }

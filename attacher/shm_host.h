@@ -28,7 +28,8 @@ struct os_shm_host {
 int os_shm_host_create(struct os_shm_host *h, uint32_t nslots, uint64_t ring_bytes,
 		       uint64_t min_size, uint32_t flags);
 void os_shm_host_destroy(struct os_shm_host *h);
-/* Drains every ring; returns the number of events handed to fn. */
+/* Drains every ring below the header's slots_hwm (the slots ever claimed);
+ * returns the number of events handed to fn. */
 uint64_t os_shm_host_drain(struct os_shm_host *h, os_ring_fn fn, void *arg);
 /* Marks slots of thread `tid` (or every thread of pid when tid == 0) as
  * exited; they are drained and recycled by the next drain. */

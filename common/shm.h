@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #define OS_SHM_MAGIC 0x314d48534a424f53ULL /* "SOBJSHM1" little endian */
-#define OS_SHM_VERSION 1
+#define OS_SHM_VERSION 2                      /* 2: slots_hwm */
 #define OS_SHM_ENV "OBJSCOPE_SHM"           /* path of the shm file */
 #define OS_MAX_FRAMES 128                    /* frames per allocation path */
 #define OS_DEFAULT_SLOTS 512
@@ -130,8 +130,14 @@ struct os_shm_header {
 	_Atomic uint64_t no_slot_events;/* events lost because no slot was free */
 	_Atomic uint32_t processes;     /* processes that mapped this shm */
 	uint32_t collector_pid;
-	uint8_t pad[4096 - 64];
+	/* High-water mark: no slot at index >= slots_hwm was ever claimed, so
+	 * the collector drains only [0, slots_hwm). Raised (never lowered) by
+	 * whoever makes a slot ACTIVE, before its first event: os_shm_note_slot */
+	_Atomic uint32_t slots_hwm;
+	uint32_t reserved;
+	uint8_t pad[4096 - 72];
 };
+_Static_assert(sizeof(struct os_shm_header) == 4096, "shm header is one page");
 #define OS_SHM_HDR 4096
 
 static inline size_t os_shm_size(uint32_t nslots, uint64_t ring_bytes)
@@ -143,6 +149,27 @@ static inline struct os_slot *os_shm_slot(struct os_shm_header *h, uint32_t i)
 {
 	return (struct os_slot *)((uint8_t *)h + OS_SHM_HDR +
 				  (size_t)i * (OS_SLOT_HDR + h->ring_bytes));
+}
+
+/* Raises h->slots_hwm to idx + 1 (atomic max: lock-free, allocation-free,
+ * async-signal-safe; shared by every process mapping h). */
+static inline void os_shm_note_slot(struct os_shm_header *h, uint32_t idx)
+{
+	uint32_t want = idx + 1;
+	uint32_t cur = atomic_load_explicit(&h->slots_hwm, memory_order_relaxed);
+
+	while (cur < want && !atomic_compare_exchange_weak_explicit(&h->slots_hwm, &cur, want,
+								    memory_order_release,
+								    memory_order_relaxed))
+		;
+}
+
+/* Slots the collector must visit: min(slots_hwm, nslots). */
+static inline uint32_t os_shm_slots_used(struct os_shm_header *h)
+{
+	uint32_t n = atomic_load_explicit(&h->slots_hwm, memory_order_acquire);
+
+	return n < h->nslots ? n : h->nslots;
 }
 
 static inline uint8_t *os_slot_data(struct os_slot *s)

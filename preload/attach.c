@@ -107,6 +107,7 @@ static void osp_attach_owners(struct os_shm_header *h)
 		s->pid = osp_owners[i].pid;
 		s->tid = osp_owners[i].tid;
 		s->generation++;
+		os_shm_note_slot(h, osp_owners[i].idx);
 		atomic_store_explicit(&s->state, OS_SLOT_ACTIVE, memory_order_release);
 	}
 	osp_nowners = 0;

@@ -12,7 +12,6 @@
 static OSP_TLS struct osp_thread osp_self;
 static pthread_key_t osp_exit_key;
 static int osp_setup_done;
-static uint32_t osp_slot_hint; /* where the next claim starts scanning */
 
 struct osp_thread *osp_enter(void)
 {
@@ -54,16 +53,18 @@ static void osp_thread_exit(void *arg)
 	}
 }
 
-/* Scans for a FREE slot and claims it with a CAS. Head and tail are kept:
- * they are monotonic, and a slot the collector set FREE is drained. */
+/* Scans for a FREE slot, lowest index first, and claims it with a CAS.
+ * Head and tail are kept: they are monotonic, and a slot the collector set
+ * FREE is drained. Lowest first keeps the claimed slots packed below
+ * slots_hwm, which bounds the collector's drain (a rotating start would push
+ * the mark to nslots after nslots thread starts). */
 static struct os_slot *osp_claim(struct osp_thread *t)
 {
 	struct os_shm_header *h = osp_hdr;
 	uint32_t n = h->nslots;
-	uint32_t start = __atomic_fetch_add(&osp_slot_hint, 1, __ATOMIC_RELAXED);
 
-	for (uint32_t k = 0; k < n; k++) {
-		struct os_slot *s = os_shm_slot(h, (start + k) % n);
+	for (uint32_t idx = 0; idx < n; idx++) {
+		struct os_slot *s = os_shm_slot(h, idx);
 		uint32_t expect = OS_SLOT_FREE;
 
 		if (atomic_load_explicit(&s->state, memory_order_relaxed) != OS_SLOT_FREE)
@@ -72,6 +73,8 @@ static struct os_slot *osp_claim(struct osp_thread *t)
 							     memory_order_acq_rel,
 							     memory_order_relaxed))
 			continue;
+		/* before the first event: the collector drains only below it */
+		os_shm_note_slot(h, idx);
 		s->pid = t->pid;
 		s->tid = t->tid;
 		s->generation++;

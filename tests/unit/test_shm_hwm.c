@@ -1,0 +1,108 @@
+/* test_shm_hwm.c - the claimed-slot high-water mark of common/shm.h and the
+ * collector's drain bounded by it (attacher/shm_host.c). */
+#include <criterion/criterion.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "attacher/shm_host.h"
+
+static void put_event(struct os_shm_header *h, uint32_t idx, uint64_t addr)
+{
+	struct os_slot *s = os_shm_slot(h, idx);
+	uint32_t len = os_event_len(0);
+	struct os_event *ev = os_ring_reserve(s, h->ring_bytes, len);
+
+	cr_assert_not_null(ev);
+	memset(ev, 0, len);
+	ev->type = OS_EV_ALLOC;
+	ev->len = len;
+	ev->addr = addr;
+	os_ring_commit(s, ev);
+}
+
+static void count_ev(const struct os_event *ev, void *arg)
+{
+	uint64_t *sum = arg;
+
+	*sum += ev->addr;
+}
+
+Test(shm_host, note_slot_is_a_max)
+{
+	struct os_shm_header h;
+
+	memset(&h, 0, sizeof(h));
+	h.nslots = 16;
+	cr_expect_eq(os_shm_slots_used(&h), 0);
+	os_shm_note_slot(&h, 3);
+	cr_expect_eq(atomic_load(&h.slots_hwm), 4);
+	os_shm_note_slot(&h, 1); /* never lowered */
+	cr_expect_eq(atomic_load(&h.slots_hwm), 4);
+	os_shm_note_slot(&h, 9);
+	cr_expect_eq(os_shm_slots_used(&h), 10);
+	atomic_store(&h.slots_hwm, 1000); /* a corrupt mark is clamped */
+	cr_expect_eq(os_shm_slots_used(&h), 16);
+}
+
+struct racer {
+	struct os_shm_header *h;
+	uint32_t base;
+};
+
+static void *race(void *arg)
+{
+	struct racer *r = arg;
+
+	for (uint32_t i = 0; i < 20000; i++)
+		os_shm_note_slot(r->h, (i * 7 + r->base) % 4000);
+	return NULL;
+}
+
+Test(shm_host, note_slot_concurrent_max)
+{
+	struct os_shm_header h;
+	struct racer r[4];
+	pthread_t t[4];
+
+	memset(&h, 0, sizeof(h));
+	h.nslots = 4096;
+	for (int i = 0; i < 4; i++) {
+		r[i] = (struct racer){ &h, (uint32_t)i };
+		cr_assert_eq(pthread_create(&t[i], NULL, race, &r[i]), 0);
+	}
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	cr_expect_eq(atomic_load(&h.slots_hwm), 4000); /* the largest index noted + 1 */
+}
+
+Test(shm_host, drain_stops_at_the_mark)
+{
+	struct os_shm_host host;
+	struct os_shm_header *h;
+	uint64_t sum = 0;
+
+	cr_assert_eq(os_shm_host_create(&host, 8, 4096, 0, 0), 0);
+	h = host.hdr;
+	cr_expect_eq(h->version, OS_SHM_VERSION);
+	cr_expect_eq(atomic_load(&h->slots_hwm), 0);
+	/* slot 0 claimed the regular way, slot 5 made ACTIVE without a note */
+	atomic_store(&os_shm_slot(h, 0)->state, OS_SLOT_ACTIVE);
+	os_shm_note_slot(h, 0);
+	put_event(h, 0, 1);
+	atomic_store(&os_shm_slot(h, 5)->state, OS_SLOT_ACTIVE);
+	put_event(h, 5, 100);
+	cr_expect_eq(os_shm_host_drain(&host, count_ev, &sum), 1);
+	cr_expect_eq(sum, 1);
+	/* above the mark: not visited, the event waits in its ring */
+	cr_expect_eq(atomic_load(&os_shm_slot(h, 5)->tail), 0);
+	os_shm_note_slot(h, 5);
+	cr_expect_eq(os_shm_host_drain(&host, count_ev, &sum), 1);
+	cr_expect_eq(sum, 101);
+	/* an exited slot below the mark is still recycled */
+	put_event(h, 5, 1000);
+	atomic_store(&os_shm_slot(h, 5)->state, OS_SLOT_EXITED);
+	cr_expect_eq(os_shm_host_drain(&host, count_ev, &sum), 1);
+	cr_expect_eq(sum, 1101);
+	cr_expect_eq(atomic_load(&os_shm_slot(h, 5)->state), OS_SLOT_FREE);
+	os_shm_host_destroy(&host);
+}
