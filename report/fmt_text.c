@@ -134,6 +134,31 @@ static void print_arg(const char *arg, const char *sep, FILE *out)
 	fputc('\'', out);
 }
 
+/* Free text from the profile (host name, notes, thread names, frames,
+ * types): printed as it is unless it holds control characters or bytes that
+ * are not printable UTF-8, which become \xNN, so that one report line stays
+ * one line and nothing reaches the terminal as a control sequence. */
+static void print_text(const char *text, FILE *out)
+{
+	const unsigned char *c = (const unsigned char *)text;
+	size_t n;
+
+	if (!needs_escapes(c)) {
+		fputs(text, out);
+		return;
+	}
+	while (*c) {
+		if (*c >= 0x20 && *c < 0x7f) {
+			fputc(*c++, out);
+		} else if (*c >= 0x80 && (n = utf8_len(c))) {
+			fwrite(c, 1, n, out);
+			c += n;
+		} else {
+			fprintf(out, "\\x%02x", *c++);
+		}
+	}
+}
+
 static double pct(uint64_t part, uint64_t whole)
 {
 	return 100.0 * report_ratio(part, whole);
@@ -160,8 +185,10 @@ static void print_header(const struct os_profile *p, FILE *out)
 	fprintf(out, "# duration:    %.2f s", m->duration_s);
 	if (m->mode != OS_NONE)
 		fprintf(out, " (%s)", report_str(p, m->mode));
-	if (m->hostname != OS_NONE)
-		fprintf(out, " on %s", report_str(p, m->hostname));
+	if (m->hostname != OS_NONE) {
+		fputs(" on ", out);
+		print_text(report_str(p, m->hostname), out);
+	}
 	if (m->start_time) {
 		time_t t = (time_t)m->start_time;
 		struct tm tm;
@@ -208,8 +235,11 @@ static void print_header(const struct os_profile *p, FILE *out)
 			c->truncated_paths);
 	fprintf(out, "# gc:          %" PRIu64 " collections, %" PRIu64 " object moves applied\n",
 		c->gc_count, c->moves);
-	for (i = 0; i < m->nnotes; i++)
-		fprintf(out, "# note:        %s\n", report_str(p, m->notes[i]));
+	for (i = 0; i < m->nnotes; i++) {
+		fputs("# note:        ", out);
+		print_text(report_str(p, m->notes[i]), out);
+		fputc('\n', out);
+	}
 }
 
 /* Prints at most `max` frames of `stack`, then "... N more frames". */
@@ -226,7 +256,9 @@ static void print_stack(const struct os_profile *p, uint32_t stack, uint32_t max
 	n = p->stacks[stack].nframes;
 	for (i = 0; i < n && i < max; i++) {
 		os_profile_frame_str(p, p->stacks[stack].frames[i], buf, sizeof(buf));
-		fprintf(out, "%s%s\n", indent, buf);
+		fputs(indent, out);
+		print_text(buf, out);
+		fputc('\n', out);
 	}
 	if (n > max)
 		fprintf(out, "%s... %" PRIu32 " more frame%s\n", indent, n - max,
@@ -338,9 +370,10 @@ static void print_object(const struct report_view *v, uint32_t rank, FILE *out)
 	uint32_t i;
 
 	human_bytes(c->bytes, bytes, sizeof(bytes));
-	fprintf(out, "%6" PRIu32 "  %6.2f%%  %9" PRIu64 "  %11" PRIu64 "  %10s  %s\n", rank + 1,
-		pct(c->samples, p->c.samples_attributed), c->samples, c->allocations, bytes,
-		*type ? type : "(unknown type)");
+	fprintf(out, "%6" PRIu32 "  %6.2f%%  %9" PRIu64 "  %11" PRIu64 "  %10s  ", rank + 1,
+		pct(c->samples, p->c.samples_attributed), c->samples, c->allocations, bytes);
+	print_text(*type ? type : "(unknown type)", out);
+	fputc('\n', out);
 	if (p->analyses & OS_AN_REPLICAS)
 		print_replica_line(c, out);
 	fprintf(out, "        allocated at:\n");
@@ -377,8 +410,10 @@ static void print_threads(const struct report_view *v, FILE *out)
 	for (i = 0; i < v->nthreads && i < THREADS_SHOWN; i++) {
 		const struct os_thread *t = &p->threads[v->threads[i]];
 
-		fprintf(out, "%10" PRIu64 "  %-6s %8" PRIu32 "  %8" PRIu32 "  %s\n", t->samples,
-			report_thread_kind(t->kind), t->pid, t->tid, report_str(p, t->name));
+		fprintf(out, "%10" PRIu64 "  %-6s %8" PRIu32 "  %8" PRIu32 "  ", t->samples,
+			report_thread_kind(t->kind), t->pid, t->tid);
+		print_text(report_str(p, t->name), out);
+		fputc('\n', out);
 	}
 	if (v->nthreads > THREADS_SHOWN)
 		fprintf(out, "           ... %" PRIu32 " more threads\n",

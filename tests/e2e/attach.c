@@ -155,9 +155,11 @@ static int count_dir(pid_t pid, const char *sub)
 	return n;
 }
 
-static int count_maps(pid_t pid)
+/* Mappings of pid: all of them, or only file-backed ones (the JVM's heap
+ * commits split anonymous ones). */
+static int maps_of(pid_t pid, bool files_only)
 {
-	char path[64], line[512];
+	char path[64], line[1024];
 	FILE *f;
 	int n = 0;
 
@@ -165,9 +167,14 @@ static int count_maps(pid_t pid)
 	f = fopen(path, "r");
 	cr_assert_not_null(f);
 	while (fgets(line, sizeof(line), f))
-		n++;
+		n += !files_only || strchr(line, '/') != NULL;
 	fclose(f);
 	return n;
+}
+
+static int count_maps(pid_t pid)
+{
+	return maps_of(pid, false);
 }
 
 struct counts {
@@ -544,20 +551,9 @@ static int jvm_threads(pid_t pid)
 	return n;
 }
 
-/* File-backed mappings (the JVM's heap commits split anonymous ones). */
 static int file_maps(pid_t pid)
 {
-	char path[64], line[1024];
-	FILE *f;
-	int n = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	f = fopen(path, "r");
-	cr_assert_not_null(f);
-	while (fgets(line, sizeof(line), f))
-		n += strchr(line, '/') != NULL;
-	fclose(f);
-	return n;
+	return maps_of(pid, true);
 }
 
 /* 20 attach/detach cycles on one JVM under load: no crash, correct output

@@ -306,28 +306,12 @@ Test(e2e_faults, target_crash_profile_saved)
  * FILE nor FILE.tmp left behind. Needs permission to mount a tmpfs. */
 Test(e2e_faults, disk_full_leaves_no_file)
 {
-	char *mnt = e2e_path(tmp, "mnt"), *fill, *profile, *ptmp, *err;
+	char *mnt = e2e_full_tmpfs(tmp), *profile, *ptmp, *err;
 	const char *argv[] = { E2E_FIXTURE("exitcode"), "0", NULL };
-	static char block[4096];
 	struct e2e_result res;
-	int fd;
 
-	cr_assert_eq(mkdir(mnt, 0755), 0);
-	if (mount("tmpfs", mnt, "tmpfs", 0, "size=64k") != 0) {
-		int e = errno;
-
-		free(mnt);
-		cr_skip_test("cannot mount a tmpfs to fill (%s): needs root/CAP_SYS_ADMIN",
-			     strerror(e));
-	}
-	fill = e2e_path(mnt, "fill");
 	profile = e2e_path(mnt, "full.data");
 	cr_assert(asprintf(&ptmp, "%s.tmp", profile) > 0);
-	fd = open(fill, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	cr_assert_geq(fd, 0);
-	while (write(fd, block, sizeof(block)) > 0)
-		;
-	close(fd);
 
 	cr_assert_eq(e2e_record(tmp, profile, NULL, argv, &res), 0);
 	err = res.err;
@@ -341,7 +325,6 @@ Test(e2e_faults, disk_full_leaves_no_file)
 	e2e_result_free(&res);
 	umount2(mnt, MNT_DETACH);
 	free(mnt);
-	free(fill);
 	free(profile);
 	free(ptmp);
 }
@@ -832,27 +815,12 @@ Test(e2e_faults, attach_target_exit_status_reported_after_reap)
  * exit, no FILE nor FILE.tmp, and the target runs on unharmed. */
 Test(e2e_faults, attach_disk_full_leaves_no_file)
 {
-	char *mnt = e2e_path(tmp, "mnt"), *fill, *profile, *ptmp, *err, *ref;
-	static char block[4096];
+	char *mnt = e2e_full_tmpfs(tmp), *profile, *ptmp, *err, *ref;
 	pid_t target, objscope;
-	int fd, status;
+	int status;
 
-	cr_assert_eq(mkdir(mnt, 0755), 0);
-	if (mount("tmpfs", mnt, "tmpfs", 0, "size=64k") != 0) {
-		int e = errno;
-
-		free(mnt);
-		cr_skip_test("cannot mount a tmpfs to fill (%s): needs root/CAP_SYS_ADMIN",
-			     strerror(e));
-	}
-	fill = e2e_path(mnt, "fill");
 	profile = e2e_path(mnt, "full.data");
 	cr_assert(asprintf(&ptmp, "%s.tmp", profile) > 0);
-	fd = open(fill, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	cr_assert_geq(fd, 0);
-	while (write(fd, block, sizeof(block)) > 0)
-		;
-	close(fd);
 
 	ref = reference_output_of(ATTACH_SECS);
 	target = start_sleeper("tgt", ATTACH_SECS);
@@ -876,7 +844,6 @@ Test(e2e_faults, attach_disk_full_leaves_no_file)
 	assert_sleeper_unharmed(target, "tgt", ref);
 	umount2(mnt, MNT_DETACH);
 	free(mnt);
-	free(fill);
 	free(profile);
 	free(ptmp);
 	free(err);

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -366,4 +367,28 @@ void e2e_suite_teardown(char **dir)
 		e2e_rmtree(*dir);
 	free(*dir);
 	*dir = NULL;
+}
+
+char *e2e_full_tmpfs(const char *dir)
+{
+	static char block[4096];
+	char *mnt = e2e_path(dir, "mnt"), *fill;
+	int fd;
+
+	cr_assert_eq(mkdir(mnt, 0755), 0);
+	if (mount("tmpfs", mnt, "tmpfs", 0, "size=64k") != 0) {
+		int e = errno;
+
+		free(mnt);
+		cr_skip_test("cannot mount a tmpfs to fill (%s): needs root/CAP_SYS_ADMIN",
+			     strerror(e));
+	}
+	fill = e2e_path(mnt, "fill");
+	fd = open(fill, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	cr_assert_geq(fd, 0);
+	while (write(fd, block, sizeof(block)) > 0)
+		;
+	close(fd);
+	free(fill);
+	return mnt;
 }

@@ -46,6 +46,10 @@ char *e2e_tmpdir(void);
 int e2e_rmtree(const char *dir);
 /* malloc'd "dir/name". */
 char *e2e_path(const char *dir, const char *name);
+/* A full disk: mounts a 64 KiB tmpfs on DIR/mnt and fills it (file "fill");
+ * returns the mount point (free it, umount2 it with MNT_DETACH). Skips the
+ * calling test when no tmpfs can be mounted (needs CAP_SYS_ADMIN). */
+char *e2e_full_tmpfs(const char *dir);
 
 /* Runs `objscope record -o PROFILE -- argv...`; extra options (NULL-terminated
  * list, may be NULL) go before -o. */

@@ -102,26 +102,12 @@ static void write_synthetic(const char *path, uint32_t n)
 Test(e2e_report, full_disk_leaves_no_output)
 {
 	static const char *const formats[] = { "json", "text", "html", "collapsed", "pprof" };
-	char *mnt = e2e_path(tmp, "mnt"), *profile = e2e_path(tmp, "in.data"), *fill, *out, *otmp;
-	static char block[4096];
-	int fd;
+	char *profile = e2e_path(tmp, "in.data"), *mnt, *out, *otmp;
 
 	write_synthetic(profile, 2000);
-	cr_assert_eq(mkdir(mnt, 0755), 0);
-	if (mount("tmpfs", mnt, "tmpfs", 0, "size=64k") != 0) {
-		int e = errno;
-
-		cr_skip_test("cannot mount a tmpfs to fill (%s): needs root/CAP_SYS_ADMIN",
-			     strerror(e));
-	}
-	fill = e2e_path(mnt, "fill");
+	mnt = e2e_full_tmpfs(tmp);
 	out = e2e_path(mnt, "report.out");
 	cr_assert(asprintf(&otmp, "%s.tmp", out) > 0);
-	fd = open(fill, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	cr_assert_geq(fd, 0);
-	while (write(fd, block, sizeof(block)) > 0)
-		;
-	close(fd);
 	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
 		const char *argv[] = { E2E_OBJSCOPE, "report", "--format", formats[i], "-o", out,
 				       profile, NULL };
@@ -143,7 +129,6 @@ Test(e2e_report, full_disk_leaves_no_output)
 	umount2(mnt, MNT_DETACH);
 	free(mnt);
 	free(profile);
-	free(fill);
 	free(out);
 	free(otmp);
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "attacher/decode.h"
+#include "tests/unit/unit_helpers.h"
 
 #define CODE_ADDR 0x401000ULL
 
@@ -235,30 +236,7 @@ Test(decode, unsupported_addressing)
 	cr_assert_eq(ONE(&m, 0xc4, 0xe2, 0x69, 0x90, 0x04, 0x88), OS_DEC_UNSUPPORTED);
 }
 
-/* gcc -O2 output for a hash-chain walk (108 bytes):
- *   0: mov r9,rdi            3: test rdx,rdx          6: jle 63
- *   8: xor edi,edi           a: pxor xmm1,xmm1        e: xchg ax,ax
- *  10: mov eax,[rsi+rdi*4]  13: mov r8,rdi           16: and r8d,7
- *  1a: and eax,0x3ff        1f: lea r8,[rcx+r8*8]    23: mov rax,[r9+rax*8]
- *  27: test rax,rax         2a: je 50                2c: nop dword [rax+0]
- *  30: cmp [rax],rdi        33: jne 47               35: movsd xmm0,[rax+8]
- *  3a: mulsd xmm0,[r8]      3f: add dword [rax+0x18],1
- *  43: addsd xmm1,xmm0      47: mov rax,[rax+0x10]   4b: test rax,rax
- *  4e: jne 30               50: add rdi,1            54: movsd [r8],xmm1
- *  59: cmp rdx,rdi          5c: jne 10               5e: movapd xmm0,xmm1
- *  62: ret                  63: pxor xmm1,xmm1       67: movapd xmm0,xmm1
- *  6b: ret */
-static const uint8_t walk_code[] = {
-	0x49, 0x89, 0xf9, 0x48, 0x85, 0xd2, 0x7e, 0x5b, 0x31, 0xff, 0x66, 0x0f,
-	0xef, 0xc9, 0x66, 0x90, 0x8b, 0x04, 0xbe, 0x49, 0x89, 0xf8, 0x41, 0x83,
-	0xe0, 0x07, 0x25, 0xff, 0x03, 0x00, 0x00, 0x4e, 0x8d, 0x04, 0xc1, 0x49,
-	0x8b, 0x04, 0xc1, 0x48, 0x85, 0xc0, 0x74, 0x24, 0x0f, 0x1f, 0x40, 0x00,
-	0x48, 0x39, 0x38, 0x75, 0x12, 0xf2, 0x0f, 0x10, 0x40, 0x08, 0xf2, 0x41,
-	0x0f, 0x59, 0x00, 0x83, 0x40, 0x18, 0x01, 0xf2, 0x0f, 0x58, 0xc8, 0x48,
-	0x8b, 0x40, 0x10, 0x48, 0x85, 0xc0, 0x75, 0xe0, 0x48, 0x83, 0xc7, 0x01,
-	0xf2, 0x41, 0x0f, 0x11, 0x08, 0x48, 0x39, 0xfa, 0x75, 0xb2, 0x66, 0x0f,
-	0x28, 0xc1, 0xc3, 0x66, 0x0f, 0xef, 0xc9, 0x66, 0x0f, 0x28, 0xc1, 0xc3,
-};
+/* ut_walk_code (unit_helpers.c): a gcc -O2 hash-chain walk, listing there. */
 static const uint8_t walk_starts[] = {
 	0x00, 0x03, 0x06, 0x08, 0x0a, 0x0e, 0x10, 0x13, 0x16, 0x1a, 0x1f, 0x23,
 	0x27, 0x2a, 0x2c, 0x30, 0x33, 0x35, 0x3a, 0x3f, 0x43, 0x47, 0x4b, 0x4e,
@@ -279,24 +257,24 @@ Test(decode, backward_sweep_loop_body)
 
 	fill_regs(regs);
 	/* ip = 0x3f, after mulsd xmm0, qword ptr [r8] */
-	cr_assert_eq(os_decode_prev(dec, walk_code, sizeof(walk_code), CODE_ADDR,
+	cr_assert_eq(os_decode_prev(dec, ut_walk_code, sizeof(ut_walk_code), CODE_ADDR,
 				    CODE_ADDR + 0x3f, 0, &m), OS_DEC_OK);
 	cr_assert_eq(m.insn_addr, CODE_ADDR + 0x3a);
 	cr_assert_eq(m.insn_len, 5);
 	cr_assert_eq(os_decode_ea(&m, regs), regs[OS_REG_R8]);
 	/* ip = 0x43, after add dword ptr [rax+0x18], 1 */
-	cr_assert_eq(os_decode_prev(dec, walk_code, sizeof(walk_code), CODE_ADDR,
+	cr_assert_eq(os_decode_prev(dec, ut_walk_code, sizeof(ut_walk_code), CODE_ADDR,
 				    CODE_ADDR + 0x43, 0, &m), OS_DEC_OK);
 	cr_assert_eq(m.insn_addr, CODE_ADDR + 0x3f);
 	cr_assert(m.is_write);
 	cr_assert_eq(m.width, 4);
 	cr_assert_eq(os_decode_ea(&m, regs), regs[OS_REG_AX] + 0x18);
 	/* ip = 0x4b, after mov rax, qword ptr [rax+0x10] */
-	cr_assert_eq(os_decode_prev(dec, walk_code, sizeof(walk_code), CODE_ADDR,
+	cr_assert_eq(os_decode_prev(dec, ut_walk_code, sizeof(ut_walk_code), CODE_ADDR,
 				    CODE_ADDR + 0x4b, 0, &m), OS_DEC_CLOBBERED);
 	cr_assert_eq(m.insn_addr, CODE_ADDR + 0x47);
 	/* ip = 0x59, after movsd qword ptr [r8], xmm1 */
-	cr_assert_eq(os_decode_prev(dec, walk_code, sizeof(walk_code), CODE_ADDR,
+	cr_assert_eq(os_decode_prev(dec, ut_walk_code, sizeof(ut_walk_code), CODE_ADDR,
 				    CODE_ADDR + 0x59, 0, &m), OS_DEC_OK);
 	cr_assert_eq(m.insn_addr, CODE_ADDR + 0x54);
 	cr_assert(m.is_write);
@@ -315,12 +293,12 @@ Test(decode, backward_sweep_every_boundary)
 		uint64_t prev = CODE_ADDR + walk_starts[i - 1];
 		enum os_dec_status st;
 
-		st = os_decode_prev(dec, walk_code, sizeof(walk_code), CODE_ADDR, ip, CODE_ADDR, &m);
+		st = os_decode_prev(dec, ut_walk_code, sizeof(ut_walk_code), CODE_ADDR, ip, CODE_ADDR, &m);
 		cr_assert_neq(st, OS_DEC_UNDECODABLE, "ip +%#x with boundary", walk_starts[i]);
 		cr_assert_eq(m.insn_addr, prev, "ip +%#x with boundary", walk_starts[i]);
 		cr_assert_eq(m.insn_addr + m.insn_len, ip);
 
-		st = os_decode_prev(dec, walk_code, sizeof(walk_code), CODE_ADDR, ip, 0, &m);
+		st = os_decode_prev(dec, ut_walk_code, sizeof(ut_walk_code), CODE_ADDR, ip, 0, &m);
 		if (walk_starts[i] < OS_DEC_BACK_MIN_DIST + OS_DEC_BACK_MIN_AGREE - 1) {
 			cr_assert_eq(st, OS_DEC_UNDECODABLE, "ip +%#x: too little code before",
 				     walk_starts[i]);
@@ -339,11 +317,11 @@ Test(decode, backward_sweep_every_boundary)
  * back to the backward sweep. */
 Test(decode, boundary_sweep_falls_back)
 {
-	uint8_t buf[8 + sizeof(walk_code)];
+	uint8_t buf[8 + sizeof(ut_walk_code)];
 	struct os_mem_insn m;
 
 	memset(buf, 0x06, 8);                   /* 0x06 is invalid in 64-bit mode */
-	memcpy(buf + 8, walk_code, sizeof(walk_code));
+	memcpy(buf + 8, ut_walk_code, sizeof(ut_walk_code));
 	cr_assert_eq(os_decode_prev(dec, buf, sizeof(buf), CODE_ADDR, CODE_ADDR + 8 + 0x3f,
 				    CODE_ADDR, &m), OS_DEC_OK);
 	cr_assert_eq(m.insn_addr, CODE_ADDR + 8 + 0x3a);
@@ -356,16 +334,16 @@ Test(decode, mid_instruction_ip)
 	struct os_mem_insn m;
 
 	/* inside mulsd xmm0, [r8] (0x3a..0x3f) */
-	cr_assert_eq(os_decode_prev(dec, walk_code, sizeof(walk_code), CODE_ADDR,
+	cr_assert_eq(os_decode_prev(dec, ut_walk_code, sizeof(ut_walk_code), CODE_ADDR,
 				    CODE_ADDR + 0x3c, CODE_ADDR, &m), OS_DEC_UNDECODABLE);
 	/* inside mov rax, [r9+rax*8] (0x23..0x27) */
-	cr_assert_eq(os_decode_prev(dec, walk_code, sizeof(walk_code), CODE_ADDR,
+	cr_assert_eq(os_decode_prev(dec, ut_walk_code, sizeof(ut_walk_code), CODE_ADDR,
 				    CODE_ADDR + 0x25, CODE_ADDR, &m), OS_DEC_UNDECODABLE);
 	/* any non-boundary ip: never an answer that claims a boundary there */
-	for (unsigned off = 1; off < sizeof(walk_code); off++) {
+	for (unsigned off = 1; off < sizeof(ut_walk_code); off++) {
 		if (walk_is_start(off))
 			continue;
-		cr_assert_eq(os_decode_prev(dec, walk_code, sizeof(walk_code), CODE_ADDR,
+		cr_assert_eq(os_decode_prev(dec, ut_walk_code, sizeof(ut_walk_code), CODE_ADDR,
 					    CODE_ADDR + off, CODE_ADDR, &m), OS_DEC_UNDECODABLE,
 			     "ip +%#x", off);
 	}
@@ -414,7 +392,7 @@ Test(decode, mostly_invalid_context)
 	uint64_t tail = CODE_ADDR + 41;
 
 	memset(buf, 0x06, 41);
-	memcpy(buf + 41, walk_code + 0x2c, 0x17);      /* nop .. add [rax+0x18],1 */
+	memcpy(buf + 41, ut_walk_code + 0x2c, 0x17);      /* nop .. add [rax+0x18],1 */
 	cr_assert_eq(os_decode_prev(dec, buf, sizeof(buf), CODE_ADDR, tail + 0x17, 0, &m),
 		     OS_DEC_UNDECODABLE);
 	cr_assert_eq(os_decode_prev(dec, buf, sizeof(buf), CODE_ADDR, tail + 0x17, tail, &m),

@@ -758,3 +758,40 @@ Test(report, text_command_line_is_escaped)
 	fclose(f);
 	free(txt);
 }
+
+/* Names that come from the target (thread names, frames, types) and notes
+ * are printed with control characters and bad UTF-8 as \xNN: no report line
+ * is split and no escape sequence reaches the terminal. */
+Test(report, text_free_text_is_escaped)
+{
+	struct os_profile *p = os_profile_new();
+	uint32_t f, s, ctx;
+	char *txt;
+	size_t lines = 0;
+
+	p->c.samples_total = p->c.samples_addressed = p->c.samples_heap = 10;
+	p->c.samples_attributed = 10;
+	f = ut_frame(p, OS_FRAME_NATIVE, "evil\nframe\x1b[2J", "/opt/app/bin/app", NULL, 0, 0x10);
+	s = os_profile_stack(p, &f, 1);
+	ctx = os_profile_add_context(p, &(struct os_context){
+		.type = os_profile_string(p, "T\rype\xff"), .stack = s, .allocations = 1,
+		.bytes = 4096, .samples = 10 });
+	os_profile_add_access(p, &(struct os_access){ .context = ctx, .stack = s, .samples = 10 });
+	thread(p, OS_THR_NATIVE, "thr\n\x07name", 7, 10);
+	os_profile_add_note(p, "note with\na newline");
+	write_profile(p, rpath("free.data"));
+	cr_assert_eq(REPORT("-o", rpath("free.txt"), rpath("free.data")), 0);
+	txt = slurp_text(rpath("free.txt"));
+	for (const char *c = txt; *c; c++) {
+		cr_assert((unsigned char)*c >= 0x20 || *c == '\n',
+			  "raw control byte 0x%02x in:\n%s", (unsigned char)*c, txt);
+		cr_assert((unsigned char)*c != 0xff, "raw invalid UTF-8 in:\n%s", txt);
+		lines += *c == '\n';
+	}
+	cr_assert_not_null(strstr(txt, "evil\\x0aframe\\x1b[2J"), "%s", txt);
+	cr_assert_not_null(strstr(txt, "T\\x0dype\\xff"), "%s", txt);
+	cr_assert_not_null(strstr(txt, "thr\\x0a\\x07name"), "%s", txt);
+	cr_assert_not_null(strstr(txt, "# note:        note with\\x0aa newline\n"), "%s", txt);
+	cr_assert_gt(lines, 5);
+	free(txt);
+}

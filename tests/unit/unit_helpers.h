@@ -19,4 +19,9 @@ char *ut_path(const char *dir, const char *name);
 uint32_t ut_frame(struct os_profile *p, uint32_t kind, const char *name, const char *module,
 		  const char *file, uint32_t line, uint64_t addr);
 
+/* A gcc -O2 hash-chain loop (x86-64 machine code, listing in unit_helpers.c)
+ * shared by the decoder and sampler tests. */
+#define UT_WALK_CODE_LEN 108
+extern const uint8_t ut_walk_code[UT_WALK_CODE_LEN];
+
 #endif
