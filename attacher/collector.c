@@ -688,6 +688,10 @@ void os_collector_stop(struct os_collector *c)
 		os_perf_disable(c->perf);
 	if (c->shm_ready)
 		atomic_store(&c->shm.hdr->disarmed, 1);
+	/* --replicas: no watchpoint may hold a target thread past the stop (the
+	 * ptrace route keeps a hit thread seized until it is answered) */
+	if (c->rep)
+		os_replica_stop(c);
 	if (!c->end_ns)
 		c->end_ns = os_now_ns();
 }

@@ -78,6 +78,7 @@ struct os_rep {
 	struct watch_hit *hq;  /* queued hits, sorted by time */
 	size_t nhq, caphq;
 	uint64_t *gc_seen;     /* per asid: latest collection begin drained */
+	bool stopped;          /* os_rep_stop: nothing is armed any more */
 	uint32_t ngc;
 	struct os_hmap widths; /* asid << 48 | instruction -> access width */
 	struct os_decoder *dec;
@@ -278,6 +279,10 @@ static void offer(struct os_rep *r, uint32_t ti, const struct cmp *proto)
 	int rc;
 
 	r->st.offers++;
+	if (r->stopped) { /* after os_rep_stop: the target is being left */
+		r->st.after_stop++;
+		return;
+	}
 	t->offered++;
 	for (unsigned i = 0; i < nslots; i++) {
 		if (t->slot[i])
@@ -773,6 +778,25 @@ void os_rep_gc_seen(struct os_rep *r, uint32_t asid, uint64_t time)
 	}
 	if (time > r->gc_seen[asid])
 		r->gc_seen[asid] = time;
+}
+
+void os_rep_stop(struct os_rep *r)
+{
+	os_rep_poll(r);
+	for (size_t i = 0; i < r->ncmp; i++) {
+		bool hit = false;
+
+		if (!r->cmp[i].used)
+			continue;
+		/* a queued hit has disarmed its watchpoint already: keep it */
+		for (size_t k = 0; k < r->nhq && !hit; k++)
+			hit = r->hq[k].cookie == r->cmp[i].cookie;
+		if (hit)
+			continue;
+		r->st.stopped++;
+		cmp_forget(r, &r->cmp[i], true);
+	}
+	r->stopped = true;
 }
 
 void os_rep_finish(struct os_rep *r)

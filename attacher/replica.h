@@ -116,6 +116,8 @@ struct os_rep_stats {
 	uint64_t exact_not_chosen; /* reservoir: objects not hashed */
 	uint64_t exact_read_fail;  /* unreadable or larger than max_object_bytes */
 	uint64_t poll_errors;
+	uint64_t stopped;          /* comparisons disarmed unhit by os_rep_stop */
+	uint64_t after_stop;       /* offers after os_rep_stop, not armed */
 };
 
 struct os_rep;
@@ -144,6 +146,12 @@ void os_rep_poll(struct os_rep *r);
 void os_rep_hit(struct os_rep *r, const struct watch_hit *h);
 /* Takes the queued hits up to `time` (UINT64_MAX: all). */
 void os_rep_flush(struct os_rep *r, uint64_t time);
+/* The collection stops (before `attach` detaches from the target): every
+ * watchpoint not hit yet is disarmed (counted in `stopped`) and no more are
+ * armed (offers counted in `after_stop`), so that no thread of the target is
+ * left seized by the ptrace route nor watched by the perf route. Samples
+ * and hits already taken are still applied. */
+void os_rep_stop(struct os_rep *r);
 /* End of the collection: takes every hit, disarms what is left, closes the
  * exact epochs. */
 void os_rep_finish(struct os_rep *r);
@@ -187,6 +195,8 @@ void os_replica_sample(struct os_collector *c, uint64_t time, uint32_t asid, uin
 void os_replica_poll(struct os_collector *c);
 void os_replica_flush(struct os_collector *c, uint64_t cutoff);
 void os_replica_finish(struct os_collector *c);
+/* os_collector_stop: before the target is left (os_rep_stop) */
+void os_replica_stop(struct os_collector *c);
 /* profile_build: counts of attrib context ctx; notes and OS_AN_REPLICAS */
 void os_replica_counts(struct os_collector *c, uint32_t ctx, struct os_replica *out);
 void os_replica_profile(struct os_collector *c, struct os_profile *p);

@@ -125,6 +125,11 @@ void os_replica_flush(struct os_collector *c, uint64_t cutoff)
 	os_rep_flush(c->rep, cutoff);
 }
 
+void os_replica_stop(struct os_collector *c)
+{
+	os_rep_stop(c->rep);
+}
+
 void os_replica_finish(struct os_collector *c)
 {
 	os_rep_finish(c->rep);
@@ -162,14 +167,16 @@ void os_replica_profile(struct os_collector *c, struct os_profile *p)
 		 "debug register, %llu thread gone, %llu arm errors, %llu expired unhit, %llu "
 		 "forgotten (object freed / GC), %llu hits after that, %llu hits without a value, "
 		 "%llu samples in a GC window, %llu without a value, %llu without a reference yet, "
-		 "%llu hit widths differing",
+		 "%llu hit widths differing, %llu disarmed unhit when the collection stopped, "
+		 "%llu offered after it",
 		 (unsigned long long)st.not_chosen, (unsigned long long)st.replaced,
 		 (unsigned long long)st.enospc, (unsigned long long)st.thread_gone,
 		 (unsigned long long)st.arm_errors, (unsigned long long)st.expired,
 		 (unsigned long long)st.invalidated, (unsigned long long)st.hit_unknown,
 		 (unsigned long long)st.hit_no_value, (unsigned long long)st.gc_window,
 		 (unsigned long long)st.no_value, (unsigned long long)st.no_ref,
-		 (unsigned long long)st.width_differs);
+		 (unsigned long long)st.width_differs, (unsigned long long)st.stopped,
+		 (unsigned long long)st.after_stop);
 	os_profile_add_note(p, note);
 	snprintf(note, sizeof(note),
 		 "replicas checks: whole-content comparisons (alpha) %llu skipped by the rate "

@@ -6,11 +6,22 @@
  * <= 0.1 for the second, and the target's output unchanged.
  * The profile is read directly (common/profile.h) and the figures computed
  * with common/replica_math.h, as every report format does.
- * Run from the repository root after `make all fixtures build/java/ReplicaFixture.class`.
+ * attach_*: `objscope attach --replicas` on a running JVM started without
+ * objscope options (tests/java/ReplicaAttachFixture.java), whose planted
+ * arrays and instances were all built before the attach: found from their
+ * header, grouped by class (docs/REPLICAS.md).
+ * Run from the repository root after `make all fixtures build/java/ReplicaFixture.class
+ * build/java/ReplicaAttachFixture.class`.
  */
 #include <criterion/criterion.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/profile.h"
@@ -177,6 +188,171 @@ Test(e2e_replicas, java_perf)
 Test(e2e_replicas, java_ptrace)
 {
 	java("ptrace");
+}
+
+extern char **environ;
+
+/* Contents of tmp/NAME (static buffer). */
+static const char *slurp(const char *name)
+{
+	static char buf[4096];
+	char *path = e2e_path(tmp, name);
+	ssize_t n = 0;
+	int fd = open(path, O_RDONLY);
+
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+	}
+	free(path);
+	buf[n > 0 ? n : 0] = 0;
+	return buf;
+}
+
+/* Starts argv in the background, stdout/stderr to tmp/NAME.out/.err. */
+static pid_t spawn_to(const char *name, const char *const argv[])
+{
+	posix_spawn_file_actions_t fa;
+	char *base = e2e_path(tmp, name), path[PATH_MAX];
+	pid_t pid = -1;
+
+	posix_spawn_file_actions_init(&fa);
+	snprintf(path, sizeof(path), "%s.out", base);
+	posix_spawn_file_actions_addopen(&fa, 1, path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	snprintf(path, sizeof(path), "%s.err", base);
+	posix_spawn_file_actions_addopen(&fa, 2, path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	cr_assert_eq(posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv, environ), 0,
+		     "cannot start %s", argv[0]);
+	posix_spawn_file_actions_destroy(&fa);
+	free(base);
+	return pid;
+}
+
+static int wait_status(pid_t pid)
+{
+	int st = 0;
+
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* The before-attach context of class `type` in a JSON report: its
+ * replica figures checked as check_site does. Instances get fewer samples
+ * (64-byte objects) than the 4 KiB arrays: min_cmp is per site. */
+static void check_before(json_object *objects, const char *type, bool replicas, int64_t min_cmp)
+{
+	json_object *o = NULL, *r;
+	int64_t cmp, hashed;
+	double theta, exact;
+
+	for (size_t i = 0; i < json_object_array_length(objects) && !o; i++) {
+		json_object *x = json_object_array_get_idx(objects, i);
+		const char *t = json_object_get_string(e2e_get(x, "type"));
+
+		if (t && strcmp(t, type) == 0 && e2e_stack_has(x, "allocated before attach", 2))
+			o = x;
+	}
+	cr_assert_not_null(o, "no before-attach context of %s", type);
+	r = e2e_get(o, "replica");
+	cr_assert_not_null(r, "%s: no replica figures", type);
+	cmp = e2e_get_int(r, "comparisons");
+	hashed = e2e_get_int(r, "exact_objects");
+	theta = e2e_get_double(r, "theta");
+	exact = e2e_get_double(r, "exact");
+	cr_assert_geq(cmp, min_cmp, "%s: only %lld comparisons", type, (long long)cmp);
+	cr_assert_geq(hashed, 10, "%s: %lld objects hashed", type, (long long)hashed);
+	if (replicas) {
+		cr_expect_geq(theta, 0.9, "%s: theta %.3f (%lld comparisons)", type, theta,
+			      (long long)cmp);
+		cr_expect_geq(exact, 0.9, "%s: exact %.3f", type, exact);
+		cr_expect_eq(e2e_get_int(r, "alpha_checks"), 0, "%s: copies found different", type);
+	} else {
+		cr_expect(theta >= 0 && theta <= 0.1, "%s: theta %.3f (%lld comparisons)", type,
+			  theta, (long long)cmp);
+		cr_expect(exact >= 0 && exact <= 0.1, "%s: exact %.3f", type, exact);
+	}
+}
+
+/* `objscope attach --replicas --watch-route route` on ReplicaAttachFixture
+ * started plainly: its output and status are those of a run without
+ * objscope, and the four planted sets get the planted answer. */
+static void attach_java(const char *route)
+{
+	char cp[PATH_MAX], spid[16], msg[512], want[256];
+	char *profile = e2e_path(tmp, "attach.data");
+	const char *plain_argv[] = { "/usr/bin/java", "-Xms256m", "-Xmx256m", "-cp", cp,
+				     "ReplicaAttachFixture", "0", NULL };
+	const char *argv[] = { "/usr/bin/java", "-Xms256m", "-Xmx256m", "-cp", cp,
+			       "ReplicaAttachFixture", "7", NULL };
+	const char *att[] = { E2E_OBJSCOPE, "attach", "-q", "-F", "5000", "-d", "4", "--replicas",
+			      "--watch-route", route, "-o", profile, spid, NULL };
+	json_object *report, *objects;
+	struct e2e_result res;
+	pid_t pid;
+	int st;
+
+	if (access("build/java/ReplicaAttachFixture.class", R_OK) != 0 ||
+	    access("/usr/bin/java", X_OK) != 0)
+		cr_skip_test("needs java and build/java/ReplicaAttachFixture.class");
+	cr_assert_not_null(realpath("build/java", cp));
+	/* the answer without objscope (the checksum does not depend on time) */
+	cr_assert_eq(wait_status(spawn_to("plain", plain_argv)), 0, "%s", slurp("plain.err"));
+	snprintf(want, sizeof(want), "%s", slurp("plain.out"));
+	cr_assert(strstr(want, "checksum"), "plain run printed: %s", want);
+
+	pid = spawn_to("jvm", argv);
+	for (int i = 0; i < 3000 && !strstr(slurp("jvm.out"), "ready"); i++)
+		usleep(10000);
+	if (!strstr(slurp("jvm.out"), "ready")) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		cr_assert_fail("JVM did not start: %s", slurp("jvm.err"));
+	}
+	snprintf(spid, sizeof(spid), "%d", (int)pid);
+	cr_assert_eq(e2e_run(tmp, att, NULL, &res), 0, "cannot run objscope");
+	st = wait_status(pid);
+	cr_assert_eq(res.status, 0, "attach exited %d: %s", res.status, res.err);
+	/* the ptrace route must have let every thread go before the detach
+	 * (os_replica_stop from os_collector_stop) */
+	cr_expect(strstr(res.err, "could not detach") == NULL, "%s route: %s", route, res.err);
+	e2e_result_free(&res);
+	cr_assert_eq(st, 0, "JVM exited %d: %s", st, slurp("jvm.err"));
+	cr_expect_str_eq(slurp("jvm.out"), want, "JVM output changed (%s route)", route);
+	cr_expect_str_eq(slurp("jvm.err"), "", "JVM wrote on stderr (%s route)", route);
+
+	report = e2e_report_json(tmp, profile, msg, sizeof(msg));
+	cr_assert_not_null(report, "%s", msg);
+	cr_assert_eq(e2e_get_int(e2e_get(report, "meta"), "gc_count"), 0,
+		     "a collection ran during the attach");
+	objects = e2e_get(report, "objects");
+	cr_assert_not_null(objects);
+	{
+		json_object *notes = e2e_get(e2e_get(report, "meta"), "notes");
+
+		for (size_t i = 0; notes && i < json_object_array_length(notes); i++) {
+			const char *n = json_object_get_string(json_object_array_get_idx(notes, i));
+
+			if (n && strstr(n, "watch_open failed"))
+				cr_skip_test("no watchpoints on this kernel (%s route): %s", route,
+					     n);
+		}
+	}
+	check_before(objects, "byte[]", true, MIN_COMPARISONS);
+	check_before(objects, "long[]", false, MIN_COMPARISONS);
+	check_before(objects, "ReplicaAttachFixture$Same", true, 3);
+	check_before(objects, "ReplicaAttachFixture$Rand", false, 3);
+	json_object_put(report);
+	free(profile);
+}
+
+Test(e2e_replicas, attach_java_perf, .timeout = 60)
+{
+	attach_java("perf");
+}
+
+Test(e2e_replicas, attach_java_ptrace, .timeout = 60)
+{
+	attach_java("ptrace");
 }
 
 /* A bad route is refused with one line naming the choices. */
