@@ -24,6 +24,10 @@
 #define STACK_GAP 512      /* bytes left below the interrupted rsp (red zone: 128) */
 #define MAX_STR 4096
 #define MAX_RANGES 32
+#define SIGBIT(s) (1ULL << ((s) - 1))
+/* unblocked during a call (see struct os_inject) */
+#define SYNC_SIGS (SIGBIT(SIGSEGV) | SIGBIT(SIGBUS) | SIGBIT(SIGILL) | SIGBIT(SIGFPE) | \
+		   SIGBIT(SIGTRAP))
 
 /* ---- where a thread may be interrupted ------------------------------------- */
 
@@ -95,6 +99,39 @@ static bool regs_are_safe(const struct user_regs_struct *r, const struct ranges 
 		if (r->rip >= unsafe->lo[i] && r->rip < unsafe->hi[i])
 			return false;
 	return true;
+}
+
+/* Unblocked signals queued for the thread itself (SigPnd & ~SigBlk of
+ * /proc/PID/task/TID/status), 0 when none or unreadable. A thread that
+ * faulted (a JVM's safepoint poll, implicit null check, SIGFPE of a
+ * division) just as PTRACE_INTERRUPT arrived reports the interrupt stop
+ * FIRST (the kernel handles the ptrace trap before dequeuing signals) with
+ * its SIGSEGV still queued: a call started on it would take that signal at
+ * the call's first instruction, in a context that is not the one that
+ * faulted. Such a thread is let go (the signal stays queued, untouched).
+ * Counted: what the call would receive (SYNC_SIGS are unblocked then). */
+static uint64_t thread_pending(pid_t pid, pid_t tid)
+{
+	char path[64], buf[4096];
+	unsigned long long pnd = 0, blk = 0;
+	const char *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	if ((p = strstr(buf, "\nSigPnd:")))
+		pnd = strtoull(p + 8, NULL, 16);
+	if ((p = strstr(buf, "\nSigBlk:")))
+		blk = strtoull(p + 8, NULL, 16);
+	return pnd & ~(blk & ~SYNC_SIGS); /* what a call would receive */
 }
 
 /* ---- ptrace steps -------------------------------------------------------- */
@@ -184,6 +221,15 @@ static void restore_xstate(struct os_inject *in)
 
 	if (in->xstate_type)
 		ptrace(PTRACE_SETREGSET, in->tid, (void *)(long)in->xstate_type, &iov);
+	if (in->have_mask)
+		ptrace(PTRACE_SETSIGMASK, in->tid, (void *)sizeof(in->sigmask), &in->sigmask);
+}
+
+/* Saves the thread's signal mask (restored with the xstate). */
+static void save_sigmask(struct os_inject *in)
+{
+	in->have_mask = ptrace(PTRACE_GETSIGMASK, in->tid, (void *)sizeof(in->sigmask),
+			       &in->sigmask) == 0;
 }
 
 static void release_thread(struct os_inject *in)
@@ -241,9 +287,11 @@ int os_inject_begin(struct os_inject *in, pid_t pid, unsigned timeout_ms, char *
 			 * last stop would be the call's own SIGSEGV at address 0,
 			 * and handing the signal back from there would give the
 			 * target's handler a fault address of 0. */
-			if (!in->pending_sig && regs_are_safe(&in->saved, &unsafe)) {
+			if (!in->pending_sig && regs_are_safe(&in->saved, &unsafe) &&
+			    !thread_pending(pid, tid)) {
 				closedir(d);
 				save_xstate(in);
+				save_sigmask(in);
 				return 0;
 			}
 			release_thread(in);
@@ -296,6 +344,39 @@ int os_inject_read_str(pid_t pid, uint64_t addr, char *buf, size_t len)
 	return 0;
 }
 
+static void os_inject_end_sig(struct os_inject *in, int sig);
+
+/* A signal-delivery-stop of the call that is a fault the thread took
+ * before the call (see thread_pending): a kernel-generated SIGSEGV, SIGBUS,
+ * SIGILL or SIGFPE while the registers are still exactly as the call set
+ * them up (nothing of fn ran), and not a fault on fetching fn itself. */
+static bool own_fault(struct os_inject *in, int st, uint64_t fn, uint64_t ret_slot)
+{
+	int sig = WSTOPSIG(st);
+	struct user_regs_struct now;
+	siginfo_t si;
+
+	if (sig != SIGSEGV && sig != SIGBUS && sig != SIGILL && sig != SIGFPE)
+		return false;
+	memset(&si, 0, sizeof(si));
+	if (ptrace(PTRACE_GETREGS, in->tid, NULL, &now) != 0 ||
+	    ptrace(PTRACE_GETSIGINFO, in->tid, NULL, &si) != 0)
+		return false;
+	return si.si_code > 0 && now.rip == fn && now.rsp == ret_slot &&
+	       (uint64_t)(uintptr_t)si.si_addr != fn;
+}
+
+/* The signal of the current signal-delivery-stop was raised by the kernel
+ * (a fault), not sent with kill/tgkill (that one is the target's: it is
+ * delivered). */
+static bool kernel_sent(struct os_inject *in)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	return ptrace(PTRACE_GETSIGINFO, in->tid, NULL, &si) != 0 || si.si_code > 0;
+}
+
 int os_inject_call(struct os_inject *in, uint64_t fn, const char *str, uint64_t a1, uint64_t a2,
 		   unsigned timeout_ms, uint64_t *ret, char *err, size_t errlen)
 {
@@ -331,6 +412,11 @@ int os_inject_call(struct os_inject *in, uint64_t fn, const char *str, uint64_t 
 	r.rdx = a2;
 	r.rax = 0;
 	r.orig_rax = (unsigned long long)-1; /* no system call restart on the way in */
+	if (in->have_mask && (in->sigmask & SYNC_SIGS)) {
+		uint64_t m = in->sigmask & ~SYNC_SIGS;
+
+		ptrace(PTRACE_SETSIGMASK, in->tid, (void *)sizeof(m), &m);
+	}
 	if (ptrace(PTRACE_SETREGS, in->tid, NULL, &r) != 0 ||
 	    ptrace(PTRACE_CONT, in->tid, NULL, NULL) != 0) {
 		rc = -ESRCH;
@@ -350,16 +436,36 @@ int os_inject_call(struct os_inject *in, uint64_t fn, const char *str, uint64_t 
 			rc = st;
 			goto gone;
 		}
-		if ((st >> 16) == 0 && WSTOPSIG(st) == SIGSEGV) {
+		if ((st >> 16) == 0 && own_fault(in, st, fn, ret_slot)) {
+			/* the thread's own fault from before the call (queued at the
+			 * interruption): put everything back and hand the signal to
+			 * the target's handler from this very stop, its siginfo
+			 * intact, as if never interrupted */
+			int sig = WSTOPSIG(st);
+
+			mem_rw(in->pid, ret_slot, saved_mem, flen, true);
+			os_inject_end_sig(in, sig);
+			snprintf(err, errlen, "thread %d took its own signal %d when the call "
+				 "started (handed back to it; nothing was run)", (int)in->tid, sig);
+			return -EAGAIN;
+		}
+		if ((st >> 16) == 0 && WSTOPSIG(st) == SIGSEGV && kernel_sent(in)) {
 			struct user_regs_struct now;
+			siginfo_t si;
 
 			if (ptrace(PTRACE_GETREGS, in->tid, NULL, &now) != 0) {
 				rc = -ESRCH;
 				goto gone;
 			}
 			if (now.rip != 0) {
-				snprintf(err, errlen, "the call in the target crashed at 0x%llx",
-					 (unsigned long long)now.rip);
+				memset(&si, 0, sizeof(si));
+				ptrace(PTRACE_GETSIGINFO, in->tid, NULL, &si);
+				snprintf(err, errlen,
+					 "the call in the target crashed at 0x%llx (thread %d, "
+					 "signal %d code %d addr %p%s)",
+					 (unsigned long long)now.rip, (int)in->tid, WSTOPSIG(st),
+					 si.si_code, si.si_addr,
+					 now.rip == fn ? ", before its first instruction" : "");
 				return -EFAULT;
 			}
 			*ret = now.rax;
@@ -381,13 +487,21 @@ gone:
 	return rc;
 }
 
-void os_inject_end(struct os_inject *in)
+/* Restores and detaches, delivering sig (0: in->pending_sig). */
+static void os_inject_end_sig(struct os_inject *in, int sig)
 {
 	if (!in->seized)
 		return;
 	ptrace(PTRACE_SETREGS, in->tid, NULL, &in->saved);
 	restore_xstate(in);
+	if (sig)
+		in->pending_sig = sig;
 	release_thread(in);
+}
+
+void os_inject_end(struct os_inject *in)
+{
+	os_inject_end_sig(in, 0);
 }
 
 int os_inject_read(pid_t pid, uint64_t addr, void *buf, size_t len)

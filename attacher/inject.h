@@ -23,7 +23,11 @@
  * Return convention: 0 on success, -errno on failure; -ESRCH when the target
  * (or the seized thread) exited, -EPERM when ptrace is not allowed, -EBUSY
  * when no thread reached a safe point in time, -ETIMEDOUT when a call did
- * not return, -EFAULT when it crashed. err receives one line.
+ * not return, -EFAULT when it crashed, -EAGAIN when a fault the thread took
+ * before the interruption arrived before the call ran (handed back to the
+ * target, nothing run, the thread let go: begin again). A thread with a
+ * signal queued is not chosen; during a call SIGSEGV, SIGBUS, SIGILL, SIGFPE
+ * and SIGTRAP are unblocked (see struct os_inject). err receives one line.
  */
 #ifndef OBJSCOPE_INJECT_H
 #define OBJSCOPE_INJECT_H
@@ -46,6 +50,13 @@ struct os_inject {
 	uint8_t xstate[32768] __attribute__((aligned(64))); /* AMX tiles: ~11 KiB */
 	size_t xstate_len;
 	int xstate_type;               /* 0 = not saved */
+	/* signal mask at the interruption: during a call SIGSEGV, SIGBUS,
+	 * SIGILL, SIGFPE and SIGTRAP are unblocked (a fault while blocked,
+	 * such as the call's own return to 0 on a thread interrupted inside a
+	 * SIGSEGV handler, makes the kernel reset the target's handler to the
+	 * default: the target would die on its next fault) */
+	uint64_t sigmask;
+	bool have_mask;
 };
 
 int os_inject_begin(struct os_inject *in, pid_t pid, unsigned timeout_ms, char *err,
