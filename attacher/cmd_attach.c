@@ -467,11 +467,19 @@ static int inject_and_arm(struct os_collector *c, struct attach_ctx *a, bool *pe
 			       (int)a->pid, strerror(-rc));
 		return rc;
 	}
-	rc = os_inject_begin(&in, a->pid, INJECT_SAFE_MS, err, sizeof(err));
-	if (rc < 0)
-		goto fail;
-	rc = os_inject_call(&in, fn, a->lib_target, (uint64_t)flags, 0, INJECT_CALL_MS, &ret, err,
-			    sizeof(err));
+	/* -EAGAIN: the chosen thread's own fault arrived before the call ran; it
+	 * was handed back to the target and nothing was run — choose again */
+	for (int tries = 0;; tries++) {
+		rc = os_inject_begin(&in, a->pid, INJECT_SAFE_MS, err, sizeof(err));
+		if (rc < 0)
+			goto fail;
+		rc = os_inject_call(&in, fn, a->lib_target, (uint64_t)flags, 0, INJECT_CALL_MS,
+				    &ret, err, sizeof(err));
+		if (rc != -EAGAIN || tries == 4)
+			break;
+		os_debug("attach: %s — trying again", err);
+		os_inject_end(&in);
+	}
 	if (rc < 0)
 		goto fail;
 	if (!ret) {
