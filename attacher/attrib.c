@@ -90,6 +90,8 @@ static void born(struct os_attrib *a, struct os_aspace *as, const struct os_obj_
 	}
 	a->ctx[ci].allocations++;
 	a->ctx[ci].bytes += ev->size;
+	a->ctx[ci].est_allocations += 1;
+	a->ctx[ci].est_bytes += (double)ev->size;
 	a->c.objects_seen++;
 	/* whatever was there is stale (a free we did not see) */
 	os_iv_remove_overlaps(as->objects, ev->addr, ev->addr + ev->size, NULL, NULL);
@@ -171,7 +173,8 @@ void os_attrib_sample(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64_
 		      uint32_t access_node)
 {
 	struct os_aspace *as = os_tasks_get(a->tasks, asid);
-	uint64_t ci, key, *slot;
+	uint64_t val, ci, key, *slot;
+	double w;
 	bool managed;
 
 	if (!as)
@@ -179,9 +182,9 @@ void os_attrib_sample(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64_
 	if (a->rt && a->rt->ops->sample_addr)
 		addr = a->rt->ops->sample_addr(a->rt, asid, addr);
 	managed = a->rt && a->rt->ops->in_heap && a->rt->ops->in_heap(a->rt, asid, addr);
-	if (!os_iv_lookup(as->objects, addr, NULL, NULL, &ci) &&
+	if (!os_iv_lookup(as->objects, addr, NULL, NULL, &val) &&
 	    (!managed || !a->heap_miss ||
-	     (ci = a->heap_miss(a->heap_miss_arg, as, addr)) == OS_NONE || ci >= a->nctx)) {
+	     (val = a->heap_miss(a->heap_miss_arg, as, addr)) == OS_NONE || val >= a->nctx)) {
 		if (managed) {
 			a->c.samples_heap++;
 			a->c.samples_java_heap++;
@@ -190,13 +193,20 @@ void os_attrib_sample(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64_
 		}
 		return;
 	}
+	ci = os_val_ctx(val);
+	if (ci >= a->nctx)
+		return;
+	w = os_val_weight(val);
 	a->c.samples_heap++;
 	a->c.samples_attributed++;
+	a->est_attributed += w;
 	if (managed) {
 		a->c.samples_java_heap++;
 		a->c.samples_java_attributed++;
+		a->est_java_attributed += w;
 	}
 	a->ctx[ci].samples++;
+	a->ctx[ci].est_samples += w;
 	if (access_node == OS_CCT_NONE)
 		return;
 	key = ci << 32 | access_node;
@@ -219,4 +229,5 @@ void os_attrib_sample(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64_
 		*slot = a->nacc++;
 	}
 	a->acc[*slot].samples++;
+	a->acc[*slot].est_samples += w;
 }

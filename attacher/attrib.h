@@ -21,11 +21,50 @@
 
 #define OS_ASID_MARK 0xfffe000000000000ULL /* marker frame: OS_ASID_MARK | asid */
 
+/* The value of an object in an aspace's interval index: its context index
+ * in the low 32 bits, its weight above (Horvitz-Thompson: 1 / the
+ * probability that the object was seen at all) as fixed point with
+ * OS_W_FRAC fraction bits; 0 there means 1.0, so objects of weight 1 (all
+ * native objects, exact mode) have val == ci. Whoever moves an object
+ * (GC moves, mremap) carries the whole value; whoever needs the context
+ * masks with os_val_ctx(). */
+#define OS_W_FRAC 12
+#define OS_W_ONE (1ULL << OS_W_FRAC)
+#define OS_W_MAX 0xffffffffULL /* largest weight: ~1.05e6 */
+
+static inline uint32_t os_val_ctx(uint64_t val)
+{
+	return (uint32_t)val;
+}
+
+/* Weight of val as fixed point (OS_W_ONE == 1.0). */
+static inline uint64_t os_val_wq(uint64_t val)
+{
+	return (val >> 32) ? (val >> 32) : OS_W_ONE;
+}
+
+static inline double os_val_weight(uint64_t val)
+{
+	return (double)os_val_wq(val) / (double)OS_W_ONE;
+}
+
+/* wq: fixed point weight, 0 or OS_W_ONE for 1.0, capped at OS_W_MAX. */
+static inline uint64_t os_val_make(uint32_t ci, uint64_t wq)
+{
+	if (wq == OS_W_ONE || !wq)
+		return ci;
+	return (uint64_t)ci | (wq > OS_W_MAX ? OS_W_MAX : wq) << 32;
+}
+
 struct os_ctx {
 	uint32_t asid;
 	uint32_t node;            /* allocation path in the CCT */
 	uint64_t allocations, bytes, samples;
 	uint64_t metrics[OS_M_COUNT];
+	/* Estimates (sums of weights; equal to the counts for objects of
+	 * weight 1): allocations and bytes (runtime adapters with weighted
+	 * objects keep allocations/bytes = these rounded), samples. */
+	double est_allocations, est_bytes, est_samples;
 };
 
 struct os_acc {
@@ -33,6 +72,7 @@ struct os_acc {
 	uint32_t node;            /* access path in the CCT */
 	uint64_t samples;
 	uint64_t metrics[OS_M_COUNT];
+	double est_samples;       /* sum of the weights of the objects sampled */
 };
 
 struct os_attrib {
@@ -45,10 +85,14 @@ struct os_attrib {
 	struct os_acc *acc;
 	uint32_t nacc, acccap;
 	struct os_counters c;
+	/* Sample estimates (sums of object weights) of c.samples_attributed /
+	 * c.samples_java_attributed; weighted: some object had weight != 1. */
+	double est_attributed, est_java_attributed;
+	bool weighted;
 	struct os_runtime *rt;     /* runtime adapter (HotSpot), NULL: native only */
 	/* A sample in a managed heap that no tracked object holds: the adapter
-	 * may find the object (reading the target) and add it to as->objects;
-	 * returns its context, or OS_NONE. NULL: not tried. */
+	 * may find the object (reading the target) and add it to as->objects
+	 * (weight 1); returns its context, or OS_NONE. NULL: not tried. */
 	uint32_t (*heap_miss)(void *arg, struct os_aspace *as, uint64_t addr);
 	void *heap_miss_arg;
 };
@@ -69,7 +113,7 @@ uint32_t os_attrib_context(struct os_attrib *a, uint32_t asid, uint32_t node);
 /* An object event reduced to what ordering needs: its path is interned
  * when it is drained from the ring, and it is applied later in time order. */
 struct os_obj_event {
-	uint64_t addr, size, aux;
+	uint64_t addr, size, aux;     /* OS_EV_JALLOC: aux = weight, fixed point (OS_W_ONE) */
 	uint32_t asid;
 	uint32_t node;            /* allocation path, OS_CCT_NONE if none */
 	uint16_t type;            /* enum os_ev_type */
@@ -82,7 +126,8 @@ bool os_attrib_prepare(struct os_attrib *a, const struct os_event *ev, struct os
 /* Applies an object event (alloc/free/mmap/...) in time order. */
 void os_attrib_event(struct os_attrib *a, const struct os_obj_event *ev);
 /* Charges an addressed sample: addr in asid's image, sp of the thread (to
- * tell its stack from the heap), access path node. */
+ * tell its stack from the heap), access path node. The sample counts 1 in
+ * the samples counts and the object's weight in the estimates. */
 void os_attrib_sample(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64_t sp,
 		      uint32_t access_node);
 

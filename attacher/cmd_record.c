@@ -56,8 +56,9 @@ static void on_stop_signal(int sig)
 }
 
 static void child_exec(char **cmd, const char *lib, const char *shm, const char *java_mode,
-		       int go_fd, int err_fd)
+		       uint64_t java_tlab, int go_fd, int err_fd)
 {
+	char tlab[24];
 	const char *old = getenv("LD_PRELOAD");
 	char preload[PATH_MAX * 4];
 	char c;
@@ -76,6 +77,8 @@ static void child_exec(char **cmd, const char *lib, const char *shm, const char 
 	setenv("LD_PRELOAD", preload, 1);
 	setenv(OS_SHM_ENV, shm, 1);
 	setenv(OS_JAVA_MODE_ENV, java_mode, 1); /* read by the HotSpot adapter in the target */
+	snprintf(tlab, sizeof(tlab), "%llu", (unsigned long long)java_tlab);
+	setenv(OS_JAVA_TLAB_ENV, tlab, 1);
 	/* wait until the collector's events are in place */
 	while (read(go_fd, &c, 1) < 0 && errno == EINTR)
 		;
@@ -141,7 +144,8 @@ int cmd_record(int argc, char **argv)
 	if (child == 0) {
 		close(go[1]);
 		close(ep[0]);
-		child_exec(argv + idx, lib, c.shm.path, o.java_objects, go[0], ep[1]);
+		child_exec(argv + idx, lib, c.shm.path, o.java_objects, o.java_tlab, go[0],
+			   ep[1]);
 	}
 	close(go[0]);
 	close(ep[1]);

@@ -56,6 +56,7 @@ struct raw {
 	struct os_perf_sample s;
 	size_t chain;  /* offset into chains */
 	size_t stack;  /* offset into stacks */
+	const uint8_t *ring_stack; /* the stack in the perf buffer (held), or NULL */
 };
 
 struct round {
@@ -72,6 +73,9 @@ struct round {
 	struct os_collector *c;
 	bool oom;
 	uint64_t last_apply; /* when steps 3 and 4 last ran */
+	size_t qsorted;      /* c->q[0, qsorted) is in queue order (cmp_q) */
+	struct os_qitem *qtmp; /* merge buffer */
+	size_t qtmpcap;
 };
 
 static struct round R; /* reused between rounds: one collector per process */
@@ -133,7 +137,8 @@ static void cb_sample(void *arg, const struct os_perf_sample *s)
 
 	if (!grow((void **)&r->raw, &r->capraw, r->nraw + 1, sizeof(*r->raw)) ||
 	    !grow((void **)&r->chains, &r->capchains, r->nchains + s->nchain, sizeof(uint64_t)) ||
-	    !grow((void **)&r->stacks, &r->capstacks, r->nstacks + s->stack_len, 1)) {
+	    (!(s->has & OS_PS_IN_RING) &&
+	     !grow((void **)&r->stacks, &r->capstacks, r->nstacks + s->stack_len, 1))) {
 		r->oom = true;
 		r->c->lost++;
 		return;
@@ -145,9 +150,14 @@ static void cb_sample(void *arg, const struct os_perf_sample *s)
 	r->nchains += s->nchain;
 	w->s.chain = NULL;
 	w->stack = r->nstacks;
-	if (s->stack_len)
-		memcpy(r->stacks + r->nstacks, s->stack, s->stack_len);
-	r->nstacks += s->stack_len;
+	w->ring_stack = NULL;
+	if (s->has & OS_PS_IN_RING) { /* used in place: the buffer is held until released */
+		w->ring_stack = s->stack;
+	} else {
+		if (s->stack_len)
+			memcpy(r->stacks + r->nstacks, s->stack, s->stack_len);
+		r->nstacks += s->stack_len;
+	}
 	w->s.stack = NULL;
 }
 
@@ -238,7 +248,7 @@ static const struct os_perf_cb perf_cbs = {
  * unmapped and another mapped at the same address could be served stale
  * bytes, as the sampler's per-IP cache would be. */
 #define CODE_PAGE 4096u
-#define CODE_PAGES 512u /* 2 MiB */
+#define CODE_PAGES 4096u /* 16 MiB, touched only where used (2 MiB thrashed on javac) */
 
 struct code_page {
 	uint64_t key;   /* (asid << 36 | page number) + 1; 0 = empty */
@@ -308,11 +318,8 @@ static ssize_t code_read(void *arg, uint32_t pid, uint64_t addr, void *buf, size
 static uint64_t code_func_start(void *arg, uint32_t asid, uint64_t addr)
 {
 	struct os_collector *c = arg;
-	struct os_sym_result r;
 
-	if (os_sym_resolve(c->sym, asid, addr, &r) == 0 && r.func)
-		return r.sym_start;
-	return 0;
+	return os_sym_func_start(c->sym, asid, addr);
 }
 
 int os_collector_init(struct os_collector *c, const struct os_opts *o, char *err, size_t errlen)
@@ -410,6 +417,7 @@ int os_collector_open(struct os_collector *c, pid_t pid, bool enable_on_exec, ch
 	rc = os_perf_open(&c->perf, pid, &attr, c->opts->perf_pages, err, errlen);
 	if (rc < 0)
 		return rc;
+	os_perf_hold(c->perf, true); /* stacks are used in place (os_collector_round) */
 	c->perf_ready = true;
 	c->start_ns = os_now_ns();
 	return 0;
@@ -424,6 +432,7 @@ int os_collector_open_attach(struct os_collector *c, pid_t pid, char *err, size_
 	rc = os_perf_open_threads(&c->perf, pid, &attr, c->opts->perf_pages, err, errlen);
 	if (rc < 0)
 		return rc;
+	os_perf_hold(c->perf, true); /* stacks are used in place (os_collector_round) */
 	c->perf_ready = true;
 	c->start_ns = os_now_ns();
 	return 0;
@@ -626,6 +635,48 @@ static int cmp_q(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* Sorts c->q by cmp_q. What a round leaves in the queue (the last
+ * WINDOW_NS, about five rounds' worth) is sorted already: only the items
+ * queued since are sorted, then merged in from where they start. cmp_q is
+ * a total order (seq is unique), so this is the order a sort of the whole
+ * queue gives. */
+static void queue_sort(struct os_collector *c, struct round *r)
+{
+	size_t old = r->qsorted < c->qn ? r->qsorted : c->qn, add = c->qn - old, lo, hi;
+	struct os_qitem *q = c->q, *a, *b, *end, *out;
+
+	r->qsorted = 0;
+	if (add > 1)
+		qsort(q + old, add, sizeof(*q), cmp_q);
+	if (!old || !add || cmp_q(&q[old - 1], &q[old]) <= 0)
+		goto sorted;
+	/* the first sorted item after q[old] */
+	for (lo = 0, hi = old; lo < hi;) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cmp_q(&q[mid], &q[old]) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!grow((void **)&r->qtmp, &r->qtmpcap, old - lo, sizeof(*q))) {
+		qsort(q, c->qn, sizeof(*q), cmp_q);
+		goto sorted;
+	}
+	/* merge q[lo, old) (moved out) with q[old, qn) into q[lo, qn) */
+	memcpy(r->qtmp, q + lo, (old - lo) * sizeof(*q));
+	a = r->qtmp;
+	end = r->qtmp + (old - lo);
+	b = q + old;
+	out = q + lo;
+	while (a < end && b < q + c->qn)
+		*out++ = cmp_q(b, a) < 0 ? *b++ : *a++;
+	while (a < end)
+		*out++ = *a++;
+sorted:
+	r->qsorted = c->qn;
+}
+
 void os_collector_round(struct os_collector *c, bool final)
 {
 	struct round *r = &R;
@@ -642,7 +693,10 @@ void os_collector_round(struct os_collector *c, bool final)
 		apply_side(c, r, &r->side[i]);
 	/* 2. address the samples now, while the code can still be read */
 	for (i = 0; i < r->nraw; i++)
-		take_sample(c, &r->raw[i], r->chains + r->raw[i].chain, r->stacks + r->raw[i].stack);
+		take_sample(c, &r->raw[i], r->chains + r->raw[i].chain,
+			    r->raw[i].ring_stack ? r->raw[i].ring_stack : r->stacks + r->raw[i].stack);
+	if (c->perf_ready) /* the stacks used in place are done with */
+		os_perf_release(c->perf);
 	if (!final && !c->rep && os_now_ns() - r->last_apply < APPLY_EVERY_NS)
 		return; /* r->oom stays set for the next full round to report */
 	r->last_apply = os_now_ns();
@@ -652,8 +706,7 @@ void os_collector_round(struct os_collector *c, bool final)
 	if (c->rep) /* --replicas: watchpoint hits, taken in time order below */
 		os_replica_poll(c);
 	/* 4. apply what is older than the window, in time order */
-	if (c->qn)
-		qsort(c->q, c->qn, sizeof(*c->q), cmp_q);
+	queue_sort(c, r);
 	cutoff = final ? UINT64_MAX : os_now_ns() - WINDOW_NS;
 	for (done = 0; done < c->qn && c->q[done].time <= cutoff; done++) {
 		struct os_qitem *q = &c->q[done];
@@ -677,6 +730,7 @@ void os_collector_round(struct os_collector *c, bool final)
 	if (done && c->qn > done)
 		memmove(c->q, c->q + done, (c->qn - done) * sizeof(*c->q));
 	c->qn -= done;
+	r->qsorted = c->qn;
 	if (r->oom)
 		os_warn("out of memory while reading samples; some were dropped (counted as lost)");
 	r->oom = false;
@@ -751,5 +805,6 @@ void os_collector_destroy(struct os_collector *c)
 	free(R.chains);
 	free(R.strs);
 	free(R.stacks);
+	free(R.qtmp);
 	memset(&R, 0, sizeof(R));
 }

@@ -5,15 +5,28 @@
 #include <capstone/capstone.h>
 
 #include "attacher/insn_len.h"
+#include "common/hashmap.h"
 #include <stdlib.h>
 #include <string.h>
 
 /* Longest x86 instruction. */
 #define X86_MAX_INSN 15
 
+/* Lengths capstone found, keyed by the bytes themselves (an x86-64 length
+ * depends on nothing else; JIT code may change under an address, its bytes
+ * then miss). The backward sweep meets the same bytes again on every miss
+ * near an earlier one, and its odd offsets are where os_insn_len gives up. */
+#define LEN_CACHE 4096
+
+struct len_ent {
+	uint8_t key[16];        /* the min(avail, 15) bytes, zero padded; key[15] = that count */
+	uint8_t len;
+};
+
 struct os_decoder {
 	csh cs;
 	cs_insn *insn;          /* cs_malloc'd with detail, reused by every decode */
+	struct len_ent lens[LEN_CACHE];
 };
 
 struct os_decoder *os_decoder_new(void)
@@ -85,8 +98,23 @@ static unsigned decode_one(struct os_decoder *d, const uint8_t *p, size_t avail,
 static unsigned insn_len(struct os_decoder *d, const uint8_t *p, size_t avail, uint64_t addr)
 {
 	unsigned n = os_insn_len(p, avail);
+	size_t size = avail < X86_MAX_INSN ? avail : X86_MAX_INSN;
+	uint8_t key[16] = { 0 };
+	uint64_t w[2];
+	struct len_ent *e;
 
-	return n ? n : decode_one(d, p, avail, addr);
+	if (n || !size)
+		return n ? n : decode_one(d, p, avail, addr);
+	memcpy(key, p, size);
+	key[15] = (uint8_t)size;
+	memcpy(w, key, 16);
+	e = &d->lens[os_hash64(w[0] ^ os_hash64(w[1])) & (LEN_CACHE - 1)];
+	if (memcmp(e->key, key, 16) == 0)
+		return e->len;
+	n = decode_one(d, p, avail, addr);
+	memcpy(e->key, key, 16);
+	e->len = (uint8_t)n;
+	return n;
 }
 
 /* Maps any width of a general-purpose register (rax/eax/ax/al/ah, r8..r8b,

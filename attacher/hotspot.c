@@ -2,6 +2,7 @@
 #include "attacher/hotspot.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,9 @@ struct hs_jvm {
 	struct os_hmap names;      /* tagged word (klass / method) -> string index */
 	struct os_hs_move *batch;  /* moves of the collection in progress */
 	size_t nbatch, capbatch;
-	uint64_t objects, estimated, gcs, moves, dropped;
+	uint64_t objects, gcs, moves, dropped;
+	uint64_t small;            /* hybrid: objects seen below T (weight > 1) */
+	double estimated;          /* sum of the weights of the objects seen */
 	uint64_t moves_lost;       /* moves the target could not deliver (GC_END addr) */
 	uint64_t checked;          /* collections after which survivors were checked */
 	uint64_t before;           /* objects first seen moved (attach: allocated before) */
@@ -41,6 +44,7 @@ struct hotspot {
 	struct os_hmap pids;       /* pid -> 1 for JVM processes */
 	struct hs_jvm **jvms;
 	uint32_t njvms, capjvms;
+	double estimated;          /* all JVMs with weighted objects: objects_estimated */
 	struct os_hmap node2klass; /* allocation path node -> Klass* */
 	struct os_hmap moved;      /* scratch: destinations of the current batch */
 	struct os_hmap blocks;     /* move blocks queued, not applied yet (owned) */
@@ -188,8 +192,12 @@ static void prepare_jvm(struct hotspot *h, struct hs_jvm *j, const struct os_eve
 	uint64_t t0;
 	int rc;
 
-	if ((size_t)ev->nframes * 8 >= sizeof(j->info)) {
-		memcpy(&j->info, ev->frames, sizeof(j->info));
+	/* an older preload sends a shorter struct (no tlab_bytes): the rest
+	 * stays 0; a newer one may send a longer one */
+	if ((size_t)ev->nframes * 8 >= offsetof(struct os_jvm_info, tlab_bytes)) {
+		size_t n = (size_t)ev->nframes * 8;
+
+		memcpy(&j->info, ev->frames, n < sizeof(j->info) ? n : sizeof(j->info));
 		j->info.gc[sizeof(j->info.gc) - 1] = 0;
 		j->have_info = true;
 	} else {
@@ -233,7 +241,7 @@ static bool prepare_alloc(struct hotspot *h, struct hs_jvm *j, const struct os_e
 	oe->type = ev->type;
 	oe->addr = canon(j, ev->addr);
 	oe->size = ev->size;
-	oe->aux = os_hs_weight(j->info.mode, ev->aux, ev->size);
+	oe->aux = os_hs_weight_jvm(&j->info, j->info.flags, ev->aux, ev->size);
 	oe->asid = j->asid;
 	oe->node = os_attrib_path(h->a, j->asid, buf, n + 1);
 	if (oe->node != OS_CCT_NONE)
@@ -338,6 +346,7 @@ static uint64_t klass_of_ctx(void *arg, uint64_t ctx)
 	struct hotspot *h = arg;
 	uint64_t k;
 
+	ctx = os_val_ctx(ctx); /* an interval value: weight bits above */
 	if (ctx >= h->a->nctx || !os_hmap_get(&h->node2klass, h->a->ctx[ctx].node, &k))
 		return 0; /* not a Java object (a malloc'd block in the heap range?) */
 	return k;
@@ -445,6 +454,8 @@ static void add_before_attach(struct hotspot *h, struct hs_jvm *j, struct os_asp
 			continue;
 		h->a->ctx[ci].allocations++;
 		h->a->ctx[ci].bytes += m->bytes;
+		h->a->ctx[ci].est_allocations += 1;
+		h->a->ctx[ci].est_bytes += (double)m->bytes;
 		os_iv_insert(as->objects, m->dst, m->dst + m->bytes, ci);
 		j->before++;
 		added++;
@@ -486,6 +497,8 @@ static uint32_t hs_heap_miss(void *arg, struct os_aspace *as, uint64_t addr)
 		return OS_NONE;
 	h->a->ctx[ci].allocations++;
 	h->a->ctx[ci].bytes += f.size;
+	h->a->ctx[ci].est_allocations += 1;
+	h->a->ctx[ci].est_bytes += (double)f.size;
 	os_iv_insert(as->objects, f.start, f.start + f.size, ci);
 	return ci;
 }
@@ -530,21 +543,33 @@ static void born(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as,
 {
 	struct os_attrib *a = h->a;
 	uint32_t ci = ev->node == OS_CCT_NONE ? OS_NONE : os_attrib_context(a, as->id, ev->node);
+	uint64_t wq = ev->aux ? ev->aux : OS_W_ONE; /* fixed point (prepare_alloc) */
+	double w = (double)wq / (double)OS_W_ONE;
+	struct os_ctx *x;
 
 	if (ci == OS_NONE) {
 		a->c.dropped_events++;
 		return;
 	}
-	a->ctx[ci].allocations += ev->aux;
-	a->ctx[ci].bytes += ev->size * ev->aux;
+	/* allocations and bytes are the estimates, rounded (counts when every
+	 * weight is 1); the fractions are kept in est_* */
+	x = &a->ctx[ci];
+	x->est_allocations += w;
+	x->est_bytes += w * (double)ev->size;
+	x->allocations = (uint64_t)(x->est_allocations + 0.5);
+	x->bytes = (uint64_t)(x->est_bytes + 0.5);
 	a->c.objects_seen++;
-	if (j->info.mode == OS_JVM_MODE_SAMPLED) {
-		a->c.objects_estimated += ev->aux;
-		j->estimated += ev->aux;
+	j->estimated += w;
+	if (wq != OS_W_ONE)
+		j->small++;
+	if (j->info.mode == OS_JVM_MODE_SAMPLED || j->info.mode == OS_JVM_MODE_HYBRID) {
+		h->estimated += w;
+		a->c.objects_estimated = (uint64_t)(h->estimated + 0.5);
+		a->weighted = true;
 	}
 	j->objects++;
 	os_iv_remove_overlaps(as->objects, ev->addr, ev->addr + ev->size, NULL, NULL);
-	os_iv_insert(as->objects, ev->addr, ev->addr + ev->size, ci);
+	os_iv_insert(as->objects, ev->addr, ev->addr + ev->size, os_val_make(ci, wq));
 }
 
 static void hs_apply(struct os_runtime *rt, struct os_aspace *as, const struct os_obj_event *ev)
@@ -696,14 +721,34 @@ static void hs_notes(struct os_runtime *rt, struct os_profile *p)
 		struct hs_jvm *j = h->jvms[i];
 		const char *gc = j->have_info && j->info.gc[0] ? j->info.gc : "unknown";
 
-		if (j->info.mode == OS_JVM_MODE_SAMPLED)
+		if (j->info.mode == OS_JVM_MODE_HYBRID) {
+			unsigned long long t = (unsigned long long)j->info.tlab_bytes;
+			int dither = (j->info.flags & OS_JVM_F_TLAB_DITHER) != 0;
+
+			snprintf(note, sizeof(note),
+				 "HotSpot pid %u (%s GC), hybrid objects: TLABs of %s%llu bytes%s; "
+				 "objects >= %llu bytes are all seen, smaller ones >= min-size are "
+				 "seen with probability %s and weighted by its inverse "
+				 "(Horvitz-Thompson); %llu Java objects seen (%llu of them with a "
+				 "weight above 1), estimated %.0f objects allocated; allocations and "
+				 "bytes per object are estimates, and sample figures marked est. are "
+				 "Horvitz-Thompson estimates (each sample counts its object's weight)",
+				 j->pid, gc, dither ? "random size, mean " : "", t,
+				 dither ? " (drawn from [T/2, 3T/2) at each refill)" : "",
+				 dither ? t * 3 / 2 : t,
+				 dither ? "size / T up to T/2 (then rising to 1)" : "size / T",
+				 (unsigned long long)j->objects, (unsigned long long)j->small,
+				 j->estimated);
+		}
+		else if (j->info.mode == OS_JVM_MODE_SAMPLED)
 			snprintf(note, sizeof(note),
 				 "HotSpot pid %u (%s GC), sampled objects: %llu objects seen at TLAB "
-				 "refills and outside TLABs, each weighted by TLAB bytes / object "
-				 "size, estimate %llu objects (objects_estimated counts Java objects "
-				 "only); allocations and bytes per object are estimates",
-				 j->pid, gc, (unsigned long long)j->objects,
-				 (unsigned long long)j->estimated);
+				 "refills and outside TLABs, each refill weighted by TLAB bytes / "
+				 "object size (outside-TLAB objects weight 1), estimate %.0f objects "
+				 "(objects_estimated counts Java objects only); allocations and bytes "
+				 "per object are estimates, and sample figures marked est. are "
+				 "Horvitz-Thompson estimates",
+				 j->pid, gc, (unsigned long long)j->objects, j->estimated);
 		else
 			snprintf(note, sizeof(note),
 				 "HotSpot pid %u (%s GC), exact objects: %llu Java objects seen; "

@@ -13,10 +13,13 @@
  *   (Method* -> "pkg.Class.method") are read and cached at drain time,
  *   while the JVM is alive (a class unloaded and its Klass* reused later is
  *   named by the first);
- * - object weights: exact mode 1; sampled mode max(1, TLAB bytes / size)
- *   (an object that ended a TLAB of T bytes stands for T/size objects of
- *   its size), summed into the context's allocations and bytes and into
- *   objects_estimated;
+ * - object weights (Horvitz-Thompson: 1 / inclusion probability, fixed
+ *   point, os_hs_weight): exact mode 1; hybrid mode max(1, T / size) with T
+ *   the fixed TLAB size; sampled mode max(1, refill TLAB bytes / size).
+ *   The weight travels with the object in its interval index value
+ *   (attrib.h os_val_make) and is summed into the context's allocations
+ *   and bytes, objects_estimated, and per sample into the sample
+ *   estimates;
  * - moves of a collection are applied in a batch at its GC end, then dead
  *   objects are dropped (hotspot_gc.h);
  * - JIT code is named from the perf map the JVM writes at exit
@@ -68,8 +71,18 @@ int os_hs_jit_name(const char *raw, char *buf, size_t len);
 /* enum os_thread_kind of a thread of a JVM, from its name (possibly cut
  * to 15 characters by the kernel). */
 int os_hs_thread_kind(const char *name);
-/* Weight of an object seen in `mode` (OS_JVM_MODE_*): see above. */
-uint64_t os_hs_weight(uint32_t mode, uint64_t tlab_bytes, uint64_t size);
+/* Weight of an object of `size` bytes seen in `mode` (OS_JVM_MODE_*), as
+ * fixed point (attrib.h: OS_W_ONE == 1.0, rounded, capped at OS_W_MAX):
+ * exact 1; hybrid max(1, tlab / size) with tlab the fixed TLAB size T, for
+ * refill and outside-TLAB events alike; sampled max(1, refill_bytes /
+ * size), 1 outside a TLAB (refill_bytes 0). */
+uint64_t os_hs_weight(uint32_t mode, uint64_t tlab, uint64_t refill_bytes, uint64_t size);
+/* The weight of a JALLOC of `size` bytes for the JVM described by info and
+ * its OS_JVM_F_* flags: os_hs_weight, except in hybrid mode with TLAB sizes
+ * drawn at random (OS_JVM_F_TLAB_DITHER), where an object of s bytes is seen
+ * with probability s/T up to T/2 and 1 from 3T/2 on. */
+uint64_t os_hs_weight_jvm(const struct os_jvm_info *info, uint32_t flags, uint64_t refill_bytes,
+			  uint64_t size);
 /* ZGC colored address to its heap offset (others unchanged): the colors
  * are the views 1, 2 or 4 << offset bits above offset_mask (a power of two
  * minus one, os_jvm_info.heap_end - 1; 0 means the 42 bits measured on

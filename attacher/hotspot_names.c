@@ -131,11 +131,63 @@ int os_hs_thread_kind(const char *name)
 	return OS_THR_JAVA;
 }
 
-uint64_t os_hs_weight(uint32_t mode, uint64_t tlab_bytes, uint64_t size)
+/* T / size rounded to fixed point, at least 1.0, at most OS_W_MAX. */
+static uint64_t ratio_q(uint64_t t, uint64_t size)
 {
-	if (mode != OS_JVM_MODE_SAMPLED || !size || tlab_bytes <= size)
-		return 1;
-	return tlab_bytes / size;
+	unsigned __int128 q;
+
+	if (!size || t <= size)
+		return OS_W_ONE;
+	q = (((unsigned __int128)t << OS_W_FRAC) + size / 2) / size;
+	return q > OS_W_MAX ? OS_W_MAX : (uint64_t)q;
+}
+
+uint64_t os_hs_weight(uint32_t mode, uint64_t tlab, uint64_t refill_bytes, uint64_t size)
+{
+	switch (mode) {
+	case OS_JVM_MODE_HYBRID:
+		/* A fixed TLAB of T bytes: an object of size s < T is seen
+		 * exactly when it does not fit the TLAB's free rest, either at
+		 * the refill it causes or as an outside-TLAB allocation (the
+		 * rest was above the refill waste limit); with the rest spread
+		 * evenly over [0, T) that happens with probability s / T. So
+		 * both events weigh T / s: an outside-TLAB event (refill_bytes
+		 * 0) is not weight 1 here. Objects >= T are always seen. */
+		return ratio_q(tlab, size);
+	case OS_JVM_MODE_SAMPLED:
+		/* adaptive TLABs: the refill's TLAB size stands in for T. An
+		 * outside-TLAB event carries no TLAB size: weight 1 (an
+		 * underestimate for objects below the TLAB size, docs/JAVA.md) */
+		return ratio_q(refill_bytes, size);
+	default:
+		return OS_W_ONE;
+	}
+}
+
+uint64_t os_hs_weight_jvm(const struct os_jvm_info *info, uint32_t flags, uint64_t refill_bytes,
+			  uint64_t size)
+{
+	double t = (double)info->tlab_bytes, s = (double)size, p, q;
+
+	if (info->mode != OS_JVM_MODE_HYBRID || !(flags & OS_JVM_F_TLAB_DITHER) || !size ||
+	    !info->tlab_bytes)
+		return os_hs_weight(info->mode, info->tlab_bytes, refill_bytes, size);
+	/* Every TLAB's free space (after the object that made it) is D bytes,
+	 * D uniform in [T/2, 3T/2) (preload/hotspot.c hs_dither), and every
+	 * object that does not fit the rest makes a new TLAB. The rest met by
+	 * an object is then the residual of a renewal process: P(rest < s) =
+	 * E[min(s, D)] / E[D], that is s / T for s <= T/2, 1 for s >= 3T/2 and
+	 * (3Ts - s^2 - T^2/4) / (2T^2) between. The weight is its inverse. */
+	if (s >= 1.5 * t)
+		return OS_W_ONE;
+	if (s <= 0.5 * t)
+		p = s / t;
+	else
+		p = (3.0 * t * s - s * s - 0.25 * t * t) / (2.0 * t * t);
+	q = (double)OS_W_ONE / p + 0.5;
+	if (q < (double)OS_W_ONE)
+		return OS_W_ONE;
+	return q > (double)OS_W_MAX ? OS_W_MAX : (uint64_t)q;
 }
 
 uint64_t os_hs_zgc_mask(uint64_t addr, uint64_t offset_mask)

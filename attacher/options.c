@@ -12,7 +12,8 @@
 #include "common/shm.h"
 
 enum { OPT_MIN_SIZE = 256, OPT_RING_KB, OPT_THREADS, OPT_PROGRESS, OPT_NO_MMAP, OPT_REPLICAS,
-       OPT_LIFETIMES, OPT_REUSE, OPT_NUMA, OPT_PERF_PAGES, OPT_CALL_GRAPH, OPT_JAVA_OBJECTS, OPT_WATCH_ROUTE };
+       OPT_LIFETIMES, OPT_REUSE, OPT_NUMA, OPT_PERF_PAGES, OPT_CALL_GRAPH, OPT_JAVA_OBJECTS, OPT_WATCH_ROUTE,
+       OPT_JAVA_TLAB };
 
 static const struct option longopts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -27,6 +28,7 @@ static const struct option longopts[] = {
 	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 	{ "no-mmap", no_argument, NULL, OPT_NO_MMAP },
 	{ "java-objects", required_argument, NULL, OPT_JAVA_OBJECTS },
+	{ "java-tlab", required_argument, NULL, OPT_JAVA_TLAB },
 	{ "replicas", no_argument, NULL, OPT_REPLICAS },
 	{ "watch-route", required_argument, NULL, OPT_WATCH_ROUTE },
 	{ "lifetimes", no_argument, NULL, OPT_LIFETIMES },
@@ -53,8 +55,12 @@ void os_opts_usage(const char *cmd)
 	       "      --min-size BYTES  smallest allocation tracked as an object (default %d);\n"
 	       "                        smaller ones are counted, not tracked\n"
 	       "      --no-mmap         do not track anonymous mmap regions as objects\n"
-	       "      --java-objects M  Java programs: exact (every object >= --min-size, default)\n"
-	       "                        or sampled (objects seen at TLAB refills, reweighted)\n"
+	       "      --java-objects M  Java programs: hybrid (default: TLABs of random size around\n"
+	       "                        --java-tlab; objects >= 1.5x that all seen, smaller ones\n"
+	       "                        sampled with probability size/TLAB and reweighted),\n"
+	       "                        exact (every object >= --min-size; slower) or sampled\n"
+	       "                        (objects seen at adaptive TLAB refills)\n"
+	       "      --java-tlab BYTES hybrid mode's mean TLAB size (default %d, %d to %d)\n"
 	       "      --call-graph M    access paths: dwarf (stack copy + CFI, default) or fp\n"
 	       "                        (frame pointers only: cheaper, shorter paths in -O2 code)\n"
 	       "      --ring-kb KB      per-thread event ring size (default %u)\n"
@@ -68,8 +74,8 @@ void os_opts_usage(const char *cmd)
 	       "      --watch-route R   watchpoints through perf breakpoint events (perf,\n"
 	       "                        default) or ptrace debug registers (ptrace)\n"
 	       "      --lifetimes, --reuse, --numa   analyses (not available yet)\n",
-	       OS_DEFAULT_OUTPUT, OS_DEFAULT_FREQ, OS_DEFAULT_MIN_SIZE,
-	       OS_DEFAULT_RING_BYTES / 1024, OS_DEFAULT_SLOTS);
+	       OS_DEFAULT_OUTPUT, OS_DEFAULT_FREQ, OS_DEFAULT_MIN_SIZE, OS_DEFAULT_JAVA_TLAB,
+	       OS_JAVA_TLAB_MIN, OS_JAVA_TLAB_MAX, OS_DEFAULT_RING_BYTES / 1024, OS_DEFAULT_SLOTS);
 }
 
 static int parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
@@ -102,7 +108,8 @@ int os_opts_parse(struct os_opts *o, const char *cmd, int argc, char **argv)
 	o->slots = OS_DEFAULT_SLOTS;
 	o->perf_pages = 256;
 	o->call_graph_dwarf = true;
-	o->java_objects = "exact";
+	o->java_objects = "hybrid";
+	o->java_tlab = OS_DEFAULT_JAVA_TLAB;
 	o->watch_route = WATCH_ROUTE_PERF;
 	optind = 1;
 	opterr = 0;
@@ -166,11 +173,18 @@ int os_opts_parse(struct os_opts *o, const char *cmd, int argc, char **argv)
 			}
 			break;
 		case OPT_JAVA_OBJECTS:
-			if (strcmp(optarg, "exact") && strcmp(optarg, "sampled")) {
-				os_err("--java-objects takes 'exact' or 'sampled', not '%s'", optarg);
+			if (strcmp(optarg, "exact") && strcmp(optarg, "hybrid") &&
+			    strcmp(optarg, "sampled")) {
+				os_err("--java-objects takes 'hybrid', 'exact' or 'sampled', not '%s'",
+				       optarg);
 				return -1;
 			}
 			o->java_objects = optarg;
+			break;
+		case OPT_JAVA_TLAB:
+			if (parse_u64("--java-tlab", optarg, OS_JAVA_TLAB_MIN, OS_JAVA_TLAB_MAX,
+				      &o->java_tlab))
+				return -1;
 			break;
 		case OPT_PROGRESS:
 			o->progress = true;

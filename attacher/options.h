@@ -9,6 +9,9 @@
 #define OS_DEFAULT_FREQ 1000
 #define OS_DEFAULT_MIN_SIZE 1024
 #define OS_DEFAULT_OUTPUT "objscope.data"
+#define OS_DEFAULT_JAVA_TLAB 16384 /* = OS_JAVA_TLAB_DEFAULT (hotspot_abi.h) */
+#define OS_JAVA_TLAB_MIN 1024
+#define OS_JAVA_TLAB_MAX (256 * 1024) /* G1 caps TLABs at half a region (>= 512 KiB) */
 
 struct os_opts {
 	const char *output;      /* -o */
@@ -25,7 +28,8 @@ struct os_opts {
 	bool call_graph_dwarf;   /* --call-graph dwarf (default) | fp */            /* --no-mmap: do not track anonymous mmaps as objects */
 	bool replicas, lifetimes, reuse, numa; /* analyses (lifetimes/reuse/numa: later issues) */
 	int watch_route;         /* --watch-route perf (default) | ptrace: enum watch_route */
-	const char *java_objects; /* --java-objects exact (default) | sampled (HotSpot) */
+	const char *java_objects; /* --java-objects hybrid (default) | exact | sampled (HotSpot) */
+	uint64_t java_tlab;      /* --java-tlab: hybrid mode's fixed TLAB size in bytes */
 	int verbose;             /* -v */
 };
 

@@ -17,6 +17,8 @@ struct perf_cpu {
 	int fd;
 	void *base;              /* control page + data */
 	size_t data_size;
+	uint64_t held;           /* hold mode: drained up to here, not yet released */
+	bool has_held;
 };
 
 struct os_perf {
@@ -30,6 +32,7 @@ struct os_perf {
 	int nextra, capextra;
 	uint8_t scratch[65536];  /* records that wrap around the buffer end */
 	uint64_t chain[MAX_CHAIN];
+	bool hold;               /* os_perf_hold */
 };
 
 static int perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu)
@@ -502,6 +505,8 @@ static void dispatch(struct os_perf *p, const struct perf_event_header *h,
 			p->bad++;
 			return;
 		}
+		if (p->hold && s.stack && (const uint8_t *)h != p->scratch)
+			s.has |= OS_PS_IN_RING;
 		if (cb->sample)
 			cb->sample(arg, &s);
 		break;
@@ -609,7 +614,7 @@ uint64_t os_perf_read(struct os_perf *p, const struct os_perf_cb *cb, void *arg)
 		data = (uint8_t *)c->base + p->page;
 		mask = c->data_size - 1;
 		head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
-		tail = mp->data_tail;
+		tail = c->has_held ? c->held : mp->data_tail;
 		while (tail < head) {
 			struct perf_event_header hdr;
 			uint64_t off = tail & mask;
@@ -645,7 +650,33 @@ uint64_t os_perf_read(struct os_perf *p, const struct os_perf_cb *cb, void *arg)
 			n++;
 			tail += hdr.size;
 		}
-		__atomic_store_n(&mp->data_tail, tail, __ATOMIC_RELEASE);
+		if (p->hold) {
+			c->held = tail;
+			c->has_held = true;
+		} else {
+			__atomic_store_n(&mp->data_tail, tail, __ATOMIC_RELEASE);
+			c->has_held = false;
+		}
 	}
 	return n;
+}
+
+void os_perf_hold(struct os_perf *p, bool on)
+{
+	if (!on)
+		os_perf_release(p);
+	p->hold = on;
+}
+
+void os_perf_release(struct os_perf *p)
+{
+	for (int i = 0; i < p->ncpu; i++) {
+		struct perf_cpu *c = &p->cpus[i];
+
+		if (!c->base || !c->has_held)
+			continue;
+		__atomic_store_n(&((struct perf_event_mmap_page *)c->base)->data_tail, c->held,
+				 __ATOMIC_RELEASE);
+		c->has_held = false;
+	}
 }

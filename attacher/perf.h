@@ -24,6 +24,7 @@ enum {
 	OS_PS_REGS = 1 << 1,     /* user registers valid */
 	OS_PS_WEIGHT = 1 << 2,
 	OS_PS_DATA_SRC = 1 << 3,
+	OS_PS_IN_RING = 1 << 4,  /* stack points into the ring: valid until os_perf_release */
 };
 
 struct os_perf_sample {
@@ -73,6 +74,12 @@ int os_perf_enable(struct os_perf *p);
 int os_perf_disable(struct os_perf *p);
 /* Drains every CPU's buffer; returns the number of records parsed. */
 uint64_t os_perf_read(struct os_perf *p, const struct os_perf_cb *cb, void *arg);
+/* Hold mode (off after open): os_perf_read leaves what it drained in the
+ * buffers, so a sample's stack copy can be used in place (OS_PS_IN_RING)
+ * instead of copied, until os_perf_release hands the space back to the
+ * kernel. The next os_perf_read goes on after what was drained. */
+void os_perf_hold(struct os_perf *p, bool on);
+void os_perf_release(struct os_perf *p);
 /* Records that could not be parsed (should stay 0). */
 uint64_t os_perf_bad_records(const struct os_perf *p);
 int os_perf_nfds(const struct os_perf *p);

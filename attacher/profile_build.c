@@ -210,6 +210,13 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 	os_hmap_init(&ctxs);
 	fill_meta(&b, mode, argc, argv);
 	fill_counters(&b);
+	/* weighted objects (Java hybrid / sampled): Horvitz-Thompson sample
+	 * estimates next to the counts (OS_SEC_ESTIMATES) */
+	if (c->attrib.weighted) {
+		b.p->analyses |= OS_AN_ESTIMATES;
+		b.p->est.samples_attributed = c->attrib.est_attributed;
+		b.p->est.samples_java_attributed = c->attrib.est_java_attributed;
+	}
 	if (c->sampler.ops == &os_sampler_soft_ops)
 		os_profile_add_note(b.p, "software sampler: data addresses decoded from the "
 					 "instruction before each task-clock sample");
@@ -247,6 +254,7 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 			d->allocations += x->allocations;
 			d->bytes += x->bytes;
 			d->samples += x->samples;
+			d->samples_est += x->est_samples;
 			for (int m = 0; m < OS_M_COUNT; m++)
 				d->metrics[m] += x->metrics[m];
 			if (c->rep)
@@ -257,6 +265,7 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 		pc.allocations = x->allocations;
 		pc.bytes = x->bytes;
 		pc.samples = x->samples;
+		pc.samples_est = x->est_samples;
 		memcpy(pc.metrics, x->metrics, sizeof(pc.metrics));
 		if (c->rep)
 			replica_add(&pc.replica, c, i);
@@ -272,11 +281,13 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 		/* paths that differ only in a cut-off tail become one */
 		if (os_hmap_get(&accs, key, &idx)) {
 			b.p->accesses[idx].samples += x->samples;
+			b.p->accesses[idx].samples_est += x->est_samples;
 			for (int m = 0; m < OS_M_COUNT; m++)
 				b.p->accesses[idx].metrics[m] += x->metrics[m];
 		} else {
 			struct os_access pa = { .context = ctxmap[x->ctx], .stack = stack,
-						.samples = x->samples };
+						.samples = x->samples,
+						.samples_est = x->est_samples };
 
 			memcpy(pa.metrics, x->metrics, sizeof(pa.metrics));
 			os_hmap_put(&accs, key, os_profile_add_access(b.p, &pa));

@@ -17,7 +17,7 @@ static bool obj_alive(void *arg, uint32_t asid, uint64_t lo, uint64_t hi, uint32
 	uint64_t s, e, v;
 
 	return as && as->objects && os_iv_lookup(as->objects, lo, &s, &e, &v) && s == lo &&
-	       e == hi && v == ctx;
+	       e == hi && os_val_ctx(v) == ctx; /* weight bits above the context */
 }
 
 int os_replica_start(struct os_collector *c, char *err, size_t errlen)
@@ -106,7 +106,7 @@ void os_replica_sample(struct os_collector *c, uint64_t time, uint32_t asid, uin
 	s.pid = (pid_t)as->pid;
 	s.tid = (pid_t)tid;
 	s.asid = asid;
-	s.ctx = (uint32_t)ci;
+	s.ctx = os_val_ctx(ci);
 	s.addr = canon;
 	s.width = width;
 	s.value_ok = ok && canon == addr; /* colored (ZGC) addresses: value of addr */

@@ -12,11 +12,22 @@
  * next candidate is tried. Nodes are never removed, so a probe sequence
  * never has holes and lookups stay exact. STEP is odd, so the sequence
  * visits every 64-bit value; the reserved key UINT64_MAX is skipped.
+ *
+ * Path cache: an insert walks from the root, one map lookup per frame,
+ * although consecutive paths (samples of one thread) mostly differ only in
+ * their innermost frames. The last paths inserted are kept with the node
+ * of every depth (struct os_cct_way); an insert finds the way sharing the
+ * longest outer part with its path and continues from that node. Nodes are
+ * never removed and a node id names its whole path, so the node a way holds
+ * for an equal outer part is the node the walk from the root would reach:
+ * the ids (and the order in which new nodes are made) are the same with
+ * and without the cache.
  */
 #include "common/cct.h"
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define KEY_STEP 0x9e3779b97f4a7c15ULL
 #define MIN_NODES 256
@@ -58,7 +69,22 @@ int os_cct_init(struct os_cct *t)
 	t->nodes[0].parent = OS_CCT_NONE;
 	t->nodes[0].depth = 0;
 	t->count = 1;
+	t->cache = NULL;
+	t->clock = 0;
+	os_cct_set_cache(t, 1); /* without it inserts are slower, not wrong */
 	return 0;
+}
+
+int os_cct_set_cache(struct os_cct *t, int on)
+{
+	if (!on) {
+		free(t->cache);
+		t->cache = NULL;
+		return 0;
+	}
+	if (!t->cache)
+		t->cache = calloc(OS_CCT_CACHE_WAYS, sizeof(*t->cache));
+	return t->cache ? 0 : -ENOMEM;
 }
 
 void os_cct_destroy(struct os_cct *t)
@@ -66,30 +92,35 @@ void os_cct_destroy(struct os_cct *t)
 	free(t->nodes);
 	t->nodes = NULL;
 	t->count = t->cap = 0;
+	free(t->cache);
+	t->cache = NULL;
 	os_hmap_destroy(&t->children);
 }
 
-/* Returns the child of `parent` for `pc`, creating it if needed. */
+/* Returns the child of `parent` for `pc`, creating it if needed. One probe
+ * of the map per candidate key: os_hmap_ref either finds the key's node or
+ * inserts the next id (ids handed out are below t->count, so a slot holding
+ * t->count was just made). */
 static uint32_t child(struct os_cct *t, uint32_t parent, uint64_t pc)
 {
-	uint64_t k = child_key0(parent, pc), id;
+	uint64_t k = child_key0(parent, pc);
 	uint64_t *slot;
 	struct os_cct_node *n;
 
 	if (k == UINT64_MAX)
 		k = next_key(k);
-	for (;; k = next_key(k)) {
-		if (!os_hmap_get(&t->children, k, &id))
-			break;
-		n = &t->nodes[id];
-		if (n->parent == parent && n->pc == pc)
-			return (uint32_t)id;
-	}
 	if (t->count == t->cap && grow(t) < 0)
 		return OS_CCT_NONE;
-	slot = os_hmap_ref(&t->children, k, t->count);
-	if (!slot)
-		return OS_CCT_NONE;
+	for (;; k = next_key(k)) {
+		slot = os_hmap_ref(&t->children, k, t->count);
+		if (!slot)
+			return OS_CCT_NONE;
+		if (*slot == t->count)
+			break;
+		n = &t->nodes[*slot];
+		if (n->parent == parent && n->pc == pc)
+			return (uint32_t)*slot;
+	}
 	n = &t->nodes[t->count];
 	n->pc = pc;
 	n->parent = parent;
@@ -97,7 +128,7 @@ static uint32_t child(struct os_cct *t, uint32_t parent, uint64_t pc)
 	return t->count++;
 }
 
-uint32_t os_cct_insert(struct os_cct *t, const uint64_t *frames, uint32_t n)
+static uint32_t insert_walk(struct os_cct *t, const uint64_t *frames, uint32_t n)
 {
 	uint32_t cur = 0;
 
@@ -106,6 +137,61 @@ uint32_t os_cct_insert(struct os_cct *t, const uint64_t *frames, uint32_t n)
 		if (cur == OS_CCT_NONE)
 			break;
 	}
+	return cur;
+}
+
+uint32_t os_cct_insert(struct os_cct *t, const uint64_t *frames, uint32_t n)
+{
+	struct os_cct_way *best = NULL, *w, *lru;
+	uint32_t common = 0, cur = 0, i, lim;
+
+	if (!t->cache)
+		return insert_walk(t, frames, n);
+	/* the way sharing the longest outer part (frames[n - 1] outermost) */
+	lru = &t->cache[0];
+	for (w = t->cache; w < t->cache + OS_CCT_CACHE_WAYS; w++) {
+		if (w->stamp < lru->stamp)
+			lru = w;
+		lim = w->n < n ? w->n : n;
+		for (i = 0; i < lim && w->pc[i] == frames[n - 1 - i]; i++)
+			;
+		if (i > common) {
+			common = i;
+			best = w;
+		}
+	}
+	/* Record the path in the way it continues when it shares at least half
+	 * of the shorter of the two (likely the same thread), else in the
+	 * least recently used way. */
+	w = lru;
+	if (best) {
+		lim = best->n < n ? best->n : n;
+		if (common * 2 >= lim)
+			w = best;
+		cur = best->id[common - 1];
+	}
+	if (w != best && common) {
+		memcpy(w->pc, best->pc, common * sizeof(w->pc[0]));
+		memcpy(w->id, best->id, common * sizeof(w->id[0]));
+	}
+	w->stamp = ++t->clock;
+	if (t->clock == UINT32_MAX) { /* restart the clock; only replacement order suffers */
+		for (struct os_cct_way *x = t->cache; x < t->cache + OS_CCT_CACHE_WAYS; x++)
+			x->stamp = x == w;
+		t->clock = 1;
+	}
+	for (i = common; i < n; i++) {
+		cur = child(t, cur, frames[n - 1 - i]);
+		if (cur == OS_CCT_NONE) {
+			w->n = 0;
+			return OS_CCT_NONE;
+		}
+		if (i < OS_CCT_CACHE_DEPTH) {
+			w->pc[i] = frames[n - 1 - i];
+			w->id[i] = cur;
+		}
+	}
+	w->n = n < OS_CCT_CACHE_DEPTH ? n : OS_CCT_CACHE_DEPTH;
 	return cur;
 }
 

@@ -21,16 +21,35 @@ struct os_cct_node {
 	uint32_t depth;
 };
 
+/* A recently inserted path, outermost first: pc[i] is the frame at depth
+ * i + 1 and id[i] its node. Paths of consecutive samples of one thread
+ * share long outer parts; an insert starts from the longest such part
+ * found in the cache and walks only the frames below it. */
+#define OS_CCT_CACHE_WAYS 8
+#define OS_CCT_CACHE_DEPTH 160 /* deeper frames are walked from the tree */
+
+struct os_cct_way {
+	uint32_t n;     /* valid entries; 0: unused */
+	uint32_t stamp; /* last use, for replacement */
+	uint64_t pc[OS_CCT_CACHE_DEPTH];
+	uint32_t id[OS_CCT_CACHE_DEPTH];
+};
+
 struct os_cct {
 	struct os_cct_node *nodes;
 	uint32_t count, cap;
-	struct os_hmap children; /* (parent, pc) -> child */
+	struct os_hmap children;  /* (parent, pc) -> child */
+	struct os_cct_way *cache; /* OS_CCT_CACHE_WAYS ways; NULL: no cache */
+	uint32_t clock;
 };
 
 int os_cct_init(struct os_cct *t);
 void os_cct_destroy(struct os_cct *t);
 /* Interns a path given leaf first (frames[0] = innermost). */
 uint32_t os_cct_insert(struct os_cct *t, const uint64_t *frames, uint32_t n);
+/* Turns the path cache off or on (on after init); the ids handed out are
+ * the same either way (tests compare both). Returns 0 or -ENOMEM. */
+int os_cct_set_cache(struct os_cct *t, int on);
 /* Writes the path of `node` leaf first into out (at most max); returns its
  * full depth. */
 uint32_t os_cct_path(const struct os_cct *t, uint32_t node, uint64_t *out, uint32_t max);

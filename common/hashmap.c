@@ -1,7 +1,8 @@
 /* hashmap.c - open-addressing (linear probing) uint64_t -> uint64_t map.
  *
- * Slot encoding: keys[i] == OS_HMAP_EMPTY_KEY marks a slot without a live
- * key; vals[i] then tells which kind: 0 = never used (ends a probe chain),
+ * Keys and values are interleaved in one slot array (one cache line per
+ * probe). Slot encoding: slots[i].key == OS_HMAP_EMPTY_KEY marks a slot
+ * without a live key; slots[i].val then tells which kind: 0 = never used (ends a probe chain),
  * 1 = tombstone (a deleted key; probing continues past it). This is why key
  * UINT64_MAX is reserved: put/ref refuse it (-EINVAL / NULL), get/del report
  * it absent.
@@ -23,12 +24,12 @@
 
 static inline bool slot_live(const struct os_hmap *m, size_t i)
 {
-	return m->keys[i] != OS_HMAP_EMPTY_KEY;
+	return m->slots[i].key != OS_HMAP_EMPTY_KEY;
 }
 
 static inline bool slot_free(const struct os_hmap *m, size_t i)
 {
-	return m->keys[i] == OS_HMAP_EMPTY_KEY && m->vals[i] == SLOT_FREE;
+	return m->slots[i].key == OS_HMAP_EMPTY_KEY && m->slots[i].val == SLOT_FREE;
 }
 
 void os_hmap_init(struct os_hmap *m)
@@ -38,8 +39,7 @@ void os_hmap_init(struct os_hmap *m)
 
 void os_hmap_destroy(struct os_hmap *m)
 {
-	free(m->keys);
-	free(m->vals);
+	free(m->slots);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -52,9 +52,11 @@ static size_t find(const struct os_hmap *m, uint64_t key)
 		return SIZE_MAX;
 	mask = m->cap - 1;
 	for (i = os_hash64(key) & mask;; i = (i + 1) & mask) {
-		if (m->keys[i] == key)
+		const struct os_hmap_slot *s = &m->slots[i];
+
+		if (s->key == key)
 			return i;
-		if (slot_free(m, i))
+		if (s->key == OS_HMAP_EMPTY_KEY && s->val == SLOT_FREE)
 			return SIZE_MAX;
 	}
 }
@@ -62,34 +64,28 @@ static size_t find(const struct os_hmap *m, uint64_t key)
 /* Rebuilds the table with `cap` slots (a power of two > count). */
 static int rehash(struct os_hmap *m, size_t cap)
 {
-	uint64_t *keys = malloc(cap * sizeof(*keys));
-	uint64_t *vals = calloc(cap, sizeof(*vals));
+	struct os_hmap_slot *slots = malloc(cap * sizeof(*slots));
 	size_t i, j, mask = cap - 1;
-	int ret = -ENOMEM;
 
-	if (!keys || !vals)
-		goto out;
-	memset(keys, 0xff, cap * sizeof(*keys));
+	if (!slots)
+		return -ENOMEM;
+	for (j = 0; j < cap; j++) {
+		slots[j].key = OS_HMAP_EMPTY_KEY;
+		slots[j].val = SLOT_FREE;
+	}
 	for (i = 0; i < m->cap; i++) {
 		if (!slot_live(m, i))
 			continue;
-		for (j = os_hash64(m->keys[i]) & mask; keys[j] != OS_HMAP_EMPTY_KEY; j = (j + 1) & mask)
+		for (j = os_hash64(m->slots[i].key) & mask; slots[j].key != OS_HMAP_EMPTY_KEY;
+		     j = (j + 1) & mask)
 			;
-		keys[j] = m->keys[i];
-		vals[j] = m->vals[i];
+		slots[j] = m->slots[i];
 	}
-	free(m->keys);
-	free(m->vals);
-	m->keys = keys;
-	m->vals = vals;
-	keys = vals = NULL;
+	free(m->slots);
+	m->slots = slots;
 	m->cap = cap;
 	m->tombs = 0;
-	ret = 0;
-out:
-	free(keys);
-	free(vals);
-	return ret;
+	return 0;
 }
 
 /* Makes room for one more key: after this, used slots stay under 70%. */
@@ -110,24 +106,42 @@ uint64_t *os_hmap_ref(struct os_hmap *m, uint64_t key, uint64_t dflt)
 
 	if (key == OS_HMAP_EMPTY_KEY)
 		return NULL;
-	i = find(m, key);
-	if (i != SIZE_MAX)
-		return &m->vals[i];
+	if (m->cap) {
+		/* one probe finds the key or where it goes (first tombstone or the
+		 * free slot ending the chain) */
+		mask = m->cap - 1;
+		for (i = os_hash64(key) & mask;; i = (i + 1) & mask) {
+			struct os_hmap_slot *s = &m->slots[i];
+
+			if (s->key == key)
+				return &s->val;
+			if (s->key != OS_HMAP_EMPTY_KEY)
+				continue;
+			if (s->val == SLOT_FREE)
+				break;
+			if (tomb == SIZE_MAX)
+				tomb = i;
+		}
+		if ((m->count + m->tombs + 1) * 10 <= m->cap * 7)
+			goto insert;
+	}
 	if (reserve_one(m) < 0)
 		return NULL;
+	tomb = SIZE_MAX;
 	mask = m->cap - 1;
 	for (i = os_hash64(key) & mask; !slot_free(m, i); i = (i + 1) & mask) {
 		if (tomb == SIZE_MAX && !slot_live(m, i))
 			tomb = i;
 	}
+insert:
 	if (tomb != SIZE_MAX) {
 		i = tomb;
 		m->tombs--;
 	}
-	m->keys[i] = key;
-	m->vals[i] = dflt;
+	m->slots[i].key = key;
+	m->slots[i].val = dflt;
 	m->count++;
-	return &m->vals[i];
+	return &m->slots[i].val;
 }
 
 int os_hmap_put(struct os_hmap *m, uint64_t key, uint64_t val)
@@ -150,7 +164,7 @@ bool os_hmap_get(const struct os_hmap *m, uint64_t key, uint64_t *val)
 	if (i == SIZE_MAX)
 		return false;
 	if (val)
-		*val = m->vals[i];
+		*val = m->slots[i].val;
 	return true;
 }
 
@@ -161,18 +175,19 @@ bool os_hmap_del(struct os_hmap *m, uint64_t key)
 	if (i == SIZE_MAX)
 		return false;
 	mask = m->cap - 1;
-	m->keys[i] = OS_HMAP_EMPTY_KEY;
+	m->slots[i].key = OS_HMAP_EMPTY_KEY;
 	m->count--;
 	if (!slot_free(m, (i + 1) & mask)) {
-		m->vals[i] = SLOT_TOMB;
+		m->slots[i].val = SLOT_TOMB;
 		m->tombs++;
 		return true;
 	}
 	/* The chain ends right after i: this slot and the tombstones just
 	 * before it end no probe that needs them, so they become free. */
-	m->vals[i] = SLOT_FREE;
-	for (i = (i - 1) & mask; !slot_live(m, i) && m->vals[i] == SLOT_TOMB; i = (i - 1) & mask) {
-		m->vals[i] = SLOT_FREE;
+	m->slots[i].val = SLOT_FREE;
+	for (i = (i - 1) & mask; !slot_live(m, i) && m->slots[i].val == SLOT_TOMB;
+	     i = (i - 1) & mask) {
+		m->slots[i].val = SLOT_FREE;
 		m->tombs--;
 	}
 	return true;
@@ -186,9 +201,9 @@ bool os_hmap_next(const struct os_hmap *m, size_t *iter, uint64_t *key, uint64_t
 		if (!slot_live(m, i))
 			continue;
 		if (key)
-			*key = m->keys[i];
+			*key = m->slots[i].key;
 		if (val)
-			*val = m->vals[i];
+			*val = m->slots[i].val;
 		*iter = i + 1;
 		return true;
 	}

@@ -8,9 +8,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* One slot: key and value side by side, so a probe touches one cache line. */
+struct os_hmap_slot {
+	uint64_t key;
+	uint64_t val;
+};
+
 struct os_hmap {
-	uint64_t *keys;
-	uint64_t *vals;
+	struct os_hmap_slot *slots;
 	size_t cap;    /* power of two, 0 when empty */
 	size_t count;
 	size_t tombs;

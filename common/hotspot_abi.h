@@ -34,11 +34,17 @@ struct os_jvm_info {
 	uint32_t mode;                       /* OS_JVM_MODE_* actually in force */
 	uint32_t flags;                      /* OS_JVM_F_* (shm.h) */
 	char gc[32];                         /* "G1", "Parallel", "Serial", "Z", "Shenandoah", "Epsilon" */
+	uint64_t tlab_bytes;                 /* OS_JVM_MODE_HYBRID: the fixed TLAB size T in
+					      * force (TLABSize); 0 in the other modes. Last
+					      * field: a collector reading an older, shorter
+					      * struct finds 0 here */
 };
 
 enum {
 	OS_JVM_MODE_EXACT = 1,   /* every object >= min_size reaches the allocation hooks */
 	OS_JVM_MODE_SAMPLED = 2, /* TLAB refills: objects seen with probability ~ size/TLAB */
+	OS_JVM_MODE_HYBRID = 3,  /* fixed TLAB of tlab_bytes T: objects >= T all seen, smaller
+				  * ones (>= min_size) with probability size / T */
 };
 
 /* The third word of each OS_EV_MOVES triple: bytes | sequence << 40. The
@@ -50,7 +56,12 @@ enum {
 
 #define OS_JVM_INFO_WORDS ((sizeof(struct os_jvm_info) + 7) / 8)
 
-/* Environment variable the collector sets for the preload: "exact" or "sampled". */
+/* Environment variable the collector sets for the preload: "exact", "hybrid"
+ * or "sampled" (unset or anything else: exact). */
 #define OS_JAVA_MODE_ENV "OBJSCOPE_JAVA_MODE"
+/* Hybrid mode's TLAB size T in bytes (decimal); the preload uses
+ * max(T, min_size, 1024), 16384 when unset or not a number. */
+#define OS_JAVA_TLAB_ENV "OBJSCOPE_JAVA_TLAB"
+#define OS_JAVA_TLAB_DEFAULT 16384
 
 #endif

@@ -40,6 +40,8 @@ enum os_section {
 	OS_SEC_ACCESSES = 7,
 	OS_SEC_THREADS = 8,
 	OS_SEC_REPLICAS = 9, /* optional: struct os_replica per context (--replicas) */
+	OS_SEC_ESTIMATES = 10, /* optional: sample estimates of weighted objects (Java
+				* hybrid / sampled modes) */
 };
 #define OS_SEC_END 0xFFFFFFFFu /* last section: CRC32 of all bytes before it */
 
@@ -97,6 +99,10 @@ struct os_context {        /* one allocation context (== "object" in reports) */
 	uint64_t samples;  /* access samples attributed to its objects */
 	uint64_t metrics[OS_M_COUNT];
 	struct os_replica replica; /* meaningful when OS_AN_REPLICAS is set */
+	double samples_est; /* meaningful when OS_AN_ESTIMATES is set: sum over the
+			     * samples of their object's weight (1 / probability
+			     * the object was seen), a Horvitz-Thompson estimate
+			     * of the samples all its objects would have had */
 };
 
 struct os_access {         /* samples of one context from one access path */
@@ -104,6 +110,7 @@ struct os_access {         /* samples of one context from one access path */
 	uint32_t stack;    /* stack id of the access path */
 	uint64_t samples;
 	uint64_t metrics[OS_M_COUNT];
+	double samples_est; /* as os_context.samples_est */
 };
 
 enum os_thread_kind { OS_THR_NATIVE = 0, OS_THR_JAVA, OS_THR_GC, OS_THR_JIT, OS_THR_VM };
@@ -159,7 +166,13 @@ struct os_meta {
 	uint32_t *notes;           /* string ids: degradations the report must show */
 };
 
-enum { OS_AN_REPLICAS = 1u << 0 };
+enum { OS_AN_REPLICAS = 1u << 0, OS_AN_ESTIMATES = 1u << 1 };
+
+/* Profile-level sample estimates (OS_AN_ESTIMATES), as samples_est. */
+struct os_estimates {
+	double samples_attributed;      /* estimate of c.samples_attributed */
+	double samples_java_attributed; /* estimate of c.samples_java_attributed */
+};
 
 struct os_profile {
 	struct os_meta meta;
@@ -176,7 +189,8 @@ struct os_profile {
 	struct os_access *accesses;
 	uint32_t nthreads;
 	struct os_thread *threads;
-	uint32_t analyses;         /* OS_AN_* bits: analyses that were run */
+	uint32_t analyses;         /* OS_AN_* bits: analyses that were run / sections present */
+	struct os_estimates est;   /* meaningful when OS_AN_ESTIMATES is set */
 	void *priv;                /* builder state (interning tables) */
 };
 
@@ -217,7 +231,8 @@ int os_profile_read_mem(const void *buf, size_t len, struct os_profile **out, ch
  *   name) are summed, other contexts appended; accesses likewise per
  *   (context, access path); threads equal by (pid, tid, kind, name) summed.
  * Merging into a fresh os_profile_new() therefore also folds duplicate
- * contexts of src. Returns 0 or -ENOMEM (dst then holds a partial merge). */
+ * contexts of src. Sample estimates (OS_AN_ESTIMATES) are summed; a side
+ * without them counts its samples (every weight 1). Returns 0 or -ENOMEM (dst then holds a partial merge). */
 int os_profile_merge(struct os_profile *dst, const struct os_profile *src);
 
 /* String `id`, or NULL for OS_NONE / out of range. */

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,7 @@
 _Static_assert(sizeof(struct os_replica) % sizeof(uint64_t) == 0,
 	       "struct os_replica must hold only uint64_t counts");
 #define NCOUNTERS (sizeof(struct os_counters) / sizeof(uint64_t))
+#define EST_REC (4 + 8)     /* ESTIMATES records: index, f64 estimate */
 
 _Static_assert(sizeof(struct os_counters) % sizeof(uint64_t) == 0,
 	       "os_counters must hold only uint64_t");
@@ -284,6 +286,37 @@ static void serialize(const struct os_profile *p, struct wbuf *b)
 		sec_end(b, off);
 	}
 
+	/* ESTIMATES: only with weighted objects, only entries with samples */
+	if (p->analyses & OS_AN_ESTIMATES) {
+		uint32_t n = 0;
+
+		off = sec_begin(b, OS_SEC_ESTIMATES);
+		put_f64(b, p->est.samples_attributed);
+		put_f64(b, p->est.samples_java_attributed);
+		for (i = 0; i < p->ncontexts; i++)
+			n += p->contexts[i].samples_est != 0;
+		put_u32(b, n);
+		put_u32(b, EST_REC);
+		for (i = 0; i < p->ncontexts; i++) {
+			if (p->contexts[i].samples_est == 0)
+				continue;
+			put_u32(b, i);
+			put_f64(b, p->contexts[i].samples_est);
+		}
+		n = 0;
+		for (i = 0; i < p->naccesses; i++)
+			n += p->accesses[i].samples_est != 0;
+		put_u32(b, n);
+		put_u32(b, EST_REC);
+		for (i = 0; i < p->naccesses; i++) {
+			if (p->accesses[i].samples_est == 0)
+				continue;
+			put_u32(b, i);
+			put_f64(b, p->accesses[i].samples_est);
+		}
+		sec_end(b, off);
+	}
+
 	/* END: its header, then the CRC of everything before that header. */
 	patch_u64(b, 16, b->len + END_SIZE);
 	off = b->len;
@@ -493,7 +526,7 @@ static const char *const section_names[] = {
 	[OS_SEC_META] = "META",	      [OS_SEC_COUNTERS] = "COUNTERS", [OS_SEC_STRINGS] = "STRINGS",
 	[OS_SEC_FRAMES] = "FRAMES",   [OS_SEC_STACKS] = "STACKS",     [OS_SEC_CONTEXTS] = "CONTEXTS",
 	[OS_SEC_ACCESSES] = "ACCESSES", [OS_SEC_THREADS] = "THREADS",
-	[OS_SEC_REPLICAS] = "REPLICAS",
+	[OS_SEC_REPLICAS] = "REPLICAS", [OS_SEC_ESTIMATES] = "ESTIMATES",
 };
 #define NSECTIONS (sizeof(section_names) / sizeof(section_names[0]))
 
@@ -723,6 +756,53 @@ static int read_replicas(struct cur *c, struct os_profile *p)
 	return 0;
 }
 
+/* An estimate: finite and not negative. */
+static bool est_ok(double d)
+{
+	return isfinite(d) && d >= 0;
+}
+
+/* One table of ESTIMATES: (index, estimate) records; index below n. */
+static void read_est_table(struct cur *c, uint32_t nidx, void *base, size_t stride, size_t off)
+{
+	uint32_t n = get_u32(c), rec = get_u32(c), i;
+
+	if (c->bad || rec < EST_REC || (uint64_t)n * rec > left(c)) {
+		c->bad = true;
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		struct cur r = { take(c, rec), rec, 0, false };
+		uint32_t idx = get_u32(&r);
+		double d = get_f64(&r);
+
+		if (idx >= nidx || !est_ok(d)) {
+			c->bad = true;
+			return;
+		}
+		memcpy((char *)base + (size_t)idx * stride + off, &d, sizeof(d));
+	}
+}
+
+/* After CONTEXTS and ACCESSES: their sample estimates. */
+static int read_estimates(struct cur *c, struct os_profile *p)
+{
+	p->est.samples_attributed = get_f64(c);
+	p->est.samples_java_attributed = get_f64(c);
+	if (c->bad || !est_ok(p->est.samples_attributed) ||
+	    !est_ok(p->est.samples_java_attributed)) {
+		c->bad = true;
+		return 0;
+	}
+	read_est_table(c, p->ncontexts, p->contexts, sizeof(*p->contexts),
+		       offsetof(struct os_context, samples_est));
+	read_est_table(c, p->naccesses, p->accesses, sizeof(*p->accesses),
+		       offsetof(struct os_access, samples_est));
+	if (!c->bad)
+		p->analyses |= OS_AN_ESTIMATES;
+	return 0;
+}
+
 typedef int (*section_reader)(struct cur *c, struct os_profile *p);
 
 /* In dependency order: tables before what refers to them. */
@@ -734,7 +814,7 @@ static const struct {
 	{ OS_SEC_STACKS, read_stacks },	    { OS_SEC_META, read_meta },
 	{ OS_SEC_COUNTERS, read_counters }, { OS_SEC_CONTEXTS, read_contexts },
 	{ OS_SEC_ACCESSES, read_accesses }, { OS_SEC_THREADS, read_threads },
-	{ OS_SEC_REPLICAS, read_replicas },
+	{ OS_SEC_REPLICAS, read_replicas }, { OS_SEC_ESTIMATES, read_estimates },
 };
 
 static bool str_ok(const struct os_profile *p, uint32_t id, bool none_ok)

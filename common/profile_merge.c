@@ -278,9 +278,27 @@ static int index_existing(struct os_profile *dst, struct merge_state *st)
 	return 0;
 }
 
+/* Sample estimates: a profile without them had every weight 1, so its
+ * samples are its estimates. dst gets them when src brings them. */
+static void estimates_begin(struct os_profile *dst, const struct os_profile *src)
+{
+	uint32_t i;
+
+	if (!(src->analyses & OS_AN_ESTIMATES) || (dst->analyses & OS_AN_ESTIMATES))
+		return;
+	for (i = 0; i < dst->ncontexts; i++)
+		dst->contexts[i].samples_est = (double)dst->contexts[i].samples;
+	for (i = 0; i < dst->naccesses; i++)
+		dst->accesses[i].samples_est = (double)dst->accesses[i].samples;
+	dst->est.samples_attributed = (double)dst->c.samples_attributed;
+	dst->est.samples_java_attributed = (double)dst->c.samples_java_attributed;
+	dst->analyses |= OS_AN_ESTIMATES;
+}
+
 static int merge_records(struct os_profile *dst, const struct os_profile *src,
 			 struct merge_state *st)
 {
+	bool est = src->analyses & OS_AN_ESTIMATES;
 	uint64_t slot;
 	uint32_t i, idx;
 
@@ -288,6 +306,8 @@ static int merge_records(struct os_profile *dst, const struct os_profile *src,
 		struct os_context c = src->contexts[i];
 		struct pair k;
 
+		if (!est)
+			c.samples_est = (double)c.samples;
 		c.type = map_str(st, c.type);
 		c.stack = map_stack(st, c.stack);
 		k = (struct pair){ c.type, c.stack };
@@ -298,6 +318,7 @@ static int merge_records(struct os_profile *dst, const struct os_profile *src,
 			d->allocations += c.allocations;
 			d->bytes += c.bytes;
 			d->samples += c.samples;
+			d->samples_est += c.samples_est;
 			add_metrics(d->metrics, c.metrics);
 			add_replica(&d->replica, &c.replica);
 		} else {
@@ -311,12 +332,15 @@ static int merge_records(struct os_profile *dst, const struct os_profile *src,
 		struct os_access a = src->accesses[i];
 		struct pair k;
 
+		if (!est)
+			a.samples_est = (double)a.samples;
 		a.context = st->ctxmap[a.context];
 		a.stack = map_stack(st, a.stack);
 		k = (struct pair){ a.context, a.stack };
 		idx = lookup(&st->accesses, pair_hash(dst, &k), access_match, dst, &k, &slot);
 		if (idx != OS_NONE) {
 			dst->accesses[idx].samples += a.samples;
+			dst->accesses[idx].samples_est += a.samples_est;
 			add_metrics(dst->accesses[idx].metrics, a.metrics);
 		} else {
 			idx = os_profile_add_access(dst, &a);
@@ -348,6 +372,7 @@ int os_profile_merge(struct os_profile *dst, const struct os_profile *src)
 	os_hmap_init(&st.contexts);
 	os_hmap_init(&st.accesses);
 	os_hmap_init(&st.threads);
+	estimates_begin(dst, src); /* before merge_meta adds src's counters */
 	ret = merge_tables(dst, src, &st);
 	if (ret)
 		goto out;
@@ -358,8 +383,16 @@ int os_profile_merge(struct os_profile *dst, const struct os_profile *src)
 	if (ret)
 		goto out;
 	ret = merge_records(dst, src, &st);
-	if (!ret)
+	if (!ret) {
 		dst->analyses |= src->analyses; /* OS_AN_REPLICAS: counts summed above */
+		if (src->analyses & OS_AN_ESTIMATES) {
+			dst->est.samples_attributed += src->est.samples_attributed;
+			dst->est.samples_java_attributed += src->est.samples_java_attributed;
+		} else {
+			dst->est.samples_attributed += (double)src->c.samples_attributed;
+			dst->est.samples_java_attributed += (double)src->c.samples_java_attributed;
+		}
+	}
 out:
 	os_hmap_destroy(&st.contexts);
 	os_hmap_destroy(&st.accesses);

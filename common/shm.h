@@ -79,6 +79,7 @@ struct os_event {
 #define OS_FRAME_METHOD 0x8000000000000000ULL
 #define OS_JVM_F_ZGC 0x1           /* colored pointers: mask addresses */
 #define OS_JVM_F_CONCURRENT 0x2    /* ZGC/Shenandoah: moves are best effort */
+#define OS_JVM_F_TLAB_DITHER 0x4   /* hybrid: each next TLAB size drawn from [T/2, 3T/2) */
 
 enum os_slot_state {
 	OS_SLOT_FREE = 0,     /* nobody owns it */

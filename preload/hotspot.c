@@ -90,6 +90,7 @@ static int hs_find_text(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 static uint32_t hs_mode = OS_JVM_MODE_EXACT;
+static uint64_t hs_tlab = OS_JAVA_TLAB_DEFAULT; /* hybrid: requested TLAB size T */
 static uint64_t hs_gc_seq;   /* GC begin hooks seen */
 
 int osp_hs_emit(struct osp_thread *t, uint16_t type, uint64_t addr, uint64_t size, uint64_t aux,
@@ -186,11 +187,41 @@ out:
 	osp_leave(t);
 }
 
+/* Hybrid mode: the size of the thread's NEXT TLAB, drawn uniformly from
+ * [T/2, 3T/2) (mean T). With one fixed size, a program that allocates in a
+ * fixed cycle keeps the TLAB ends in phase with it: on tests/java/ObjFixture
+ * one of two allocation sites was never seen and the other counted twice.
+ * A random length breaks the phase, so an object of s < T/2 bytes is the
+ * one that does not fit with probability s/T whatever the pattern, which is
+ * what the collector's weight T/s assumes. The thread writes its own TLAB's
+ * _desired_size (what ThreadLocalAllocBuffer::compute_size asks for at the
+ * next refill; with -ResizeTLAB the JVM never changes it after start-up);
+ * the TLAB being used is untouched. */
+static void hs_dither(void *thread, const void *obj)
+{
+	uint64_t x, lo;
+	uint32_t a, d;
+
+	if (!osp_hs.dither_off || !thread)
+		return;
+	__asm__ volatile("rdtsc" : "=a"(a), "=d"(d));
+	x = ((uint64_t)d << 32 | a) ^ (uint64_t)(uintptr_t)obj ^ (uint64_t)(uintptr_t)thread;
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	lo = osp_hs.dither_lo;
+	*(volatile size_t *)((uint8_t *)thread + osp_hs.dither_off) =
+		(size_t)(lo + x % osp_hs.dither_span);
+}
+
 HS_FRAMED static void hs_new_tlab(void *klass, void *obj, size_t tlab_bytes, size_t bytes,
 				  void *thread)
 {
 	hs_alloc(klass, obj, tlab_bytes, bytes, __builtin_return_address(0),
 		 *(void *const *)__builtin_frame_address(0));
+	hs_dither(thread, obj);
 	hs_orig.new_tlab(klass, obj, tlab_bytes, bytes, thread);
 }
 
@@ -346,20 +377,28 @@ static void hs_read_code(const struct osp_vms *v, struct os_jvm_info *info)
 	osp_hs.method_off = (int64_t)method * 8;
 }
 
-/* Whether every object >= min_size reaches the allocation hooks with the
- * flags actually in force (the user's options may have overridden ours). */
-static uint32_t hs_mode_in_force(const struct osp_vms *v, const char *gc)
+/* The mode the flags actually in force give (the user's options may have
+ * overridden ours): exact when every object >= min_size reaches the
+ * allocation hooks; hybrid when TLABs are fixed (-ResizeTLAB) at a size T
+ * above min_size, *tlab set to T; sampled otherwise (adaptive TLABs). */
+static uint32_t hs_mode_in_force(const struct osp_vms *v, const char *gc, uint64_t *tlab_out)
 {
 	int no_tlab_slow = strcmp(gc, "Parallel") != 0 && strcmp(gc, "Serial") != 0;
 	uint64_t tlab = hs_flag_size(v, "TLABSize");
 
-	if (hs_mode != OS_JVM_MODE_EXACT)
+	*tlab_out = 0;
+	if (hs_mode == OS_JVM_MODE_SAMPLED)
 		return OS_JVM_MODE_SAMPLED;
 	if (hs_flag_bool(v, "UseTLAB") == 0 && no_tlab_slow)
 		return OS_JVM_MODE_EXACT;
-	if (hs_flag_bool(v, "UseTLAB") == 1 && hs_flag_bool(v, "ResizeTLAB") == 0 && tlab &&
-	    tlab <= osp_hdr->min_size)
-		return OS_JVM_MODE_EXACT;
+	if (hs_flag_bool(v, "UseTLAB") == 1 && hs_flag_bool(v, "ResizeTLAB") == 0 && tlab) {
+		if (tlab <= osp_hdr->min_size)
+			return OS_JVM_MODE_EXACT;
+		/* a fixed TLAB larger than min_size: an object smaller than it
+		 * is seen when it does not fit the TLAB's free rest */
+		*tlab_out = tlab;
+		return OS_JVM_MODE_HYBRID;
+	}
 	return OS_JVM_MODE_SAMPLED;
 }
 
@@ -387,7 +426,18 @@ static void hs_jvm_up(void)
 	hs_read_code(&v, &info);
 	hs_preserve_fp = hs_flag_bool(&v, "PreserveFramePointer");
 	info.libjvm_base = hs_jvm_base;
-	info.mode = hs_mode_in_force(&v, info.gc);
+	info.mode = hs_mode_in_force(&v, info.gc, &info.tlab_bytes);
+	if (info.mode == OS_JVM_MODE_HYBRID && info.tlab_bytes >= 4096) {
+		uint64_t o_tlab, o_desired;
+
+		if (osp_vms_offset(&v, "Thread", "_tlab", &o_tlab) == 0 &&
+		    osp_vms_offset(&v, "ThreadLocalAllocBuffer", "_desired_size", &o_desired) == 0) {
+			osp_hs.dither_lo = info.tlab_bytes / 16;    /* words: T/2 */
+			osp_hs.dither_span = info.tlab_bytes / 8;   /* words: T */
+			osp_hs.dither_off = o_tlab + o_desired;
+			info.flags |= OS_JVM_F_TLAB_DITHER;
+		}
+	}
 	osp_hs.heap_lo = info.heap_start;
 	osp_hs.heap_hi = info.heap_end;
 	osp_hs.interp_lo = info.interp_start;
@@ -409,16 +459,39 @@ static int hs_options(char bufs[][48], char **opts)
 	size_t tlab = osp_hdr->min_size > HS_TLAB_FLOOR ? osp_hdr->min_size : HS_TLAB_FLOOR;
 	int n = 0;
 
+	/* hybrid: T = max(requested, min_size, floor); exact: T = max(min_size, floor) */
+	if (hs_mode == OS_JVM_MODE_HYBRID && hs_tlab > tlab)
+		tlab = (size_t)hs_tlab;
+
 	opts[n++] = "-XX:+PreserveFramePointer";
 	opts[n++] = "-XX:+UnlockDiagnosticVMOptions";
 	opts[n++] = "-XX:+DumpPerfMapAtExit";
-	if (hs_mode == OS_JVM_MODE_EXACT) {
-		/* A TLAB never has room for an object >= min_size, so each such
-		 * object takes the slow path that calls the allocation hooks. */
+	if (hs_mode == OS_JVM_MODE_EXACT || hs_mode == OS_JVM_MODE_HYBRID) {
+		/* Exact: a TLAB never has room for an object >= min_size, so each
+		 * such object takes the slow path that calls the allocation hooks.
+		 * Hybrid: the same for objects >= T; a smaller one takes it when
+		 * it does not fit the free rest of a TLAB of fixed size T. */
 		snprintf(bufs[0], sizeof(bufs[0]), "-XX:TLABSize=%zu", tlab);
-		snprintf(bufs[1], sizeof(bufs[1]), "-XX:MinTLABSize=%zu", tlab);
 		opts[n++] = bufs[0];
-		opts[n++] = bufs[1];
+		/* Hybrid keeps the default MinTLABSize: the PLAB minimum follows
+		 * it (MinTLABSize / 8 words), and G1 refuses to start when that
+		 * exceeds OldPLABSize (1024 words: MinTLABSize above ~8 KiB).
+		 * It only bounds the rare shorter TLAB at a region's end. */
+		if (hs_mode == OS_JVM_MODE_EXACT) {
+			snprintf(bufs[1], sizeof(bufs[1]), "-XX:MinTLABSize=%zu", tlab);
+			opts[n++] = bufs[1];
+		} else {
+			/* An object that does not fit the TLAB's rest always makes
+			 * a new TLAB (refill waste limit = the whole TLAB) rather
+			 * than going outside while the old TLAB is kept: with the
+			 * default (refill only when the rest is <= T/64) a rest
+			 * lingers and every larger object is seen while it does,
+			 * three times the probability the weights assume on
+			 * tests/java/ObjFixture (docs/JAVA.md). With every miss a
+			 * refill, the TLAB ends form a renewal process whose
+			 * lengths hs_dither() draws: see os_hs_weight_jvm(). */
+			opts[n++] = "-XX:TLABRefillWasteFraction=1";
+		}
 		opts[n++] = "-XX:-ResizeTLAB";
 	}
 	return n;
@@ -456,6 +529,24 @@ static int32_t hs_create_vm(void **pvm, void **penv, void *args)
 }
 
 /* ---- installation ------------------------------------------------------ */
+
+/* OS_JAVA_TLAB_ENV: decimal bytes, no malloc or stdio; the default when
+ * unset, empty, not all digits, zero or above 1 GiB. */
+static uint64_t hs_parse_tlab(const char *s)
+{
+	uint64_t v = 0;
+
+	if (!s || !*s)
+		return OS_JAVA_TLAB_DEFAULT;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return OS_JAVA_TLAB_DEFAULT;
+		v = v * 10 + (uint64_t)(*s - '0');
+		if (v > (1ULL << 30))
+			return OS_JAVA_TLAB_DEFAULT;
+	}
+	return v ? v : OS_JAVA_TLAB_DEFAULT;
+}
 
 enum { HS_NEW_TLAB, HS_OUTSIDE, HS_BEFORE_GC, HS_AFTER_GC, HS_CREATE_VM, HS_NHOOKS };
 
@@ -507,6 +598,9 @@ static void hs_install_at(void *handle, struct os_jvm_plan *plan)
 	dl_iterate_phdr(hs_find_text, NULL);
 	if (mode && strcmp(mode, "sampled") == 0)
 		hs_mode = OS_JVM_MODE_SAMPLED;
+	else if (mode && strcmp(mode, "hybrid") == 0)
+		hs_mode = OS_JVM_MODE_HYBRID;
+	hs_tlab = hs_parse_tlab(getenv(OS_JAVA_TLAB_ENV));
 	for (int i = 0; i < HS_NHOOKS; i++)
 		want[i].name = names[i];
 	if (osp_elf_find_local(lm->l_name, lm->l_addr, want, HS_NHOOKS) < 0 ||

@@ -31,6 +31,8 @@ struct osp_hs_state {
 	uint64_t zgc_offset_mask;         /* ZGC: address bits without the color (0: not ZGC) */
 	uint64_t zgc_meta_mask;           /* ZGC: color bits of a heap address */
 	uint64_t gc_count;                /* number of the collection in progress or last */
+	uint64_t dither_off;              /* hybrid mode: Thread::_tlab + TLAB::_desired_size, 0 = off */
+	uint64_t dither_lo, dither_span;  /* next TLAB's desired size: lo + [0, span) words */
 	int up;                           /* 1 once the fields above are valid */
 };
 extern struct osp_hs_state osp_hs;

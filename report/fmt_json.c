@@ -2,7 +2,8 @@
  * beyond the contract: meta.freq/min_size/mode/hostname/start_time/notes,
  * meta.counters (every os_counters field), meta.unaddressed, objects_total,
  * per-access metrics, thread pid/tid, replica.exact/alpha_checks/
- * exact_objects.
+ * exact_objects, samples_estimated (objects, accesses) and
+ * meta.samples_[java_]attributed_estimated (null without estimates).
  *
  * The document is streamed through report/json_writer.h as it is produced:
  * memory stays constant whatever the number of objects (a json-c tree of a
@@ -142,6 +143,14 @@ static void jmeta(struct json_writer *w, const struct os_profile *p)
 	jw_u64(w, "samples_attributed", c->samples_attributed);
 	jw_u64(w, "samples_java_heap", c->samples_java_heap);
 	jw_u64(w, "samples_java_attributed", c->samples_java_attributed);
+	/* Horvitz-Thompson estimates (Java hybrid / sampled modes), null without */
+	if (report_has_est(p)) {
+		jw_double(w, "samples_attributed_estimated", p->est.samples_attributed);
+		jw_double(w, "samples_java_attributed_estimated", p->est.samples_java_attributed);
+	} else {
+		jw_null(w, "samples_attributed_estimated");
+		jw_null(w, "samples_java_attributed_estimated");
+	}
 	jw_u64(w, "lost", c->lost);
 	jw_u64(w, "dropped_events", c->dropped_events);
 	jw_u64(w, "gc_count", c->gc_count);
@@ -154,6 +163,8 @@ static void jmeta(struct json_writer *w, const struct os_profile *p)
 	jw_begin_array(w, "notes");
 	for (i = 0; i < m->nnotes; i++)
 		jw_string(w, NULL, report_str(p, m->notes[i]));
+	if (report_has_est(p))
+		jw_string(w, NULL, REPORT_EST_NOTE);
 	jw_end_array(w);
 	jw_begin_object(w, "unaddressed");
 	jw_u64(w, "no_memory_operand", c->unaddressed_nomem);
@@ -210,7 +221,11 @@ static void jobject(struct json_writer *w, struct frame_cache *fc, const struct 
 	jw_u64(w, "allocations", c->allocations);
 	jw_u64(w, "bytes", c->bytes);
 	jw_u64(w, "samples", c->samples);
-	jw_double(w, "share", report_ratio(c->samples, p->c.samples_attributed));
+	if (report_has_est(p))
+		jw_double(w, "samples_estimated", c->samples_est);
+	else
+		jw_null(w, "samples_estimated");
+	jw_double(w, "share", report_share(p, c));
 	jmetrics(w, c->metrics);
 	jw_begin_array(w, "accesses");
 	for (i = 0; i < ro->naccesses; i++) {
@@ -219,6 +234,10 @@ static void jobject(struct json_writer *w, struct frame_cache *fc, const struct 
 		jw_begin_object(w, NULL);
 		jstack(w, fc, "stack", a->stack);
 		jw_u64(w, "samples", a->samples);
+		if (report_has_est(p))
+			jw_double(w, "samples_estimated", a->samples_est);
+		else
+			jw_null(w, "samples_estimated");
 		jmetrics(w, a->metrics);
 		jw_end_object(w);
 	}

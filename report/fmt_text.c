@@ -216,6 +216,14 @@ static void print_header(const struct os_profile *p, FILE *out)
 			     " attributed to Java objects (%.1f%% of Java-heap samples)\n",
 			c->samples_java_heap, c->samples_java_attributed,
 			pct(c->samples_java_attributed, c->samples_java_heap));
+	if (report_has_est(p) && c->samples_java_heap)
+		fprintf(out, "#              estimated (Horvitz-Thompson): %.0f attributed to objects, "
+			     "%.0f to Java objects (%.1f%% of Java-heap samples)\n",
+			p->est.samples_attributed, p->est.samples_java_attributed,
+			100.0 * p->est.samples_java_attributed / (double)c->samples_java_heap);
+	else if (report_has_est(p))
+		fprintf(out, "#              estimated (Horvitz-Thompson): %.0f attributed to objects\n",
+			p->est.samples_attributed);
 	if (c->samples_total > c->samples_addressed)
 		fprintf(out, "# no address:  %" PRIu64 " no memory operand, %" PRIu64
 			     " address register overwritten, %" PRIu64 " undecodable\n",
@@ -240,6 +248,8 @@ static void print_header(const struct os_profile *p, FILE *out)
 		print_text(report_str(p, m->notes[i]), out);
 		fputc('\n', out);
 	}
+	if (report_has_est(p))
+		fprintf(out, "# note:        %s\n", REPORT_EST_NOTE);
 }
 
 /* Prints at most `max` frames of `stack`, then "... N more frames". */
@@ -370,8 +380,15 @@ static void print_object(const struct report_view *v, uint32_t rank, FILE *out)
 	uint32_t i;
 
 	human_bytes(c->bytes, bytes, sizeof(bytes));
-	fprintf(out, "%6" PRIu32 "  %6.2f%%  %9" PRIu64 "  %11" PRIu64 "  %10s  ", rank + 1,
-		pct(c->samples, p->c.samples_attributed), c->samples, c->allocations, bytes);
+	if (report_has_est(p)) {
+		char est[40];
+
+		snprintf(est, sizeof(est), "(est. %.0f)", c->samples_est);
+		fprintf(out, "%6" PRIu32 "  %6.2f%%  %9" PRIu64 " %-16s  %11" PRIu64 "  %10s  ",
+			rank + 1, 100.0 * report_share(p, c), c->samples, est, c->allocations, bytes);
+	} else
+		fprintf(out, "%6" PRIu32 "  %6.2f%%  %9" PRIu64 "  %11" PRIu64 "  %10s  ", rank + 1,
+			pct(c->samples, p->c.samples_attributed), c->samples, c->allocations, bytes);
 	print_text(*type ? type : "(unknown type)", out);
 	fputc('\n', out);
 	if (p->analyses & OS_AN_REPLICAS)
@@ -388,8 +405,13 @@ static void print_object(const struct report_view *v, uint32_t rank, FILE *out)
 			rest += a->samples;
 			continue;
 		}
-		fprintf(out, "            %6.2f%%  %" PRIu64 " sample%s\n", pct(a->samples, c->samples),
-			a->samples, a->samples == 1 ? "" : "s");
+		if (report_has_est(p))
+			fprintf(out, "            %6.2f%%  %" PRIu64 " sample%s (est. %.0f)\n",
+				c->samples_est > 0 ? 100.0 * a->samples_est / c->samples_est : 0.0,
+				a->samples, a->samples == 1 ? "" : "s", a->samples_est);
+		else
+			fprintf(out, "            %6.2f%%  %" PRIu64 " sample%s\n",
+				pct(a->samples, c->samples), a->samples, a->samples == 1 ? "" : "s");
 		print_stack(p, a->stack, ACCESS_FRAMES, "                ", out);
 	}
 	if (ro->naccesses > ACCESS_PATHS)
@@ -435,10 +457,15 @@ int report_render_text(const struct report_view *v, const struct report_opts *o,
 		fprintf(out, "no samples were attributed to objects: %s\n", why);
 	}
 	if (v->nobjects) {
-		fprintf(out, "%s# Objects (allocation contexts) ranked by access samples, %" PRIu32
+		fprintf(out, "%s# Objects (allocation contexts) ranked by access samples%s, %" PRIu32
 			     " of %" PRIu32 " shown:\n",
-			p->c.samples_attributed ? "" : "\n", n, v->nobjects);
-		fprintf(out, "# rank    share    samples  allocations       bytes  type\n");
+			p->c.samples_attributed ? "" : "\n",
+			report_has_est(p) ? " (estimated)" : "", n, v->nobjects);
+		if (report_has_est(p))
+			fprintf(out, "# rank    share    samples %-16s  %11s  %10s  type\n",
+				"(estimated)", "allocations", "bytes");
+		else
+			fprintf(out, "# rank    share    samples  allocations       bytes  type\n");
 		for (i = 0; i < n; i++) {
 			fprintf(out, "\n");
 			print_object(v, i, out);

@@ -37,6 +37,19 @@ double report_ratio(uint64_t part, uint64_t whole)
 	return whole ? (double)part / (double)whole : 0.0;
 }
 
+bool report_has_est(const struct os_profile *p)
+{
+	return (p->analyses & OS_AN_ESTIMATES) != 0;
+}
+
+double report_share(const struct os_profile *p, const struct os_context *c)
+{
+	if (report_has_est(p))
+		return p->est.samples_attributed > 0 ? c->samples_est / p->est.samples_attributed
+						     : 0.0;
+	return report_ratio(c->samples, p->c.samples_attributed);
+}
+
 void report_why_empty(const struct os_profile *p, char *buf, size_t len)
 {
 	const struct os_counters *c = &p->c;
@@ -79,13 +92,19 @@ static int cmp_u32_asc(uint32_t a, uint32_t b)
 	return a < b ? -1 : a > b ? 1 : 0;
 }
 
+static int cmp_f64_desc(double a, double b)
+{
+	return a > b ? -1 : a < b ? 1 : 0;
+}
+
 static int cmp_objects(const void *x, const void *y)
 {
 	const struct os_context *a = &sort_p->contexts[((const struct report_object *)x)->context];
 	const struct os_context *b = &sort_p->contexts[((const struct report_object *)y)->context];
 	int r;
 
-	if ((r = cmp_u64_desc(a->samples, b->samples)) || (r = cmp_u64_desc(a->bytes, b->bytes)) ||
+	if ((report_has_est(sort_p) && (r = cmp_f64_desc(a->samples_est, b->samples_est))) ||
+	    (r = cmp_u64_desc(a->samples, b->samples)) || (r = cmp_u64_desc(a->bytes, b->bytes)) ||
 	    (r = cmp_u64_desc(a->allocations, b->allocations)))
 		return r;
 	return cmp_u32_asc(((const struct report_object *)x)->context,
@@ -102,6 +121,7 @@ static int cmp_accesses(const void *x, const void *y)
 	int r;
 
 	if ((r = cmp_u32_asc(sort_rank[a->context], sort_rank[b->context])) ||
+	    (report_has_est(sort_p) && (r = cmp_f64_desc(a->samples_est, b->samples_est))) ||
 	    (r = cmp_u64_desc(a->samples, b->samples)))
 		return r;
 	return cmp_u32_asc(i, j);

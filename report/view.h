@@ -1,10 +1,13 @@
 /* view.h - what every report format shows, computed once from a profile:
- * objects (allocation contexts) ranked by samples, their access paths
- * ranked, the type-level view and the threads.
+ * objects (allocation contexts) ranked by samples (by the sample estimates
+ * when the profile has them: Java hybrid / sampled modes, where a raw
+ * sample count favours the objects that are always seen), their access
+ * paths ranked likewise, the type-level view and the threads.
  * Return convention: 0 on success, -ENOMEM. */
 #ifndef OBJSCOPE_REPORT_VIEW_H
 #define OBJSCOPE_REPORT_VIEW_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -41,6 +44,18 @@ const char *report_str(const struct os_profile *p, uint32_t id);
 const char *report_thread_kind(uint32_t kind);
 /* part / whole, 0 when whole is 0. */
 double report_ratio(uint64_t part, uint64_t whole);
+/* The profile has Horvitz-Thompson sample estimates (OS_AN_ESTIMATES). */
+bool report_has_est(const struct os_profile *p);
+/* An object's share of the attributed samples: of the estimates when the
+ * profile has them, else of the counts; 0 when there are none. */
+double report_share(const struct os_profile *p, const struct os_context *c);
+/* The note every format shows when the ranking uses the estimates. */
+#define REPORT_EST_NOTE                                                                    \
+	"objects and access paths are ranked by Horvitz-Thompson sample estimates "          \
+	"(samples_estimated, est.: each sample counts its object's weight, 1 / the "          \
+	"probability that the object was seen); share is samples_estimated / "              \
+	"samples_attributed_estimated; samples stays the raw count"
+
 /* Why no sample was attributed to an object, from the counters (one line,
  * no trailing period). */
 void report_why_empty(const struct os_profile *p, char *buf, size_t len);

@@ -51,6 +51,8 @@ uint64_t os_elfmod_vaddr(const struct os_elfmod *m, uint64_t map_start, uint64_t
 
 /* The function containing vaddr: 0, or -ENOENT. */
 int os_elfmod_symbol(struct os_elfmod *m, uint64_t vaddr, struct os_elfsym *sym);
+/* Only the start (vaddr) of that function: no name demangled. */
+int os_elfmod_symbol_start(struct os_elfmod *m, uint64_t vaddr, uint64_t *start);
 
 /* Source file and line of vaddr: 0, or -ENOENT (no debug info / no line). */
 int os_elfmod_line(struct os_elfmod *m, uint64_t vaddr, const char **file, uint32_t *line);

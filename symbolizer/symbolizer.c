@@ -400,6 +400,31 @@ int os_sym_module_at(struct os_symbolizer *s, uint32_t pid, uint64_t addr, const
 	return 0;
 }
 
+uint64_t os_sym_func_start(struct os_symbolizer *s, uint32_t pid, uint64_t addr)
+{
+	struct sym_proc *p = proc_get(s, pid, false);
+	struct os_perfmap_sym js;
+	struct os_elfmod *elf;
+	struct sym_map *map;
+	uint64_t off, start;
+	size_t i;
+
+	if (!p)
+		return 0;
+	i = map_lower_bound(p, addr);
+	map = i < p->n && p->maps[i].start <= addr ? &p->maps[i] : NULL;
+	if (map && map->mod->elf) {
+		elf = module_elf(map->mod);
+		off = os_elfmod_vaddr(elf, map->start, map->pgoff, addr);
+		if (os_elfmod_symbol_start(elf, off, &start))
+			return 0;
+		return addr - (off - start);
+	}
+	if (!os_perfmap_find(p->jit, addr, &js) && js.name)
+		return js.start;
+	return 0;
+}
+
 int os_sym_resolve(struct os_symbolizer *s, uint32_t pid, uint64_t addr,
 		   struct os_sym_result *r)
 {

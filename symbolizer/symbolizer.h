@@ -68,6 +68,9 @@ bool os_sym_has_process(struct os_symbolizer *s, uint32_t pid);
  * addr - 1. Line lookups are cached per address. */
 int os_sym_resolve(struct os_symbolizer *s, uint32_t pid, uint64_t addr,
 		   struct os_sym_result *r);
+/* os_sym_resolve's sym_start where it names a function (func != NULL), else
+ * 0; without the name's demangling and the source line lookup. */
+uint64_t os_sym_func_start(struct os_symbolizer *s, uint32_t pid, uint64_t addr);
 
 /* The ELF file mapped at addr of pid: the path to open, its load bias
  * (runtime address - ELF vaddr) and the mapping's range. 0, or -ENOENT when

@@ -11,6 +11,11 @@
   var M = R.meta;
   var objects = R.objects || [];
   var attributed = M.samples_attributed || 0;
+  /* Horvitz-Thompson sample estimates (Java hybrid / sampled modes): objects
+   * come ranked by them and share is of them; null without. */
+  var hasEst = M.samples_attributed_estimated !== null && M.samples_attributed_estimated !== undefined;
+  var estAttributed = hasEst ? M.samples_attributed_estimated : attributed;
+  function rankSamples(o) { return hasEst ? o.samples_estimated : o.samples; }
 
   function $(id) { return document.getElementById(id); }
   function el(tag, cls, text) {
@@ -291,13 +296,16 @@
     })), 'aqua');
   }
   function objectsView() {
-    $('objects-count').textContent = objects.length + ' of ' + num(R.objects_total) + ', ranked by access samples';
+    $('objects-count').textContent = objects.length + ' of ' + num(R.objects_total) + ', ranked by access samples' +
+      (hasEst ? ' (Horvitz-Thompson estimates)' : '');
     var cols = [
       numCol('#', function (o) { return o.id; }, String),
       textCol('type', function (o) { return o.type || '\u2014'; }),
       textCol('allocated at', function (o) { return firstFrame(o.alloc_stack); }, 'frame'),
-      shareCol('share', function (o) { return o.samples; }, attributed),
+      shareCol('share', rankSamples, estAttributed),
       numCol('samples', function (o) { return o.samples; }),
+      hasEst ? numCol('est. samples', function (o) { return o.samples_estimated; },
+        function (v) { return num(Math.round(v)); }) : null,
       numCol('allocations', function (o) { return o.allocations; }),
       numCol('bytes', function (o) { return o.bytes; }, bytes),
     ].concat(replicaCols(), [

@@ -11,7 +11,6 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <limits.h>
-#include <spawn.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,8 +24,6 @@
 
 #define STACK_DEPTH 3
 #define TARGET E2E_FIXTURE("attach_target")
-
-extern char **environ;
 
 static char *tmp;
 
@@ -46,22 +43,7 @@ static void teardown(void)
  * in_tmp, tmp as its working directory). */
 static pid_t spawn_in(const char *name, const char *const argv[], bool in_tmp)
 {
-	posix_spawn_file_actions_t fa;
-	char *out = e2e_path(tmp, name), path[1024];
-	pid_t pid = -1;
-
-	posix_spawn_file_actions_init(&fa);
-	if (in_tmp)
-		posix_spawn_file_actions_addchdir_np(&fa, tmp);
-	snprintf(path, sizeof(path), "%s.out", out);
-	posix_spawn_file_actions_addopen(&fa, 1, path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	snprintf(path, sizeof(path), "%s.err", out);
-	posix_spawn_file_actions_addopen(&fa, 2, path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	cr_assert_eq(posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv, environ), 0,
-		     "cannot start %s", argv[0]);
-	posix_spawn_file_actions_destroy(&fa);
-	free(out);
-	return pid;
+	return e2e_spawn_logged(tmp, name, argv, in_tmp ? tmp : NULL);
 }
 
 static pid_t spawn_bg(const char *name, const char *const argv[])

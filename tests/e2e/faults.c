@@ -85,26 +85,7 @@ static char *read_text(const char *path)
 /* Starts argv in the background, stdout/stderr to tmp/NAME.out, NAME.err. */
 static pid_t spawn(const char *name, const char *const argv[])
 {
-	char *out = NULL, *err = NULL;
-	pid_t pid;
-
-	cr_assert(asprintf(&out, "%s/%s.out", tmp, name) > 0);
-	cr_assert(asprintf(&err, "%s/%s.err", tmp, name) > 0);
-	pid = fork();
-	cr_assert_geq(pid, 0, "fork: %s", strerror(errno));
-	if (pid == 0) {
-		int in = open("/dev/null", O_RDONLY);
-		int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-		if (in < 0 || o < 0 || e < 0 || dup2(in, 0) < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
-			_exit(126);
-		execvp(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	free(out);
-	free(err);
-	return pid;
+	return e2e_spawn_logged(tmp, name, argv, NULL);
 }
 
 static char *output_of(const char *name, const char *ext)

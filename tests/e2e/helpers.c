@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/mount.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,6 +92,32 @@ out:
 	free(data);
 	fclose(f);
 	return ret;
+}
+
+extern char **environ;
+
+pid_t e2e_spawn_logged(const char *dir, const char *name, const char *const argv[],
+		       const char *cwd)
+{
+	posix_spawn_file_actions_t fa;
+	char *out = NULL, *err = NULL;
+	pid_t pid = -1;
+	int ret;
+
+	cr_assert(asprintf(&out, "%s/%s.out", dir, name) > 0 &&
+		  asprintf(&err, "%s/%s.err", dir, name) > 0);
+	posix_spawn_file_actions_init(&fa);
+	if (cwd)
+		posix_spawn_file_actions_addchdir_np(&fa, cwd);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ret = posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *)argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	free(out);
+	free(err);
+	cr_assert_eq(ret, 0, "cannot start %s: %s", argv[0], strerror(ret));
+	return pid;
 }
 
 int e2e_run(const char *dir, const char *const argv[], const char *input, struct e2e_result *res)

@@ -14,6 +14,7 @@
 #include <json-c/json.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define E2E_OBJSCOPE "build/objscope"
 #define E2E_FIXTURE(name) ("build/fixtures/" name)
@@ -33,6 +34,15 @@ struct e2e_result {
  * `dir`. Fills *res; free it with e2e_result_free(). */
 int e2e_run(const char *dir, const char *const argv[], const char *input, struct e2e_result *res);
 void e2e_result_free(struct e2e_result *res);
+
+/* Starts argv in the background (argv[0] looked up in PATH when it has no
+ * '/') with stdin from /dev/null and stdout and stderr in DIR/NAME.out and
+ * DIR/NAME.err (created or truncated); in working directory cwd when it is
+ * not NULL (a relative argv[0] is then taken from cwd). Fails the calling
+ * test when argv cannot be started; returns its pid, for the caller to wait
+ * for. */
+pid_t e2e_spawn_logged(const char *dir, const char *name, const char *const argv[],
+		       const char *cwd);
 
 /* Suite .init shared by the end-to-end files: asserts that build/objscope
  * exists and returns a fresh scratch directory (malloc'd). */

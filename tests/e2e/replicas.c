@@ -17,7 +17,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,7 +95,8 @@ static struct os_profile *record(const char *const argv[], const char *route, co
 {
 	/* 5x the default rate: enough comparisons in a few seconds even when
 	 * the machine is busy (the fixtures are short) */
-	const char *opts[] = { "-q", "-F", "5000", "--replicas", "--watch-route", route, NULL };
+	const char *opts[] = { "-q", "-F", "5000", "--replicas", "--watch-route", route,
+			       "--java-objects", "exact", NULL };
 	char *profile = e2e_path(tmp, name), err[512] = "";
 	struct e2e_result plain, prof;
 	struct os_profile *p = NULL;
@@ -190,8 +190,6 @@ Test(e2e_replicas, java_ptrace)
 	java("ptrace");
 }
 
-extern char **environ;
-
 /* Contents of tmp/NAME (static buffer). */
 static const char *slurp(const char *name)
 {
@@ -212,20 +210,7 @@ static const char *slurp(const char *name)
 /* Starts argv in the background, stdout/stderr to tmp/NAME.out/.err. */
 static pid_t spawn_to(const char *name, const char *const argv[])
 {
-	posix_spawn_file_actions_t fa;
-	char *base = e2e_path(tmp, name), path[PATH_MAX];
-	pid_t pid = -1;
-
-	posix_spawn_file_actions_init(&fa);
-	snprintf(path, sizeof(path), "%s.out", base);
-	posix_spawn_file_actions_addopen(&fa, 1, path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	snprintf(path, sizeof(path), "%s.err", base);
-	posix_spawn_file_actions_addopen(&fa, 2, path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	cr_assert_eq(posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv, environ), 0,
-		     "cannot start %s", argv[0]);
-	posix_spawn_file_actions_destroy(&fa);
-	free(base);
-	return pid;
+	return e2e_spawn_logged(tmp, name, argv, NULL);
 }
 
 static int wait_status(pid_t pid)

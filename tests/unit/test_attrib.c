@@ -134,3 +134,45 @@ Test(attrib, same_site_same_context_different_sites_differ)
 	for (uint32_t i = 0; i < at.nctx; i++)
 		cr_expect(at.ctx[i].allocations == 2 || at.ctx[i].allocations == 1);
 }
+
+Test(attrib, value_encoding)
+{
+	cr_expect_eq(os_val_make(7, OS_W_ONE), 7, "weight 1 keeps the bare context index");
+	cr_expect_eq(os_val_make(7, 0), 7);
+	cr_expect_eq(os_val_ctx(os_val_make(7, 5 * OS_W_ONE / 2)), 7);
+	cr_expect_eq(os_val_wq(7), OS_W_ONE);
+	cr_expect_float_eq(os_val_weight(os_val_make(7, 5 * OS_W_ONE / 2)), 2.5, 1e-12);
+	cr_expect_eq(os_val_wq(os_val_make(1, 1ULL << 40)), OS_W_MAX, "capped");
+}
+
+/* Objects carry their weight in the interval value: samples add it to the
+ * estimates of their context and access path; an mremap carries it. */
+Test(attrib, weighted_objects_estimates)
+{
+	struct os_aspace *as = os_tasks_aspace(&tasks, PID);
+	uint32_t ci;
+
+	event(OS_EV_ALLOC, 0x10001000, 4096, 0, 0x400200);  /* weight 1 */
+	event(OS_EV_MMAP, 0x10400000, 1 << 20, 0, 0x400600);
+	cr_assert_eq(at.nctx, 2);
+	ci = os_val_ctx(1);
+	/* re-weigh the mapping as a runtime adapter would: 2.5 */
+	os_iv_remove(as->objects, 0x10400000, NULL, NULL);
+	os_iv_insert(as->objects, 0x10400000, 0x10500000, os_val_make(ci, 5 * OS_W_ONE / 2));
+	sample(0x10001100, 0);
+	sample(0x10480000, 0);
+	sample(0x10480008, 0);
+	event(OS_EV_MREMAP, 0x10800000, 1 << 20, 0x10400000, 0);
+	sample(0x10880000, 0);
+	cr_expect_eq(at.ctx[0].samples, 1);
+	cr_expect_float_eq(at.ctx[0].est_samples, 1.0, 1e-12);
+	cr_expect_eq(at.ctx[1].samples, 3);
+	cr_expect_float_eq(at.ctx[1].est_samples, 7.5, 1e-12, "%f", at.ctx[1].est_samples);
+	cr_expect_float_eq(at.est_attributed, 8.5, 1e-12);
+	cr_expect_float_eq(at.est_java_attributed, 0, 1e-12, "no managed heap here");
+	cr_assert_eq(at.nacc, 2, "one access path per context");
+	for (uint32_t i = 0; i < at.nacc; i++)
+		cr_expect_float_eq(at.acc[i].est_samples, at.acc[i].ctx == 1 ? 7.5 : 1.0, 1e-12);
+	cr_expect_float_eq(at.ctx[0].est_allocations, 1.0, 1e-12, "native: counts");
+	cr_expect_float_eq(at.ctx[0].est_bytes, 4096.0, 1e-12);
+}

@@ -150,3 +150,118 @@ Test(cct, colliding_child_keys)
 	cr_assert_eq(t.count, 4);
 	os_cct_destroy(&t);
 }
+
+/* The path cache must not change any id: a cached tree and an uncached one
+ * fed the same inserts hand out the same ids and make the same nodes.
+ * Streams of paths like a sampler's: several threads (more than the cache
+ * has ways, so ways are evicted and taken over), each with a stack that
+ * changes only at its inner end between samples, all under one shared outer
+ * part; some stacks deeper than the cache keeps; some empty paths; paths
+ * that are the outer part of the previous one (a return), and once in a
+ * while an unrelated path. */
+static void cached_vs_uncached(uint64_t seed, uint32_t nthreads, uint32_t maxd, uint32_t alpha)
+{
+	enum { NINS = 40000, MAXT = 32, MAXD = 400 };
+	static uint64_t stk[MAXT][MAXD]; /* outermost first */
+	static uint64_t path[MAXD];      /* leaf first, as os_cct_insert takes it */
+	uint32_t depth[MAXT] = { 0 }, i, j, k, tid, d, a, b, used = 0;
+	uint64_t out[MAXD];
+	struct os_cct c, u;
+
+	cr_assert(nthreads <= MAXT && maxd <= MAXD);
+	cr_assert_eq(os_cct_init(&c), 0);
+	cr_assert_eq(os_cct_init(&u), 0);
+	cr_assert_eq(os_cct_set_cache(&u, 0), 0);
+	cr_assert_null(u.cache);
+	cr_assert_not_null(c.cache);
+	rng_state = seed;
+	for (tid = 0; tid < nthreads; tid++) {
+		stk[tid][0] = 0xfffe000000000001ULL; /* shared marker frame */
+		stk[tid][1] = 0x7000;                /* shared thread start */
+		depth[tid] = 2;
+	}
+	for (i = 0; i < NINS; i++) {
+		/* bursts of one thread, then a switch */
+		tid = (rnd() % 4) ? (i / 7) % nthreads : rnd() % nthreads;
+		d = depth[tid];
+		switch (rnd() % 8) {
+		case 0: /* unrelated path */
+			d = rnd() % maxd;
+			for (j = 0; j < d; j++)
+				stk[tid][j] = 0x400000 + (rnd() % alpha) * 16;
+			break;
+		case 1: /* return: the outer part of the last path */
+			d = d > 2 ? 2 + rnd() % (d - 2) : d;
+			break;
+		default: /* pop a few inner frames, push a few */
+			k = rnd() % 6;
+			d = d > k + 2 ? d - k : 2;
+			k = rnd() % 8;
+			for (j = 0; j < k && d < maxd; j++)
+				stk[tid][d++] = 0x400000 + (rnd() % alpha) * 16;
+			break;
+		}
+		if (rnd() % 500 == 0)
+			d = 0; /* the empty path: the root */
+		depth[tid] = d;
+		for (j = 0; j < d; j++)
+			path[j] = stk[tid][d - 1 - j];
+		a = os_cct_insert(&c, path, d);
+		b = os_cct_insert(&u, path, d);
+		cr_assert_eq(a, b, "insert %u (thread %u, depth %u): cached %u, uncached %u", i,
+			     tid, d, a, b);
+		cr_assert_eq(c.count, u.count, "insert %u: node counts", i);
+		/* the id names exactly this path */
+		cr_assert_eq(os_cct_path(&c, a, out, MAXD), d);
+		for (j = 0; j < d; j++)
+			cr_assert_eq(out[j], path[j], "insert %u frame %u", i, j);
+	}
+	for (j = 0; j < OS_CCT_CACHE_WAYS; j++)
+		used += c.cache[j].n > 2;
+	cr_assert_gt(used, 0, "the cache holds paths");
+	cr_assert_gt(c.count, 100, "the streams made a real tree (%u nodes)", c.count);
+	os_cct_destroy(&c);
+	os_cct_destroy(&u);
+}
+
+Test(cct, cache_same_ids_few_threads)
+{
+	cached_vs_uncached(7, 3, 60, 6);
+}
+
+Test(cct, cache_same_ids_many_threads)
+{
+	cached_vs_uncached(11, 20, 60, 4); /* more threads than cache ways */
+}
+
+Test(cct, cache_same_ids_deep_paths)
+{
+	/* paths deeper than OS_CCT_CACHE_DEPTH: the cache holds their outer part */
+	cr_assert_lt(OS_CCT_CACHE_DEPTH, 390);
+	cached_vs_uncached(13, 5, 390, 3);
+}
+
+Test(cct, cache_same_ids_random_paths)
+{
+	cached_vs_uncached(17, 9, 30, 2); /* tiny alphabet: many near-equal paths */
+}
+
+/* Turning the cache off and on again in the middle keeps the ids. */
+Test(cct, cache_toggle)
+{
+	struct os_cct t;
+	uint64_t p1[] = { 0x30, 0x20, 0x10 }, p2[] = { 0x31, 0x20, 0x10 };
+	uint32_t a, b;
+
+	cr_assert_eq(os_cct_init(&t), 0);
+	a = os_cct_insert(&t, p1, 3);
+	b = os_cct_insert(&t, p2, 3);
+	cr_assert_eq(t.count, 5);
+	cr_assert_eq(os_cct_set_cache(&t, 0), 0);
+	cr_assert_eq(os_cct_insert(&t, p1, 3), a);
+	cr_assert_eq(os_cct_set_cache(&t, 1), 0);
+	cr_assert_eq(os_cct_insert(&t, p2, 3), b);
+	cr_assert_eq(os_cct_insert(&t, p1 + 1, 2), os_cct_insert(&t, p2 + 1, 2));
+	cr_assert_eq(t.count, 5);
+	os_cct_destroy(&t);
+}

@@ -445,3 +445,50 @@ Test(decode, status_strings)
 	cr_assert_str_eq(os_dec_status_str(OS_DEC_CLOBBERED), "address register overwritten");
 	cr_assert_str_eq(os_dec_status_str((enum os_dec_status)99), "unknown");
 }
+
+/* The sweeps remember capstone's lengths by the instruction bytes: a decoder
+ * that has seen much code answers exactly as a fresh one, also where the
+ * bytes under an address change (JIT code rewritten) and where the buffer
+ * ends inside an instruction. */
+Test(decode, length_cache_same_answers)
+{
+	uint8_t buf[160];
+	uint32_t x = 0x9e3779b9;
+	unsigned checked = 0, decoded = 0;
+
+	for (int round = 0; round < 40; round++) {
+		/* half the rounds mutate a few bytes of the previous buffer */
+		for (size_t i = 0; i < sizeof(buf); i++) {
+			x ^= x << 13;
+			x ^= x >> 17;
+			x ^= x << 5;
+			if (round % 2 == 0 || x % 16 == 0)
+				buf[i] = round % 4 == 0 ? ut_walk_code[(i + x % 7) % sizeof(ut_walk_code)]
+							: (uint8_t)(x >> 8);
+		}
+		for (unsigned off = 1; off <= sizeof(buf); off += 1 + x % 3) {
+			struct os_decoder *fresh = os_decoder_new();
+			struct os_mem_insn a, b;
+			enum os_dec_status sa, sb;
+			size_t len = off + (x % 2 ? 0 : 5) < sizeof(buf) ? off + (x % 2 ? 0 : 5)
+									  : sizeof(buf);
+
+			cr_assert_not_null(fresh);
+			memset(&a, 0, sizeof(a));
+			memset(&b, 0, sizeof(b));
+			sa = os_decode_prev(dec, buf, len, CODE_ADDR, CODE_ADDR + off, 0, &a);
+			sb = os_decode_prev(fresh, buf, len, CODE_ADDR, CODE_ADDR + off, 0, &b);
+			os_decoder_free(fresh);
+			cr_assert_eq(sa, sb, "round %d ip +%u", round, off);
+			cr_assert(a.insn_addr == b.insn_addr && a.insn_len == b.insn_len &&
+					  a.width == b.width && a.base == b.base && a.index == b.index &&
+					  a.scale == b.scale && a.disp == b.disp &&
+					  a.is_write == b.is_write && a.status == b.status,
+				  "round %d ip +%u", round, off);
+			checked++;
+			decoded += sa != OS_DEC_UNDECODABLE;
+		}
+	}
+	cr_assert_gt(checked, 1000);
+	cr_assert_gt(decoded, 50, "real code among the bytes (%u decoded)", decoded);
+}

@@ -84,12 +84,56 @@ Test(hotspot, thread_kinds)
 	cr_expect_eq(os_hs_thread_kind("worker-3"), OS_THR_JAVA);
 }
 
+/* Hybrid mode with TLAB lengths drawn from [T/2, 3T/2) (OS_JVM_F_TLAB_DITHER):
+ * P(seen) = s/T up to T/2, (3Ts - s^2 - T^2/4) / (2T^2) up to 3T/2, then 1. */
+Test(hotspot, weights_with_random_tlab_sizes)
+{
+	struct os_jvm_info info = { .mode = OS_JVM_MODE_HYBRID, .tlab_bytes = 16384 };
+	const uint32_t d = OS_JVM_F_TLAB_DITHER;
+	double w;
+
+	cr_expect_eq(os_hs_weight_jvm(&info, d, 0, 4096), 4 * OS_W_ONE);
+	cr_expect_eq(os_hs_weight_jvm(&info, d, 16384, 8192), 2 * OS_W_ONE);
+	/* s = T: P = (3 - 1 - 1/4) / 2 = 0.875 */
+	w = (double)os_hs_weight_jvm(&info, d, 0, 16384) / OS_W_ONE;
+	cr_expect(w > 1.1428 && w < 1.1430, "weight at s = T: %f, want 1/0.875", w);
+	/* continuous at 3T/2 and 1 beyond it */
+	w = (double)os_hs_weight_jvm(&info, d, 0, 24575) / OS_W_ONE;
+	cr_expect(w >= 1.0 && w < 1.001, "weight just below 3T/2: %f", w);
+	cr_expect_eq(os_hs_weight_jvm(&info, d, 0, 24576), OS_W_ONE);
+	cr_expect_eq(os_hs_weight_jvm(&info, d, 0, 1 << 20), OS_W_ONE);
+	/* without the flag: the fixed-TLAB weight T / s (1 from T on) */
+	cr_expect_eq(os_hs_weight_jvm(&info, 0, 0, 16384), OS_W_ONE);
+	cr_expect_eq(os_hs_weight_jvm(&info, 0, 0, 4096), 4 * OS_W_ONE);
+	/* other modes are not affected by the flag */
+	info.mode = OS_JVM_MODE_EXACT;
+	cr_expect_eq(os_hs_weight_jvm(&info, d, 0, 4096), OS_W_ONE);
+}
+
 Test(hotspot, weights_and_zgc_mask)
 {
-	cr_expect_eq(os_hs_weight(OS_JVM_MODE_EXACT, 300000, 3000), 1);
-	cr_expect_eq(os_hs_weight(OS_JVM_MODE_SAMPLED, 300000, 3000), 100);
-	cr_expect_eq(os_hs_weight(OS_JVM_MODE_SAMPLED, 0, 3000), 1);       /* outside a TLAB */
-	cr_expect_eq(os_hs_weight(OS_JVM_MODE_SAMPLED, 1000, 3000), 1);    /* never below 1 */
+	/* fixed point: OS_W_ONE == 1.0 */
+	cr_expect_eq(os_hs_weight(OS_JVM_MODE_EXACT, 16384, 300000, 3000), OS_W_ONE);
+	cr_expect_eq(os_hs_weight(OS_JVM_MODE_SAMPLED, 0, 300000, 3000), 100 * OS_W_ONE);
+	cr_expect_eq(os_hs_weight(OS_JVM_MODE_SAMPLED, 0, 0, 3000), OS_W_ONE); /* outside a TLAB */
+	cr_expect_eq(os_hs_weight(OS_JVM_MODE_SAMPLED, 0, 1000, 3000), OS_W_ONE); /* never below 1 */
+	cr_expect_eq(os_hs_weight(OS_JVM_MODE_SAMPLED, 0, 16384, 4096), 4 * OS_W_ONE);
+	/* hybrid: T / size for refills and outside-TLAB events alike */
+	cr_expect_eq(os_hs_weight(OS_JVM_MODE_HYBRID, 16384, 16384, 4096), 4 * OS_W_ONE);
+	cr_expect_eq(os_hs_weight(OS_JVM_MODE_HYBRID, 16384, 0, 4096), 4 * OS_W_ONE);
+	cr_expect_eq(os_hs_weight(OS_JVM_MODE_HYBRID, 16384, 0, 16384), OS_W_ONE); /* >= T: seen */
+	cr_expect_eq(os_hs_weight(OS_JVM_MODE_HYBRID, 16384, 0, 100000), OS_W_ONE);
+	/* fractional, not truncated: 16384 / 4120 = 3.9767, not 3 */
+	{
+		double w = (double)os_hs_weight(OS_JVM_MODE_HYBRID, 16384, 0, 4120) / OS_W_ONE;
+		double ws = (double)os_hs_weight(OS_JVM_MODE_SAMPLED, 0, 16384, 4120) / OS_W_ONE;
+
+		cr_expect(w > 3.976 && w < 3.977, "hybrid weight %f", w);
+		cr_expect(ws > 3.976 && ws < 3.977, "sampled weight %f", ws);
+	}
+	/* capped, never 0 */
+	cr_expect_eq(os_hs_weight(OS_JVM_MODE_HYBRID, 1ULL << 40, 0, 1), OS_W_MAX);
+	cr_expect_eq(os_hs_weight(OS_JVM_MODE_HYBRID, 16384, 0, 0), OS_W_ONE);
 	cr_expect_eq(os_hs_zgc_mask(0x40000001000ULL, 0), 0x1000);
 	cr_expect_eq(os_hs_zgc_mask(0x80000001000ULL, 0), 0x1000);
 	cr_expect_eq(os_hs_zgc_mask(0x100000001000ULL, 0), 0x1000);
@@ -597,6 +641,122 @@ Test(hotspot, sampled_weights)
 	cr_expect_eq(a.ctx[0].bytes, 201 * 2000);
 	cr_expect_eq(a.c.objects_seen, 2);
 	cr_expect_eq(a.c.objects_estimated, 201);
+	a.rt->ops->destroy(a.rt);
+	a.rt = NULL;
+	os_attrib_destroy(&a);
+	os_tasks_destroy(&tasks);
+	free(heap);
+}
+
+/* Hybrid mode (fixed TLAB T = 16 KiB): 4 KiB objects weigh 4, so each
+ * sample on them counts 4 in the estimates, whatever context; a native
+ * object weighs 1; a GC move keeps the weight; dead-object removal still
+ * finds the context under the weight bits. */
+Test(hotspot, hybrid_weights_in_attribution)
+{
+	struct os_tasks tasks;
+	struct os_attrib a;
+	struct os_jvm_info info;
+	uint64_t *heap = calloc(8192, 8), base = (uintptr_t)heap, frames[1] = { 0x401000 };
+	uint64_t kl = (uintptr_t)&k_long_arr, ks = (uintptr_t)&k_string, mv[3];
+	static char native[8192];
+	uint64_t nat = ((uintptr_t)native + 4095) & ~4095ULL, nframes[1] = { 0x402000 };
+	struct os_aspace *as;
+
+	cr_assert_not_null(heap);
+	os_tasks_init(&tasks, NULL);
+	cr_assert_eq(os_attrib_init(&a, &tasks), 0);
+	a.rt = os_hotspot_new(&a, NULL, NULL);
+	cr_assert_not_null(a.rt);
+	fill_info(&info, base, base + 8192 * 8);
+	info.mode = OS_JVM_MODE_HYBRID;
+	info.tlab_bytes = 16384;
+	feed(&a, mk_event(OS_EV_JVM, base, 8192 * 8, (uintptr_t)S, 0, &info, sizeof(info)));
+	heap[1] = kl;        /* A: long[] at +0, seen at a refill */
+	heap[512 + 1] = ks;  /* B: String at +4096, seen outside a TLAB (aux 0) */
+	heap[1024 + 1] = kl; /* C: long[] at +8192, 16 KiB: always seen */
+	feed(&a, mk_event(OS_EV_JALLOC, base, 4096, 16384, kl, frames, 8));
+	feed(&a, mk_event(OS_EV_JALLOC, base + 4096, 4096, 0, ks, frames, 8));
+	feed(&a, mk_event(OS_EV_JALLOC, base + 8192, 16384, 16384, kl, frames, 8));
+	cr_assert_eq(a.nctx, 2, "two classes: two contexts");
+	cr_expect_eq(a.ctx[0].allocations, 5, "long[]: 4 for A, 1 for C");
+	cr_expect_eq(a.ctx[0].bytes, 4 * 4096 + 16384);
+	cr_expect_eq(a.ctx[1].allocations, 4, "String: the outside-TLAB event weighs 4 too");
+	cr_expect_eq(a.c.objects_seen, 3);
+	cr_expect_eq(a.c.objects_estimated, 9);
+	cr_expect(a.weighted);
+	/* a native object, outside the Java heap */
+	as = os_tasks_aspace(&tasks, (uint32_t)getpid());
+	cr_assert_not_null(as);
+	feed(&a, mk_event(OS_EV_ALLOC, nat, 4096, 0, 0, nframes, 8));
+	cr_assert_eq(a.nctx, 3);
+
+	for (int i = 0; i < 3; i++)
+		os_attrib_sample(&a, as->id, base + 64 + (uint64_t)i, 0, OS_CCT_NONE);
+	for (int i = 0; i < 5; i++)
+		os_attrib_sample(&a, as->id, base + 4096 + 64 + (uint64_t)i, 0, OS_CCT_NONE);
+	os_attrib_sample(&a, as->id, base + 8192 + 64, 0, OS_CCT_NONE);
+	os_attrib_sample(&a, as->id, nat + 8, 0, OS_CCT_NONE);
+	os_attrib_sample(&a, as->id, nat + 16, 0, OS_CCT_NONE);
+	cr_expect_eq(a.ctx[0].samples, 4);
+	cr_expect_float_eq(a.ctx[0].est_samples, 3 * 4.0 + 1, 1e-9, "%f", a.ctx[0].est_samples);
+	cr_expect_eq(a.ctx[1].samples, 5);
+	cr_expect_float_eq(a.ctx[1].est_samples, 5 * 4.0, 1e-9, "%f", a.ctx[1].est_samples);
+	cr_expect_eq(a.ctx[2].samples, 2);
+	cr_expect_float_eq(a.ctx[2].est_samples, 2.0, 1e-9, "native objects weigh 1");
+	cr_expect_eq(a.c.samples_attributed, 11);
+	cr_expect_float_eq(a.est_attributed, 13 + 20 + 2, 1e-9, "%f", a.est_attributed);
+	cr_expect_eq(a.c.samples_java_attributed, 9);
+	cr_expect_float_eq(a.est_java_attributed, 33, 1e-9, "%f", a.est_java_attributed);
+
+	/* a collection moves A to +32768 (header copied); B died: its
+	 * header no longer names String, so it is dropped */
+	fheap.total = 1;
+	feed(&a, mk_event(OS_EV_GC_BEGIN, 0, 0, 1, 0, NULL, 0));
+	heap[4096 + 1] = kl;
+	heap[1] = 0;
+	heap[512 + 1] = kl;
+	mv[0] = base;
+	mv[1] = base + 32768;
+	mv[2] = 4096;
+	feed(&a, mk_event(OS_EV_MOVES, 0, 0, 1, 0, mv, 3 * 8));
+	feed(&a, mk_event(OS_EV_GC_END, 0, 0, 1, 0, NULL, 0));
+	cr_expect_eq(a.c.moves, 1);
+	os_attrib_sample(&a, as->id, base + 32768 + 8, 0, OS_CCT_NONE);
+	cr_expect_eq(a.ctx[0].samples, 5, "the moved object keeps its context");
+	cr_expect_float_eq(a.ctx[0].est_samples, 17, 1e-9, "... and its weight 4 (%f)",
+			   a.ctx[0].est_samples);
+	os_attrib_sample(&a, as->id, base + 4096 + 64, 0, OS_CCT_NONE);
+	cr_expect_eq(a.ctx[1].samples, 5, "the dead weighted object was dropped");
+
+	a.rt->ops->destroy(a.rt);
+	a.rt = NULL;
+	os_attrib_destroy(&a);
+	os_tasks_destroy(&tasks);
+	free(heap);
+}
+
+/* A collector reading the OS_EV_JVM of an older preload (struct without
+ * tlab_bytes) still takes the info: hybrid is then weighed as T = 0, i.e. 1. */
+Test(hotspot, jvm_info_shorter_struct)
+{
+	struct os_tasks tasks;
+	struct os_attrib a;
+	struct os_jvm_info info;
+	uint64_t *heap = calloc(1024, 8), base = (uintptr_t)heap, frames[1] = { 0x401000 };
+
+	cr_assert_not_null(heap);
+	os_tasks_init(&tasks, NULL);
+	cr_assert_eq(os_attrib_init(&a, &tasks), 0);
+	a.rt = os_hotspot_new(&a, NULL, NULL);
+	fill_info(&info, base, base + 1024 * 8);
+	info.mode = OS_JVM_MODE_SAMPLED;
+	feed(&a, mk_event(OS_EV_JVM, base, 1024 * 8, (uintptr_t)S, 0, &info,
+			  offsetof(struct os_jvm_info, tlab_bytes)));
+	heap[1] = (uintptr_t)&k_long_arr;
+	feed(&a, mk_event(OS_EV_JALLOC, base, 2000, 400000, (uintptr_t)&k_long_arr, frames, 8));
+	cr_assert_eq(a.nctx, 1);
+	cr_expect_eq(a.ctx[0].allocations, 200, "sampled mode taken from the short struct");
 	a.rt->ops->destroy(a.rt);
 	a.rt = NULL;
 	os_attrib_destroy(&a);

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "attacher/hotspot.h"
 #include "common/hotspot_abi.h"
 #include "common/ring.h"
 
@@ -304,6 +305,37 @@ Test(hotspot_preload, g1_sampled, .timeout = 120)
 	cr_assert_gt(r.jalloc_n, 0);
 	cr_assert_lt(r.jalloc_n, HP_N, "default TLABs hide most arrays (%lu seen)",
 		     (unsigned long)r.jalloc_n);
+}
+
+/* Hybrid mode (what `objscope record` asks for by default): fixed 16 KiB
+ * TLABs, so the 4120-byte arrays are seen about one in four (size / T). */
+Test(hotspot_preload, g1_hybrid, .timeout = 120)
+{
+	struct hp_result r;
+
+	hp_run("-XX:+UseG1GC", "hybrid", &r);
+	hp_check_jvm(&r, "G1", OS_JVM_MODE_HYBRID);
+	cr_assert_eq(r.info.tlab_bytes, OS_JAVA_TLAB_DEFAULT, "T in force %lu",
+		     (unsigned long)r.info.tlab_bytes);
+	cr_assert_gt(r.jalloc_n, HP_N / 8, "%lu of %d arrays seen", (unsigned long)r.jalloc_n,
+		     HP_N);
+	cr_assert_lt(r.jalloc_n, HP_N / 2, "%lu of %d arrays seen", (unsigned long)r.jalloc_n,
+		     HP_N);
+	/* TLAB lengths drawn at random (no phase lock with the loop), and the
+	 * Horvitz-Thompson estimate near the true count: a stream of equal
+	 * arrays is the worst case for the weights (each TLAB also holds the
+	 * array that made it, about 10% low, docs/JAVA.md) */
+	cr_assert(r.info.flags & OS_JVM_F_TLAB_DITHER, "TLAB sizes not randomised (flags %#x)",
+		  r.info.flags);
+	{
+		struct os_jvm_info in = r.info;
+		double est = (double)r.jalloc_n *
+			     (double)os_hs_weight_jvm(&in, in.flags, 0, 4104 + 16) / OS_W_ONE;
+
+		cr_expect(est > 0.75 * HP_N && est < 1.25 * HP_N,
+			  "estimated %.0f arrays from %lu seen, allocated %d", est,
+			  (unsigned long)r.jalloc_n, HP_N);
+	}
 }
 
 Test(hotspot_preload, zgc_runs, .timeout = 120)

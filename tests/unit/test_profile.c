@@ -94,6 +94,15 @@ static struct os_profile *build_full(void)
 	cr_assert_eq(os_profile_add_thread(p, &(struct os_thread){
 		.kind = OS_THR_GC, .name = os_profile_string(p, "GC Thread#0"), .pid = 1234,
 		.tid = 1236, .samples = 10 }), 1);
+	/* sample estimates (Java hybrid mode): fractional */
+	p->contexts[0].samples_est = 280.5;
+	p->contexts[1].samples_est = 30;
+	p->accesses[0].samples_est = 240.25;
+	p->accesses[1].samples_est = 40.25;
+	p->accesses[2].samples_est = 30;
+	p->est.samples_attributed = 310.5;
+	p->est.samples_java_attributed = 280.5;
+	p->analyses |= OS_AN_ESTIMATES;
 	return p;
 }
 
@@ -136,6 +145,8 @@ static void assert_profiles_eq(const struct os_profile *a, const struct os_profi
 		cr_assert_arr_eq(a->threads, b->threads, a->nthreads * sizeof(*a->threads));
 	cr_assert_arr_eq(&a->c, &b->c, sizeof(a->c));
 	cr_assert_eq(a->analyses, b->analyses);
+	cr_assert_eq(a->est.samples_attributed, b->est.samples_attributed);
+	cr_assert_eq(a->est.samples_java_attributed, b->est.samples_java_attributed);
 	assert_ids_eq(a->meta.argc, a->meta.argv, b->meta.argc, b->meta.argv);
 	assert_ids_eq(a->meta.npids, a->meta.pids, b->meta.npids, b->meta.pids);
 	assert_ids_eq(a->meta.nnotes, a->meta.notes, b->meta.nnotes, b->meta.notes);
@@ -491,7 +502,7 @@ Test(profile, replicas_section_optional_and_checked)
 
 	buf = full_bytes(&len);
 	cr_assert_eq(os_profile_read_mem(buf, len, &q, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(q->analyses, OS_AN_REPLICAS);
+	cr_assert_eq(q->analyses, OS_AN_REPLICAS | OS_AN_ESTIMATES);
 	cr_assert_eq(q->contexts[0].replica.full_differ_match, 1);
 	cr_assert_eq(q->contexts[0].replica.exact_objects, 64);
 	os_profile_free(q);
@@ -614,9 +625,15 @@ Test(profile, merge_twice_doubles_counts)
 		cr_assert_eq(m->contexts[i].replica.exact_twins,
 			     2 * p->contexts[i].replica.exact_twins);
 	}
-	cr_assert_eq(m->analyses, OS_AN_REPLICAS);
-	for (i = 0; i < p->naccesses; i++)
+	cr_assert_eq(m->analyses, OS_AN_REPLICAS | OS_AN_ESTIMATES);
+	for (i = 0; i < p->ncontexts; i++)
+		cr_assert_eq(m->contexts[i].samples_est, 2 * p->contexts[i].samples_est);
+	cr_assert_eq(m->est.samples_attributed, 2 * p->est.samples_attributed);
+	cr_assert_eq(m->est.samples_java_attributed, 2 * p->est.samples_java_attributed);
+	for (i = 0; i < p->naccesses; i++) {
 		cr_assert_eq(m->accesses[i].samples, 2 * p->accesses[i].samples);
+		cr_assert_eq(m->accesses[i].samples_est, 2 * p->accesses[i].samples_est);
+	}
 	for (i = 0; i < p->nthreads; i++)
 		cr_assert_eq(m->threads[i].samples, 2 * p->threads[i].samples);
 	cr_assert_eq(m->c.samples_total, 2 * p->c.samples_total);
@@ -715,4 +732,95 @@ Test(profile, frame_strings)
 	os_profile_frame_str(p, cases[0].id, buf, 6);
 	cr_assert_str_eq(buf, "Bench");
 	os_profile_free(p);
+}
+
+/* The ESTIMATES section is optional: a profile without it (native, exact
+ * mode, or written before it existed) reads with no estimates; with it,
+ * every record names an existing context / access and holds a finite,
+ * non-negative number. */
+Test(profile, estimates_section_optional_and_checked)
+{
+	struct os_profile *p = build_full(), *q;
+	char err[256] = "";
+	size_t len, off;
+	uint8_t *buf;
+	double d;
+
+	p->analyses &= ~(uint32_t)OS_AN_ESTIMATES;
+	cr_assert_eq(os_profile_write(p, tmp_path("noest.data"), err, sizeof(err)), 0, "%s", err);
+	buf = slurp(tmp_path("noest.data"), &len);
+	for (off = HDR; off + 16 <= len; off += 16 + le32_get(buf + off + 8))
+		cr_assert_neq(le32_get(buf + off), OS_SEC_ESTIMATES, "no section without estimates");
+	free(buf);
+	cr_assert_eq(os_profile_read(tmp_path("noest.data"), &q, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(q->analyses & OS_AN_ESTIMATES, 0);
+	cr_assert_eq(q->contexts[0].samples_est, 0);
+	cr_assert_eq(q->contexts[0].samples, 70, "counts unchanged");
+	cr_assert_eq(q->est.samples_attributed, 0);
+	os_profile_free(q);
+	os_profile_free(p);
+
+	buf = full_bytes(&len);
+	cr_assert_eq(os_profile_read_mem(buf, len, &q, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(q->contexts[0].samples_est, 280.5);
+	cr_assert_eq(q->accesses[1].samples_est, 40.25);
+	cr_assert_eq(q->est.samples_java_attributed, 280.5);
+	os_profile_free(q);
+	off = find_section(buf, len, OS_SEC_ESTIMATES);
+	cr_assert_neq(off, 0);
+	/* layout: f64 attributed, f64 java, u32 n, u32 rec, records */
+	cr_assert_eq(le32_get(buf + off + 16), 2, "contexts with estimates");
+	cr_assert_eq(le32_get(buf + off + 20), 12);
+	/* a context index out of range */
+	le32_put(buf + off + 24, 9);
+	reseal(buf, len);
+	cr_assert_eq(os_profile_read_mem(buf, len, &q, err, sizeof(err)), -EPROTO);
+	cr_assert(strstr(err, "ESTIMATES") != NULL, "%s", err);
+	le32_put(buf + off + 24, 0);
+	/* a negative estimate */
+	d = -1;
+	memcpy(buf + off + 28, &d, 8);
+	reseal(buf, len);
+	cr_assert_eq(os_profile_read_mem(buf, len, &q, err, sizeof(err)), -EPROTO);
+	/* a count that overruns the section */
+	d = 280.5;
+	memcpy(buf + off + 28, &d, 8);
+	le32_put(buf + off + 16, 1000);
+	reseal(buf, len);
+	cr_assert_eq(os_profile_read_mem(buf, len, &q, err, sizeof(err)), -EPROTO);
+	le32_put(buf + off + 16, 2);
+	reseal(buf, len);
+	cr_assert_eq(os_profile_read_mem(buf, len, &q, err, sizeof(err)), 0, "%s", err);
+	os_profile_free(q);
+	free(buf);
+}
+
+/* Merging a profile with estimates and one without: the one without
+ * counts its samples (weight 1), in either order. */
+Test(profile, merge_estimates_with_plain_profile)
+{
+	struct os_profile *est = build_full(), *plain = build_full(), *m;
+
+	plain->analyses &= ~(uint32_t)OS_AN_ESTIMATES;
+	for (int order = 0; order < 2; order++) {
+		m = os_profile_new();
+		cr_assert_eq(os_profile_merge(m, order ? plain : est), 0);
+		cr_assert_eq(os_profile_merge(m, order ? est : plain), 0);
+		cr_assert(m->analyses & OS_AN_ESTIMATES);
+		cr_assert_eq(m->contexts[0].samples, 140);
+		cr_assert_eq(m->contexts[0].samples_est, 280.5 + 70, "order %d: %f", order,
+			     m->contexts[0].samples_est);
+		cr_assert_eq(m->contexts[1].samples_est, 60);
+		cr_assert_eq(m->accesses[0].samples_est, 240.25 + 60);
+		cr_assert_eq(m->est.samples_attributed, 310.5 + (double)est->c.samples_attributed);
+		cr_assert_eq(m->est.samples_java_attributed,
+			     280.5 + (double)est->c.samples_java_attributed);
+		os_profile_free(m);
+	}
+	m = os_profile_new();
+	cr_assert_eq(os_profile_merge(m, plain), 0);
+	cr_assert_eq(m->analyses & OS_AN_ESTIMATES, 0, "no estimates from plain profiles");
+	os_profile_free(m);
+	os_profile_free(est);
+	os_profile_free(plain);
 }

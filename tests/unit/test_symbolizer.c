@@ -135,6 +135,10 @@ static void check_function(struct os_symbolizer *s, uint32_t pid, const struct f
 	cr_assert_eq(os_sym_resolve(s, pid, mid, &r), 0);
 	cr_assert_str_eq(r.func, want_name);
 	cr_assert_eq(r.sym_start, fn->addr);
+	/* the sampler's cheap lookup agrees with the full one */
+	cr_assert_eq(os_sym_func_start(s, pid, fn->addr), fn->addr);
+	cr_assert_eq(os_sym_func_start(s, pid, mid), fn->addr);
+	cr_assert_eq(os_sym_func_start(s, pid, fn->addr + r.sym_size - 1), fn->addr);
 	if (want_file && fn->first && r.line)
 		cr_assert(r.line > (uint32_t)fn->first && r.line < (uint32_t)fn->last,
 			  "%s+%#lx: line %u outside %d..%d", fn->name,
@@ -284,6 +288,11 @@ Test(symbolizer, perf_map)
 	cr_assert_null(r.func);
 	cr_assert_not(r.is_java);
 	cr_assert_str_eq(r.module, "[anon]");
+
+	cr_assert_eq(os_sym_func_start(s, 77, 0x7f0000002010), 0x7f0000002000);
+	cr_assert_eq(os_sym_func_start(s, 77, 0x7f0000001100), 0, "no function: no start");
+	cr_assert_eq(os_sym_func_start(s, 77, 0x1234), 0);
+	cr_assert_eq(os_sym_func_start(s, 78, 0x7f0000002010), 0, "unknown process");
 
 	/* Outside every mapping and perf map line. */
 	cr_assert_eq(os_sym_resolve(s, 77, 0x1234, &r), -ENOENT);
