@@ -545,6 +545,16 @@ static int open_dwfl(struct os_elfmod *m)
 	return 0;
 }
 
+void os_elfmod_warm_lines(struct os_elfmod *m)
+{
+	Dwarf_Addr bias;
+
+	if (m->dwfl_state != 0)
+		return;
+	if (open_dwfl(m) == 0)
+		dwfl_module_getdwarf(m->dmod, &bias);
+}
+
 static int lookup_line(struct os_elfmod *m, uint64_t vaddr, struct line_ent *le)
 {
 	Dwfl_Line *l;

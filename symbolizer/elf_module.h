@@ -54,6 +54,11 @@ int os_elfmod_symbol(struct os_elfmod *m, uint64_t vaddr, struct os_elfsym *sym)
 /* Only the start (vaddr) of that function: no name demangled. */
 int os_elfmod_symbol_start(struct os_elfmod *m, uint64_t vaddr, uint64_t *start);
 
+/* Loads the module's DWARF (decompressing a detached debug file can take
+ * ~80 ms for libc6-dbg) if that was not done yet, so that it happens while
+ * the target runs rather than when the profile is written. */
+void os_elfmod_warm_lines(struct os_elfmod *m);
+
 /* Source file and line of vaddr: 0, or -ENOENT (no debug info / no line). */
 int os_elfmod_line(struct os_elfmod *m, uint64_t vaddr, const char **file, uint32_t *line);
 

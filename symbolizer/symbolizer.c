@@ -415,6 +415,7 @@ uint64_t os_sym_func_start(struct os_symbolizer *s, uint32_t pid, uint64_t addr)
 	map = i < p->n && p->maps[i].start <= addr ? &p->maps[i] : NULL;
 	if (map && map->mod->elf) {
 		elf = module_elf(map->mod);
+		os_elfmod_warm_lines(elf); /* line tables are needed at the end */
 		off = os_elfmod_vaddr(elf, map->start, map->pgoff, addr);
 		if (os_elfmod_symbol_start(elf, off, &start))
 			return 0;
