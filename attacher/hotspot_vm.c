@@ -271,20 +271,59 @@ static int load_table(struct os_hs_vm *vm, const struct os_hs_mem *m, uint32_t p
 	return -EINVAL;
 }
 
+/* While the tables are loaded: the pages they and their names live in
+ * (libjvm's data, never written after start-up) are read whole, once. A
+ * JDK 17 vmStructs load made ~21,000 reads of 2 to 32 bytes before, ~60 ms
+ * of system calls per JVM. A page that cannot be read whole (the end of a
+ * mapping) is read piecewise as before. */
+#define LOAD_PAGES 128
+
+struct load_cache {
+	const struct os_hs_mem *m;
+	uint64_t tag[LOAD_PAGES];   /* page address + 1, 0 = empty */
+	uint8_t (*data)[4096];
+	uint32_t next;
+};
+
+static ssize_t cached_read(void *arg, uint32_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct load_cache *c = arg;
+	uint64_t page = addr & ~4095ULL;
+	uint32_t i;
+
+	if (!c->data || len == 0 || (addr & 4095) + len > 4096)
+		return c->m->read(c->m->arg, pid, addr, buf, len);
+	for (i = 0; i < LOAD_PAGES; i++)
+		if (c->tag[i] == page + 1)
+			break;
+	if (i == LOAD_PAGES) {
+		i = c->next++ % LOAD_PAGES;
+		c->tag[i] = 0;
+		if (c->m->read(c->m->arg, pid, page, c->data[i], 4096) != 4096)
+			return c->m->read(c->m->arg, pid, addr, buf, len);
+		c->tag[i] = page + 1;
+	}
+	memcpy(buf, c->data[i] + (addr & 4095), len);
+	return (ssize_t)len;
+}
+
 int os_hs_vm_load(struct os_hs_vm *vm, const struct os_hs_mem *m, uint32_t pid,
 		  const struct os_jvm_info *info)
 {
+	struct load_cache c = { .m = m, .data = calloc(LOAD_PAGES, 4096) };
+	struct os_hs_mem cm = { cached_read, NULL, &c };
 	int rc;
 
 	memset(vm, 0, sizeof(*vm));
 	for (int k = 0; k < OS_JVM_NTABLES; k++) {
-		rc = load_table(vm, m, pid, &info->tables[k], k);
+		rc = load_table(vm, &cm, pid, &info->tables[k], k);
 		/* the constants are optional; structs and types are not */
 		if (rc < 0 && (k == OS_JVM_STRUCTS || k == OS_JVM_TYPES))
 			goto out;
 	}
 	rc = os_hs_vm_finish(vm, m, pid);
 out:
+	free(c.data);
 	if (rc < 0)
 		os_hs_vm_free(vm);
 	return rc;
