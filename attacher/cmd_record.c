@@ -127,13 +127,6 @@ int cmd_record(int argc, char **argv)
 		       "OBJSCOPE_LIB to its path");
 		return OS_EXIT_FAIL;
 	}
-	if (o.call_graph_auto && os_jdk_launcher(argv[idx])) {
-		/* JIT code runs with -XX:+PreserveFramePointer (added by the
-		 * preload) and libjvm keeps frame pointers: the kernel's chain
-		 * names Java paths without the 8 KiB stack copy per sample */
-		o.call_graph_dwarf = false;
-		os_debug("record: %s is a JDK launcher: frame-pointer access paths", argv[idx]);
-	}
 	rc = os_collector_init(&c, &o, err, sizeof(err));
 	if (rc < 0) {
 		os_err("record: %s", err);

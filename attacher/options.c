@@ -3,11 +3,9 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "attacher/watch.h"
 #include "common/log.h"
@@ -63,10 +61,8 @@ void os_opts_usage(const char *cmd)
 	       "                        exact (every object >= --min-size; slower) or sampled\n"
 	       "                        (objects seen at adaptive TLAB refills)\n"
 	       "      --java-tlab BYTES hybrid mode's mean TLAB size (default %d, %d to %d)\n"
-	       "      --call-graph M    access paths: dwarf (stack copy + CFI), fp (frame pointers\n"
-	       "                        only: cheaper, shorter paths in -O2 code) or auto (default:\n"
-	       "                        fp when COMMAND is a JDK launcher such as java or javac,\n"
-	       "                        whose JIT code objscope runs with frame pointers; else dwarf)\n"
+	       "      --call-graph M    access paths: dwarf (stack copy + CFI, default) or fp\n"
+	       "                        (frame pointers only: cheaper, shorter paths in -O2 code)\n"
 	       "      --ring-kb KB      per-thread event ring size (default %u)\n"
 	       "      --threads N       threads tracked at once (default %u)\n"
 	       "      --progress        live status line even when stderr is not a terminal\n"
@@ -112,7 +108,6 @@ int os_opts_parse(struct os_opts *o, const char *cmd, int argc, char **argv)
 	o->slots = OS_DEFAULT_SLOTS;
 	o->perf_pages = 256;
 	o->call_graph_dwarf = true;
-	o->call_graph_auto = true;
 	o->java_objects = "hybrid";
 	o->java_tlab = OS_DEFAULT_JAVA_TLAB;
 	o->watch_route = WATCH_ROUTE_PERF;
@@ -168,16 +163,12 @@ int os_opts_parse(struct os_opts *o, const char *cmd, int argc, char **argv)
 			o->perf_pages = (unsigned)v;
 			break;
 		case OPT_CALL_GRAPH:
-			o->call_graph_auto = false;
 			if (!strcmp(optarg, "dwarf")) {
 				o->call_graph_dwarf = true;
 			} else if (!strcmp(optarg, "fp")) {
 				o->call_graph_dwarf = false;
-			} else if (!strcmp(optarg, "auto")) {
-				o->call_graph_dwarf = true;
-				o->call_graph_auto = true;
 			} else {
-				os_err("--call-graph takes 'auto', 'dwarf' or 'fp', not '%s'", optarg);
+				os_err("--call-graph takes 'dwarf' or 'fp', not '%s'", optarg);
 				return -1;
 			}
 			break;
@@ -248,52 +239,4 @@ int os_opts_parse(struct os_opts *o, const char *cmd, int argc, char **argv)
 		}
 	}
 	return optind;
-}
-
-static bool jli_below(const char *bin)
-{
-	static const char *const rel[] = { "/../lib/libjli.so", "/../lib/amd64/jli/libjli.so" };
-	char real[PATH_MAX], path[PATH_MAX + 64];
-	char *slash;
-
-	if (!realpath(bin, real))
-		return false;
-	slash = strrchr(real, '/');
-	if (!slash)
-		return false;
-	*slash = 0;
-	for (size_t i = 0; i < sizeof(rel) / sizeof(*rel); i++) {
-		snprintf(path, sizeof(path), "%s%s", real, rel[i]);
-		if (access(path, R_OK) == 0)
-			return true;
-	}
-	return false;
-}
-
-bool os_jdk_launcher(const char *prog)
-{
-	const char *p, *end;
-	char path[PATH_MAX];
-
-	if (!prog || !*prog)
-		return false;
-	if (strchr(prog, '/'))
-		return jli_below(prog);
-	p = getenv("PATH");
-	if (!p)
-		p = "/usr/local/bin:/usr/bin:/bin";
-	for (; *p; p = *end ? end + 1 : end) {
-		size_t n;
-
-		end = strchr(p, ':');
-		if (!end)
-			end = p + strlen(p);
-		n = (size_t)(end - p);
-		if (snprintf(path, sizeof(path), "%.*s/%s", (int)(n ? n : 1), n ? p : ".", prog) >=
-		    (int)sizeof(path))
-			continue;
-		if (access(path, X_OK) == 0)
-			return jli_below(path);
-	}
-	return false;
 }

@@ -25,9 +25,7 @@ struct os_opts {
 	bool progress;           /* --progress: live status even if not a tty */
 	bool quiet;              /* -q: no summary line */
 	bool no_mmap;
-	bool call_graph_dwarf;   /* --call-graph dwarf | fp, in force */
-	bool call_graph_auto;    /* --call-graph auto (default): record picks fp for a JDK
-				  * launcher (os_jdk_launcher), dwarf otherwise */            /* --no-mmap: do not track anonymous mmaps as objects */
+	bool call_graph_dwarf;   /* --call-graph dwarf (default) | fp */            /* --no-mmap: do not track anonymous mmaps as objects */
 	bool replicas, lifetimes, reuse, numa; /* analyses (lifetimes/reuse/numa: later issues) */
 	int watch_route;         /* --watch-route perf (default) | ptrace: enum watch_route */
 	const char *java_objects; /* --java-objects hybrid (default) | exact | sampled (HotSpot) */
@@ -39,12 +37,6 @@ struct os_opts {
  * the first remaining argument, or -1 after printing a one-line error, or
  * -2 when --help was printed. `cmd` names the command in messages. */
 int os_opts_parse(struct os_opts *o, const char *cmd, int argc, char **argv);
-
-/* Whether `prog` (argv[0] of a command, searched in PATH when it has no
- * '/') resolves to a launcher of a JDK or JRE (java, javac, jshell, ...):
- * a binary whose directory's ../lib holds libjli.so (JDK 9+) or
- * ../lib/amd64/jli/libjli.so (JDK 8). */
-bool os_jdk_launcher(const char *prog);
 void os_opts_usage(const char *cmd);
 
 #endif

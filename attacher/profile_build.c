@@ -224,10 +224,7 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 		 "access paths: %llu unwound with DWARF CFI from a stack copy, %llu from the "
 		 "frame-pointer chain%s",
 		 (unsigned long long)c->unwound_dwarf, (unsigned long long)c->unwound_fp,
-		 c->unw ? "" : c->opts->call_graph_auto
-			 ? " (frame pointers: the command is a JDK launcher, --call-graph auto; "
-			   "--call-graph dwarf adds DWARF for native frames without them)"
-			 : " (--call-graph fp)");
+		 c->unw ? "" : " (--call-graph fp)");
 	os_profile_add_note(b.p, note);
 	if (c->shm_ready && atomic_load(&c->shm.hdr->processes) == 0)
 		os_profile_add_note(b.p, "the preload library was not loaded by the target (static "

@@ -254,12 +254,6 @@ Test(e2e_java, hybrid_default_planted_answer)
 	cr_expect(has_note(report, "hybrid objects: TLABs of random size, mean 16384 bytes"),
 		  "no note naming hybrid mode");
 	cr_expect(has_note(report, "Horvitz-Thompson"), "no note on the estimates");
-	/* --call-graph auto: `java` is a JDK launcher, access paths from frame
-	 * pointers (no DWARF stack copies) */
-	cr_expect(has_note(report, "from the frame-pointer chain (frame pointers: the command is "
-				   "a JDK launcher"),
-		  "java not profiled with frame-pointer access paths by default");
-	cr_expect(has_note(report, " 0 unwound with DWARF"), "DWARF unwinding used for java");
 
 	objects = e2e_get(report, "objects");
 	cr_assert(objects && json_object_array_length(objects) > 0, "objects[] is empty");
