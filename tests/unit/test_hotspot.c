@@ -517,6 +517,26 @@ static void feed(struct os_attrib *a, struct os_event *ev)
 	free(ev);
 }
 
+/* Sets up attribution with the HotSpot adapter over a fake heap. */
+static void hs_test_begin(struct os_attrib *a, struct os_tasks *tasks, void *heap)
+{
+	cr_assert_not_null(heap);
+	os_tasks_init(tasks, NULL);
+	cr_assert_eq(os_attrib_init(a, tasks), 0);
+	a->rt = os_hotspot_new(a, NULL, NULL);
+}
+
+/* Frees what a HotSpot attribution test set up: adapter, attribution,
+ * tasks and the fake heap. */
+static void hs_test_end(struct os_attrib *a, struct os_tasks *tasks, void *heap)
+{
+	a->rt->ops->destroy(a->rt);
+	a->rt = NULL;
+	os_attrib_destroy(a);
+	os_tasks_destroy(tasks);
+	free(heap);
+}
+
 static const char *ctx_type(struct os_attrib *a, uint32_t ci)
 {
 	uint64_t frames[OS_MAX_FRAMES];
@@ -540,10 +560,7 @@ Test(hotspot, adapter_flow)
 	const char *name;
 	struct os_aspace *as;
 
-	cr_assert_not_null(heap);
-	os_tasks_init(&tasks, NULL);
-	cr_assert_eq(os_attrib_init(&a, &tasks), 0);
-	a.rt = os_hotspot_new(&a, NULL, NULL);
+	hs_test_begin(&a, &tasks, heap);
 	cr_assert_not_null(a.rt);
 	fill_info(&info, base, base + 4096 * 8);
 	feed(&a, mk_event(OS_EV_JVM, base, 4096 * 8, (uintptr_t)S, 0, &info, sizeof(info)));
@@ -612,28 +629,31 @@ Test(hotspot, adapter_flow)
 	os_attrib_sample(&a, as->id, base + 2048 + 8, 0, OS_CCT_NONE);
 	cr_expect_eq(a.ctx[0].samples, 3, "kept when the heap cannot be read");
 
-	a.rt->ops->destroy(a.rt);
-	a.rt = NULL;
-	os_attrib_destroy(&a);
-	os_tasks_destroy(&tasks);
-	free(heap);
+	hs_test_end(&a, &tasks, heap);
+}
+
+/* A sampled-mode JVM over `heap` (1024 words) announced with the first
+ * info_bytes of its os_jvm_info; the heap's first word's klass is long[]. */
+static void sampled_jvm(struct os_attrib *a, struct os_tasks *tasks, uint64_t *heap,
+			size_t info_bytes)
+{
+	struct os_jvm_info info;
+	uint64_t base = (uintptr_t)heap;
+
+	hs_test_begin(a, tasks, heap);
+	fill_info(&info, base, base + 1024 * 8);
+	info.mode = OS_JVM_MODE_SAMPLED;
+	feed(a, mk_event(OS_EV_JVM, base, 1024 * 8, (uintptr_t)S, 0, &info, info_bytes));
+	heap[1] = (uintptr_t)&k_long_arr;
 }
 
 Test(hotspot, sampled_weights)
 {
 	struct os_tasks tasks;
 	struct os_attrib a;
-	struct os_jvm_info info;
 	uint64_t *heap = calloc(1024, 8), base = (uintptr_t)heap, frames[1] = { 0x401000 };
 
-	cr_assert_not_null(heap);
-	os_tasks_init(&tasks, NULL);
-	cr_assert_eq(os_attrib_init(&a, &tasks), 0);
-	a.rt = os_hotspot_new(&a, NULL, NULL);
-	fill_info(&info, base, base + 1024 * 8);
-	info.mode = OS_JVM_MODE_SAMPLED;
-	feed(&a, mk_event(OS_EV_JVM, base, 1024 * 8, (uintptr_t)S, 0, &info, sizeof(info)));
-	heap[1] = (uintptr_t)&k_long_arr;
+	sampled_jvm(&a, &tasks, heap, sizeof(struct os_jvm_info));
 	feed(&a, mk_event(OS_EV_JALLOC, base, 2000, 400000, (uintptr_t)&k_long_arr, frames, 8));
 	feed(&a, mk_event(OS_EV_JALLOC, base + 4096, 2000, 0, (uintptr_t)&k_long_arr, frames, 8));
 	cr_assert_eq(a.nctx, 1);
@@ -641,11 +661,7 @@ Test(hotspot, sampled_weights)
 	cr_expect_eq(a.ctx[0].bytes, 201 * 2000);
 	cr_expect_eq(a.c.objects_seen, 2);
 	cr_expect_eq(a.c.objects_estimated, 201);
-	a.rt->ops->destroy(a.rt);
-	a.rt = NULL;
-	os_attrib_destroy(&a);
-	os_tasks_destroy(&tasks);
-	free(heap);
+	hs_test_end(&a, &tasks, heap);
 }
 
 /* Hybrid mode (fixed TLAB T = 16 KiB): 4 KiB objects weigh 4, so each
@@ -663,10 +679,7 @@ Test(hotspot, hybrid_weights_in_attribution)
 	uint64_t nat = ((uintptr_t)native + 4095) & ~4095ULL, nframes[1] = { 0x402000 };
 	struct os_aspace *as;
 
-	cr_assert_not_null(heap);
-	os_tasks_init(&tasks, NULL);
-	cr_assert_eq(os_attrib_init(&a, &tasks), 0);
-	a.rt = os_hotspot_new(&a, NULL, NULL);
+	hs_test_begin(&a, &tasks, heap);
 	cr_assert_not_null(a.rt);
 	fill_info(&info, base, base + 8192 * 8);
 	info.mode = OS_JVM_MODE_HYBRID;
@@ -729,11 +742,7 @@ Test(hotspot, hybrid_weights_in_attribution)
 	os_attrib_sample(&a, as->id, base + 4096 + 64, 0, OS_CCT_NONE);
 	cr_expect_eq(a.ctx[1].samples, 5, "the dead weighted object was dropped");
 
-	a.rt->ops->destroy(a.rt);
-	a.rt = NULL;
-	os_attrib_destroy(&a);
-	os_tasks_destroy(&tasks);
-	free(heap);
+	hs_test_end(&a, &tasks, heap);
 }
 
 /* A collector reading the OS_EV_JVM of an older preload (struct without
@@ -742,24 +751,11 @@ Test(hotspot, jvm_info_shorter_struct)
 {
 	struct os_tasks tasks;
 	struct os_attrib a;
-	struct os_jvm_info info;
 	uint64_t *heap = calloc(1024, 8), base = (uintptr_t)heap, frames[1] = { 0x401000 };
 
-	cr_assert_not_null(heap);
-	os_tasks_init(&tasks, NULL);
-	cr_assert_eq(os_attrib_init(&a, &tasks), 0);
-	a.rt = os_hotspot_new(&a, NULL, NULL);
-	fill_info(&info, base, base + 1024 * 8);
-	info.mode = OS_JVM_MODE_SAMPLED;
-	feed(&a, mk_event(OS_EV_JVM, base, 1024 * 8, (uintptr_t)S, 0, &info,
-			  offsetof(struct os_jvm_info, tlab_bytes)));
-	heap[1] = (uintptr_t)&k_long_arr;
+	sampled_jvm(&a, &tasks, heap, offsetof(struct os_jvm_info, tlab_bytes));
 	feed(&a, mk_event(OS_EV_JALLOC, base, 2000, 400000, (uintptr_t)&k_long_arr, frames, 8));
 	cr_assert_eq(a.nctx, 1);
 	cr_expect_eq(a.ctx[0].allocations, 200, "sampled mode taken from the short struct");
-	a.rt->ops->destroy(a.rt);
-	a.rt = NULL;
-	os_attrib_destroy(&a);
-	os_tasks_destroy(&tasks);
-	free(heap);
+	hs_test_end(&a, &tasks, heap);
 }
