@@ -33,6 +33,7 @@ struct osp_hs_state {
 	uint64_t gc_count;                /* number of the collection in progress or last */
 	uint64_t dither_off;              /* hybrid mode: Thread::_tlab + TLAB::_desired_size, 0 = off */
 	uint64_t dither_lo, dither_span;  /* next TLAB's desired size: lo + [0, span) words */
+	uint64_t alloc_bytes_off;         /* Thread::_allocated_bytes, 0 = unknown */
 	int up;                           /* 1 once the fields above are valid */
 };
 extern struct osp_hs_state osp_hs;

@@ -98,6 +98,12 @@ struct osp_thread {
 	int exit_rounds;
 	struct os_slot *slot;   /* claimed ring slot, NULL until the first event */
 	uint32_t pid, tid;      /* cached, 0 = refresh */
+	/* HotSpot hybrid mode (preload/hotspot.c hs_dither): this thread's
+	 * Thread::_allocated_bytes at its last TLAB refill, the free sizes
+	 * written for its current and previous TLAB, and the running mean of
+	 * (TLAB bytes used - free size) that the next sizes compensate */
+	uint64_t hs_alloc_prev, hs_d_cur, hs_d_prev;
+	int64_t hs_corr;
 };
 
 /* Enters a hook that wants to record: returns the thread state with the guard

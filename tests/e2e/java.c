@@ -278,7 +278,9 @@ Test(e2e_java, hybrid_default_planted_answer)
 	/* Both 6,000-array sites are estimated near 6,000: with one fixed TLAB
 	 * size the TLAB ends locked to the fixture's allocation cycle, one site
 	 * was never seen and the other counted twice; random TLAB lengths break
-	 * that (equal 4 KiB arrays are the weights' worst case: ~10% low). */
+	 * that, and the per-thread correction of the lengths (hs_dither) keeps
+	 * equal 4 KiB arrays from being estimated ~10% low. One standard error
+	 * of the estimate is ~2.2% here (p = 1/4 over 6,000 arrays). */
 	{
 		const char *sites[] = { "ObjFixture.makeRandom", "ObjFixture.makeSequential" };
 
@@ -294,7 +296,7 @@ Test(e2e_java, hybrid_default_planted_answer)
 			}
 			cr_log_info("hybrid: %s estimated %lld allocations (6000 made)", sites[k],
 				    (long long)allocs);
-			cr_expect(allocs >= 4500 && allocs <= 7500,
+			cr_expect(allocs >= 5100 && allocs <= 6900,
 				  "%s: estimated %lld allocations, 6000 were made", sites[k],
 				  (long long)allocs);
 		}

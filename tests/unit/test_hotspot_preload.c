@@ -322,9 +322,10 @@ Test(hotspot_preload, g1_hybrid, .timeout = 120)
 	cr_assert_lt(r.jalloc_n, HP_N / 2, "%lu of %d arrays seen", (unsigned long)r.jalloc_n,
 		     HP_N);
 	/* TLAB lengths drawn at random (no phase lock with the loop), and the
-	 * Horvitz-Thompson estimate near the true count: a stream of equal
-	 * arrays is the worst case for the weights (each TLAB also holds the
-	 * array that made it, about 10% low, docs/JAVA.md) */
+	 * Horvitz-Thompson estimate near the true count even for a stream of
+	 * equal arrays (each TLAB also holds the array that made it: ~10% low
+	 * without the per-thread length correction, docs/JAVA.md); one
+	 * standard error is ~3% here */
 	cr_assert(r.info.flags & OS_JVM_F_TLAB_DITHER, "TLAB sizes not randomised (flags %#x)",
 		  r.info.flags);
 	{
@@ -332,7 +333,9 @@ Test(hotspot_preload, g1_hybrid, .timeout = 120)
 		double est = (double)r.jalloc_n *
 			     (double)os_hs_weight_jvm(&in, in.flags, 0, 4104 + 16) / OS_W_ONE;
 
-		cr_expect(est > 0.75 * HP_N && est < 1.25 * HP_N,
+		cr_log_info("g1_hybrid: %lu of %d arrays seen, estimated %.0f", (unsigned long)r.jalloc_n,
+			    HP_N, est);
+		cr_expect(est > 0.85 * HP_N && est < 1.15 * HP_N,
 			  "estimated %.0f arrays from %lu seen, allocated %d", est,
 			  (unsigned long)r.jalloc_n, HP_N);
 	}
