@@ -309,12 +309,12 @@ Test(hotspot_preload, g1_sampled, .timeout = 120)
 
 /* Hybrid mode (what `objscope record` asks for by default): fixed 16 KiB
  * TLABs, so the 4120-byte arrays are seen about one in four (size / T). */
-Test(hotspot_preload, g1_hybrid, .timeout = 120)
+static void hybrid_check(const char *gcflag, const char *gc)
 {
 	struct hp_result r;
 
-	hp_run("-XX:+UseG1GC", "hybrid", &r);
-	hp_check_jvm(&r, "G1", OS_JVM_MODE_HYBRID);
+	hp_run(gcflag, "hybrid", &r);
+	hp_check_jvm(&r, gc, OS_JVM_MODE_HYBRID);
 	cr_assert_eq(r.info.tlab_bytes, OS_JAVA_TLAB_DEFAULT, "T in force %lu",
 		     (unsigned long)r.info.tlab_bytes);
 	cr_assert_gt(r.jalloc_n, HP_N / 8, "%lu of %d arrays seen", (unsigned long)r.jalloc_n,
@@ -333,12 +333,27 @@ Test(hotspot_preload, g1_hybrid, .timeout = 120)
 		double est = (double)r.jalloc_n *
 			     (double)os_hs_weight_jvm(&in, in.flags, 0, 4104 + 16) / OS_W_ONE;
 
-		cr_log_info("g1_hybrid: %lu of %d arrays seen, estimated %.0f", (unsigned long)r.jalloc_n,
-			    HP_N, est);
+		cr_log_info("%s hybrid: %lu of %d arrays seen, estimated %.0f", gc,
+			    (unsigned long)r.jalloc_n, HP_N, est);
 		cr_expect(est > 0.85 * HP_N && est < 1.15 * HP_N,
 			  "estimated %.0f arrays from %lu seen, allocated %d", est,
 			  (unsigned long)r.jalloc_n, HP_N);
 	}
+}
+
+Test(hotspot_preload, g1_hybrid, .timeout = 120)
+{
+	hybrid_check("-XX:+UseG1GC", "G1");
+}
+
+Test(hotspot_preload, parallel_hybrid, .timeout = 120)
+{
+	hybrid_check("-XX:+UseParallelGC", "Parallel");
+}
+
+Test(hotspot_preload, serial_hybrid, .timeout = 120)
+{
+	hybrid_check("-XX:+UseSerialGC", "Serial");
 }
 
 Test(hotspot_preload, zgc_runs, .timeout = 120)
