@@ -194,8 +194,12 @@ void os_attrib_sample(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64_
 		return;
 	}
 	ci = os_val_ctx(val);
-	if (ci >= a->nctx)
+	if (ci >= a->nctx) { /* never written so: counted, not attributed */
+		a->c.samples_heap++;
+		if (managed)
+			a->c.samples_java_heap++;
 		return;
+	}
 	w = os_val_weight(val);
 	a->c.samples_heap++;
 	a->c.samples_attributed++;
