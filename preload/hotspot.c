@@ -239,7 +239,7 @@ static void hs_dither(void *thread, const void *obj)
 			t->hs_corr += (err - t->hs_corr) / 16;
 		}
 		corr = t->hs_corr;
-		if (corr > span / 4) /* keep D within [T/4, 3T/2) */
+		if (corr > span / 4) /* keep D within [T/4, 7T/4) */
 			corr = span / 4;
 		if (corr < -span / 4)
 			corr = -span / 4;
