@@ -158,6 +158,34 @@ static bool replica_nonzero(const struct os_replica *r)
 			return true;
 	return false;
 }
+/* The nonzero estimates (the double at byte `off`) of n records `stride`
+ * bytes apart from `recs`: count, record size, then (index, estimate). */
+static double est_at(const void *recs, size_t i, size_t stride, size_t off)
+{
+	double v;
+
+	memcpy(&v, (const uint8_t *)recs + i * stride + off, sizeof(v));
+	return v;
+}
+
+static void put_est_list(struct wbuf *b, const void *recs, size_t n, size_t stride, size_t off)
+{
+	uint32_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		k += est_at(recs, i, stride, off) != 0;
+	put_u32(b, k);
+	put_u32(b, EST_REC);
+	for (size_t i = 0; i < n; i++) {
+		double v = est_at(recs, i, stride, off);
+
+		if (v == 0)
+			continue;
+		put_u32(b, (uint32_t)i);
+		put_f64(b, v);
+	}
+}
+
 
 /* Serializes the whole file into b. */
 static void serialize(const struct os_profile *p, struct wbuf *b)
@@ -288,32 +316,13 @@ static void serialize(const struct os_profile *p, struct wbuf *b)
 
 	/* ESTIMATES: only with weighted objects, only entries with samples */
 	if (p->analyses & OS_AN_ESTIMATES) {
-		uint32_t n = 0;
-
 		off = sec_begin(b, OS_SEC_ESTIMATES);
 		put_f64(b, p->est.samples_attributed);
 		put_f64(b, p->est.samples_java_attributed);
-		for (i = 0; i < p->ncontexts; i++)
-			n += p->contexts[i].samples_est != 0;
-		put_u32(b, n);
-		put_u32(b, EST_REC);
-		for (i = 0; i < p->ncontexts; i++) {
-			if (p->contexts[i].samples_est == 0)
-				continue;
-			put_u32(b, i);
-			put_f64(b, p->contexts[i].samples_est);
-		}
-		n = 0;
-		for (i = 0; i < p->naccesses; i++)
-			n += p->accesses[i].samples_est != 0;
-		put_u32(b, n);
-		put_u32(b, EST_REC);
-		for (i = 0; i < p->naccesses; i++) {
-			if (p->accesses[i].samples_est == 0)
-				continue;
-			put_u32(b, i);
-			put_f64(b, p->accesses[i].samples_est);
-		}
+		put_est_list(b, p->contexts, p->ncontexts, sizeof(*p->contexts),
+			     offsetof(struct os_context, samples_est));
+		put_est_list(b, p->accesses, p->naccesses, sizeof(*p->accesses),
+			     offsetof(struct os_access, samples_est));
 		sec_end(b, off);
 	}
 
