@@ -241,7 +241,7 @@ static bool prepare_alloc(struct hotspot *h, struct hs_jvm *j, const struct os_e
 	oe->type = ev->type;
 	oe->addr = canon(j, ev->addr);
 	oe->size = ev->size;
-	oe->aux = os_hs_weight_jvm(&j->info, j->info.flags, ev->aux, ev->size);
+	oe->aux = os_hs_weight_jvm(&j->info, ev->aux, ev->size);
 	oe->asid = j->asid;
 	oe->node = os_attrib_path(h->a, j->asid, buf, n + 1);
 	if (oe->node != OS_CCT_NONE)
@@ -739,8 +739,7 @@ static void hs_notes(struct os_runtime *rt, struct os_profile *p)
 				 dither ? "size / T up to T/2 (then rising to 1)" : "size / T",
 				 (unsigned long long)j->objects, (unsigned long long)j->small,
 				 j->estimated);
-		}
-		else if (j->info.mode == OS_JVM_MODE_SAMPLED)
+		} else if (j->info.mode == OS_JVM_MODE_SAMPLED)
 			snprintf(note, sizeof(note),
 				 "HotSpot pid %u (%s GC), sampled objects: %llu objects seen at TLAB "
 				 "refills and outside TLABs, each refill weighted by TLAB bytes / "

@@ -77,12 +77,11 @@ int os_hs_thread_kind(const char *name);
  * refill and outside-TLAB events alike; sampled max(1, refill_bytes /
  * size), 1 outside a TLAB (refill_bytes 0). */
 uint64_t os_hs_weight(uint32_t mode, uint64_t tlab, uint64_t refill_bytes, uint64_t size);
-/* The weight of a JALLOC of `size` bytes for the JVM described by info and
- * its OS_JVM_F_* flags: os_hs_weight, except in hybrid mode with TLAB sizes
+/* The weight of a JALLOC of `size` bytes for the JVM described by info:
+ * os_hs_weight, except in hybrid mode with TLAB sizes
  * drawn at random (OS_JVM_F_TLAB_DITHER), where an object of s bytes is seen
  * with probability s/T up to T/2 and 1 from 3T/2 on. */
-uint64_t os_hs_weight_jvm(const struct os_jvm_info *info, uint32_t flags, uint64_t refill_bytes,
-			  uint64_t size);
+uint64_t os_hs_weight_jvm(const struct os_jvm_info *info, uint64_t refill_bytes, uint64_t size);
 /* ZGC colored address to its heap offset (others unchanged): the colors
  * are the views 1, 2 or 4 << offset bits above offset_mask (a power of two
  * minus one, os_jvm_info.heap_end - 1; 0 means the 42 bits measured on

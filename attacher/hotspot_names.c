@@ -164,12 +164,11 @@ uint64_t os_hs_weight(uint32_t mode, uint64_t tlab, uint64_t refill_bytes, uint6
 	}
 }
 
-uint64_t os_hs_weight_jvm(const struct os_jvm_info *info, uint32_t flags, uint64_t refill_bytes,
-			  uint64_t size)
+uint64_t os_hs_weight_jvm(const struct os_jvm_info *info, uint64_t refill_bytes, uint64_t size)
 {
 	double t = (double)info->tlab_bytes, s = (double)size, p, q;
 
-	if (info->mode != OS_JVM_MODE_HYBRID || !(flags & OS_JVM_F_TLAB_DITHER) || !size ||
+	if (info->mode != OS_JVM_MODE_HYBRID || !(info->flags & OS_JVM_F_TLAB_DITHER) || !size ||
 	    !info->tlab_bytes)
 		return os_hs_weight(info->mode, info->tlab_bytes, refill_bytes, size);
 	/* Every TLAB's free space (after the object that made it) is D bytes,

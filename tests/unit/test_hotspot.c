@@ -88,26 +88,28 @@ Test(hotspot, thread_kinds)
  * P(seen) = s/T up to T/2, (3Ts - s^2 - T^2/4) / (2T^2) up to 3T/2, then 1. */
 Test(hotspot, weights_with_random_tlab_sizes)
 {
-	struct os_jvm_info info = { .mode = OS_JVM_MODE_HYBRID, .tlab_bytes = 16384 };
-	const uint32_t d = OS_JVM_F_TLAB_DITHER;
+	struct os_jvm_info info = { .mode = OS_JVM_MODE_HYBRID, .tlab_bytes = 16384,
+				    .flags = OS_JVM_F_TLAB_DITHER };
 	double w;
 
-	cr_expect_eq(os_hs_weight_jvm(&info, d, 0, 4096), 4 * OS_W_ONE);
-	cr_expect_eq(os_hs_weight_jvm(&info, d, 16384, 8192), 2 * OS_W_ONE);
+	cr_expect_eq(os_hs_weight_jvm(&info, 0, 4096), 4 * OS_W_ONE);
+	cr_expect_eq(os_hs_weight_jvm(&info, 16384, 8192), 2 * OS_W_ONE);
 	/* s = T: P = (3 - 1 - 1/4) / 2 = 0.875 */
-	w = (double)os_hs_weight_jvm(&info, d, 0, 16384) / OS_W_ONE;
+	w = (double)os_hs_weight_jvm(&info, 0, 16384) / OS_W_ONE;
 	cr_expect(w > 1.1428 && w < 1.1430, "weight at s = T: %f, want 1/0.875", w);
 	/* continuous at 3T/2 and 1 beyond it */
-	w = (double)os_hs_weight_jvm(&info, d, 0, 24575) / OS_W_ONE;
+	w = (double)os_hs_weight_jvm(&info, 0, 24575) / OS_W_ONE;
 	cr_expect(w >= 1.0 && w < 1.001, "weight just below 3T/2: %f", w);
-	cr_expect_eq(os_hs_weight_jvm(&info, d, 0, 24576), OS_W_ONE);
-	cr_expect_eq(os_hs_weight_jvm(&info, d, 0, 1 << 20), OS_W_ONE);
+	cr_expect_eq(os_hs_weight_jvm(&info, 0, 24576), OS_W_ONE);
+	cr_expect_eq(os_hs_weight_jvm(&info, 0, 1 << 20), OS_W_ONE);
 	/* without the flag: the fixed-TLAB weight T / s (1 from T on) */
-	cr_expect_eq(os_hs_weight_jvm(&info, 0, 0, 16384), OS_W_ONE);
-	cr_expect_eq(os_hs_weight_jvm(&info, 0, 0, 4096), 4 * OS_W_ONE);
+	info.flags = 0;
+	cr_expect_eq(os_hs_weight_jvm(&info, 0, 16384), OS_W_ONE);
+	cr_expect_eq(os_hs_weight_jvm(&info, 0, 4096), 4 * OS_W_ONE);
 	/* other modes are not affected by the flag */
+	info.flags = OS_JVM_F_TLAB_DITHER;
 	info.mode = OS_JVM_MODE_EXACT;
-	cr_expect_eq(os_hs_weight_jvm(&info, d, 0, 4096), OS_W_ONE);
+	cr_expect_eq(os_hs_weight_jvm(&info, 0, 4096), OS_W_ONE);
 }
 
 Test(hotspot, weights_and_zgc_mask)

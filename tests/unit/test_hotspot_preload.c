@@ -331,7 +331,7 @@ static void hybrid_check(const char *gcflag, const char *gc)
 	{
 		struct os_jvm_info in = r.info;
 		double est = (double)r.jalloc_n *
-			     (double)os_hs_weight_jvm(&in, in.flags, 0, 4104 + 16) / OS_W_ONE;
+			     (double)os_hs_weight_jvm(&in, 0, 4104 + 16) / OS_W_ONE;
 
 		cr_log_info("%s hybrid: %lu of %d arrays seen, estimated %.0f", gc,
 			    (unsigned long)r.jalloc_n, HP_N, est);
