@@ -2,7 +2,7 @@
  * beyond the contract: meta.freq/min_size/mode/hostname/start_time/notes,
  * meta.counters (every os_counters field), meta.unaddressed, objects_total,
  * per-access metrics, thread pid/tid, replica.exact/alpha_checks/
- * exact_objects, samples_estimated (objects, accesses) and
+ * exact_objects, samples_estimated (objects, accesses, types) and
  * meta.samples_[java_]attributed_estimated (null without estimates).
  *
  * The document is streamed through report/json_writer.h as it is produced:
@@ -282,6 +282,10 @@ int report_json_write(const struct report_view *v, const struct report_opts *o, 
 		jw_begin_object(w, NULL);
 		jw_string(w, "type", report_str(p, v->types[i].type));
 		jw_u64(w, "samples", v->types[i].samples);
+		if (report_has_est(p))
+			jw_double(w, "samples_estimated", v->types[i].samples_est);
+		else
+			jw_null(w, "samples_estimated");
 		jw_end_object(w);
 	}
 	jw_end_array(w);

@@ -130,9 +130,13 @@ static int cmp_accesses(const void *x, const void *y)
 static int cmp_types(const void *x, const void *y)
 {
 	const struct report_type *a = x, *b = y;
-	int r = cmp_u64_desc(a->samples, b->samples);
+	int r = 0;
 
-	return r ? r : strcmp(report_str(sort_p, a->type), report_str(sort_p, b->type));
+	/* the same order as the objects: by estimate when there are estimates */
+	if ((report_has_est(sort_p) && (r = cmp_f64_desc(a->samples_est, b->samples_est))) ||
+	    (r = cmp_u64_desc(a->samples, b->samples)))
+		return r;
+	return strcmp(report_str(sort_p, a->type), report_str(sort_p, b->type));
 }
 
 static int cmp_threads(const void *x, const void *y)
@@ -190,8 +194,9 @@ int report_view_build(struct report_view *v, const struct os_profile *p)
 		if (!slot)
 			goto out;
 		if (*slot == v->ntypes)
-			v->types[v->ntypes++] = (struct report_type){ c->type, 0 };
+			v->types[v->ntypes++] = (struct report_type){ c->type, 0, 0 };
 		v->types[*slot].samples += c->samples;
+		v->types[*slot].samples_est += c->samples_est;
 	}
 	qsort(v->types, v->ntypes, sizeof(*v->types), cmp_types);
 

@@ -22,6 +22,7 @@ struct report_object {
 struct report_type {
 	uint32_t type;         /* string id or OS_NONE */
 	uint64_t samples;
+	double samples_est;    /* sum of the contexts' estimates (with estimates) */
 };
 
 struct report_view {
@@ -30,7 +31,8 @@ struct report_view {
 	struct report_object *objects; /* most samples first, then most bytes */
 	uint32_t *accesses;            /* access indices, per object most samples first */
 	uint32_t ntypes;
-	struct report_type *types;     /* most samples first, then by name */
+	struct report_type *types;     /* most samples (estimated, when the profile has
+	                                  estimates) first, then by name */
 	uint32_t nthreads;
 	uint32_t *threads;             /* thread indices, most samples first */
 };

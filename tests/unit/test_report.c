@@ -391,6 +391,50 @@ Test(report, top_limits_objects)
 	free(txt);
 }
 
+
+/* With estimates (Java hybrid mode) objects AND types are ranked by the
+ * estimate, so a type whose few seen objects stand for many ranks first
+ * in both lists; raw samples stay as they are. */
+Test(report, types_ranked_by_estimate)
+{
+	struct os_profile *p = build_small();
+	json_object *root, *types, *t, *o;
+
+	/* contexts in build_small's order: byte[] (50), double[] (300),
+	 * untyped (150), byte[] (0) */
+	p->contexts[0].samples_est = 900;
+	p->contexts[1].samples_est = 300;
+	p->contexts[2].samples_est = 150;
+	p->contexts[3].samples_est = 0;
+	p->est.samples_attributed = 1350;
+	p->analyses |= OS_AN_ESTIMATES;
+	write_profile(p, rpath("est.data"));
+	cr_assert_eq(REPORT("--format", "json", "-o", rpath("est.json"), rpath("est.data")), 0);
+	root = load_json(rpath("est.json"));
+	o = json_object_array_get_idx(get(root, "objects"), 0);
+	cr_assert_str_eq(sget(o, "type"), "byte[]");
+	types = get(root, "types");
+	cr_assert_eq(json_object_array_length(types), 3);
+	t = json_object_array_get_idx(types, 0);
+	cr_assert_str_eq(sget(t, "type"), "byte[]");
+	cr_assert_eq(iget(t, "samples"), 50);
+	cr_assert_float_eq(json_object_get_double(get(t, "samples_estimated")), 900.0, 1e-9);
+	t = json_object_array_get_idx(types, 1);
+	cr_assert_str_eq(sget(t, "type"), "double[]");
+	cr_assert_eq(iget(t, "samples"), 300);
+	t = json_object_array_get_idx(types, 2);
+	cr_assert_str_eq(sget(t, "type"), "");
+	json_object_put(root);
+
+	/* without estimates: raw samples, and samples_estimated is null */
+	write_profile(build_small(), rpath("plain.data"));
+	cr_assert_eq(REPORT("--format", "json", "-o", rpath("plain.json"), rpath("plain.data")), 0);
+	root = load_json(rpath("plain.json"));
+	t = json_object_array_get_idx(get(root, "types"), 0);
+	cr_assert_str_eq(sget(t, "type"), "double[]");
+	cr_assert(json_object_is_type(get(t, "samples_estimated"), json_type_null));
+	json_object_put(root);
+}
 Test(report, empty_profile_says_why)
 {
 	struct os_profile *p = os_profile_new();
