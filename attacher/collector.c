@@ -335,6 +335,7 @@ int os_collector_init(struct os_collector *c, const struct os_opts *o, char *err
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
+	os_sym_set_separate_lines(c->sym, o->debug_lines);
 	os_tasks_init(&c->tasks, c->sym);
 	rc = os_attrib_init(&c->attrib, &c->tasks);
 	if (rc < 0) {

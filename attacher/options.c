@@ -13,7 +13,7 @@
 
 enum { OPT_MIN_SIZE = 256, OPT_RING_KB, OPT_THREADS, OPT_PROGRESS, OPT_NO_MMAP, OPT_REPLICAS,
        OPT_LIFETIMES, OPT_REUSE, OPT_NUMA, OPT_PERF_PAGES, OPT_CALL_GRAPH, OPT_JAVA_OBJECTS, OPT_WATCH_ROUTE,
-       OPT_JAVA_TLAB };
+       OPT_JAVA_TLAB, OPT_DEBUG_LINES };
 
 static const struct option longopts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -27,6 +27,7 @@ static const struct option longopts[] = {
 	{ "progress", no_argument, NULL, OPT_PROGRESS },
 	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 	{ "no-mmap", no_argument, NULL, OPT_NO_MMAP },
+	{ "debug-lines", no_argument, NULL, OPT_DEBUG_LINES },
 	{ "java-objects", required_argument, NULL, OPT_JAVA_OBJECTS },
 	{ "java-tlab", required_argument, NULL, OPT_JAVA_TLAB },
 	{ "replicas", no_argument, NULL, OPT_REPLICAS },
@@ -63,6 +64,9 @@ void os_opts_usage(const char *cmd)
 	       "      --java-tlab BYTES hybrid mode's mean TLAB size (default %d, %d to %d)\n"
 	       "      --call-graph M    access paths: dwarf (stack copy + CFI, default) or fp\n"
 	       "                        (frame pointers only: cheaper, shorter paths in -O2 code)\n"
+	       "      --debug-lines     source lines of native frames also from separate debug\n"
+	       "                        files (/usr/lib/debug, e.g. libc6-dbg; costs ~60 ms of\n"
+	       "                        CPU per run); by default only from a module's own DWARF\n"
 	       "      --ring-kb KB      per-thread event ring size (default %u)\n"
 	       "      --threads N       threads tracked at once (default %u)\n"
 	       "      --progress        live status line even when stderr is not a terminal\n"
@@ -191,6 +195,9 @@ int os_opts_parse(struct os_opts *o, const char *cmd, int argc, char **argv)
 			break;
 		case OPT_NO_MMAP:
 			o->no_mmap = true;
+			break;
+		case OPT_DEBUG_LINES:
+			o->debug_lines = true;
 			break;
 		case OPT_REPLICAS:
 			o->replicas = true;

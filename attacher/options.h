@@ -25,6 +25,7 @@ struct os_opts {
 	bool progress;           /* --progress: live status even if not a tty */
 	bool quiet;              /* -q: no summary line */
 	bool no_mmap;
+	bool debug_lines;        /* --debug-lines: lines from separate debug files too */
 	bool call_graph_dwarf;   /* --call-graph dwarf (default) | fp */            /* --no-mmap: do not track anonymous mmaps as objects */
 	bool replicas, lifetimes, reuse, numa; /* analyses (lifetimes/reuse/numa: later issues) */
 	int watch_route;         /* --watch-route perf (default) | ptrace: enum watch_route */

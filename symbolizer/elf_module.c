@@ -53,6 +53,7 @@ struct os_elfmod {
 	char **demangled;      /* lazily filled; NULL = not yet */
 
 	int dwfl_state;        /* 0 not tried, 1 ready, -1 unavailable */
+	bool separate_lines;   /* lines also from a separate debug file */
 	Dwfl *dwfl;
 	Dwfl_Module *dmod;
 	uint64_t dbias;        /* dwfl address = vaddr + dbias */
@@ -526,6 +527,35 @@ static const Dwfl_Callbacks offline_callbacks = {
 	/* debuginfo_path NULL: libdwfl's default "-:.debug:/usr/lib/debug" */
 };
 
+/* find_debuginfo when separate debug files are not wanted for lines:
+ * libdwfl then uses the DWARF of the module's own file, if it has any. */
+static int own_dwarf_only(Dwfl_Module *mod, void **userdata, const char *modname,
+			  Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	(void)mod;
+	(void)userdata;
+	(void)modname;
+	(void)base;
+	(void)file_name;
+	(void)debuglink_file;
+	(void)debuglink_crc;
+	(void)debuginfo_file_name;
+	return -1;
+}
+
+static const Dwfl_Callbacks own_dwarf_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = own_dwarf_only,
+	.section_address = dwfl_offline_section_address,
+};
+
+void os_elfmod_set_separate_lines(struct os_elfmod *m, bool on)
+{
+	if (m)
+		m->separate_lines = on;
+}
+
 static int open_dwfl(struct os_elfmod *m)
 {
 	GElf_Addr bias;
@@ -533,7 +563,7 @@ static int open_dwfl(struct os_elfmod *m)
 	m->dwfl_state = -1;
 	if (!m->open_path || m->load_ret)
 		return -ENOENT;
-	m->dwfl = dwfl_begin(&offline_callbacks);
+	m->dwfl = dwfl_begin(m->separate_lines ? &offline_callbacks : &own_dwarf_callbacks);
 	if (!m->dwfl)
 		return -ENOMEM;
 	m->dmod = dwfl_report_offline(m->dwfl, m->path, m->open_path, -1);

@@ -54,6 +54,12 @@ int os_elfmod_symbol(struct os_elfmod *m, uint64_t vaddr, struct os_elfsym *sym)
 /* Only the start (vaddr) of that function: no name demangled. */
 int os_elfmod_symbol_start(struct os_elfmod *m, uint64_t vaddr, uint64_t *start);
 
+/* Source lines from a separate debug file (/usr/lib/debug/.build-id/..,
+ * .gnu_debuglink) as well as from the module's own DWARF: off by default
+ * (decompressing libc6-dbg's DWARF costs ~60 ms of CPU per run; symbols
+ * are read from such a file either way). Set before the first line lookup. */
+void os_elfmod_set_separate_lines(struct os_elfmod *m, bool on);
+
 /* Loads the module's DWARF (decompressing a detached debug file can take
  * ~80 ms for libc6-dbg) if that was not done yet, so that it happens while
  * the target runs rather than when the profile is written. */

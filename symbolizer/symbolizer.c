@@ -22,6 +22,7 @@ struct sym_module {
 	struct sym_module *hnext;
 	char *open_path;         /* set when the file must be read elsewhere */
 	uint32_t hint_pid;       /* a process that maps it, for /proc/PID/root */
+	bool separate_lines;     /* os_sym_set_separate_lines() when created */
 };
 
 struct sym_map {
@@ -40,6 +41,7 @@ struct sym_proc {
 struct os_symbolizer {
 	struct os_hmap procs;     /* pid -> struct sym_proc * */
 	struct os_hmap modules;   /* name hash -> struct sym_module * (chained) */
+	bool separate_lines;      /* lines from separate debug files too */
 };
 
 static uint64_t hash_str(const char *s)
@@ -66,6 +68,11 @@ struct os_symbolizer *os_sym_new(void)
 	os_hmap_init(&s->procs);
 	os_hmap_init(&s->modules);
 	return s;
+}
+
+void os_sym_set_separate_lines(struct os_symbolizer *s, bool on)
+{
+	s->separate_lines = on;
 }
 
 static void proc_free(struct sym_proc *p)
@@ -142,10 +149,12 @@ static struct sym_module *module_get(struct os_symbolizer *s, const char *path, 
 	m->hint_pid = pid;
 	if (!m->name)
 		goto fail;
+	m->separate_lines = s->separate_lines;
 	if (!is_special(path)) {
 		m->elf = os_elfmod_new(path);
 		if (!m->elf)
 			goto fail;
+		os_elfmod_set_separate_lines(m->elf, m->separate_lines);
 	}
 	m->hnext = head;
 	if (os_hmap_put(&s->modules, h, (uint64_t)(uintptr_t)m))
@@ -365,6 +374,7 @@ static struct os_elfmod *module_elf(struct sym_module *m)
 
 			snprintf(alt, sizeof(alt), "/proc/%u/root%s", m->hint_pid, m->name);
 			e = os_elfmod_new(m->name);
+			os_elfmod_set_separate_lines(e, m->separate_lines);
 			if (e && !os_elfmod_load(e, alt)) {
 				os_elfmod_free(m->elf);
 				m->elf = e;

@@ -36,6 +36,12 @@ struct os_sym_result {
 
 struct os_symbolizer *os_sym_new(void);
 void os_sym_free(struct os_symbolizer *s);
+/* Source lines of native frames also from separate debug files (e.g.
+ * Debian's libc6-dbg under /usr/lib/debug), not only from a module's own
+ * DWARF: `record/attach --debug-lines`. Off by default: decompressing
+ * libc6-dbg's DWARF costs ~60 ms of CPU per run. Function names come from
+ * such files either way. Applies to modules first seen after the call. */
+void os_sym_set_separate_lines(struct os_symbolizer *s, bool on);
 
 /* A file mapping of `pid` (pgoff = file offset of `start`). Anonymous and
  * special mappings ("[vdso]", "//anon", "" = "[anon]") are accepted and

@@ -244,6 +244,48 @@ Test(symbolizer, dynsym_only)
 	os_sym_free(s);
 }
 
+/* The library's DWARF moved to a separate file found by .gnu_debuglink
+ * (as Debian's -dbg packages do): its lines are used only with
+ * os_sym_set_separate_lines (record --debug-lines); the function names stay. */
+Test(symbolizer, separate_debug_file_lines_only_when_asked)
+{
+	char dir[] = "/tmp/objscope-dbglink-XXXXXX", lib[64], dbg[64];
+	char cmd[3 * PATH_MAX];
+	struct os_sym_result r;
+	struct target t;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(lib, sizeof(lib), "%s/libsym.so", dir);
+	snprintf(dbg, sizeof(dbg), "%s/libsym.so.debug", dir);
+	start_target(&t);
+	snprintf(cmd, sizeof(cmd),
+		 "objcopy --only-keep-debug '%s' '%s' && objcopy --strip-debug "
+		 "--add-gnu-debuglink='%s' '%s' '%s'",
+		 t.lib, dbg, dbg, t.lib, lib);
+	cr_assert_eq(system(cmd), 0, "objcopy failed");
+
+	for (int on = 0; on <= 1; on++) {
+		struct os_symbolizer *s = os_sym_new();
+		struct copy_ctx c = { s, t.lib, lib, 4242, 0 };
+
+		os_sym_set_separate_lines(s, on);
+		cr_assert_eq(os_maps_foreach_pid(t.pid, add_as_copy, &c), 0);
+		cr_assert_geq(c.n, 1);
+		cr_assert_eq(os_sym_resolve(s, 4242, func(&t, "symlib_work")->addr + 4, &r), 0);
+		cr_assert_not_null(r.func);
+		cr_assert_str_eq(r.func, "symlib_work");
+		if (on)
+			check_function(s, 4242, func(&t, "symlib_work"), "symlib_work", "libsym.so",
+				       "symlib.c");
+		else
+			cr_assert_null(r.file, "line from the separate debug file without asking");
+		os_sym_free(s);
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	cr_assert_eq(system(cmd), 0);
+	stop_target(&t);
+}
+
 static void write_file(const char *path, const void *data, size_t len)
 {
 	FILE *f = fopen(path, "w");
