@@ -110,7 +110,7 @@ bool os_attrib_prepare(struct os_attrib *a, const struct os_event *ev, struct os
 			n = ev->nframes * 8u;
 		memcpy(name, ev->frames, n);
 		name[n] = 0;
-		os_tasks_thread(a->tasks, ev->pid, ev->tid, name);
+		os_tasks_thread_named(a->tasks, ev->pid, ev->tid, name, ev->time);
 		return false;
 	}
 	if (!as)

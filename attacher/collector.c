@@ -447,7 +447,7 @@ static void apply_side(struct os_collector *c, struct round *r, const struct sid
 	case PERF_RECORD_COMM:
 		if (e->exec && e->pid == e->tid)
 			os_tasks_exec(&c->tasks, e->pid);
-		os_tasks_thread(&c->tasks, e->pid, e->tid, s);
+		os_tasks_thread_named(&c->tasks, e->pid, e->tid, s, e->time);
 		break;
 	case PERF_RECORD_FORK:
 		if (e->pid != e->ppid)

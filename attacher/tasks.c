@@ -229,6 +229,18 @@ struct os_thread_info *os_tasks_thread(struct os_tasks *t, uint32_t pid, uint32_
 	return th;
 }
 
+struct os_thread_info *os_tasks_thread_named(struct os_tasks *t, uint32_t pid, uint32_t tid,
+					     const char *name, uint64_t time)
+{
+	struct os_thread_info *th = os_tasks_thread(t, pid, tid, NULL);
+
+	if (th && name && *name && time >= th->name_time) {
+		snprintf(th->name, sizeof(th->name), "%s", name);
+		th->name_time = time;
+	}
+	return th;
+}
+
 bool os_aspace_is_heap(struct os_aspace *a, uint64_t addr, uint64_t sp)
 {
 	uint64_t s, e, ss, se;

@@ -27,6 +27,7 @@ struct os_aspace {
 struct os_thread_info {
 	uint32_t pid, tid;
 	char name[32];
+	uint64_t name_time;        /* when the name was current (CLOCK_MONOTONIC ns), 0 unknown */
 	uint64_t samples;
 };
 
@@ -55,9 +56,16 @@ int os_tasks_exec(struct os_tasks *t, uint32_t pid);
 /* A mapping seen in a perf MMAP2 record or /proc maps. */
 void os_tasks_mmap(struct os_tasks *t, uint32_t pid, uint64_t addr, uint64_t len, uint64_t pgoff,
 		   uint32_t prot, const char *file);
-/* Thread bookkeeping; name may be NULL. */
+/* Thread bookkeeping; name may be NULL (an undated name: /proc at attach). */
 struct os_thread_info *os_tasks_thread(struct os_tasks *t, uint32_t pid, uint32_t tid,
 				       const char *name);
+/* The thread's name as it was at `time`: taken unless a name of a later
+ * time is known already. Names come from the kernel's COMM records and
+ * from the preload's thread announcement (the name when the thread first
+ * used its ring, often before the runtime named it); the two are read in
+ * different orders, so the time decides. */
+struct os_thread_info *os_tasks_thread_named(struct os_tasks *t, uint32_t pid, uint32_t tid,
+					     const char *name, uint64_t time);
 /* True when addr lies in anonymous writable memory of the image that is not
  * the sampled thread's own stack (the mapping that contains sp). */
 bool os_aspace_is_heap(struct os_aspace *a, uint64_t addr, uint64_t sp);

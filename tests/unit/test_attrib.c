@@ -176,3 +176,45 @@ Test(attrib, weighted_objects_estimates)
 	cr_expect_float_eq(at.ctx[0].est_allocations, 1.0, 1e-12, "native: counts");
 	cr_expect_float_eq(at.ctx[0].est_bytes, 4096.0, 1e-12);
 }
+
+/* The preload announces a thread with the name it had when it first used
+ * its ring (often the launcher's "java", before the JVM names it); the
+ * kernel's COMM record has the later name. The collector reads the two in
+ * different orders: the later name must win either way. */
+static void announce(uint32_t tid, const char *name, uint64_t time)
+{
+	uint64_t buf[8];
+	struct os_event *ev = (struct os_event *)buf;
+	struct os_obj_event oe;
+	size_t n = strlen(name);
+
+	memset(buf, 0, sizeof(buf));
+	ev->type = OS_EV_THREAD;
+	ev->pid = PID;
+	ev->tid = tid;
+	ev->time = time;
+	ev->size = n;
+	ev->nframes = (uint16_t)((n + 7) / 8);
+	memcpy(ev->frames, name, n);
+	ev->len = os_event_len(ev->nframes);
+	cr_assert_not(os_attrib_prepare(&at, ev, &oe));
+}
+
+Test(attrib, thread_name_of_the_later_time_wins)
+{
+	/* COMM (time 200) applied before the older announcement (time 100) */
+	os_tasks_thread_named(&tasks, PID, 1001, "C2 CompilerThre", 200);
+	announce(1001, "java", 100);
+	cr_assert_str_eq(os_tasks_thread(&tasks, PID, 1001, NULL)->name, "C2 CompilerThre");
+	/* the other order */
+	announce(1002, "java", 100);
+	os_tasks_thread_named(&tasks, PID, 1002, "GC Thread#0", 200);
+	cr_assert_str_eq(os_tasks_thread(&tasks, PID, 1002, NULL)->name, "GC Thread#0");
+	/* a later rename still applies; an undated name (attach: /proc) is
+	 * replaced by any dated one */
+	os_tasks_thread_named(&tasks, PID, 1001, "renamed", 300);
+	cr_assert_str_eq(os_tasks_thread(&tasks, PID, 1001, NULL)->name, "renamed");
+	os_tasks_thread(&tasks, PID, 1003, "from-proc");
+	announce(1003, "worker", 50);
+	cr_assert_str_eq(os_tasks_thread(&tasks, PID, 1003, NULL)->name, "worker");
+}
