@@ -90,6 +90,7 @@ struct os_attrib {
 	double est_attributed, est_java_attributed;
 	bool weighted;
 	struct os_runtime *rt;     /* runtime adapter (HotSpot), NULL: native only */
+	uint64_t min_size;         /* --min-size: smaller objects are not tracked */
 	/* A sample in a managed heap that no tracked object holds: the adapter
 	 * may find the object (reading the target) and add it to as->objects
 	 * (weight 1); returns its context, or OS_NONE. NULL: not tried. */

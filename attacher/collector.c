@@ -342,6 +342,7 @@ int os_collector_init(struct os_collector *c, const struct os_opts *o, char *err
 		snprintf(err, errlen, "out of memory");
 		return rc;
 	}
+	c->attrib.min_size = o->min_size;
 	/* runtime adapters: HotSpot (dormant until a JVM announces itself) */
 	c->attrib.rt = os_hotspot_new(&c->attrib, c->sym, NULL);
 	if (!c->attrib.rt) {

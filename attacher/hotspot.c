@@ -31,8 +31,13 @@ struct hs_jvm {
 	uint64_t moves_lost;       /* moves the target could not deliver (GC_END addr) */
 	uint64_t checked;          /* collections after which survivors were checked */
 	uint64_t before;           /* objects first seen moved (attach: allocated before) */
-	struct os_hs_scan scan;    /* objects found at sampled addresses (attach mode) */
+	struct os_hs_scan scan;    /* objects found at sampled addresses */
 	uint64_t scan_gc;          /* samples not looked up: a collection was running */
+	uint32_t end_total;        /* _total_collections after the last GC end applied */
+	/* launch mode: Java-heap samples no tracked object holds */
+	uint64_t small_found;      /* on an object < --min-size: charged to its class */
+	uint64_t small_big;        /* on an untracked object >= --min-size (estimates) */
+	uint64_t small_gc;         /* not looked up: a collection since the sample */
 };
 
 struct hotspot {
@@ -62,6 +67,9 @@ struct hotspot {
 
 /* Frame word of the context of objects allocated before the attach. */
 #define HS_WORD_BEFORE 0x2000000000000001ULL
+/* ... and of the objects smaller than --min-size found at a sample. */
+#define HS_WORD_SMALL 0x2000000000000002ULL
+#define HS_SMALL_NAME "[smaller than --min-size: not tracked, found at the sample]"
 #define HS_BEFORE_NAME "[allocated before attach (or not sampled at allocation)]"
 #define HS_BEFORE_MAX 50000        /* such objects added per collection */
 
@@ -406,14 +414,16 @@ static uint64_t object_size(struct hotspot *h, struct hs_jvm *j, uint64_t oop, i
  * allocated (born before the attach, or not sampled at allocation) is added
  * at its new place with its class, when its header confirms the move's
  * size (a move of a region holding several objects does not). */
-static uint32_t before_ctx(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as,
-			   uint64_t klass)
+/* The context "class, then a synthetic frame" (word: HS_WORD_BEFORE or
+ * HS_WORD_SMALL) of objects found without their allocation path. */
+static uint32_t class_ctx(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as,
+			  uint64_t klass, uint64_t word)
 {
 	uint64_t frames[2];
 	uint32_t node, ci;
 
 	frames[0] = OS_HS_TAG_KLASS | (klass & OS_HS_WORD_MASK);
-	frames[1] = HS_WORD_BEFORE;
+	frames[1] = word;
 	node = os_attrib_path(h->a, j->asid, frames, 2);
 	ci = node == OS_CCT_NONE ? OS_NONE : os_attrib_context(h->a, as->id, node);
 	if (ci == OS_NONE)
@@ -421,6 +431,12 @@ static uint32_t before_ctx(struct hotspot *h, struct hs_jvm *j, struct os_aspace
 	name_klass(h, j, klass);
 	os_hmap_put(&h->node2klass, node, klass);
 	return ci;
+}
+
+static uint32_t before_ctx(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as,
+			   uint64_t klass)
+{
+	return class_ctx(h, j, as, klass, HS_WORD_BEFORE);
 }
 
 static void add_before_attach(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as)
@@ -470,7 +486,54 @@ static bool tracked(void *arg, uint64_t start, uint64_t end)
 	       os_iv_lookup(as->objects, end - 1, NULL, NULL, NULL);
 }
 
-/* attrib.h heap_miss, attach mode: a sample in the Java heap that no
+/* attrib.h heap_miss, launch mode: a Java-heap sample that no tracked
+ * object holds. Objects smaller than --min-size are never tracked (their
+ * allocations are only counted); the one at the sampled address is found
+ * by its header (hotspot_scan.h, the window limited to --min-size below
+ * the address) and the sample is charged to the context "its class,
+ * [smaller than --min-size]" without entering the index: the next
+ * collection may move or free it unseen. The heap must be as it was at
+ * the sample: no collection may have begun since the last one applied
+ * (samples are applied in time order, after the events before them). An
+ * untracked object of a tracked size is left alone: in hybrid mode the
+ * weights of its context's seen objects already stand for it. */
+static uint32_t small_object(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as,
+			     uint64_t addr)
+{
+	struct os_hs_found f;
+	uint32_t total, ci;
+	bool active;
+
+	if (h->a->min_size <= 16)
+		return OS_NONE;
+	if (os_hs_gc_state(&j->vm, &h->mem, j->pid, &total, &active) != 0 || active ||
+	    total != j->end_total) {
+		j->small_gc++;
+		return OS_NONE;
+	}
+	j->scan.back = (uint32_t)(h->a->min_size < OS_HS_SCAN_BACK ? h->a->min_size
+								    : OS_HS_SCAN_BACK);
+	if (os_hs_scan_find(&j->scan, &j->vm, &h->mem, j->pid, j->info.heap_start,
+			    j->info.heap_end, addr, os_now_ns(), tracked, as, &f) != 1)
+		return OS_NONE;
+	/* a collection that began while the header was read moved things */
+	if (os_hs_gc_state(&j->vm, &h->mem, j->pid, &total, &active) != 0 || active ||
+	    total != j->end_total) {
+		j->small_gc++;
+		return OS_NONE;
+	}
+	if (f.size >= h->a->min_size) {
+		j->small_big++;
+		return OS_NONE;
+	}
+	ci = class_ctx(h, j, as, f.klass, HS_WORD_SMALL);
+	if (ci == OS_NONE)
+		return OS_NONE;
+	j->small_found++;
+	return ci;
+}
+
+/* attrib.h heap_miss, attach mode (launch mode: small_object): a sample in the Java heap that no
  * tracked object holds; the object is looked for in the target's memory
  * (hotspot_scan.h) and added with the before-attach context. */
 static uint32_t hs_heap_miss(void *arg, struct os_aspace *as, uint64_t addr)
@@ -481,9 +544,11 @@ static uint32_t hs_heap_miss(void *arg, struct os_aspace *as, uint64_t addr)
 	uint32_t total, ci;
 	bool active;
 
-	if (!h->att.on || !j || !j->vm_ok || !j->have_info ||
+	if (!j || !j->vm_ok || !j->have_info ||
 	    (j->info.flags & (OS_JVM_F_ZGC | OS_JVM_F_CONCURRENT)))
 		return OS_NONE;
+	if (!h->att.on)
+		return small_object(h, j, as, addr);
 	/* objects move while a collection runs: their headers say nothing */
 	if (os_hs_gc_state(&j->vm, &h->mem, j->pid, &total, &active) == 0 && active) {
 		j->scan_gc++;
@@ -515,6 +580,7 @@ static void gc_end(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as, ui
 	    heap_quiet(h, j, total))
 		add_before_attach(h, j, as);
 	j->nbatch = 0;
+	j->end_total = total;
 	j->moves += moved;
 	if (lost > j->moves_lost)
 		j->moves_lost = lost;
@@ -684,6 +750,10 @@ static enum os_rt_word hs_name_word(struct os_runtime *rt, uint32_t asid, uint64
 		*name = HS_BEFORE_NAME;
 		return OS_RT_WORD_FRAME;
 	}
+	if (word == HS_WORD_SMALL) {
+		*name = HS_SMALL_NAME;
+		return OS_RT_WORD_FRAME;
+	}
 	if (!klass && !method)
 		return OS_RT_WORD_UNKNOWN;
 	if (j && os_hmap_get(&j->names, word, &idx))
@@ -773,6 +843,26 @@ static void hs_notes(struct os_runtime *rt, struct os_profile *p)
 		if (!j->vm_ok)
 			os_profile_add_note(p, "HotSpot: the vmStructs tables could not be read: "
 					       "classes and interpreted frames are unnamed");
+		if (!h->att.on && (j->small_found || j->small_big || j->small_gc)) {
+			snprintf(note, sizeof(note),
+				 "HotSpot pid %u: %llu Java-heap samples fell on objects smaller than "
+				 "--min-size %llu (not tracked): each was found by reading the object "
+				 "header at the sampled address and charged to the context of its "
+				 "class marked \"" HS_SMALL_NAME "\" (class known, allocation path "
+				 "not, allocations not counted); %llu fell on an untracked object of a "
+				 "tracked size (left to the estimates), %llu were not looked up because "
+				 "a collection had begun since the sample (%llu heap lookups: %llu "
+				 "found, %llu not found, %llu skipped by the per-page negative cache "
+				 "or the %u/s cap; %.1f ms collector CPU)",
+				 j->pid, (unsigned long long)j->small_found,
+				 (unsigned long long)h->a->min_size, (unsigned long long)j->small_big,
+				 (unsigned long long)j->small_gc, (unsigned long long)j->scan.scans,
+				 (unsigned long long)j->scan.found,
+				 (unsigned long long)j->scan.not_found,
+				 (unsigned long long)j->scan.skipped, j->scan.max_per_sec,
+				 j->scan.cpu_ns / 1e6);
+			os_profile_add_note(p, note);
+		}
 		if (h->att.on && (j->pid == h->att.pid || h->njvms == 1)) {
 			snprintf(note, sizeof(note),
 				 "HotSpot pid %u was attached while running: %s; %llu objects were "

@@ -149,13 +149,14 @@ static int find(struct os_hs_scan *s, struct os_hs_vm *vm, const struct os_hs_me
 		struct os_hs_found *out)
 {
 	uint64_t a8 = addr & ~7ULL, wlo, whi, nw, klass = 0, nk;
+	uint64_t back = s->back && s->back < OS_HS_SCAN_BACK ? s->back : OS_HS_SCAN_BACK;
 	uint8_t *w;
 	int c[2], nc = modes(vm, c);
 
 	if (!s->buf && !(s->buf = malloc(OS_HS_SCAN_BACK + AHEAD + 64)))
 		return 0;
 	w = (uint8_t *)s->buf;
-	wlo = a8 - lo > OS_HS_SCAN_BACK ? a8 - OS_HS_SCAN_BACK : (lo + 7) & ~7ULL;
+	wlo = a8 - lo > back ? a8 - back : (lo + 7) & ~7ULL;
 	whi = hi - a8 > AHEAD ? a8 + AHEAD : hi & ~7ULL;
 	/* the heap may be committed in parts: fall back to the address's page */
 	if (whi <= wlo || m->read(m->arg, pid, wlo, w, whi - wlo) != (ssize_t)(whi - wlo)) {
@@ -200,7 +201,7 @@ static int find(struct os_hs_scan *s, struct os_hs_vm *vm, const struct os_hs_me
 			break;
 	}
 	/* large objects: G1 humongous ones start at a region boundary */
-	for (uint64_t al = 1ULL << 20, prev = UINT64_MAX; al <= 1ULL << 25; al <<= 1) {
+	for (uint64_t al = 1ULL << 20, prev = UINT64_MAX; !s->back && al <= 1ULL << 25; al <<= 1) {
 		uint64_t p = addr & ~(al - 1), hdr[3];
 
 		if (p < lo || p >= wlo || p == prev)

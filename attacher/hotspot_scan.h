@@ -42,6 +42,9 @@ struct os_hs_scan {
 	struct os_hmap neg;        /* heap page -> time of its last fruitless scan */
 	uint64_t sec_start;        /* rate window */
 	uint32_t sec_scans, max_per_sec;
+	uint32_t back;             /* window below the address; 0: OS_HS_SCAN_BACK (and
+	                              large objects at aligned starts); else only
+	                              objects that start within `back` bytes */
 	uint64_t found, not_found, rejected, skipped, scans, cpu_ns;
 	uint64_t *buf;             /* the window read (owned) */
 };

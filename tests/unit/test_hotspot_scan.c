@@ -219,3 +219,24 @@ Test(hotspot_scan, overlap_with_tracked_rejected)
 		     0);
 	cr_expect_geq(sc.rejected, 1);
 }
+
+/* Launch mode looks only for objects smaller than --min-size: the window
+ * reaches `back` bytes below the address and no large object is looked for
+ * at aligned starts. */
+Test(hotspot_scan, window_limited_by_back)
+{
+	struct os_hs_found f;
+
+	vm.lay.compressed_klass = 1;
+	sc.back = 64;
+	cr_assert_eq(find(HEAP + 816 + 20, SEC, &f), 1, "a Node 20 bytes below");
+	cr_expect_eq(f.start, HEAP + 816);
+	cr_expect_eq(f.size, 40);
+	/* long[1000]'s header is 3,000 bytes below: out of reach */
+	cr_expect_eq(find(HEAP + 856 + 3000, SEC, &f), 0);
+	/* the humongous long[40000] starts 200,000 bytes below at 1 MiB */
+	cr_expect_eq(find(HEAP + (1 << 20) + 200000, 2 * SEC, &f), 0);
+	sc.back = 0;
+	cr_assert_eq(find(HEAP + 856 + 3000, 3 * SEC, &f), 1, "found with the full window");
+	cr_expect_eq(f.start, HEAP + 856);
+}
