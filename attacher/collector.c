@@ -569,6 +569,8 @@ static void take_sample(struct os_collector *c, struct raw *w, const uint64_t *c
 		return;
 	}
 	c->samples_addressed++;
+	if (c->attrib.rt && c->attrib.rt->ops->sample_taken)
+		c->attrib.rt->ops->sample_taken(c->attrib.rt, as, addr);
 	/* access path: the accessing instruction, then the callers, from the
 	 * stack copy's CFI where possible, else from the frame-pointer chain */
 	if (c->unw && s->stack_len)

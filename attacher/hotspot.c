@@ -16,6 +16,13 @@
 
 #define NAME_MAX_LEN 512
 
+/* What was at a sampled address when the sample was read (launch mode). */
+struct hs_pre {
+	uint64_t klass;            /* 0: no object found */
+	uint32_t size;
+	uint32_t total;            /* _total_collections then (no collection running) */
+};
+
 struct hs_jvm {
 	uint32_t asid, pid;
 	bool have_info, vm_ok;
@@ -35,6 +42,10 @@ struct hs_jvm {
 	uint64_t scan_gc;          /* samples not looked up: a collection was running */
 	uint32_t end_total;        /* _total_collections after the last GC end applied */
 	/* launch mode: Java-heap samples no tracked object holds */
+	struct os_hmap pre;        /* sampled address -> index + 1 into prev (since the
+	                              last GC end applied) */
+	struct hs_pre *prev;       /* objects found when the samples were read */
+	size_t npre, cappre;
 	uint64_t small_found;      /* on an object < --min-size: charged to its class */
 	uint64_t small_big;        /* on an untracked object >= --min-size (estimates) */
 	uint64_t small_gc;         /* not looked up: a collection since the sample */
@@ -106,6 +117,7 @@ static struct hs_jvm *jvm_get(struct hotspot *h, struct os_aspace *as)
 	j->asid = as->id;
 	j->pid = as->pid;
 	os_hmap_init(&j->names);
+	os_hmap_init(&j->pre);
 	os_hs_scan_init(&j->scan);
 	if (os_hmap_put(&h->asid2jvm, as->id, h->njvms) < 0) {
 		free(j);
@@ -120,6 +132,8 @@ static void jvm_free(struct hs_jvm *j)
 {
 	os_hs_vm_free(&j->vm);
 	os_hmap_destroy(&j->names);
+	os_hmap_destroy(&j->pre);
+	free(j->prev);
 	os_hs_scan_destroy(&j->scan);
 	free(j->batch);
 	free(j);
@@ -486,47 +500,99 @@ static bool tracked(void *arg, uint64_t start, uint64_t end)
 	       os_iv_lookup(as->objects, end - 1, NULL, NULL, NULL);
 }
 
-/* attrib.h heap_miss, launch mode: a Java-heap sample that no tracked
- * object holds. Objects smaller than --min-size are never tracked (their
- * allocations are only counted); the one at the sampled address is found
- * by its header (hotspot_scan.h, the window limited to --min-size below
- * the address) and the sample is charged to the context "its class,
- * [smaller than --min-size]" without entering the index: the next
- * collection may move or free it unseen. The heap must be as it was at
- * the sample: no collection may have begun since the last one applied
- * (samples are applied in time order, after the events before them). An
- * untracked object of a tracked size is left alone: in hybrid mode the
- * weights of its context's seen objects already stand for it. */
-static uint32_t small_object(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as,
-			     uint64_t addr)
+/* Launch mode, objects smaller than --min-size: never tracked (their
+ * allocations are only counted), yet they take most Java-heap samples of
+ * real programs. When a sample is read (drain time, some ms after it was
+ * taken) and no tracked object holds its address, the object there is
+ * found by its header (hotspot_scan.h, the window limited to --min-size
+ * below the address) and remembered with the JVM's collection count; a
+ * collection running or beginning during the read voids it. When the
+ * sample is applied (time order), the lookup stands only if no collection
+ * began between the sample and the read: the count read then equals the
+ * count after the last collection applied before the sample. The sample is
+ * then charged to the context "its class, [smaller than --min-size]"; the
+ * object does not enter the index (the next collection may move or free it
+ * unseen). An untracked object of a tracked size is left alone: in hybrid
+ * mode the weights of its context's seen objects already stand for it. */
+static bool small_wanted(const struct hotspot *h, const struct hs_jvm *j)
 {
+	return j && !h->att.on && j->vm_ok && j->have_info && h->a->min_size > 16 &&
+	       !(j->info.flags & (OS_JVM_F_ZGC | OS_JVM_F_CONCURRENT));
+}
+
+static void hs_sample_taken(struct os_runtime *rt, struct os_aspace *as, uint64_t addr)
+{
+	struct hotspot *h = hs_of(rt);
+	struct hs_jvm *j = jvm_find(h, as->id);
+	struct hs_pre e = { 0, 0, 0 };
 	struct os_hs_found f;
-	uint32_t total, ci;
+	uint32_t total, total2;
+	uint64_t idx;
 	bool active;
 
-	if (h->a->min_size <= 16)
-		return OS_NONE;
-	if (os_hs_gc_state(&j->vm, &h->mem, j->pid, &total, &active) != 0 || active ||
-	    total != j->end_total) {
+	if (!small_wanted(h, j) || addr < j->info.heap_start || addr >= j->info.heap_end ||
+	    os_iv_lookup(as->objects, addr, NULL, NULL, NULL))
+		return;
+	if (os_hs_gc_state(&j->vm, &h->mem, j->pid, &total, &active) != 0 || active) {
 		j->small_gc++;
-		return OS_NONE;
+		return;
 	}
+	/* the same address again, no collection since: known */
+	if (os_hmap_get(&j->pre, addr, &idx) && j->prev[idx - 1].total == total)
+		return;
 	j->scan.back = (uint32_t)(h->a->min_size < OS_HS_SCAN_BACK ? h->a->min_size
 								    : OS_HS_SCAN_BACK);
 	if (os_hs_scan_find(&j->scan, &j->vm, &h->mem, j->pid, j->info.heap_start,
-			    j->info.heap_end, addr, os_now_ns(), tracked, as, &f) != 1)
+			    j->info.heap_end, addr, os_now_ns(), tracked, as, &f) == 1) {
+		e.klass = f.klass;
+		e.size = f.size > UINT32_MAX ? UINT32_MAX : (uint32_t)f.size;
+	}
+	if (os_hs_gc_state(&j->vm, &h->mem, j->pid, &total2, &active) != 0 || active ||
+	    total2 != total) {
+		j->small_gc++;
+		return;
+	}
+	e.total = total;
+	if (os_hmap_get(&j->pre, addr, &idx)) {
+		j->prev[idx - 1] = e;
+		return;
+	}
+	if (j->npre == j->cappre) {
+		size_t cap = j->cappre ? j->cappre * 2 : 256;
+		struct hs_pre *n = realloc(j->prev, cap * sizeof(*n));
+
+		if (!n)
+			return;
+		j->prev = n;
+		j->cappre = cap;
+	}
+	if (os_hmap_put(&j->pre, addr, j->npre + 1) < 0)
+		return;
+	j->prev[j->npre++] = e;
+}
+
+/* attrib.h heap_miss, launch mode: see hs_sample_taken. */
+static uint32_t small_object(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as,
+			     uint64_t addr)
+{
+	const struct hs_pre *e;
+	uint64_t idx;
+	uint32_t ci;
+
+	if (!small_wanted(h, j) || !os_hmap_get(&j->pre, addr, &idx))
 		return OS_NONE;
-	/* a collection that began while the header was read moved things */
-	if (os_hs_gc_state(&j->vm, &h->mem, j->pid, &total, &active) != 0 || active ||
-	    total != j->end_total) {
+	e = &j->prev[idx - 1];
+	if (e->total != j->end_total) { /* a collection began after the sample */
 		j->small_gc++;
 		return OS_NONE;
 	}
-	if (f.size >= h->a->min_size) {
+	if (!e->klass)
+		return OS_NONE;
+	if (e->size >= h->a->min_size) {
 		j->small_big++;
 		return OS_NONE;
 	}
-	ci = class_ctx(h, j, as, f.klass, HS_WORD_SMALL);
+	ci = class_ctx(h, j, as, e->klass, HS_WORD_SMALL);
 	if (ci == OS_NONE)
 		return OS_NONE;
 	j->small_found++;
@@ -581,6 +647,10 @@ static void gc_end(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as, ui
 		add_before_attach(h, j, as);
 	j->nbatch = 0;
 	j->end_total = total;
+	/* lookups made before this collection cannot stand for later samples */
+	os_hmap_destroy(&j->pre);
+	os_hmap_init(&j->pre);
+	j->npre = 0;
 	j->moves += moved;
 	if (lost > j->moves_lost)
 		j->moves_lost = lost;
@@ -925,6 +995,7 @@ static void hs_destroy(struct os_runtime *rt)
 static const struct os_runtime_ops hotspot_ops = {
 	.name = "hotspot",
 	.prepare = hs_prepare,
+	.sample_taken = hs_sample_taken,
 	.apply = hs_apply,
 	.sample_addr = hs_sample_addr,
 	.before_symbolize = hs_before_symbolize,

@@ -46,6 +46,10 @@ struct os_runtime_ops {
 	 * read(arg, addr, &word) reads the sampled stack copy (false outside). */
 	uint64_t (*frame_word)(struct os_runtime *rt, uint32_t asid, uint64_t pc, uint64_t fp,
 			       bool (*read)(void *arg, uint64_t addr, uint64_t *word), void *arg);
+	/* Drain time: a sample of as with data address addr was just read (it
+	 * is applied later, in time order); the adapter may look at the
+	 * target's memory now, while it is closest to the sample. */
+	void (*sample_taken)(struct os_runtime *rt, struct os_aspace *as, uint64_t addr);
 	/* Applies a prepared event in time order. */
 	void (*apply)(struct os_runtime *rt, struct os_aspace *as, const struct os_obj_event *oe);
 	/* Canonical form of a sampled data address of asid (ZGC colors). */
