@@ -13,6 +13,10 @@
  * - functions carry the source file and locations the line where known
  *   (native and Java frames alike); frames without a name are named as the
  *   other formats print them ("[unknown] 0xADDR", "module+0xOFF");
+ * - native frames' locations point to a mapping per module (its path;
+ *   address = the frame's offset in the module, so memory_start 0), marked
+ *   as already symbolized (has_functions, and has_filenames /
+ *   has_line_numbers when any frame of it has them);
  * - comments: the command, the sample coverage, losses and the notes; for a
  *   profile with no attributed sample also why.
  * Total "samples" equals the JSON report's samples_attributed. */
@@ -41,6 +45,7 @@ typedef Perftools__Profiles__Label PLabel;
 typedef Perftools__Profiles__Location PLocation;
 typedef Perftools__Profiles__Line PLine;
 typedef Perftools__Profiles__Function PFunction;
+typedef Perftools__Profiles__Mapping PMapping;
 
 enum { V_SAMPLES, V_LATENCY, V_L1_MISS, V_REMOTE, NVALUES };
 
@@ -62,6 +67,11 @@ struct pp {
 	PLocation **locs;
 	size_t nlocs;
 	PLine *lines;              /* one per location */
+	/* mappings: one per module (binary or library) of native frames, keyed
+	 * by the profile's module string id */
+	struct os_hmap maps_of;
+	PMapping **maps;
+	size_t nmaps, capmaps;
 	/* samples */
 	PSample **samples;
 	size_t nsamples, capsamples;
@@ -178,6 +188,38 @@ static int64_t func_get(struct pp *b, uint32_t frame, bool marked)
 	return id;
 }
 
+/* Mapping id of the module of native frame `f` (0: none, or out of memory). */
+static uint64_t map_get(struct pp *b, const struct os_frame *f)
+{
+	PMapping *m;
+	uint64_t id;
+	int64_t file;
+
+	if (f->kind != OS_FRAME_NATIVE || f->module == OS_NONE)
+		return 0;
+	if (os_hmap_get(&b->maps_of, f->module, &id)) {
+		m = b->maps[id - 1];
+	} else {
+		if ((file = str_id(b, f->module)) < 0 ||
+		    grow((void **)&b->maps, &b->capmaps, b->nmaps + 1, sizeof(*b->maps)) ||
+		    !(m = own(b, sizeof(*m))))
+			return 0;
+		perftools__profiles__mapping__init(m);
+		m->id = b->nmaps + 1;
+		m->filename = file;
+		m->has_functions = true;
+		if (os_hmap_put(&b->maps_of, f->module, m->id) < 0)
+			return 0;
+		b->maps[b->nmaps++] = m;
+		id = m->id;
+	}
+	if (f->file != OS_NONE)
+		m->has_filenames = true;
+	if (f->line)
+		m->has_line_numbers = true;
+	return id;
+}
+
 /* Appends a location of one line; its id, or 0. */
 static uint64_t loc_new(struct pp *b, int64_t fn, uint32_t line, uint64_t addr)
 {
@@ -207,10 +249,13 @@ static uint64_t loc_get(struct pp *b, uint32_t frame, bool marked)
 	const struct os_frame *f = &b->p->frames[frame];
 	uint64_t *slot = &b->loc_of[(size_t)frame * 2 + marked];
 
-	if (!*slot)
+	if (!*slot) {
 		*slot = loc_new(b, func_get(b, frame, marked), f->line,
 				f->kind == OS_FRAME_NATIVE || f->kind == OS_FRAME_UNKNOWN ? f->addr
 											  : 0);
+		if (*slot)
+			b->locs[*slot - 1]->mapping_id = map_get(b, f);
+	}
 	return *slot;
 }
 
@@ -440,6 +485,8 @@ static int build(struct pp *b, const struct report_view *v)
 	b->msg.location = b->locs;
 	b->msg.n_function = b->nfns;
 	b->msg.function = b->fns;
+	b->msg.n_mapping = b->nmaps;
+	b->msg.mapping = b->maps;
 	b->msg.n_string_table = b->nstrs;
 	b->msg.string_table = b->strs;
 	b->msg.n_comment = b->ncomments;
@@ -482,6 +529,8 @@ static void pp_free(struct pp *b)
 		free(b->blocks[i]);
 	os_hmap_destroy(&b->funcs[0]);
 	os_hmap_destroy(&b->funcs[1]);
+	os_hmap_destroy(&b->maps_of);
+	free(b->maps);
 	free(b->strs);
 	free(b->str_of);
 	free(b->fns);
@@ -505,6 +554,7 @@ int report_render_pprof(const struct report_view *v, const struct report_opts *o
 	b.p = v->p;
 	os_hmap_init(&b.funcs[0]);
 	os_hmap_init(&b.funcs[1]);
+	os_hmap_init(&b.maps_of);
 	perftools__profiles__profile__init(&b.msg);
 	ret = build(&b, v);
 	if (ret)

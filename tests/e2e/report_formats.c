@@ -164,6 +164,7 @@ Test(e2e_formats, pprof_reads_in_go_tool_pprof)
 	const char *top_argv[] = { "go", "tool", "pprof", "-top", "-nodecount=200", pb, NULL };
 	const char *tags_argv[] = { "go", "tool", "pprof", "-tags", pb, NULL };
 	const char *lines_argv[] = { "go", "tool", "pprof", "-top", "-lines", pb, NULL };
+	const char *raw_argv[] = { "go", "tool", "pprof", "-raw", pb, NULL };
 	int64_t attributed = json_attributed(profile, NULL, 0), total;
 	unsigned char magic[2] = { 0 };
 	struct e2e_result res;
@@ -200,6 +201,15 @@ Test(e2e_formats, pprof_reads_in_go_tool_pprof)
 	cr_assert_eq(res.status, 0, "go tool pprof -lines failed: %s", res.err);
 	cr_expect_not_null(strstr(res.out, "random_phase tests/fixtures/three_sites.c:"),
 			   "no file:line for random_phase:\n%s", res.out);
+	e2e_result_free(&res);
+
+	/* native locations point to the module's mapping, marked symbolized */
+	cr_assert_eq(e2e_run(tmp, raw_argv, NULL, &res), 0);
+	cr_assert_eq(res.status, 0, "go tool pprof -raw failed: %s", res.err);
+	at = strstr(res.out, "Mappings");
+	cr_expect_not_null(at, "no mappings in pprof -raw:\n%s", res.out);
+	cr_expect(at && strstr(at, "three_sites  [FN][FL][LN]"),
+		  "no symbolized mapping of three_sites:\n%s", at ? at : res.out);
 	e2e_result_free(&res);
 
 	cr_assert_eq(e2e_run(tmp, tags_argv, NULL, &res), 0);
