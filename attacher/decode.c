@@ -27,6 +27,9 @@ struct os_decoder {
 	csh cs;
 	cs_insn *insn;          /* cs_malloc'd with detail, reused by every decode */
 	struct len_ent lens[LEN_CACHE];
+	struct os_dec_counts counts;
+	unsigned npath;         /* valid entries of path (0: last sweep failed) */
+	uint64_t path[OS_DEC_PATH_MAX];
 };
 
 struct os_decoder *os_decoder_new(void)
@@ -103,8 +106,11 @@ static unsigned insn_len(struct os_decoder *d, const uint8_t *p, size_t avail, u
 	uint64_t w[2];
 	struct len_ent *e;
 
-	if (n || !size)
-		return n ? n : decode_one(d, p, avail, addr);
+	if (n)
+		return n;
+	d->counts.cs_lens++;
+	if (!size)
+		return 0;
 	memcpy(key, p, size);
 	key[15] = (uint8_t)size;
 	memcpy(w, key, 16);
@@ -112,6 +118,7 @@ static unsigned insn_len(struct os_decoder *d, const uint8_t *p, size_t avail, u
 	if (memcmp(e->key, key, 16) == 0)
 		return e->len;
 	n = decode_one(d, p, avail, addr);
+	d->counts.cs_decodes++;
 	memcpy(e->key, key, 16);
 	e->len = (uint8_t)n;
 	return n;
@@ -168,18 +175,25 @@ static uint64_t sweep_forward(struct os_decoder *d, const uint8_t *code, size_t 
 	const uint8_t *p = code + (start - code_addr);
 	size_t size = len - (start - code_addr);
 	uint64_t addr = start;
+	unsigned np = 0;
 
+	d->counts.fwd_sweeps++;
 	while (addr < ip) {
 		uint64_t at = addr;
 		unsigned n = insn_len(d, p, size, addr);
 
+		d->counts.fwd_insns++;
 		if (!n)
 			return 0;
+		if (np < OS_DEC_PATH_MAX)
+			d->path[np++] = at;
 		p += n;
 		size -= n;
 		addr += n;
-		if (addr == ip)
+		if (addr == ip) {
+			d->npath = np;
 			return at;
+		}
 		if (addr > ip)
 			return 0;
 	}
@@ -211,6 +225,50 @@ static uint64_t sweep_forward(struct os_decoder *d, const uint8_t *code, size_t 
  * sync). Of mid-instruction IPs, 0.07% are (wrongly) accepted. */
 enum { BACK_LAND = 1, BACK_OVER, BACK_FAIL };
 
+/* res[dist] (and last[dist] when it lands) of candidate ip - dist, decoding
+ * the candidates its path steps on that are not decoded yet (res 0). */
+static void back_path(struct os_decoder *d, const uint8_t *code, uint64_t code_addr, size_t len,
+		      uint64_t ip, unsigned dist, uint8_t *res, uint8_t *last)
+{
+	uint8_t chain[OS_DEC_BACK_MAX];
+	unsigned nc = 0;
+
+	for (;;) {
+		uint64_t c = ip - dist;
+		size_t off = c - code_addr;
+		unsigned n = insn_len(d, code + off, len - off, c);
+
+		d->counts.back_insns++;
+		if (n == 0) {
+			res[dist] = BACK_FAIL;
+			break;
+		} else if (n == dist) {
+			res[dist] = BACK_LAND;
+			last[dist] = (uint8_t)dist;
+			break;
+		} else if (n > dist) {
+			res[dist] = BACK_OVER;
+			break;
+		}
+		chain[nc++] = (uint8_t)dist;    /* continues at dist - n */
+		dist -= n;
+		if (res[dist])
+			break;
+	}
+	while (nc--) {
+		res[chain[nc]] = res[dist];
+		last[chain[nc]] = last[dist];
+	}
+}
+
+/* Work. Each candidate's outcome is a pure function of the bytes, so the
+ * nearer ones (which do not vote) are decoded only when a voter's path
+ * steps on them: in real code the paths meet on the true boundaries and
+ * the odd offsets between them near ip (where os_insn_len most often
+ * leaves the length to capstone) are never needed. And the sweep stops as
+ * soon as the remaining voters cannot change its answer: the leader already
+ * has a third of all voters and at least twice what the runner-up could
+ * reach (accepted), or no start can reach a third of them (refused). */
 static uint64_t sweep_backward(struct os_decoder *d, const uint8_t *code, uint64_t code_addr,
 			       size_t len, uint64_t ip)
 {
@@ -218,30 +276,38 @@ static uint64_t sweep_backward(struct os_decoder *d, const uint8_t *code, uint64
 	uint8_t last[OS_DEC_BACK_MAX + 1];      /* distance ip - start of last insn */
 	unsigned votes[OS_DEC_BACK_MAX + 1];
 	unsigned back_max = ip - code_addr < OS_DEC_BACK_MAX ? ip - code_addr : OS_DEC_BACK_MAX;
-	unsigned voters = 0, best = 0, second = 0, dist;
+	unsigned voters, best = 0, second = 0, dist, lead = 0, lead_n = 0, other_n = 0;
 
+	if (back_max < OS_DEC_BACK_MIN_DIST)
+		return 0;
+	voters = back_max - OS_DEC_BACK_MIN_DIST + 1;
+	d->counts.back_sweeps++;
 	memset(votes, 0, sizeof(votes));
-	for (dist = 1; dist <= back_max; dist++) {
-		uint64_t c = ip - dist;
-		size_t off = c - code_addr;
-		unsigned n = insn_len(d, code + off, len - off, c);
+	memset(res, 0, sizeof(res));
+	for (dist = OS_DEC_BACK_MIN_DIST; dist <= back_max; dist++) {
+		unsigned rest = back_max - dist;        /* voters still to come */
 
-		if (n == 0) {
-			res[dist] = BACK_FAIL;
-		} else if (n == dist) {
-			res[dist] = BACK_LAND;
-			last[dist] = dist;
-		} else if (n > dist) {
-			res[dist] = BACK_OVER;
-		} else {                /* continues at dist - n, seen already */
-			res[dist] = res[dist - n];
-			last[dist] = last[dist - n];
+		if (!res[dist])
+			back_path(d, code, code_addr, len, ip, dist, res, last);
+		if (res[dist] == BACK_LAND) {
+			unsigned l = last[dist];
+
+			votes[l]++;
+			if (l == lead) {
+				lead_n++;
+			} else if (votes[l] > lead_n) {
+				other_n = lead_n;
+				lead = l;
+				lead_n = votes[l];
+			} else if (votes[l] > other_n) {
+				other_n = votes[l];
+			}
 		}
-		if (dist < OS_DEC_BACK_MIN_DIST)
-			continue;
-		voters++;
-		if (res[dist] == BACK_LAND)
-			votes[last[dist]]++;
+		if (lead_n >= OS_DEC_BACK_MIN_AGREE && 3 * lead_n >= voters &&
+		    lead_n >= 2 * (other_n + rest))
+			break;
+		if (3 * (lead_n + rest) < voters || lead_n + rest < OS_DEC_BACK_MIN_AGREE)
+			return 0;
 	}
 	for (dist = 1; dist <= back_max; dist++) {
 		if (votes[dist] > votes[best]) {
@@ -375,6 +441,8 @@ enum os_dec_status os_decode_prev(struct os_decoder *d, const uint8_t *code, siz
 	enum os_dec_status st = OS_DEC_UNDECODABLE;
 	uint64_t start = 0;
 
+	d->counts.calls++;
+	d->npath = 0;
 	memset(m, 0, sizeof(*m));
 	m->base = -1;
 	m->index = -1;
@@ -400,6 +468,17 @@ enum os_dec_status os_decode_prev(struct os_decoder *d, const uint8_t *code, siz
 out:
 	m->status = (uint8_t)st;
 	return st;
+}
+
+unsigned os_decoder_path(const struct os_decoder *d, const uint64_t **starts)
+{
+	*starts = d->path;
+	return d->npath;
+}
+
+void os_decoder_counts(const struct os_decoder *d, struct os_dec_counts *c)
+{
+	*c = d->counts;
 }
 
 uint64_t os_decode_ea(const struct os_mem_insn *m, const uint64_t regs[OS_REG_COUNT])

@@ -111,4 +111,26 @@ uint64_t os_decode_ea(const struct os_mem_insn *m, const uint64_t regs[OS_REG_CO
 
 const char *os_dec_status_str(enum os_dec_status st);
 
+/* Certain boundaries. When the forward sweep of the last os_decode_prev
+ * call ended exactly at ip, the instruction starts it stepped on, from
+ * `boundary` (first) up to the start of the instruction ending at ip (last),
+ * at most OS_DEC_PATH_MAX of them (the first ones): each is an instruction
+ * boundary if `boundary` is one. Returns their number, 0 when there was no
+ * forward sweep or it failed (the backward sweep decided, or nothing did).
+ * Valid until the next call with `d`. */
+#define OS_DEC_PATH_MAX 4096
+unsigned os_decoder_path(const struct os_decoder *d, const uint64_t **starts);
+
+/* Work done by `d` since it was created (tests, tuning). */
+struct os_dec_counts {
+	uint64_t calls;         /* os_decode_prev calls */
+	uint64_t fwd_sweeps;    /* forward sweeps (from a boundary) */
+	uint64_t fwd_insns;     /* instructions stepped by forward sweeps */
+	uint64_t back_sweeps;   /* backward sweeps */
+	uint64_t back_insns;    /* candidate starts decoded by backward sweeps */
+	uint64_t cs_lens;       /* sweep lengths os_insn_len left to capstone */
+	uint64_t cs_decodes;    /* of those, not in the length cache: capstone ran */
+};
+void os_decoder_counts(const struct os_decoder *d, struct os_dec_counts *c);
+
 #endif

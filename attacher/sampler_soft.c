@@ -14,7 +14,20 @@
  * without a function start (JIT code, stubs, the interpreter) keeps its
  * boundaries per 4 KiB page and uses one only when it lies at most
  * BACK_BYTES below the IP: a forward sweep of a few instructions instead of
- * the backward sweep's 64 decodes. */
+ * the backward sweep's 64 decodes.
+ *
+ * Learned boundaries. A forward sweep of a function that lands on the IP
+ * steps on instruction starts as certain as the boundary it began at: the
+ * first one of each LEARN_LINE bytes is kept too (decoder path, at most one
+ * per line, so 4 bytes per 64 bytes of swept code), and a later miss in the
+ * function starts its sweep from the nearest one below the IP whenever it
+ * would have swept forward from a sampled IP or the function start. That
+ * sweep steps on the same instructions as the one from farther back (x86
+ * decoding from a boundary is deterministic), so the answer is the same.
+ * They are never used where the backward sweep would decide (no sampled IP
+ * within SWEEP_MAX), nor kept for code without a function start (JIT code
+ * may be rewritten under the same address), and a backward sweep's answer
+ * never becomes a boundary: it is a vote, not a certainty. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -25,13 +38,21 @@
 
 #define SWEEP_MAX 4096  /* longest forward sweep from a function start */
 #define BACK_BYTES 64   /* backward sweep window */
+#define LEARN_LINE 64   /* at most one learned boundary per this many bytes */
 #define ADDR_MASK ((1ULL << 48) - 1)
 #define PAGE_KEY (1ULL << 47) /* bounds key of code without a function start */
 
-/* Known instruction boundaries of one function (or page): sorted offsets. */
-struct bounds {
+/* Sorted offsets from the base of a function (or page). */
+struct offs {
 	uint32_t *off;
 	uint32_t n, cap;
+};
+
+/* Known instruction boundaries of one function (or page): the sampled IPs,
+ * and (functions only) starts learned from forward sweeps, at most one per
+ * LEARN_LINE bytes of code. */
+struct bounds {
+	struct offs ips, learned;
 };
 
 struct soft {
@@ -71,7 +92,7 @@ static struct bounds *bounds_of(struct soft *st, uint32_t asid, uint64_t key_add
 }
 
 /* Index of the first offset >= off. */
-static uint32_t bounds_lower(const struct bounds *b, uint32_t off)
+static uint32_t offs_lower(const struct offs *b, uint32_t off)
 {
 	uint32_t lo = 0, hi = b->n;
 
@@ -86,9 +107,9 @@ static uint32_t bounds_lower(const struct bounds *b, uint32_t off)
 	return lo;
 }
 
-static void bounds_add(struct bounds *b, uint32_t off)
+static void offs_add(struct offs *b, uint32_t off)
 {
-	uint32_t i = bounds_lower(b, off);
+	uint32_t i = offs_lower(b, off);
 
 	if (i < b->n && b->off[i] == off)
 		return;
@@ -107,13 +128,13 @@ static void bounds_add(struct bounds *b, uint32_t off)
 }
 
 /* The greatest known boundary in [lo, ip) of the set based at base; 0 if none. */
-static uint64_t bounds_below(const struct bounds *b, uint64_t base, uint64_t lo, uint64_t ip)
+static uint64_t offs_below(const struct offs *b, uint64_t base, uint64_t lo, uint64_t ip)
 {
 	uint32_t i;
 
 	if (!b || ip <= base || ip - base > UINT32_MAX)
 		return 0;
-	i = bounds_lower(b, (uint32_t)(ip - base));
+	i = offs_lower(b, (uint32_t)(ip - base));
 	if (i == 0 || base + b->off[i - 1] < lo)
 		return 0;
 	return base + b->off[i - 1];
@@ -155,30 +176,59 @@ static void soft_setup(struct os_sampler *s, struct perf_event_attr *attr)
 	attr->exclude_callchain_kernel = 1;
 }
 
+/* Remembers, of the certain instruction starts a forward sweep from a
+ * boundary of function `base` stepped on, the first one of each LEARN_LINE
+ * bytes (counted from base) that the sweep entered at its line start: the
+ * same one whichever sweep passes there, so a function keeps at most one per
+ * line. The start in the sweep's first (partial) line is skipped. */
+static void learn_path(struct bounds *b, uint64_t base, const uint64_t *path, unsigned n)
+{
+	uint64_t line = (path[0] - base) / LEARN_LINE;
+
+	for (unsigned i = 1; i < n; i++) {
+		uint64_t off = path[i] - base;
+
+		if (off / LEARN_LINE == line)
+			continue;
+		line = off / LEARN_LINE;
+		if (off <= UINT32_MAX)
+			offs_add(&b->learned, (uint32_t)off);
+	}
+}
+
 static enum os_dec_status decode_ip(struct soft *st, uint32_t pid, uint32_t asid, uint64_t ip,
 				    const struct os_code_access *ca, struct os_mem_insn *m,
 				    bool *unreadable)
 {
 	uint64_t start = ca->func_start(ca->arg, asid, ip - 1);
-	uint64_t from, boundary = 0, base, known;
+	uint64_t from, boundary = 0, base, known, learned = 0;
+	const uint64_t *path;
 	struct bounds *b;
 	enum os_dec_status rc;
+	unsigned np;
 	ssize_t got;
+	bool func = start && start < ip;
 
-	if (start && start < ip) {
+	if (func) {
 		base = start;
 		b = bounds_of(st, asid, start & ADDR_MASK & ~PAGE_KEY, true);
-		known = bounds_below(b, base, ip > SWEEP_MAX ? ip - SWEEP_MAX : 0, ip);
+		known = offs_below(b ? &b->ips : NULL, base, ip > SWEEP_MAX ? ip - SWEEP_MAX : 0,
+				   ip);
 		if (!known && ip - start <= SWEEP_MAX)
 			known = start;
+		/* A learned start only shortens a forward sweep that would be
+		 * made anyway (the same instructions, minus a prefix): where
+		 * the backward sweep decides, it still does. */
+		if (known && b)
+			learned = offs_below(&b->learned, base, known + 1, ip);
 	} else {
 		base = ip & ~4095ULL;
 		b = bounds_of(st, asid, (base & ADDR_MASK) | PAGE_KEY, true);
-		known = bounds_below(b, base, ip - BACK_BYTES, ip);
+		known = offs_below(b ? &b->ips : NULL, base, ip - BACK_BYTES, ip);
 	}
 	if (known && known < ip) {
-		from = known;
-		boundary = known;
+		from = learned ? learned : known;
+		boundary = from;
 	} else {
 		from = ip - BACK_BYTES;
 	}
@@ -190,10 +240,12 @@ static enum os_dec_status decode_ip(struct soft *st, uint32_t pid, uint32_t asid
 		return OS_DEC_UNDECODABLE;
 	}
 	rc = os_decode_prev(st->dec, st->code, (size_t)(ip - from), from, ip, boundary, m);
+	if (func && b && (np = os_decoder_path(st->dec, &path)) > 1)
+		learn_path(b, base, path, np);
 	/* Only the IP: the start found may come from the backward sweep,
 	 * which is a vote, not a certainty. */
 	if (b && ip - base <= UINT32_MAX)
-		bounds_add(b, (uint32_t)(ip - base));
+		offs_add(&b->ips, (uint32_t)(ip - base));
 	return rc;
 }
 
@@ -246,8 +298,10 @@ static void soft_destroy(struct os_sampler *s)
 	os_hmap_destroy(&st->cache);
 	free(st->insns);
 	os_hmap_destroy(&st->bidx);
-	for (size_t i = 0; i < st->nb; i++)
-		free(st->bnd[i].off);
+	for (size_t i = 0; i < st->nb; i++) {
+		free(st->bnd[i].ips.off);
+		free(st->bnd[i].learned.off);
+	}
 	free(st->bnd);
 	free(st);
 	s->priv = NULL;

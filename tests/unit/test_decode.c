@@ -1,7 +1,9 @@
 /* test_decode.c - previous-instruction decoding and effective addresses.
  * Byte sequences were assembled with `as` (Intel syntax) at development
  * time; the disassembly is given next to each. */
+#include <capstone/capstone.h>
 #include <criterion/criterion.h>
+#include <link.h>
 #include <string.h>
 
 #include "attacher/decode.h"
@@ -491,4 +493,159 @@ Test(decode, length_cache_same_answers)
 	}
 	cr_assert_gt(checked, 1000);
 	cr_assert_gt(decoded, 50, "real code among the bytes (%u decoded)", decoded);
+}
+
+/* The forward sweep's path: the instruction starts from the boundary to the
+ * instruction ending at ip, only when it landed there; its instructions are
+ * counted. */
+Test(decode, forward_sweep_path)
+{
+	struct os_mem_insn m;
+	struct os_dec_counts c0, c1;
+	const uint64_t *path;
+	unsigned n;
+
+	os_decoder_counts(dec, &c0);
+	/* ip = 0x3f from 0x10: 0x10 0x13 0x16 0x1a 0x1f 0x23 0x27 0x2a 0x2c 0x30 0x33 0x35 0x3a */
+	cr_assert_eq(os_decode_prev(dec, ut_walk_code, sizeof(ut_walk_code), CODE_ADDR,
+				    CODE_ADDR + 0x3f, CODE_ADDR + 0x10, &m), OS_DEC_OK);
+	os_decoder_counts(dec, &c1);
+	n = os_decoder_path(dec, &path);
+	cr_assert_eq(n, 13);
+	for (unsigned i = 0; i < n; i++)
+		cr_expect_eq(path[i], CODE_ADDR + walk_starts[6 + i], "path[%u] = %#lx", i,
+			     (unsigned long)path[i]);
+	cr_expect_eq(path[n - 1], m.insn_addr);
+	cr_expect_eq(c1.calls - c0.calls, 1);
+	cr_expect_eq(c1.fwd_sweeps - c0.fwd_sweeps, 1);
+	cr_expect_eq(c1.fwd_insns - c0.fwd_insns, 13);
+	cr_expect_eq(c1.back_sweeps, c0.back_sweeps);
+
+	/* no forward sweep: no path */
+	cr_assert_eq(os_decode_prev(dec, ut_walk_code, sizeof(ut_walk_code), CODE_ADDR,
+				    CODE_ADDR + 0x3f, 0, &m), OS_DEC_OK);
+	cr_expect_eq(os_decoder_path(dec, &path), 0);
+	/* a sweep that straddles ip (the backward sweep then refuses) */
+	os_decode_prev(dec, ut_walk_code, sizeof(ut_walk_code), CODE_ADDR, CODE_ADDR + 0x3e,
+		       CODE_ADDR, &m);
+	cr_expect_eq(os_decoder_path(dec, &path), 0);
+}
+
+/* The backward sweep as it was first written: every candidate decoded
+ * (capstone lengths), then the vote of decode.c. */
+static uint64_t ref_backward(csh cs, cs_insn *insn, const uint8_t *code, uint64_t code_addr,
+			     size_t len, uint64_t ip)
+{
+	enum { LAND = 1, OVER, FAIL };
+	uint8_t res[OS_DEC_BACK_MAX + 1], last[OS_DEC_BACK_MAX + 1];
+	unsigned votes[OS_DEC_BACK_MAX + 1] = { 0 };
+	unsigned back_max = ip - code_addr < OS_DEC_BACK_MAX ? ip - code_addr : OS_DEC_BACK_MAX;
+	unsigned voters = 0, best = 0, second = 0;
+
+	for (unsigned dist = 1; dist <= back_max; dist++) {
+		size_t off = ip - dist - code_addr, size = len - off < 15 ? len - off : 15;
+		const uint8_t *p = code + off;
+		uint64_t a = ip - dist;
+		unsigned n = cs_disasm_iter(cs, &p, &size, &a, insn) ? insn->size : 0;
+
+		if (n == 0) {
+			res[dist] = FAIL;
+		} else if (n == dist) {
+			res[dist] = LAND;
+			last[dist] = (uint8_t)dist;
+		} else if (n > dist) {
+			res[dist] = OVER;
+		} else {
+			res[dist] = res[dist - n];
+			last[dist] = last[dist - n];
+		}
+		if (dist < OS_DEC_BACK_MIN_DIST)
+			continue;
+		voters++;
+		if (res[dist] == LAND)
+			votes[last[dist]]++;
+	}
+	for (unsigned dist = 1; dist <= back_max; dist++) {
+		if (votes[dist] > votes[best]) {
+			second = votes[best];
+			best = dist;
+		} else if (votes[dist] > second) {
+			second = votes[dist];
+		}
+	}
+	if (best == 0 || votes[best] < OS_DEC_BACK_MIN_AGREE || 3 * votes[best] < voters ||
+	    votes[best] < 2 * second)
+		return 0;
+	return ip - best;
+}
+
+struct back_check {
+	csh cs;
+	cs_insn *insn;
+	unsigned long ips, found, differ;
+};
+
+static int back_check_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct back_check *bc = arg;
+
+	(void)size;
+	if (!info->dlpi_name || !strstr(info->dlpi_name, "libc.so"))
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const uint8_t *text;
+
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		text = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
+		/* every 61st byte: instruction boundaries and mid-instruction IPs */
+		for (size_t off = OS_DEC_BACK_MAX; off < ph->p_filesz; off += 61) {
+			uint64_t ip = (uint64_t)(uintptr_t)(text + off);
+			uint64_t from = ip - OS_DEC_BACK_MAX;
+			const uint8_t *code = text + off - OS_DEC_BACK_MAX;
+			uint64_t want = ref_backward(bc->cs, bc->insn, code, from, OS_DEC_BACK_MAX,
+						     ip);
+			struct os_mem_insn m;
+			enum os_dec_status st;
+
+			st = os_decode_prev(dec, code, OS_DEC_BACK_MAX, from, ip, 0, &m);
+			bc->ips++;
+			if (want)
+				bc->found++;
+			if (want ? m.insn_addr != want || st == OS_DEC_UNDECODABLE
+				 : m.insn_addr != 0 || st != OS_DEC_UNDECODABLE)
+				bc->differ++;
+		}
+	}
+	return 0;
+}
+
+/* The backward sweep decodes the non-voting candidates only where a voter's
+ * path needs them and stops once the vote is decided: on libc's code it
+ * answers exactly as the exhaustive sweep, with fewer decodes. */
+Test(decode, backward_sweep_lazy_same_as_exhaustive, .timeout = 60)
+{
+	struct back_check bc;
+	struct os_dec_counts c0, c1;
+
+	memset(&bc, 0, sizeof(bc));
+	cr_assert_eq(cs_open(CS_ARCH_X86, CS_MODE_64, &bc.cs), CS_ERR_OK);
+	cr_assert_eq(cs_option(bc.cs, CS_OPT_DETAIL, CS_OPT_ON), CS_ERR_OK);
+	bc.insn = cs_malloc(bc.cs);
+	cr_assert_not_null(bc.insn);
+	os_decoder_counts(dec, &c0);
+	dl_iterate_phdr(back_check_object, &bc);
+	os_decoder_counts(dec, &c1);
+	cs_free(bc.insn, 1);
+	cs_close(&bc.cs);
+	cr_assert_gt(bc.ips, 10000, "libc's code not found (%lu IPs)", bc.ips);
+	cr_assert_gt(bc.found, bc.ips / 10, "%lu of %lu", bc.found, bc.ips);
+	cr_expect_eq(bc.differ, 0, "%lu of %lu IPs differ", bc.differ, bc.ips);
+	cr_expect_eq(c1.back_sweeps - c0.back_sweeps, bc.ips);
+	cr_expect_lt((c1.back_insns - c0.back_insns) * 4, bc.ips * OS_DEC_BACK_MAX * 3,
+		     "%.1f decodes per sweep",
+		     (double)(c1.back_insns - c0.back_insns) / (double)bc.ips);
+	cr_log_info("%lu IPs, %lu found, %.1f decodes per sweep", bc.ips, bc.found,
+		    (double)(c1.back_insns - c0.back_insns) / (double)bc.ips);
 }
