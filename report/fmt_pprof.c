@@ -513,7 +513,15 @@ static int write_gzip(const uint8_t *buf, size_t len, FILE *out)
 		zr = deflate(&z, Z_FINISH);
 		if (zr == Z_STREAM_ERROR)
 			break;
-		fwrite(chunk, 1, sizeof(chunk) - z.avail_out, out);
+		/* stop at the first failed write (disk full): glibc's stream may
+		 * be left inconsistent by a failing fopencookie sink, and a
+		 * further fwrite then read past chunk (SIGSEGV seen) */
+		if (fwrite(chunk, 1, sizeof(chunk) - z.avail_out, out) !=
+			    sizeof(chunk) - z.avail_out ||
+		    ferror(out)) {
+			deflateEnd(&z);
+			return -EIO;
+		}
 	} while (zr != Z_STREAM_END);
 	deflateEnd(&z);
 	return zr == Z_STREAM_END ? 0 : -EIO;

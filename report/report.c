@@ -173,7 +173,10 @@ static ssize_t out_write(void *cookie, const char *buf, size_t len)
 		if (n <= 0) {
 			if (!s->err)
 				s->err = n < 0 ? errno : EIO;
-			return done ? (ssize_t)done : -1;
+			/* fopencookie: the bytes written, 0 on error, never negative
+			 * (-1 left glibc's stream inconsistent: a later fwrite of
+			 * the pprof gzip chunks read past its buffer, SIGSEGV) */
+			return (ssize_t)done;
 		}
 		done += (size_t)n;
 	}
