@@ -424,10 +424,6 @@ static uint64_t object_size(struct hotspot *h, struct hs_jvm *j, uint64_t oop, i
 	return ((((uint32_t)lh >> 16) & 0xff) + ((uint64_t)len << (lh & 0x3f)) + 7) & ~7ULL;
 }
 
-/* Attach mode: an object that a collection moved but that was never seen
- * allocated (born before the attach, or not sampled at allocation) is added
- * at its new place with its class, when its header confirms the move's
- * size (a move of a region holding several objects does not). */
 /* The context "class, then a synthetic frame" (word: HS_WORD_BEFORE or
  * HS_WORD_SMALL) of objects found without their allocation path. */
 static uint32_t class_ctx(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as,
@@ -453,6 +449,10 @@ static uint32_t before_ctx(struct hotspot *h, struct hs_jvm *j, struct os_aspace
 	return class_ctx(h, j, as, klass, HS_WORD_BEFORE);
 }
 
+/* Attach mode: an object that a collection moved but that was never seen
+ * allocated (born before the attach, or not sampled at allocation) is added
+ * at its new place with its class, when its header confirms the move's
+ * size (a move of a region holding several objects does not). */
 static void add_before_attach(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as)
 {
 	uint64_t one;
