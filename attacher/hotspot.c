@@ -818,11 +818,11 @@ static enum os_rt_word hs_name_word(struct os_runtime *rt, uint32_t asid, uint64
 	*name = NULL;
 	if (word == HS_WORD_BEFORE) {
 		*name = HS_BEFORE_NAME;
-		return OS_RT_WORD_FRAME;
+		return OS_RT_WORD_SYNTHETIC;
 	}
 	if (word == HS_WORD_SMALL) {
 		*name = HS_SMALL_NAME;
-		return OS_RT_WORD_FRAME;
+		return OS_RT_WORD_SYNTHETIC;
 	}
 	if (!klass && !method)
 		return OS_RT_WORD_UNKNOWN;

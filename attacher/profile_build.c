@@ -78,8 +78,8 @@ static uint32_t runtime_word(struct builder *b, uint32_t asid, uint64_t word, ui
 	f.name = f.module = f.file = OS_NONE;
 	f.kind = OS_FRAME_UNKNOWN;
 	f.addr = word;
-	if (w == OS_RT_WORD_FRAME && name) {
-		f.kind = OS_FRAME_JAVA;
+	if ((w == OS_RT_WORD_FRAME || w == OS_RT_WORD_SYNTHETIC) && name) {
+		f.kind = w == OS_RT_WORD_FRAME ? OS_FRAME_JAVA : OS_FRAME_SYNTHETIC;
 		f.addr = 0;
 		f.name = os_profile_string(b->p, name);
 	}

@@ -30,6 +30,7 @@ enum os_rt_word {
 	OS_RT_WORD_UNKNOWN = 0, /* not the adapter's, or not resolvable */
 	OS_RT_WORD_FRAME = 1,   /* a Java method: *name is "pkg.Class.method" */
 	OS_RT_WORD_TYPE = 2,    /* the context's type, not a frame: *name is the class */
+	OS_RT_WORD_SYNTHETIC = 3, /* a marker frame ("[allocated before attach ...]") */
 };
 
 struct os_runtime_ops {

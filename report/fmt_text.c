@@ -369,6 +369,17 @@ static void print_replicas(const struct os_profile *p, uint32_t top, FILE *out)
 	free(r);
 }
 
+/* A context whose objects were found at samples, never seen allocated
+ * (a synthetic first frame and no allocation counted): its allocations and
+ * bytes are unknown, not zero. */
+static bool allocs_unknown(const struct os_profile *p, const struct os_context *c)
+{
+	const struct os_stack *st = c->stack == OS_NONE ? NULL : &p->stacks[c->stack];
+
+	return !c->allocations && st && st->nframes &&
+	       p->frames[st->frames[0]].kind == OS_FRAME_SYNTHETIC;
+}
+
 static void print_object(const struct report_view *v, uint32_t rank, FILE *out)
 {
 	const struct os_profile *p = v->p;
@@ -376,19 +387,24 @@ static void print_object(const struct report_view *v, uint32_t rank, FILE *out)
 	const struct os_context *c = &p->contexts[ro->context];
 	const char *type = report_str(p, c->type);
 	uint64_t rest = 0;
-	char bytes[32];
+	char bytes[32], allocs[32];
 	uint32_t i;
 
 	human_bytes(c->bytes, bytes, sizeof(bytes));
+	snprintf(allocs, sizeof(allocs), "%" PRIu64, c->allocations);
+	if (allocs_unknown(p, c)) {
+		strcpy(allocs, "-");
+		strcpy(bytes, "-");
+	}
 	if (report_has_est(p)) {
 		char est[40];
 
 		snprintf(est, sizeof(est), "(est. %.0f)", c->samples_est);
-		fprintf(out, "%6" PRIu32 "  %6.2f%%  %9" PRIu64 " %-16s  %11" PRIu64 "  %10s  ",
-			rank + 1, 100.0 * report_share(p, c), c->samples, est, c->allocations, bytes);
+		fprintf(out, "%6" PRIu32 "  %6.2f%%  %9" PRIu64 " %-16s  %11s  %10s  ", rank + 1,
+			100.0 * report_share(p, c), c->samples, est, allocs, bytes);
 	} else
-		fprintf(out, "%6" PRIu32 "  %6.2f%%  %9" PRIu64 "  %11" PRIu64 "  %10s  ", rank + 1,
-			pct(c->samples, p->c.samples_attributed), c->samples, c->allocations, bytes);
+		fprintf(out, "%6" PRIu32 "  %6.2f%%  %9" PRIu64 "  %11s  %10s  ", rank + 1,
+			pct(c->samples, p->c.samples_attributed), c->samples, allocs, bytes);
 	print_text(*type ? type : "(unknown type)", out);
 	fputc('\n', out);
 	if (p->analyses & OS_AN_REPLICAS)

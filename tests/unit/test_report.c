@@ -839,3 +839,33 @@ Test(report, text_free_text_is_escaped)
 	cr_assert_gt(lines, 5);
 	free(txt);
 }
+
+/* A context found at samples only (a synthetic first frame, no allocation
+ * counted: objects smaller than --min-size, or born before an attach) shows
+ * "-" for allocations and bytes in the text report: unknown, not zero. */
+Test(report, text_unknown_allocations_are_dashes)
+{
+	struct os_profile *p = build_small();
+	uint32_t f = ut_frame(p, OS_FRAME_SYNTHETIC,
+			      "[smaller than --min-size: not tracked, found at the sample]", NULL,
+			      NULL, 0, 0);
+	char *txt, *row;
+
+	os_profile_add_context(p, &(struct os_context){
+		.type = os_profile_string(p, "pkg.Node"), .stack = os_profile_stack(p, &f, 1),
+		.samples = 400 });
+	write_profile(p, rpath("dash.data"));
+	cr_assert_eq(REPORT("-o", rpath("dash.txt"), rpath("dash.data")), 0);
+	txt = slurp_text(rpath("dash.txt"));
+	row = strstr(txt, "pkg.Node");
+	cr_assert_not_null(row, "no pkg.Node row:\n%s", txt);
+	while (row > txt && row[-1] != '\n')
+		row--;
+	cr_assert(strncmp(row, "     1 ", 7) == 0, "pkg.Node does not rank first:\n%s", txt);
+	cr_assert_not_null(strstr(row, "400            -           -  pkg.Node"),
+			   "allocations and bytes not shown as unknown: %.120s", row);
+	/* a context with a real allocation path keeps its figures */
+	cr_assert_not_null(strstr(txt, "300          100   781.2 KiB  double[]"),
+			   "double[] row changed:\n%s", txt);
+	free(txt);
+}
