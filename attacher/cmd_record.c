@@ -56,7 +56,7 @@ static void on_stop_signal(int sig)
 }
 
 static void child_exec(char **cmd, const char *lib, const char *shm, const char *java_mode,
-		       uint64_t java_tlab, int go_fd, int err_fd)
+		       uint64_t java_tlab, bool java_fp, int go_fd, int err_fd)
 {
 	char tlab[24];
 	const char *old = getenv("LD_PRELOAD");
@@ -79,6 +79,8 @@ static void child_exec(char **cmd, const char *lib, const char *shm, const char 
 	setenv(OS_JAVA_MODE_ENV, java_mode, 1); /* read by the HotSpot adapter in the target */
 	snprintf(tlab, sizeof(tlab), "%llu", (unsigned long long)java_tlab);
 	setenv(OS_JAVA_TLAB_ENV, tlab, 1);
+	if (java_fp)
+		setenv(OS_JAVA_FP_ENV, "1", 1);
 	/* wait until the collector's events are in place */
 	while (read(go_fd, &c, 1) < 0 && errno == EINTR)
 		;
@@ -144,7 +146,7 @@ int cmd_record(int argc, char **argv)
 	if (child == 0) {
 		close(go[1]);
 		close(ep[0]);
-		child_exec(argv + idx, lib, c.shm.path, o.java_objects, o.java_tlab, go[0],
+		child_exec(argv + idx, lib, c.shm.path, o.java_objects, o.java_tlab, o.java_fp, go[0],
 			   ep[1]);
 	}
 	close(go[0]);

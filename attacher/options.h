@@ -31,6 +31,7 @@ struct os_opts {
 	int watch_route;         /* --watch-route perf (default) | ptrace: enum watch_route */
 	const char *java_objects; /* --java-objects hybrid (default) | exact | sampled (HotSpot) */
 	uint64_t java_tlab;      /* --java-tlab: hybrid mode's fixed TLAB size in bytes */
+	bool java_fp;            /* --java-frame-pointers: add -XX:+PreserveFramePointer */
 	int verbose;             /* -v */
 };
 

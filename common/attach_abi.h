@@ -26,7 +26,9 @@ struct os_jvm_plan {
 	uint32_t active;                 /* detours written (this or an earlier attach) */
 	uint32_t refused;                /* detours that could not be prepared */
 	uint32_t got_jvm;                /* libjvm GOT entries redirected (memcpy, ...) */
-	uint32_t preserve_fp;            /* -XX:+PreserveFramePointer in force (1), 0, or -1 unknown */
+	uint32_t preserve_fp;            /* Java stacks through JIT frames: 2 complete (code-heap
+					  * walk, common/hs_frames.h), 1 complete (the JVM runs
+					  * with -XX:+PreserveFramePointer), 0 truncated, -1 unknown */
 	uint64_t lo[OS_JVM_PLAN_MAX];    /* forbidden instruction pointers of pending[i] */
 	uint64_t hi[OS_JVM_PLAN_MAX];
 };

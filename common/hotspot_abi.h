@@ -63,5 +63,8 @@ enum {
  * max(T, min_size, 1024), 16384 when unset or not a number. */
 #define OS_JAVA_TLAB_ENV "OBJSCOPE_JAVA_TLAB"
 #define OS_JAVA_TLAB_DEFAULT 16384
+/* "1": launch mode adds -XX:+PreserveFramePointer even where JIT frames can
+ * be walked without it (--java-frame-pointers). */
+#define OS_JAVA_FP_ENV "OBJSCOPE_JAVA_FP"
 
 #endif

@@ -29,4 +29,16 @@ typedef int (*osp_move_filter_fn)(const void *dst, const void *src, size_t n,
 
 extern osp_move_filter_fn osp_move_filter;
 
+/* Native allocation paths (record.c) are unwound with libunwind's
+ * unw_backtrace. Code without unwind information that keeps no frame
+ * pointer (a JIT's code) ends or garbles that walk: when a runtime adapter
+ * has installed osp_path_jit and a path reaches one of its code ranges
+ * (osp_path_jit_lo .. hi), the path is walked again by osp_path_jit, which
+ * returns the frames from `caller` (the hook's return address) as plain
+ * pcs and sets *truncated when max cut it. Default: NULL. */
+typedef int (*osp_path_jit_fn)(uint64_t *frames, int max, const void *caller, int *truncated);
+
+extern osp_path_jit_fn osp_path_jit;
+extern uintptr_t osp_path_jit_lo, osp_path_jit_hi;
+
 #endif

@@ -394,6 +394,92 @@ static void hs_read_heap(const struct osp_vms *v, struct os_jvm_info *info)
 	}
 }
 
+/* vmStructs offsets of what the frame stepper (common/hs_frames.h) reads to
+ * walk JIT frames that keep no frame pointer. */
+struct hs_code_offs {
+	void *p_heaps, *p_lo, *p_hi;
+	uint64_t len, data, mem, seg, log2, vlow, vhigh, vlowb, vhighb, bsize;
+	uint64_t hdr, used, fs, begin, complete;
+	int32_t sender_sp;
+};
+
+static int hs_code_offsets(const struct osp_vms *v, struct hs_code_offs *o)
+{
+	if (osp_vms_static(v, "CodeCache", "_heaps", &o->p_heaps) ||
+	    osp_vms_static(v, "CodeCache", "_low_bound", &o->p_lo) ||
+	    osp_vms_static(v, "CodeCache", "_high_bound", &o->p_hi) ||
+	    osp_vms_offset(v, "GrowableArrayBase", "_len", &o->len) ||
+	    osp_vms_offset(v, "GrowableArray<int>", "_data", &o->data) ||
+	    osp_vms_offset(v, "CodeHeap", "_memory", &o->mem) ||
+	    osp_vms_offset(v, "CodeHeap", "_segmap", &o->seg) ||
+	    osp_vms_offset(v, "CodeHeap", "_log2_segment_size", &o->log2) ||
+	    osp_vms_offset(v, "VirtualSpace", "_low_boundary", &o->vlowb) ||
+	    osp_vms_offset(v, "VirtualSpace", "_high_boundary", &o->vhighb) ||
+	    osp_vms_offset(v, "VirtualSpace", "_low", &o->vlow) ||
+	    osp_vms_offset(v, "VirtualSpace", "_high", &o->vhigh) ||
+	    osp_vms_type_size(v, "HeapBlock", &o->bsize) ||
+	    osp_vms_offset(v, "HeapBlock", "_header", &o->hdr) ||
+	    osp_vms_offset(v, "HeapBlock::Header", "_used", &o->used) ||
+	    osp_vms_offset(v, "CodeBlob", "_frame_size", &o->fs) ||
+	    osp_vms_offset(v, "CodeBlob", "_code_begin", &o->begin) ||
+	    osp_vms_offset(v, "CodeBlob", "_frame_complete_offset", &o->complete) ||
+	    osp_vms_int(v, "frame::interpreter_frame_sender_sp_offset", &o->sender_sp))
+		return -ENOENT;
+	return 0;
+}
+
+/* The code heaps, once the JVM has created them. */
+static void hs_read_code_heaps(const struct osp_vms *v, const struct os_jvm_info *info)
+{
+	struct os_hsf_layout *l = &osp_hs.frames;
+	struct hs_code_offs o;
+	const uint8_t *ga, *const *heaps;
+	int32_t len;
+
+	memset(l, 0, sizeof(*l));
+	if (hs_code_offsets(v, &o) != 0)
+		return;
+	ga = *(const uint8_t *const *)o.p_heaps;
+	if (!ga)
+		return;
+	len = *(const int32_t *)(ga + o.len);
+	heaps = *(const uint8_t *const *const *)(ga + o.data);
+	if (len <= 0 || len > OS_HSF_MAX_HEAPS || !heaps)
+		return;
+	for (int32_t i = 0; i < len; i++) {
+		const uint8_t *h = heaps[i], *mem, *seg;
+		struct os_hsf_heap *d = &l->heap[i];
+
+		if (!h)
+			return;
+		mem = h + o.mem;
+		seg = h + o.seg;
+		d->lo = *(const uint64_t *)(mem + o.vlowb);
+		d->hi = *(const uint64_t *)(mem + o.vhighb);
+		d->seg_lo = *(const uint64_t *)(seg + o.vlowb);
+		d->seg_high_at = (uint64_t)(uintptr_t)(seg + o.vhigh);
+		d->log2_seg = (uint32_t)*(const int32_t *)(h + o.log2);
+		/* the block of segment i is at _memory._low + (i << log2): both
+		 * virtual spaces commit from their low boundary */
+		if (d->lo != *(const uint64_t *)(mem + o.vlow) ||
+		    d->seg_lo != *(const uint64_t *)(seg + o.vlow) || d->hi <= d->lo ||
+		    d->log2_seg < 4 || d->log2_seg > 16)
+			return;
+	}
+	l->nheaps = (uint32_t)len;
+	l->code_lo = *(const uintptr_t *)o.p_lo;
+	l->code_hi = *(const uintptr_t *)o.p_hi;
+	l->interp_lo = info->interp_start;
+	l->interp_hi = info->interp_end;
+	l->block_size = (uint32_t)o.bsize;
+	l->used_off = (uint32_t)(o.hdr + o.used);
+	l->frame_size_off = (uint32_t)o.fs;
+	l->code_begin_off = (uint32_t)o.begin;
+	l->complete_off = (uint32_t)o.complete;
+	l->sender_sp_off = o.sender_sp * 8;
+	l->ok = l->interp_hi > l->interp_lo && l->code_hi > l->code_lo;
+}
+
 static void hs_read_code(const struct osp_vms *v, struct os_jvm_info *info)
 {
 	uint64_t o_buf, o_lim;
@@ -422,6 +508,7 @@ static void hs_read_code(const struct osp_vms *v, struct os_jvm_info *info)
 	    osp_vms_int(v, "frame::interpreter_frame_last_sp_offset", &last_sp) == 0)
 		method = last_sp - 1;
 	osp_hs.method_off = (int64_t)method * 8;
+	hs_read_code_heaps(v, info);
 }
 
 /* The mode the flags actually in force give (the user's options may have
@@ -491,6 +578,11 @@ static void hs_jvm_up(void)
 	osp_hs.heap_hi = info.heap_end;
 	osp_hs.interp_lo = info.interp_start;
 	osp_hs.interp_hi = info.interp_end;
+	if (osp_hs.frames.ok && !osp_path_jit) { /* native paths through JIT code */
+		osp_path_jit_lo = osp_hs.frames.code_lo;
+		osp_path_jit_hi = osp_hs.frames.code_hi;
+		__atomic_store_n(&osp_path_jit, osp_hs_walk_pcs, __ATOMIC_RELEASE);
+	}
 	__atomic_store_n(&osp_hs.up, 1, __ATOMIC_RELEASE);
 	osp_hs_emit(t, OS_EV_JVM, info.heap_start, info.heap_end - info.heap_start,
 		    info.libjvm_base, info.flags, (const uint64_t *)&info, OS_JVM_INFO_WORDS);
@@ -503,6 +595,17 @@ static void hs_jvm_up(void)
 
 /* ---- JNI_CreateJavaVM: objscope's options first ------------------------ */
 
+static int hs_need_fp(void)
+{
+	const char *e = getenv(OS_JAVA_FP_ENV);
+	struct hs_code_offs o;
+	struct osp_vms v;
+
+	if (e && strcmp(e, "1") == 0)
+		return 1;
+	return osp_vms_open(&v, hs_jvm_handle) != 0 || hs_code_offsets(&v, &o) != 0;
+}
+
 static int hs_options(char bufs[][48], char **opts)
 {
 	size_t tlab = osp_hdr->min_size > HS_TLAB_FLOOR ? osp_hdr->min_size : HS_TLAB_FLOOR;
@@ -512,7 +615,12 @@ static int hs_options(char bufs[][48], char **opts)
 	if (hs_mode == OS_JVM_MODE_HYBRID && hs_tlab > tlab)
 		tlab = (size_t)hs_tlab;
 
-	opts[n++] = "-XX:+PreserveFramePointer";
+	/* Java frames in JIT code are walked by their code blobs' frame sizes
+	 * (common/hs_frames.h) when this libjvm's vmStructs export what that
+	 * needs; frame pointers only otherwise, or when asked (they cost the
+	 * JVM 2-4% of its CPU: docs/BENCHMARKS.md). */
+	if (hs_need_fp())
+		opts[n++] = "-XX:+PreserveFramePointer";
 	opts[n++] = "-XX:+UnlockDiagnosticVMOptions";
 	opts[n++] = "-XX:+DumpPerfMapAtExit";
 	if (hs_mode == OS_JVM_MODE_EXACT || hs_mode == OS_JVM_MODE_HYBRID) {
@@ -706,7 +814,7 @@ int osp_hs_attach_prepare(struct os_jvm_plan *plan)
 	if (!__atomic_load_n(&osp_hs.up, __ATOMIC_ACQUIRE))
 		return 0;
 	plan->jvm = 1;
-	plan->preserve_fp = (uint32_t)hs_preserve_fp;
+	plan->preserve_fp = osp_hs.frames.ok ? 2 : (uint32_t)hs_preserve_fp;
 	for (int i = 0; i < HS_CREATE_VM; i++) {
 		if (hs_patch[i] == 2)
 			plan->active++;

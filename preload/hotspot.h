@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/hs_frames.h"
 #include "preload/adapter.h"
 #include "preload/preload.h"
 
@@ -34,6 +35,7 @@ struct osp_hs_state {
 	uint64_t dither_off;              /* hybrid mode: Thread::_tlab + TLAB::_desired_size, 0 = off */
 	uint64_t dither_lo, dither_span;  /* next TLAB's desired size: lo + [0, span) words */
 	uint64_t alloc_bytes_off;         /* Thread::_allocated_bytes, 0 = unknown */
+	struct os_hsf_layout frames;      /* JIT frames without frame pointers (.ok: usable) */
 	int up;                           /* 1 once the fields above are valid */
 };
 extern struct osp_hs_state osp_hs;
@@ -53,6 +55,10 @@ int osp_hs_emit(struct osp_thread *t, uint16_t type, uint64_t addr, uint64_t siz
  * frames become OS_FRAME_METHOD | Method*. Returns the number of frames;
  * *truncated is set when `max` cut the walk. */
 int osp_hs_walk(uint64_t *frames, int max, const void *caller, int *truncated);
+
+/* The same walk with plain pcs for interpreted frames too: native
+ * allocation paths that reach JIT code (osp_path_jit, adapter.h). */
+int osp_hs_walk_pcs(uint64_t *frames, int max, const void *caller, int *truncated);
 
 /* Frame-pointer-only walk from `caller` whose frame pointer is `fp` (libjvm
  * is built with frame pointers). Same frame words and bounds. */

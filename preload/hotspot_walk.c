@@ -1,9 +1,10 @@
 /* hotspot_walk.c - allocation paths inside a JVM. libunwind (DWARF CFI)
  * through libjvm and native frames; at the first frame whose pc is in the
- * code cache (no CFI there: interpreter, JIT code, stubs) a frame-pointer
- * walk takes over. It needs -XX:+PreserveFramePointer for JIT frames (added
- * by hotspot.c) and is bounded: every fp must lie in the thread's stack,
- * 8-aligned and strictly increasing. Interpreted frames yield their Method*.
+ * code cache (no CFI there: interpreter, JIT code, stubs) the frame stepper
+ * of common/hs_frames.h takes over: compiled frames by their CodeBlob's
+ * frame size (no -XX:+PreserveFramePointer needed), interpreted and native
+ * frames by frame pointer. It is bounded: every stack read lies in the
+ * thread's stack and sp grows strictly. Interpreted frames yield their Method*.
  * No malloc on the hot path: the stack bounds are cached per thread on first
  * use (pthread_getattr_np allocates; callers hold the recursion guard). */
 #define UNW_LOCAL_ONLY
@@ -56,23 +57,75 @@ static uint64_t hw_frame(uintptr_t ip, uintptr_t fp)
 	return ip;
 }
 
-/* Frame-pointer walk from (ip, fp); appends to frames[n..max). */
-static int hw_fp_walk(uint64_t *frames, int n, int max, uintptr_t ip, uintptr_t fp, int *truncated)
+/* Readers for the frame stepper (common/hs_frames.h): the stack within
+ * the thread's bounds; code-heap memory directly (the stepper only reads
+ * committed parts: the segment map below its live _high, then the block of
+ * a used segment). */
+static bool hw_load(uint64_t addr, void *buf, size_t len)
 {
-	while (ip) {
+	/* plain loads: memcpy here would be objscope's own memcpy hook */
+	switch (len) {
+	case 1:
+		*(uint8_t *)buf = *(const volatile uint8_t *)(uintptr_t)addr;
+		return true;
+	case 4:
+		*(uint32_t *)buf = *(const volatile uint32_t *)(uintptr_t)addr;
+		return true;
+	case 8:
+		*(uint64_t *)buf = *(const volatile uint64_t *)(uintptr_t)addr;
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool hw_stack_rd(void *arg, uint64_t addr, void *buf, size_t len)
+{
+	(void)arg;
+	if (addr < hw_stack_lo || addr > hw_stack_hi - len || (addr & (len - 1)))
+		return false;
+	return hw_load(addr, buf, len);
+}
+
+static bool hw_code_rd(void *arg, uint64_t addr, void *buf, size_t len)
+{
+	(void)arg;
+	if (addr & (len - 1))
+		return false;
+	return hw_load(addr, buf, len);
+}
+
+static bool hw_find(void *arg, uint64_t pc, struct os_hsf_blob *b)
+{
+	return os_hsf_blob(arg, hw_code_rd, NULL, pc, b);
+}
+
+/* Walk from frame f; appends to frames[n..max). Native and interpreted
+ * frames by frame pointer; compiled frames by their CodeBlob's frame size
+ * when the layout is known (no -XX:+PreserveFramePointer needed), else by
+ * frame pointer as well. */
+static int hw_walk_from(uint64_t *frames, int n, int max, struct os_hsf_frame f, int methods,
+			int *truncated)
+{
+	static const struct os_hsf_layout none;
+	const struct os_hsf_layout *l = osp_hs.frames.ok ? &osp_hs.frames : &none;
+	struct os_hsf_layout fp_only;
+
+	if (!osp_hs.frames.ok) { /* interpreter frames still by their Method* slot */
+		fp_only = none;
+		fp_only.interp_lo = osp_hs.interp_lo;
+		fp_only.interp_hi = osp_hs.interp_hi;
+		fp_only.sender_sp_off = -8;
+		l = &fp_only;
+	}
+	while (f.pc) {
 		if (n == max) {
 			*truncated = 1;
 			break;
 		}
-		frames[n++] = hw_frame(ip, fp);
-		if ((fp & 7) || !hw_in(fp, hw_stack_lo, hw_stack_hi - 16))
+		frames[n++] = methods ? hw_frame(f.pc, f.fp) : f.pc;
+		if (!os_hsf_step(l, hw_find, (void *)l, hw_stack_rd, NULL, &f, false))
 			break;
-		uintptr_t next_fp = ((const uintptr_t *)fp)[0];
-
-		ip = ((const uintptr_t *)fp)[1];
-		if (next_fp <= fp)
-			break;
-		fp = next_fp;
 	}
 	return n;
 }
@@ -82,10 +135,13 @@ int osp_hs_walk_fp(uint64_t *frames, int max, const void *caller, const void *fp
 	*truncated = 0;
 	if (hw_stack_bounds() != 0)
 		return 0;
-	return hw_fp_walk(frames, 0, max, (uintptr_t)caller, (uintptr_t)fp, truncated);
+	/* the caller's own sp lies below its frame pointer */
+	return hw_walk_from(frames, 0, max,
+			    (struct os_hsf_frame){ (uintptr_t)caller, (uintptr_t)fp, (uintptr_t)fp }, 1,
+			    truncated);
 }
 
-int osp_hs_walk(uint64_t *frames, int max, const void *caller, int *truncated)
+static int hw_walk(uint64_t *frames, int max, const void *caller, int methods, int *truncated)
 {
 	unw_context_t uc;
 	unw_cursor_t cur;
@@ -109,9 +165,13 @@ int osp_hs_walk(uint64_t *frames, int max, const void *caller, int *truncated)
 			skipping = 0;
 		}
 		if (hw_in(ip, osp_hs.code_lo, osp_hs.code_hi)) {
-			if (unw_get_reg(&cur, UNW_X86_64_RBP, &fp) != 0)
+			unw_word_t sp;
+
+			if (unw_get_reg(&cur, UNW_X86_64_RBP, &fp) != 0 ||
+			    unw_get_reg(&cur, UNW_REG_SP, &sp) != 0)
 				break;
-			return hw_fp_walk(frames, n, max, ip, fp, truncated);
+			return hw_walk_from(frames, n, max, (struct os_hsf_frame){ ip, sp, fp },
+					    methods, truncated);
 		}
 		if (n == max) {
 			*truncated = 1;
@@ -123,4 +183,14 @@ int osp_hs_walk(uint64_t *frames, int max, const void *caller, int *truncated)
 fallback:
 	frames[0] = (uint64_t)(uintptr_t)caller;
 	return 1;
+}
+
+int osp_hs_walk(uint64_t *frames, int max, const void *caller, int *truncated)
+{
+	return hw_walk(frames, max, caller, 1, truncated);
+}
+
+int osp_hs_walk_pcs(uint64_t *frames, int max, const void *caller, int *truncated)
+{
+	return hw_walk(frames, max, caller, 0, truncated);
 }

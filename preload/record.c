@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "common/ring.h"
+#include "preload/adapter.h"
 #include "preload/preload.h"
 
 /* Frames of objscope itself above the allocation site (hook, record). */
@@ -58,6 +59,39 @@ static struct os_slot *osp_slot_or_count(struct osp_thread *t)
 	return s;
 }
 
+/* Whether a path from unw_backtrace reached a runtime's JIT code, where
+ * libunwind only guesses (adapter.h). */
+static int osp_path_reaches_jit(void *const *pcs, int n)
+{
+	uintptr_t lo = osp_path_jit_lo, hi = osp_path_jit_hi;
+
+	for (int i = 0; i < n; i++)
+		if ((uintptr_t)pcs[i] >= lo && (uintptr_t)pcs[i] < hi)
+			return 1;
+	return 0;
+}
+
+static void osp_record_jit(struct osp_thread *t, struct os_slot *s, uint16_t type, uint64_t addr,
+			   uint64_t size, uint64_t aux, uint64_t aux2, const void *caller)
+{
+	uint64_t frames[OS_MAX_FRAMES];
+	struct os_event *ev;
+	int truncated = 0, n = osp_path_jit(frames, OS_MAX_FRAMES, caller, &truncated);
+
+	if (truncated)
+		osp_stat_add(&s->stats.truncated, 1);
+	ev = osp_begin(t, s, type, (uint32_t)n);
+	if (!ev)
+		return;
+	ev->addr = addr;
+	ev->size = size;
+	ev->aux = aux;
+	ev->aux2 = aux2;
+	for (int i = 0; i < n; i++)
+		ev->frames[i] = frames[i];
+	osp_finish(s, ev);
+}
+
 void osp_record_path(struct osp_thread *t, uint16_t type, uint64_t addr, uint64_t size,
 		     uint64_t aux, uint64_t aux2, const void *caller)
 {
@@ -69,6 +103,10 @@ void osp_record_path(struct osp_thread *t, uint16_t type, uint64_t addr, uint64_
 	if (!s)
 		return;
 	n = unw_backtrace(pcs, (int)(sizeof(pcs) / sizeof(pcs[0])));
+	if (__atomic_load_n(&osp_path_jit, __ATOMIC_ACQUIRE) && osp_path_reaches_jit(pcs, n)) {
+		osp_record_jit(t, s, type, addr, size, aux, aux2, caller);
+		return;
+	}
 	while (skip < n && skip < OSP_SKIP_MAX && pcs[skip] != caller)
 		skip++;
 	if (skip == n || skip == OSP_SKIP_MAX)
