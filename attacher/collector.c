@@ -503,6 +503,54 @@ static bool stack_read(void *arg, uint64_t addr, uint64_t *word)
 	return true;
 }
 
+/* common/hs_frames.h's reader over the stack copy. */
+static bool stack_read_buf(void *arg, uint64_t addr, void *buf, size_t len)
+{
+	const struct stack_copy *sc = arg;
+
+	if (addr < sc->lo || addr - sc->lo > sc->len || sc->len - (addr - sc->lo) < len)
+		return false;
+	memcpy(buf, sc->data + (addr - sc->lo), len);
+	return true;
+}
+
+/* Access paths through JIT code (a JVM without -XX:+PreserveFramePointer
+ * keeps no frame pointer there: the kernel's chain and fp_chain stop at the
+ * first compiled frame, or go astray): when the sampled pc lies in a
+ * runtime's code, or the DWARF unwinding stopped at such a pc, the runtime
+ * adapter walks on by its own frame rules (java_walk). Returns the number
+ * of frames, 0 when it did not apply (the path is then made as before). */
+static uint32_t java_path(struct os_collector *c, uint32_t asid, const struct os_perf_sample *s,
+			  const uint8_t *stack, uint64_t insn, uint64_t *frames, uint32_t max,
+			  uint32_t ndwarf)
+{
+	struct os_runtime *rt = c->attrib.rt;
+	struct stack_copy sc = { stack, s->regs[OS_REG_SP], s->stack_len };
+	struct os_hsf_frame f;
+	uint32_t n;
+
+	if (!ndwarf) { /* the leaf itself: a walk that ends there (a leaf in a
+		        * prologue) stands too, rbp is no frame pointer in JIT code */
+		f = (struct os_hsf_frame){ s->ip, s->regs[OS_REG_SP], s->regs[OS_REG_BP] };
+		n = rt->ops->java_walk(rt, asid, &f, true, stack_read_buf, &sc, frames, max);
+		if (!n)
+			return 0;
+		if (frames[0] == s->ip)
+			frames[0] = insn;
+		return n;
+	}
+	/* the DWARF path's last frame, where it stopped */
+	if (ndwarf < 2 || !os_unwind_stopped(c->unw, &f.sp, &f.fp))
+		return 0;
+	f.pc = frames[ndwarf - 1];
+	n = rt->ops->java_walk(rt, asid, &f, false, stack_read_buf, &sc, frames + ndwarf - 1,
+			       max - (ndwarf - 1));
+	if (n < 2)
+		return 0;
+	frames[0] = insn;
+	return ndwarf - 1 + n;
+}
+
 /* The access path from the kernel's frame-pointer chain. While the chain
  * stays inside the sampled stack copy the frame pointer of each frame is
  * known too, so a runtime adapter can name frames that have no symbol
@@ -544,7 +592,8 @@ static void take_sample(struct os_collector *c, struct raw *w, const uint64_t *c
 	struct os_thread_info *th = os_tasks_thread(&c->tasks, s->pid, s->tid, NULL);
 	struct os_aspace *as = os_tasks_aspace(&c->tasks, s->pid);
 	uint64_t addr = 0, insn = s->ip, frames[OS_MAX_FRAMES];
-	uint32_t n = 0;
+	uint32_t n = 0, nj = 0;
+	bool java = c->attrib.rt && c->attrib.rt->ops->java_walk && s->stack_len;
 	enum os_dec_status st;
 	struct os_qitem *q;
 
@@ -572,11 +621,19 @@ static void take_sample(struct os_collector *c, struct raw *w, const uint64_t *c
 	if (c->attrib.rt && c->attrib.rt->ops->sample_taken)
 		c->attrib.rt->ops->sample_taken(c->attrib.rt, as, addr);
 	/* access path: the accessing instruction, then the callers, from the
-	 * stack copy's CFI where possible, else from the frame-pointer chain */
-	if (c->unw && s->stack_len)
+	 * stack copy's CFI where possible, through JIT code by the runtime's
+	 * frame rules, else from the frame-pointer chain */
+	if (java)
+		nj = java_path(c, as->id, s, stack, insn, frames, OS_MAX_FRAMES, 0);
+	if (!nj && c->unw && s->stack_len)
 		n = os_unwind(c->unw, as->id, s->tid, s->regs, stack, s->stack_len, frames,
 			      OS_MAX_FRAMES);
-	if (n >= 2 && n >= s->nchain) {
+	if (!nj && java && n >= 2)
+		nj = java_path(c, as->id, s, stack, insn, frames, OS_MAX_FRAMES, n);
+	if (nj) {
+		n = nj;
+		c->unwound_java++;
+	} else if (n >= 2 && n >= s->nchain) {
 		c->unwound_dwarf++;
 		frames[0] = insn;
 	} else {

@@ -49,6 +49,7 @@ struct os_collector {
 	uint64_t unaddr_nomem, unaddr_clobbered, unaddr_undecodable;
 	uint64_t lost;
 	uint64_t unwound_dwarf, unwound_fp; /* access paths by method */
+	uint64_t unwound_java;     /* ... walked through JIT code (runtime java_walk) */
 	uint64_t last_status_ns;
 	bool status_line;          /* live status on stderr */
 	bool shm_ready, perf_ready;

@@ -11,10 +11,26 @@
 #include "attacher/collector.h"
 #include "attacher/hotspot_gc.h"
 #include "attacher/hotspot_scan.h"
+#include "common/hs_frames.h"
 #include "common/hotspot_abi.h"
 #include "common/log.h"
 
 #define NAME_MAX_LEN 512
+/* Java walks (hs_java_walk): code blobs looked up, cached per JVM */
+#define HS_BLOBS_MAX 4096                 /* then the cache starts afresh */
+#define HS_BLOBS_AGE_NS 2000000000ULL     /* ... and at least this often (code is
+					   * freed by the sweeper too, not only at
+					   * collections) */
+#define HS_LINE 128                       /* remote reads of a lookup, in lines */
+#define HS_LINES 4
+#define HS_POPPED 256                     /* leaf pcs known to be at a return poll or not */
+#define HS_SEGPAGES 32                    /* segment map pages kept between cache flushes */
+
+/* A code blob [lo, hi) of the Java walk's cache. */
+struct hs_blob_ent {
+	uint64_t lo, hi;
+	struct os_hsf_blob b;
+};
 
 /* What was at a sampled address when the sample was read (launch mode). */
 struct hs_pre {
@@ -49,6 +65,24 @@ struct hs_jvm {
 	uint64_t small_found;      /* on an object < --min-size: charged to its class */
 	uint64_t small_big;        /* on an untracked object >= --min-size (estimates) */
 	uint64_t small_gc;         /* not looked up: a collection since the sample */
+	/* Java walks of access paths (hs_java_walk): the code heaps */
+	struct os_hsf_layout frames;  /* frames.ok: walks possible */
+	int64_t method_off;        /* interpreter frame's Method* slot, bytes from fp */
+	bool method_ok;
+	int64_t blob_size_off;     /* CodeBlob::_size (int), -1 unknown */
+	struct hs_blob_ent *blobs; /* sorted by lo, disjoint */
+	size_t nblobs, capblobs;
+	uint64_t blobs_since;      /* when the cache was started afresh */
+	uint64_t walks, walk_frames, blob_lookups, blob_misses, blob_flushes, walk_cut;
+	uint64_t walk_popped;      /* leaves at a return poll, their frame popped */
+	uint64_t blob_reads;       /* remote reads made by blob lookups */
+	/* kept until the blob cache is flushed: each heap's _segmap._high + 1
+	 * (0 unknown), and segment map pages (tag: page address + 1) */
+	uint64_t seg_high[OS_HSF_MAX_HEAPS];
+	uint64_t segpage_tag[HS_SEGPAGES];
+	uint8_t (*segpage)[4096];
+	uint64_t popped_pc[HS_POPPED]; /* leaf pc + 1 -> ... (direct mapped) */
+	bool popped[HS_POPPED];    /* ... whether it lies at a return poll */
 };
 
 struct hotspot {
@@ -136,6 +170,8 @@ static void jvm_free(struct hs_jvm *j)
 	free(j->prev);
 	os_hs_scan_destroy(&j->scan);
 	free(j->batch);
+	free(j->blobs);
+	free(j->segpage);
 	free(j);
 }
 
@@ -208,6 +244,118 @@ static uint64_t canon(const struct hs_jvm *j, uint64_t addr)
 	return os_hs_zgc_mask(addr, j->info.heap_end ? j->info.heap_end - 1 : 0);
 }
 
+static bool rd_u64(struct hotspot *h, struct hs_jvm *j, uint64_t addr, uint64_t *v)
+{
+	return addr && h->mem.read(h->mem.arg, j->pid, addr, v, 8) == 8;
+}
+
+static bool rd_i32(struct hotspot *h, struct hs_jvm *j, uint64_t addr, int32_t *v)
+{
+	return addr && h->mem.read(h->mem.arg, j->pid, addr, v, 4) == 4;
+}
+
+/* What the Java walk needs (common/hs_frames.h's os_hsf_layout), from the
+ * vmStructs tables and the code heaps the JVM created at start (their
+ * reserved ranges never change; the segment maps' committed ends grow and
+ * are read again after each flush of the blob cache). Leaves
+ * j->frames.ok false when something is missing. */
+static void frames_resolve(struct hotspot *h, struct hs_jvm *j)
+{
+	static const char *const need[] = {
+		"CodeCache::_heaps", "CodeCache::_low_bound", "CodeCache::_high_bound",
+		"GrowableArrayBase::_len", "GrowableArray<int>::_data", "CodeHeap::_memory",
+		"CodeHeap::_segmap", "CodeHeap::_log2_segment_size", "VirtualSpace::_low_boundary",
+		"VirtualSpace::_high_boundary", "VirtualSpace::_low", "VirtualSpace::_high",
+		"HeapBlock", "HeapBlock::_header", "HeapBlock::Header::_used",
+		"CodeBlob::_frame_size", "CodeBlob::_code_begin", "CodeBlob::_frame_complete_offset",
+	};
+	enum { P_HEAPS, P_LO, P_HI, O_LEN, O_DATA, O_MEM, O_SEG, O_LOG2, O_VLOWB, O_VHIGHB, O_VLOW,
+	       O_VHIGH, S_BLOCK, O_HDR, O_USED, O_FS, O_BEGIN, O_COMPLETE, NNEED };
+	struct os_hsf_layout *l = &j->frames;
+	uint64_t v[NNEED], ga, arr, ss = 0, heap;
+	int32_t len, log2;
+
+	_Static_assert(sizeof(need) / sizeof(need[0]) == NNEED, "names");
+	memset(l, 0, sizeof(*l));
+	j->blob_size_off = os_hs_vm_get(&j->vm, "CodeBlob::_size", &ss) == 0 ? (int64_t)ss : -1;
+	j->method_ok = true;
+	if (os_hs_vm_get(&j->vm, "frame::interpreter_frame_method_offset", &ss) != 0) {
+		if (os_hs_vm_get(&j->vm, "frame::interpreter_frame_last_sp_offset", &ss) == 0)
+			ss -= 1; /* JDK 17, x86: the method slot is the one below last_sp */
+		else
+			j->method_ok = false;
+	}
+	j->method_off = (int64_t)ss * 8;
+	for (int i = 0; i < NNEED; i++) {
+		if (os_hs_vm_get(&j->vm, need[i], &v[i]) != 0) {
+			os_debug("hotspot: pid %u: no %s in vmStructs: JIT frames of access paths "
+				 "by frame pointer only", j->pid, need[i]);
+			return;
+		}
+	}
+	/* the interpreter's caller-sp slot: -1 word from fp on x86 */
+	if (os_hs_vm_get(&j->vm, "frame::interpreter_frame_sender_sp_offset", &ss) != 0)
+		ss = (uint64_t)-1;
+	if (!rd_u64(h, j, v[P_HEAPS], &ga) || !rd_i32(h, j, ga + v[O_LEN], &len) ||
+	    !rd_u64(h, j, ga + v[O_DATA], &arr) || len <= 0 || len > OS_HSF_MAX_HEAPS)
+		goto bad;
+	for (int32_t i = 0; i < len; i++) {
+		struct os_hsf_heap *d = &l->heap[i];
+		uint64_t mem, seg, low, seg_low;
+
+		if (!rd_u64(h, j, arr + 8 * (uint64_t)i, &heap) || !heap)
+			goto bad;
+		mem = heap + v[O_MEM];
+		seg = heap + v[O_SEG];
+		if (!rd_u64(h, j, mem + v[O_VLOWB], &d->lo) ||
+		    !rd_u64(h, j, mem + v[O_VHIGHB], &d->hi) || !rd_u64(h, j, mem + v[O_VLOW], &low) ||
+		    !rd_u64(h, j, seg + v[O_VLOWB], &d->seg_lo) ||
+		    !rd_u64(h, j, seg + v[O_VLOW], &seg_low) ||
+		    !rd_i32(h, j, heap + v[O_LOG2], &log2))
+			goto bad;
+		d->seg_high_at = seg + v[O_VHIGH];
+		d->log2_seg = (uint32_t)log2;
+		/* the block of segment i is at _memory._low + (i << log2): both
+		 * virtual spaces commit from their low boundary */
+		if (d->lo != low || d->seg_lo != seg_low || d->hi <= d->lo || log2 < 4 || log2 > 16)
+			goto bad;
+	}
+	l->nheaps = (uint32_t)len;
+	if (!rd_u64(h, j, v[P_LO], &l->code_lo) || !rd_u64(h, j, v[P_HI], &l->code_hi))
+		goto bad;
+	l->interp_lo = j->info.interp_start;
+	l->interp_hi = j->info.interp_end;
+	l->block_size = (uint32_t)v[S_BLOCK];
+	l->used_off = (uint32_t)(v[O_HDR] + v[O_USED]);
+	l->frame_size_off = (uint32_t)v[O_FS];
+	l->code_begin_off = (uint32_t)v[O_BEGIN];
+	l->complete_off = (uint32_t)v[O_COMPLETE];
+	l->sender_sp_off = (int32_t)(int64_t)ss * 8;
+	l->ok = j->method_ok && l->interp_hi > l->interp_lo && l->code_hi > l->code_lo;
+	if (!l->ok)
+		goto bad;
+	os_debug("hotspot: pid %u: %u code heaps in [0x%llx, 0x%llx): JIT frames of access paths "
+		 "walked by their code blobs", j->pid, l->nheaps, (unsigned long long)l->code_lo,
+		 (unsigned long long)l->code_hi);
+	return;
+bad:
+	l->ok = false;
+	os_debug("hotspot: pid %u: the code heaps could not be read: JIT frames of access paths "
+		 "by frame pointer only", j->pid);
+}
+
+/* Forgets the blobs the Java walk looked up. */
+static void blobs_flush(struct hs_jvm *j)
+{
+	if (j->nblobs)
+		j->blob_flushes++;
+	j->nblobs = 0;
+	j->blobs_since = os_now_ns();
+	memset(j->popped_pc, 0, sizeof(j->popped_pc));
+	memset(j->seg_high, 0, sizeof(j->seg_high));
+	memset(j->segpage_tag, 0, sizeof(j->segpage_tag));
+}
+
 static void prepare_jvm(struct hotspot *h, struct hs_jvm *j, const struct os_event *ev)
 {
 	char path[64];
@@ -238,6 +386,8 @@ static void prepare_jvm(struct hotspot *h, struct hs_jvm *j, const struct os_eve
 		os_debug("hotspot: pid %u: cannot read the vmStructs tables: %s", j->pid,
 			 strerror(-rc));
 	j->vm_ok = rc == 0;
+	if (j->vm_ok)
+		frames_resolve(h, j);
 }
 
 /* OS_EV_JALLOC: the path is interned with the class word innermost. */
@@ -322,6 +472,8 @@ static bool hs_prepare(struct os_runtime *rt, struct os_aspace *as, const struct
 		h->a->c.dropped_events++;
 		return false;
 	}
+	if (ev->type == OS_EV_GC_BEGIN || ev->type == OS_EV_GC_END)
+		blobs_flush(j); /* code is unloaded at collections */
 	switch (ev->type) {
 	case OS_EV_JVM:
 		prepare_jvm(h, j, ev);
@@ -783,27 +935,304 @@ static bool hs_in_heap(struct os_runtime *rt, uint32_t asid, uint64_t addr)
 	       addr >= j->info.heap_start && addr < j->info.heap_end;
 }
 
+/* The word of an interpreted frame whose Method* slot holds m (read: its
+ * reader said yes), or pc. */
+static uint64_t method_word(struct hotspot *h, struct hs_jvm *j, uint64_t pc, bool read,
+			    uint64_t m)
+{
+	if (!read || !m || (m & 7) || (m & ~OS_HS_WORD_MASK))
+		return pc;
+	name_method(h, j, OS_FRAME_METHOD | m);
+	return name_known(j, OS_FRAME_METHOD | m) ? (OS_FRAME_METHOD | m) : pc;
+}
+
 static uint64_t hs_frame_word(struct os_runtime *rt, uint32_t asid, uint64_t pc, uint64_t fp,
 			      bool (*read)(void *arg, uint64_t addr, uint64_t *word), void *arg)
 {
 	struct hotspot *h = hs_of(rt);
 	struct hs_jvm *j = jvm_find(h, asid);
-	uint64_t off, m;
+	uint64_t m = 0;
+	bool ok;
 
-	if (!j || !j->vm_ok || pc < j->info.interp_start || pc >= j->info.interp_end)
+	/* the Method* slot of an interpreter frame (frames_resolve) */
+	if (!j || !j->vm_ok || !j->method_ok || pc < j->info.interp_start ||
+	    pc >= j->info.interp_end)
 		return pc;
-	/* the Method* slot of an interpreter frame, in words from fp (JDK 17
-	 * exports the slot next to it: the method is the one below last_sp) */
-	if (os_hs_vm_get(&j->vm, "frame::interpreter_frame_method_offset", &off) != 0) {
-		if (os_hs_vm_get(&j->vm, "frame::interpreter_frame_last_sp_offset", &off) != 0)
-			return pc;
-		off -= 1;
+	ok = read(arg, fp + (uint64_t)j->method_off, &m);
+	return method_word(h, j, pc, ok, m);
+}
+
+/* ---- Java walks of access paths (common/hs_frames.h) ---- */
+
+/* Remote reads of one blob lookup, by lines of HS_LINE bytes: the segment
+ * map's hops and the block's header fields lie close together. */
+struct hs_lines {
+	struct hotspot *h;
+	struct hs_jvm *j;
+	uint64_t tag[HS_LINES];     /* line address + 1, 0 = empty */
+	uint8_t data[HS_LINES][HS_LINE];
+	uint32_t next;
+};
+
+static bool remote_rd(struct hs_lines *c, uint64_t addr, void *buf, size_t len)
+{
+	c->j->blob_reads++;
+	return c->h->mem.read(c->h->mem.arg, c->j->pid, addr, buf, len) == (ssize_t)len;
+}
+
+static bool lines_rd(void *arg, uint64_t addr, void *buf, size_t len)
+{
+	struct hs_lines *c = arg;
+	uint64_t line = addr & ~(uint64_t)(HS_LINE - 1);
+	uint32_t i;
+
+	if (!len || (addr & (HS_LINE - 1)) + len > HS_LINE)
+		return remote_rd(c, addr, buf, len);
+	for (i = 0; i < HS_LINES; i++)
+		if (c->tag[i] == line + 1)
+			break;
+	if (i == HS_LINES) {
+		i = c->next++ % HS_LINES;
+		c->tag[i] = 0;
+		/* a line lies in one page: readable whole when addr is */
+		if (!remote_rd(c, line, c->data[i], HS_LINE))
+			return remote_rd(c, addr, buf, len);
+		c->tag[i] = line + 1;
 	}
-	if (!read(arg, fp + (uint64_t)((int64_t)off * 8), &m) || !m || (m & 7) ||
-	    (m & ~OS_HS_WORD_MASK))
-		return pc;
-	name_method(h, j, OS_FRAME_METHOD | m);
-	return name_known(j, OS_FRAME_METHOD | m) ? (OS_FRAME_METHOD | m) : pc;
+	memcpy(buf, c->data[i] + (addr & (HS_LINE - 1)), len);
+	return true;
+}
+
+/* The lookup's reader (os_hsf_blob): the segment maps' committed ends and
+ * pages as read since the last flush of the blob cache (a lookup that
+ * fails on them is made again on fresh reads: walk_find), block headers
+ * afresh by lines. */
+static bool code_rd(void *arg, uint64_t addr, void *buf, size_t len)
+{
+	struct hs_lines *c = arg;
+	struct hs_jvm *j = c->j;
+	const struct os_hsf_layout *l = &j->frames;
+
+	for (uint32_t i = 0; i < l->nheaps; i++) {
+		const struct os_hsf_heap *hp = &l->heap[i];
+		uint64_t page = addr & ~4095ULL, v;
+		uint32_t slot;
+
+		if (addr == hp->seg_high_at && len == 8) {
+			if (!j->seg_high[i]) {
+				if (!remote_rd(c, addr, &v, 8))
+					return false;
+				j->seg_high[i] = v + 1;
+			}
+			v = j->seg_high[i] - 1;
+			memcpy(buf, &v, 8);
+			return true;
+		}
+		if (addr < hp->seg_lo || addr - hp->seg_lo >= (hp->hi - hp->lo) >> hp->log2_seg ||
+		    (addr & 4095) + len > 4096)
+			continue;
+		if (!j->segpage) {
+			j->segpage = malloc(HS_SEGPAGES * sizeof(*j->segpage));
+			if (!j->segpage)
+				return lines_rd(c, addr, buf, len);
+		}
+		slot = (uint32_t)((page >> 12) % HS_SEGPAGES);
+		if (j->segpage_tag[slot] != page + 1) {
+			j->segpage_tag[slot] = 0;
+			if (!remote_rd(c, page, j->segpage[slot], 4096))
+				return lines_rd(c, addr, buf, len); /* the map's committed end */
+			j->segpage_tag[slot] = page + 1;
+		}
+		memcpy(buf, j->segpage[slot] + (addr & 4095), len);
+		return true;
+	}
+	return lines_rd(c, addr, buf, len);
+}
+
+/* The first cached blob whose hi lies above pc. */
+static size_t blobs_bound(const struct hs_jvm *j, uint64_t pc)
+{
+	size_t lo = 0, hi = j->nblobs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (j->blobs[mid].hi <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+struct hs_walk {
+	struct hotspot *h;
+	struct hs_jvm *j;
+};
+
+/* os_hsf_find: the blob of pc, from the cache or the target's code heap. */
+static bool walk_find(void *arg, uint64_t pc, struct os_hsf_blob *b)
+{
+	struct hs_walk *w = arg;
+	struct hs_jvm *j = w->j;
+	struct hs_lines lines;
+	struct hs_blob_ent e;
+	size_t i = blobs_bound(j, pc);
+	int32_t size;
+
+	j->blob_lookups++;
+	if (i < j->nblobs && j->blobs[i].lo <= pc) {
+		*b = j->blobs[i].b;
+		return true;
+	}
+	j->blob_misses++;
+	lines.h = w->h;
+	lines.j = j;
+	lines.next = 0;
+	memset(lines.tag, 0, sizeof(lines.tag));
+	if (!os_hsf_blob(&j->frames, code_rd, &lines, pc, b)) {
+		/* the kept segment map may be older than the blob: again afresh */
+		memset(j->seg_high, 0, sizeof(j->seg_high));
+		memset(j->segpage_tag, 0, sizeof(j->segpage_tag));
+		if (!os_hsf_blob(&j->frames, code_rd, &lines, pc, b))
+			return false; /* not cached: a free block may be used soon */
+	}
+	/* the blob's extent: CodeBlob::_size bytes from the blob; else this pc */
+	e.lo = b->start;
+	e.hi = pc + 1;
+	if (j->blob_size_off >= 0 &&
+	    lines_rd(&lines, b->start + (uint64_t)j->blob_size_off, &size, 4) &&
+	    size > 0 && b->start + (uint64_t)size > pc)
+		e.hi = b->start + (uint64_t)size;
+	else
+		e.lo = pc;
+	e.b = *b;
+	if (j->nblobs >= HS_BLOBS_MAX)
+		blobs_flush(j);
+	if (j->nblobs == j->capblobs) {
+		size_t cap = j->capblobs ? j->capblobs * 2 : 64;
+		struct hs_blob_ent *n = realloc(j->blobs, cap * sizeof(*n));
+
+		if (!n)
+			return true;
+		j->blobs = n;
+		j->capblobs = cap;
+	}
+	/* disjoint: what the new blob overlaps (stale entries) goes */
+	i = blobs_bound(j, e.lo);
+	{
+		size_t k = i;
+
+		while (k < j->nblobs && j->blobs[k].lo < e.hi)
+			k++;
+		if (k > i)
+			memmove(&j->blobs[i], &j->blobs[k], (j->nblobs - k) * sizeof(e));
+		j->nblobs -= k - i;
+	}
+	memmove(&j->blobs[i + 1], &j->blobs[i], (j->nblobs - i) * sizeof(e));
+	j->blobs[i] = e;
+	j->nblobs++;
+	return true;
+}
+
+/* A return pc where a walk may go on: the interpreter, a used code blob,
+ * or an ELF file's executable mapping. */
+static bool walk_plausible(struct hs_walk *w, uint64_t pc)
+{
+	struct os_hsf_blob b;
+	const char *path;
+	uint64_t bias, start, end;
+
+	if (os_hsf_in_interp(&w->j->frames, pc))
+		return true;
+	if (os_hsf_in_code(&w->j->frames, pc))
+		return walk_find(w, pc, &b);
+	return w->h->sym && os_sym_module_at(w->h->sym, w->j->asid, pc, &path, &bias, &start,
+					     &end) == 0;
+}
+
+/* Whether a sampled compiled frame at pc has popped its frame already:
+ * C1 and C2 end a method with `add rsp, N; pop rbp; cmp rsp, [r15 + poll];
+ * ja slow; ret` (JDK 17, x86_64), and the soft sampler's pc is the one
+ * after the accessing instruction, the poll: pc at `ja rel; ret`. */
+static bool at_return_poll(struct hotspot *h, struct hs_jvm *j, uint64_t pc)
+{
+	uint32_t slot = (uint32_t)(os_hash64(pc) & (HS_POPPED - 1));
+	uint8_t c[7];
+	bool r;
+
+	if (j->popped_pc[slot] == pc + 1)
+		return j->popped[slot];
+	if (h->mem.read(h->mem.arg, j->pid, pc, c, sizeof(c)) == (ssize_t)sizeof(c))
+		r = (c[0] == 0x0f && c[1] == 0x87 && c[6] == 0xc3) || (c[0] == 0x77 && c[2] == 0xc3);
+	else if (h->mem.read(h->mem.arg, j->pid, pc, c, 3) == 3) /* at a mapping's end */
+		r = c[0] == 0x77 && c[2] == 0xc3;
+	else
+		r = false;
+	j->popped_pc[slot] = pc + 1;
+	j->popped[slot] = r;
+	return r;
+}
+
+static uint32_t hs_java_walk(struct os_runtime *rt, uint32_t asid, const struct os_hsf_frame *start,
+			     bool leaf, os_hsf_read read, void *arg, uint64_t *frames, uint32_t max)
+{
+	struct hotspot *h = hs_of(rt);
+	struct hs_jvm *j = h->njvms ? jvm_find(h, asid) : NULL;
+	struct hs_walk w = { h, j };
+	struct os_hsf_frame f = *start;
+	struct os_hsf_blob b = { 0, 0, 0, 0 };
+	uint32_t n = 0;
+	uint64_t now;
+
+	if (!j || !j->frames.ok || !max)
+		return 0;
+	if (!os_hsf_in_interp(&j->frames, f.pc)) {
+		if (!os_hsf_in_code(&j->frames, f.pc))
+			return 0;
+		now = os_now_ns();
+		if (now - j->blobs_since > HS_BLOBS_AGE_NS)
+			blobs_flush(j);
+		if (!walk_find(&w, f.pc, &b))
+			return 0; /* a pc in no used blob: nothing to stand on */
+	}
+	j->walks++;
+	/* a leaf whose frame is gone already: its caller's pc is at sp */
+	if (leaf && b.frame_size > 0 && f.pc >= b.complete_pc && at_return_poll(h, j, f.pc)) {
+		uint64_t ra;
+
+		j->walk_popped++;
+		frames[n++] = f.pc;
+		if (n == max || !read(arg, f.sp, &ra, 8) || !walk_plausible(&w, ra)) {
+			j->walk_frames += n;
+			return n;
+		}
+		f.pc = ra;
+		f.sp += 8;
+		leaf = false;
+	}
+	for (;;) {
+		uint64_t m = 0;
+		bool ok;
+
+		if (os_hsf_in_interp(&j->frames, f.pc)) {
+			ok = read(arg, f.fp + (uint64_t)j->method_off, &m, 8);
+			frames[n++] = method_word(h, j, f.pc, ok, m);
+		} else {
+			frames[n++] = f.pc;
+		}
+		if (n == max)
+			break;
+		if (!os_hsf_step(&j->frames, walk_find, &w, read, arg, &f, leaf))
+			break;
+		leaf = false;
+		if (!walk_plausible(&w, f.pc)) {
+			j->walk_cut++;
+			break;
+		}
+	}
+	j->walk_frames += n;
+	return n;
 }
 
 static enum os_rt_word hs_name_word(struct os_runtime *rt, uint32_t asid, uint64_t word,
@@ -910,6 +1339,17 @@ static void hs_notes(struct os_runtime *rt, struct os_profile *p)
 				 j->pid, gc);
 			os_profile_add_note(p, note);
 		}
+		if (j->walks)
+			os_debug("hotspot: pid %u: %llu access paths walked from JIT code (%llu frames, "
+				 "%llu cut at an implausible return pc, %llu leaves at a return poll); "
+				 "%llu code blob lookups, %llu misses read from the code heap (%llu "
+				 "reads), cache flushed %llu times",
+				 j->pid, (unsigned long long)j->walks,
+				 (unsigned long long)j->walk_frames, (unsigned long long)j->walk_cut,
+				 (unsigned long long)j->walk_popped,
+				 (unsigned long long)j->blob_lookups,
+				 (unsigned long long)j->blob_misses, (unsigned long long)j->blob_reads,
+				 (unsigned long long)j->blob_flushes);
 		if (!j->vm_ok)
 			os_profile_add_note(p, "HotSpot: the vmStructs tables could not be read: "
 					       "classes and interpreted frames are unnamed");
@@ -957,7 +1397,9 @@ static void hs_notes(struct os_runtime *rt, struct os_profile *p)
 				 h->att.map[0] ? "from the perf map the JVM wrote on request "
 						 "(Compiler.perfmap)"
 					       : "unavailable (no perf map)",
-				 h->att.preserve_fp == 1
+				 h->att.preserve_fp == 2
+					 ? "complete (JIT frames walked by their code blobs' frame sizes)"
+				 : h->att.preserve_fp == 1
 					 ? "complete (the JVM runs with -XX:+PreserveFramePointer)"
 					 : "TRUNCATED at the first JIT-compiled frame (the JVM runs "
 					   "without -XX:+PreserveFramePointer; start it with that "
@@ -1001,6 +1443,7 @@ static const struct os_runtime_ops hotspot_ops = {
 	.before_symbolize = hs_before_symbolize,
 	.name_word = hs_name_word,
 	.frame_word = hs_frame_word,
+	.java_walk = hs_java_walk,
 	.in_heap = hs_in_heap,
 	.jit_name = hs_jit_name,
 	.thread_kind = hs_thread_kind,

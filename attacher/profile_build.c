@@ -225,6 +225,10 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 		 "frame-pointer chain%s",
 		 (unsigned long long)c->unwound_dwarf, (unsigned long long)c->unwound_fp,
 		 c->unw ? "" : " (--call-graph fp)");
+	if (c->unwound_java) /* common/hs_frames.h, through the runtime adapter */
+		snprintf(note + strlen(note), sizeof(note) - strlen(note),
+			 ", %llu walked through JIT code by the code blobs' frame sizes",
+			 (unsigned long long)c->unwound_java);
 	os_profile_add_note(b.p, note);
 	if (c->shm_ready && atomic_load(&c->shm.hdr->processes) == 0)
 		os_profile_add_note(b.p, "the preload library was not loaded by the target (static "

@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/hs_frames.h"
+
 struct os_aspace;
 struct os_event;
 struct os_obj_event;
@@ -47,6 +49,18 @@ struct os_runtime_ops {
 	 * read(arg, addr, &word) reads the sampled stack copy (false outside). */
 	uint64_t (*frame_word)(struct os_runtime *rt, uint32_t asid, uint64_t pc, uint64_t fp,
 			       bool (*read)(void *arg, uint64_t addr, uint64_t *word), void *arg);
+	/* Drain time: the access path of a sample of asid from frame *start
+	 * (leaf: the interrupted frame itself) whose pc lies in the runtime's
+	 * code (JIT code, interpreter, stubs), walked by the runtime's frame
+	 * rules over the sampled stack copy (read: common/hs_frames.h's
+	 * reader, false outside the copy). frames[] get the words frame_word
+	 * gives (interpreted methods named, other pcs as they are); the walk
+	 * ends before the first pc that is neither the runtime's code nor in a
+	 * known executable mapping. Returns the number of frames, 0 when
+	 * start->pc is not in such code (or it cannot be walked: the caller
+	 * keeps its own way). */
+	uint32_t (*java_walk)(struct os_runtime *rt, uint32_t asid, const struct os_hsf_frame *start,
+			      bool leaf, os_hsf_read read, void *arg, uint64_t *frames, uint32_t max);
 	/* Drain time: a sample of as with data address addr was just read (it
 	 * is applied later, in time order); the adapter may look at the
 	 * target's memory now, while it is closest to the sample. */

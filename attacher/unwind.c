@@ -33,6 +33,9 @@ struct os_unwinder {
 	struct uw_space *cur;
 	uint64_t *frames;
 	uint32_t n, max;
+	/* where the unwinding stopped for want of a module (os_unwind_stopped) */
+	bool stopped;
+	uint64_t stop_sp, stop_fp;
 };
 
 static char *debuginfo_path;
@@ -173,8 +176,18 @@ static int cb_frame(Dwfl_Frame *state, void *arg)
 	if (u->n >= u->max)
 		return DWARF_CB_ABORT;
 	/* the caller is computed from this frame's CFI: its module must be known */
-	if (!report_module(u, activation ? pc : pc - 1))
+	if (!report_module(u, activation ? pc : pc - 1)) {
+		Dwarf_Word sp, fp;
+
+		/* JIT code (no module): a runtime adapter may go on from here */
+		if (u->n > 1 && dwfl_frame_reg(state, 7, &sp) == 0 &&
+		    dwfl_frame_reg(state, 6, &fp) == 0) {
+			u->stopped = true;
+			u->stop_sp = sp;
+			u->stop_fp = fp;
+		}
 		return DWARF_CB_ABORT;
+	}
 	return DWARF_CB_OK;
 }
 
@@ -182,6 +195,7 @@ uint32_t os_unwind(struct os_unwinder *u, uint32_t asid, uint32_t tid,
 		   const uint64_t regs[OS_REG_COUNT], const uint8_t *stack, size_t len,
 		   uint64_t *frames, uint32_t max)
 {
+	u->stopped = false;
 	if (!max)
 		return 0;
 	u->cur = space_of(u, asid);
@@ -206,4 +220,13 @@ uint32_t os_unwind(struct os_unwinder *u, uint32_t asid, uint32_t tid,
 	/* an error at the end of the stack is normal: keep what was found */
 	dwfl_getthread_frames(u->cur->dwfl, (pid_t)tid, cb_frame, u);
 	return u->n;
+}
+
+bool os_unwind_stopped(const struct os_unwinder *u, uint64_t *sp, uint64_t *fp)
+{
+	if (!u || !u->stopped)
+		return false;
+	*sp = u->stop_sp;
+	*fp = u->stop_fp;
+	return true;
 }

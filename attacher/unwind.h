@@ -10,6 +10,7 @@
 #ifndef OBJSCOPE_UNWIND_H
 #define OBJSCOPE_UNWIND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,5 +30,10 @@ void os_unwinder_free(struct os_unwinder *u);
 uint32_t os_unwind(struct os_unwinder *u, uint32_t asid, uint32_t tid,
 		   const uint64_t regs[OS_REG_COUNT], const uint8_t *stack, size_t len,
 		   uint64_t *frames, uint32_t max);
+/* After os_unwind: when it stopped at a frame whose caller it could not
+ * compute because the frame's pc lies in no ELF module (JIT code), that
+ * frame's stack pointer (the caller's CFA) and frame pointer: true and
+ * *sp, *fp; false otherwise. The frame is the last one os_unwind gave. */
+bool os_unwind_stopped(const struct os_unwinder *u, uint64_t *sp, uint64_t *fp);
 
 #endif

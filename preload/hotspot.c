@@ -814,7 +814,7 @@ int osp_hs_attach_prepare(struct os_jvm_plan *plan)
 	if (!__atomic_load_n(&osp_hs.up, __ATOMIC_ACQUIRE))
 		return 0;
 	plan->jvm = 1;
-	plan->preserve_fp = osp_hs.frames.ok ? 2 : (uint32_t)hs_preserve_fp;
+	plan->preserve_fp = hs_preserve_fp != 1 && osp_hs.frames.ok ? 2 : (uint32_t)hs_preserve_fp;
 	for (int i = 0; i < HS_CREATE_VM; i++) {
 		if (hs_patch[i] == 2)
 			plan->active++;

@@ -487,16 +487,26 @@ static json_object *java_planted(const char *name, const char *flag)
 	return report;
 }
 
-/* Without -XX:+PreserveFramePointer the Java part of call paths is cut at
- * the first JIT frame: the report says so. Objects born before the attach
- * (makeSequential's, moved by System.gc()) appear with their class. */
+/* Without -XX:+PreserveFramePointer the Java part of call paths goes on
+ * through JIT frames, walked by their code blobs' frame sizes
+ * (common/hs_frames.h; before, it was cut at the first JIT frame): the
+ * planted site is named with its caller and the report says the stacks are
+ * complete. Objects born before the attach (makeSequential's, moved by
+ * System.gc()) appear with their class. */
 Test(e2e_attach, java_planted_site_ranks_first)
 {
 	json_object *report = java_planted("j", NULL), *objects = e2e_get(report, "objects");
+	json_object *top = json_object_array_get_idx(objects, 0);
 	bool before = false;
+	char buf[2048];
 
-	cr_expect(notes_have(report, "TRUNCATED at the first JIT-compiled frame"),
-		  "no note on truncated Java stacks");
+	cr_expect(notes_have(report, "complete (JIT frames walked by their code blobs' frame "
+			     "sizes)"), "no note on complete Java stacks");
+	cr_expect(e2e_stack_has(top, "AttachFixture.renewRandom", 2) ||
+		  e2e_stack_has(top, "AttachFixture.makeRandom", 2),
+		  "planted site not named: %s", e2e_stack_str(top, buf, sizeof(buf)));
+	cr_expect(e2e_stack_has(top, "AttachFixture.main", 4), "no caller: %s",
+		  e2e_stack_str(top, buf, sizeof(buf)));
 	for (size_t i = 0; i < json_object_array_length(objects); i++) {
 		json_object *o = json_object_array_get_idx(objects, i);
 

@@ -98,6 +98,82 @@ static void check_no_perf_map(json_object *report)
 	}
 }
 
+static bool stack_has_any(json_object *obj, const char *const names[])
+{
+	json_object *st = e2e_get(obj, "alloc_stack");
+
+	for (size_t i = 0; st && i < json_object_array_length(st); i++) {
+		const char *f = json_object_get_string(json_object_array_get_idx(st, i));
+
+		for (size_t k = 0; f && names[k]; k++)
+			if (!strcmp(f, names[k]))
+				return true;
+	}
+	return false;
+}
+
+/* Launch mode runs the JVM without -XX:+PreserveFramePointer (its CPU cost
+ * is 2-4%): allocation paths walk JIT frames by their code blobs' frame
+ * sizes (common/hs_frames.h). Java objects' paths, and native allocations
+ * made under compiled frames (tests/java/JitNative.java: zlib's callocs
+ * under Deflater.init, called from the compiled JitNative.round), must
+ * reach the thread's entry through every Java frame. With libunwind alone
+ * the native paths stopped at JitNative.round (58670 of 59310 allocations). */
+Test(e2e_java, allocation_paths_without_frame_pointers)
+{
+	const char *flags[] = { "java", "-XX:+PrintFlagsFinal", "-version", NULL };
+	const char *jitnative[] = { "java", "-Xshare:auto", "-cp", JAVA_CP, "JitNative", NULL };
+	const char *entries[] = { "JavaMain", "ThreadJavaMain", "start_thread", NULL };
+	const char *opts[] = { "-q", RING, NULL };
+	char *profile = e2e_path(tmp, "flags.data"), buf[2048];
+	json_object *report, *objects, *top;
+	struct e2e_result r;
+	int64_t under = 0, whole = 0;
+
+	cr_assert_eq(e2e_record(tmp, profile, opts, flags, &r), 0, "cannot run objscope record");
+	cr_assert_eq(r.status, 0, "java -version exited %d: %s", r.status, r.err);
+	cr_assert(strstr(r.out, "PreserveFramePointer"), "no PreserveFramePointer in the flags");
+	cr_expect(!strstr(r.out, "bool PreserveFramePointer                     = true"),
+		  "launch mode turned -XX:+PreserveFramePointer on");
+	e2e_result_free(&r);
+	free(profile);
+
+	report = record_java("-XX:+UseG1GC", "-Xshare:auto", opts);
+	objects = e2e_get(report, "objects");
+	cr_assert(objects && json_object_array_length(objects) > 0, "objects[] is empty");
+	top = json_object_array_get_idx(objects, 0);
+	cr_expect(frame_is(top, 0, "ObjFixture.makeRandom") &&
+			  e2e_stack_has(top, "ObjFixture.main", 4) && stack_has_any(top, entries),
+		  "top object's path does not run from makeRandom through main to the thread "
+		  "entry: %s", e2e_stack_str(top, buf, sizeof(buf)));
+	json_object_put(report);
+
+	report = record_argv(jitnative, opts);
+	objects = e2e_get(report, "objects");
+	cr_assert(objects, "no objects[]");
+	for (size_t i = 0; i < json_object_array_length(objects); i++) {
+		json_object *o = json_object_array_get_idx(objects, i);
+		int64_t n = e2e_get_int(o, "allocations");
+
+		if (!e2e_stack_has(o, "Java_java_util_zip_Deflater_init", 4) ||
+		    !e2e_stack_has(o, "JitNative.round", 8))
+			continue;
+		under += n;
+		if (stack_has_any(o, entries))
+			whole += n;
+		else
+			cr_log_warn("cut path: %s", e2e_stack_str(o, buf, sizeof(buf)));
+	}
+	cr_log_info("zlib allocations under JitNative.round: %lld, %lld with whole paths",
+		    (long long)under, (long long)whole);
+	/* 20000 rounds, 3-5 tracked callocs each */
+	cr_expect_gt(under, 40000, "only %lld zlib allocations under JitNative.round",
+		     (long long)under);
+	cr_expect_eq(whole, under, "%lld of %lld paths cut short", (long long)(under - whole),
+		     (long long)under);
+	json_object_put(report);
+}
+
 /* The planted answer under one collector, exact mode (every object seen:
  * exact counts). */
 static void planted_answer(const char *gc_flag, const char *gc_flag2)
@@ -368,6 +444,58 @@ Test(e2e_java, small_objects_charged_to_their_class)
 	cr_expect(pos >= 0 && pos < 3, "PreAttachFixture$Node ranks %lld", (long long)pos + 1);
 	cr_expect(has_note(report, "fell on objects smaller than --min-size"),
 		  "no note on the objects found at samples");
+	check_no_perf_map(report);
+	json_object_put(report);
+}
+
+/* Access paths through JIT code without frame pointers: the user's
+ * -XX:-PreserveFramePointer (after objscope's options: it wins) leaves
+ * compiled frames without them, and the collector walks them by their code
+ * blobs' frame sizes (common/hs_frames.h). makeRandom's arrays are read by
+ * readRandom, compiled (OSR and C2) early, called from main: the kernel's
+ * frame-pointer chain stopped at readRandom (3 of 100 samples had a caller). */
+Test(e2e_java, jit_access_paths_without_frame_pointers)
+{
+	const char *argv[] = { "java", "-XX:-PreserveFramePointer", "-Xshare:auto", "-cp", JAVA_CP,
+			       "ObjFixture", NULL };
+	const char *opts[] = { "-q", RING, NULL };
+	json_object *report = record_argv(argv, opts), *objects, *top, *acc;
+	int64_t leaf = 0, called = 0, total;
+	char buf[2048];
+
+	objects = e2e_get(report, "objects");
+	cr_assert(objects && json_object_array_length(objects) > 0, "objects[] is empty");
+	top = json_object_array_get_idx(objects, 0);
+	cr_assert(frame_is(top, 0, "ObjFixture.makeRandom"), "top object: %s",
+		  e2e_stack_str(top, buf, sizeof(buf)));
+	total = e2e_get_int(top, "samples");
+	acc = e2e_get(top, "accesses");
+	cr_assert(acc && json_object_array_length(acc) > 0, "no accesses[]");
+	for (size_t i = 0; i < json_object_array_length(acc); i++) {
+		json_object *a = json_object_array_get_idx(acc, i), *st = e2e_get(a, "stack");
+		int64_t n = e2e_get_int(a, "samples");
+		const char *f0, *f1;
+
+		if (!st || json_object_array_length(st) < 1)
+			continue;
+		f0 = json_object_get_string(json_object_array_get_idx(st, 0));
+		if (!f0 || strncmp(f0, "ObjFixture.readRandom", 21))
+			continue;
+		leaf += n;
+		f1 = json_object_array_length(st) > 1
+			     ? json_object_get_string(json_object_array_get_idx(st, 1))
+			     : NULL;
+		if (f1 && !strncmp(f1, "ObjFixture.main", 15))
+			called += n;
+	}
+	cr_log_info("JIT access paths: %lld of %lld samples in readRandom, %lld with main as "
+		    "its caller", (long long)leaf, (long long)total, (long long)called);
+	cr_assert_gt(total, 30, "too few samples on the top object: %lld", (long long)total);
+	cr_expect_geq(leaf * 10, total * 8, "only %lld of %lld samples in readRandom",
+		      (long long)leaf, (long long)total);
+	cr_expect_geq(called * 10, leaf * 8, "only %lld of %lld readRandom samples have "
+		      "ObjFixture.main as caller", (long long)called, (long long)leaf);
+	cr_expect(has_note(report, "walked through JIT code"), "no note on JIT walks");
 	check_no_perf_map(report);
 	json_object_put(report);
 }
