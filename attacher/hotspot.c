@@ -1259,7 +1259,29 @@ static enum os_rt_word hs_name_word(struct os_runtime *rt, uint32_t asid, uint64
 		*name = str_at(h, idx);
 	if (klass)
 		return OS_RT_WORD_TYPE; /* a type even when unnamed: never a frame */
-	return *name ? OS_RT_WORD_FRAME : OS_RT_WORD_UNKNOWN;
+	if (!*name) /* its Method could not be read (unloaded, or the JVM gone) */
+		*name = "Interpreter";
+	return OS_RT_WORD_FRAME;
+}
+
+/* A native allocation path (malloc, mmap) of a JVM: the preload's walk
+ * through JIT code gives interpreted frames as Method* words; their names
+ * are read now, while the methods exist. */
+static void hs_path_words(struct os_runtime *rt, struct os_aspace *as, const uint64_t *frames,
+			  uint32_t n)
+{
+	struct hotspot *h = hs_of(rt);
+	struct hs_jvm *j = NULL;
+
+	for (uint32_t i = 0; i < n; i++) {
+		if ((frames[i] & ~OS_HS_WORD_MASK) != OS_FRAME_METHOD)
+			continue;
+		if (!j)
+			j = jvm_find(h, as->id);
+		if (!j || !j->vm_ok)
+			return;
+		name_method(h, j, frames[i]);
+	}
 }
 
 static const char *hs_jit_name(struct os_runtime *rt, uint32_t asid, const char *raw, char *buf,
@@ -1443,6 +1465,7 @@ static const struct os_runtime_ops hotspot_ops = {
 	.before_symbolize = hs_before_symbolize,
 	.name_word = hs_name_word,
 	.frame_word = hs_frame_word,
+	.path_words = hs_path_words,
 	.java_walk = hs_java_walk,
 	.in_heap = hs_in_heap,
 	.jit_name = hs_jit_name,

@@ -34,8 +34,10 @@ extern osp_move_filter_fn osp_move_filter;
  * pointer (a JIT's code) ends or garbles that walk: when a runtime adapter
  * has installed osp_path_jit and a path reaches one of its code ranges
  * (osp_path_jit_lo .. hi), the path is walked again by osp_path_jit, which
- * returns the frames from `caller` (the hook's return address) as plain
- * pcs and sets *truncated when max cut it. Default: NULL. */
+ * returns the frames from `caller` (the hook's return address): pcs, and
+ * the runtime's own words for frames it names (OS_FRAME_METHOD | Method*
+ * of an interpreted Java method); *truncated is set when max cut it.
+ * Default: NULL. */
 typedef int (*osp_path_jit_fn)(uint64_t *frames, int max, const void *caller, int *truncated);
 
 extern osp_path_jit_fn osp_path_jit;

@@ -581,7 +581,7 @@ static void hs_jvm_up(void)
 	if (osp_hs.frames.ok && !osp_path_jit) { /* native paths through JIT code */
 		osp_path_jit_lo = osp_hs.frames.code_lo;
 		osp_path_jit_hi = osp_hs.frames.code_hi;
-		__atomic_store_n(&osp_path_jit, osp_hs_walk_pcs, __ATOMIC_RELEASE);
+		__atomic_store_n(&osp_path_jit, osp_hs_walk_native, __ATOMIC_RELEASE);
 	}
 	__atomic_store_n(&osp_hs.up, 1, __ATOMIC_RELEASE);
 	osp_hs_emit(t, OS_EV_JVM, info.heap_start, info.heap_end - info.heap_start,

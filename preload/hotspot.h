@@ -56,9 +56,9 @@ int osp_hs_emit(struct osp_thread *t, uint16_t type, uint64_t addr, uint64_t siz
  * *truncated is set when `max` cut the walk. */
 int osp_hs_walk(uint64_t *frames, int max, const void *caller, int *truncated);
 
-/* The same walk with plain pcs for interpreted frames too: native
- * allocation paths that reach JIT code (osp_path_jit, adapter.h). */
-int osp_hs_walk_pcs(uint64_t *frames, int max, const void *caller, int *truncated);
+/* The same walk for native allocation paths that reach JIT code
+ * (osp_path_jit, adapter.h). */
+int osp_hs_walk_native(uint64_t *frames, int max, const void *caller, int *truncated);
 
 /* Frame-pointer-only walk from `caller` whose frame pointer is `fp` (libjvm
  * is built with frame pointers). Same frame words and bounds. */

@@ -190,7 +190,7 @@ int osp_hs_walk(uint64_t *frames, int max, const void *caller, int *truncated)
 	return hw_walk(frames, max, caller, 1, truncated);
 }
 
-int osp_hs_walk_pcs(uint64_t *frames, int max, const void *caller, int *truncated)
+int osp_hs_walk_native(uint64_t *frames, int max, const void *caller, int *truncated)
 {
-	return hw_walk(frames, max, caller, 0, truncated);
+	return hw_walk(frames, max, caller, 1, truncated);
 }

@@ -117,8 +117,10 @@ static bool stack_has_any(json_object *obj, const char *const names[])
  * sizes (common/hs_frames.h). Java objects' paths, and native allocations
  * made under compiled frames (tests/java/JitNative.java: zlib's callocs
  * under Deflater.init, called from the compiled JitNative.round), must
- * reach the thread's entry through every Java frame. With libunwind alone
- * the native paths stopped at JitNative.round (58670 of 59310 allocations). */
+ * reach the thread's entry through every Java frame, interpreted ones named
+ * (native paths carry Method* words too). With libunwind alone the native
+ * paths stopped at JitNative.round (58670 of 59310 allocations); with plain
+ * pcs for interpreted frames main showed as "Interpreter". */
 Test(e2e_java, allocation_paths_without_frame_pointers)
 {
 	const char *flags[] = { "java", "-XX:+PrintFlagsFinal", "-version", NULL };
@@ -159,17 +161,19 @@ Test(e2e_java, allocation_paths_without_frame_pointers)
 		    !e2e_stack_has(o, "JitNative.round", 8))
 			continue;
 		under += n;
-		if (stack_has_any(o, entries))
+		/* main is interpreted (or OSR-compiled): named either way */
+		if (stack_has_any(o, entries) && e2e_stack_has(o, "JitNative.main", 16))
 			whole += n;
 		else
-			cr_log_warn("cut path: %s", e2e_stack_str(o, buf, sizeof(buf)));
+			cr_log_warn("cut or unnamed path: %s", e2e_stack_str(o, buf, sizeof(buf)));
 	}
 	cr_log_info("zlib allocations under JitNative.round: %lld, %lld with whole paths",
 		    (long long)under, (long long)whole);
 	/* 20000 rounds, 3-5 tracked callocs each */
 	cr_expect_gt(under, 40000, "only %lld zlib allocations under JitNative.round",
 		     (long long)under);
-	cr_expect_eq(whole, under, "%lld of %lld paths cut short", (long long)(under - whole),
+	cr_expect_eq(whole, under, "%lld of %lld paths cut short or without JitNative.main",
+		     (long long)(under - whole),
 		     (long long)under);
 	json_object_put(report);
 }
