@@ -119,8 +119,12 @@ static inline bool os_hsf_blob(const struct os_hsf_layout *l, os_hsf_read rd, vo
 		    !rd(arg, cb + l->code_begin_off, &begin, 8) ||
 		    !rd(arg, cb + l->complete_off, &complete, 4))
 			return false;
-		if (fs < 0 || fs > (1 << 20) || begin < cb || begin > pc)
+		/* -1: a stub that sets no frame size (C1's runtime stubs, e.g.
+		 * g1_pre_barrier_slow: they keep rbp as their frame pointer) */
+		if (fs < -1 || fs > (1 << 20) || begin < cb || begin > pc)
 			return false;
+		if (fs < 0)
+			fs = 0;
 		b->start = cb;
 		b->code_begin = begin;
 		b->complete_pc = complete >= 0 ? begin + (uint64_t)complete : UINT64_MAX;

@@ -30,17 +30,19 @@ typedef int (*osp_move_filter_fn)(const void *dst, const void *src, size_t n,
 extern osp_move_filter_fn osp_move_filter;
 
 /* Native allocation paths (record.c) are unwound with libunwind's
- * unw_backtrace. Code without unwind information that keeps no frame
- * pointer (a JIT's code) ends or garbles that walk: when a runtime adapter
- * has installed osp_path_jit and a path reaches one of its code ranges
- * (osp_path_jit_lo .. hi), the path is walked again by osp_path_jit, which
+ * unw_backtrace. Where a JIT runs, its code has no unwind information and
+ * (a JVM without -XX:+PreserveFramePointer) no frame pointer: libunwind
+ * then guesses callers from rbp, a general register there, reads wild
+ * addresses and can crash the process. A runtime adapter that finds its
+ * runtime loaded installs osp_path_jit before any of the runtime's code
+ * runs under the hooks; record.c then uses it for every native path: it
  * returns the frames from `caller` (the hook's return address): pcs, and
  * the runtime's own words for frames it names (OS_FRAME_METHOD | Method*
- * of an interpreted Java method); *truncated is set when max cut it.
+ * of an interpreted Java method); *truncated is set when max cut it. It
+ * never lets libunwind step from a frame without unwind information.
  * Default: NULL. */
 typedef int (*osp_path_jit_fn)(uint64_t *frames, int max, const void *caller, int *truncated);
 
 extern osp_path_jit_fn osp_path_jit;
-extern uintptr_t osp_path_jit_lo, osp_path_jit_hi;
 
 #endif

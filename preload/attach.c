@@ -196,7 +196,7 @@ OSP_EXPORT int objscope_attach(const char *shm_path)
 	struct osp_got_sym syms[sizeof(osp_attach_imports) / sizeof(*osp_attach_imports)];
 	struct os_shm_header *h = NULL;
 	size_t size = 0, nsyms;
-	int rc, n;
+	int rc, n, jvm;
 
 	if (osp_resolve() != 0)
 		return -EAGAIN;
@@ -230,10 +230,14 @@ OSP_EXPORT int objscope_attach(const char *shm_path)
 		osp_home_size = size;
 	}
 	osp_attached = 1;
+	/* a running JVM: vmStructs read now, detours prepared for the
+	 * collector to write (objscope_jvm_commit); before any GOT entry leads
+	 * to the hooks, so that no native path of a JVM thread is unwound by
+	 * unw_backtrace (preload/adapter.h, osp_path_jit) */
+	jvm = osp_hs_attach_prepare(&osp_plan) == 1;
 	rc = osp_got_patch(syms, nsyms, osp_attach_skip);
-	/* a running JVM: vmStructs read now, moves through libjvm's GOT,
-	 * detours prepared for the collector to write (objscope_jvm_commit) */
-	if (rc >= 0 && osp_hs_attach_prepare(&osp_plan) == 1) {
+	/* moves through libjvm's GOT */
+	if (rc >= 0 && jvm) {
 		nsyms = osp_attach_hooks(osp_attach_jvm_imports,
 					 sizeof(osp_attach_jvm_imports) /
 						 sizeof(*osp_attach_jvm_imports),

@@ -578,11 +578,6 @@ static void hs_jvm_up(void)
 	osp_hs.heap_hi = info.heap_end;
 	osp_hs.interp_lo = info.interp_start;
 	osp_hs.interp_hi = info.interp_end;
-	if (osp_hs.frames.ok && !osp_path_jit) { /* native paths through JIT code */
-		osp_path_jit_lo = osp_hs.frames.code_lo;
-		osp_path_jit_hi = osp_hs.frames.code_hi;
-		__atomic_store_n(&osp_path_jit, osp_hs_walk_native, __ATOMIC_RELEASE);
-	}
 	__atomic_store_n(&osp_hs.up, 1, __ATOMIC_RELEASE);
 	osp_hs_emit(t, OS_EV_JVM, info.heap_start, info.heap_end - info.heap_start,
 		    info.libjvm_base, info.flags, (const uint64_t *)&info, OS_JVM_INFO_WORDS);
@@ -752,6 +747,9 @@ static void hs_install_at(void *handle, struct os_jvm_plan *plan)
 		goto out;
 	hs_jvm_handle = handle;
 	hs_jvm_base = lm->l_addr;
+	/* native allocation paths of a JVM: never unw_backtrace (adapter.h);
+	 * until the code cache is known (hs_jvm_up) they stop at its frames */
+	__atomic_store_n(&osp_path_jit, osp_hs_walk_native, __ATOMIC_RELEASE);
 	dl_iterate_phdr(hs_find_text, NULL);
 	if (mode && strcmp(mode, "sampled") == 0)
 		hs_mode = OS_JVM_MODE_SAMPLED;

@@ -141,6 +141,18 @@ int osp_hs_walk_fp(uint64_t *frames, int max, const void *caller, const void *fp
 			    truncated);
 }
 
+/* Whether the cursor's frame has unwind information. Without it unw_step
+ * guesses the caller from rbp, which JIT code (no frame pointers) uses as
+ * a general register: libunwind then reads wild addresses and can crash
+ * the JVM (seen once in ~20 javac runs with unw_backtrace). The walk stops
+ * there instead; code-cache frames never get here (the stepper takes them). */
+static int hw_has_cfi(unw_cursor_t *cur)
+{
+	unw_proc_info_t pi;
+
+	return unw_get_proc_info(cur, &pi) == 0;
+}
+
 static int hw_walk(uint64_t *frames, int max, const void *caller, int methods, int *truncated)
 {
 	unw_context_t uc;
@@ -178,7 +190,7 @@ static int hw_walk(uint64_t *frames, int max, const void *caller, int methods, i
 			break;
 		}
 		frames[n++] = ip;
-	} while (unw_step(&cur) > 0);
+	} while (hw_has_cfi(&cur) && unw_step(&cur) > 0);
 	return n;
 fallback:
 	frames[0] = (uint64_t)(uintptr_t)caller;

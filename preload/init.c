@@ -20,7 +20,6 @@ struct os_shm_header *osp_hdr;
 uint32_t osp_move_flags;
 osp_move_filter_fn osp_move_filter;
 osp_path_jit_fn osp_path_jit;
-uintptr_t osp_path_jit_lo, osp_path_jit_hi;
 
 static int osp_resolve_state; /* 0 not started, 1 in progress, 2 done */
 

@@ -59,18 +59,6 @@ static struct os_slot *osp_slot_or_count(struct osp_thread *t)
 	return s;
 }
 
-/* Whether a path from unw_backtrace reached a runtime's JIT code, where
- * libunwind only guesses (adapter.h). */
-static int osp_path_reaches_jit(void *const *pcs, int n)
-{
-	uintptr_t lo = osp_path_jit_lo, hi = osp_path_jit_hi;
-
-	for (int i = 0; i < n; i++)
-		if ((uintptr_t)pcs[i] >= lo && (uintptr_t)pcs[i] < hi)
-			return 1;
-	return 0;
-}
-
 static void osp_record_jit(struct osp_thread *t, struct os_slot *s, uint16_t type, uint64_t addr,
 			   uint64_t size, uint64_t aux, uint64_t aux2, const void *caller)
 {
@@ -102,11 +90,11 @@ void osp_record_path(struct osp_thread *t, uint16_t type, uint64_t addr, uint64_
 
 	if (!s)
 		return;
-	n = unw_backtrace(pcs, (int)(sizeof(pcs) / sizeof(pcs[0])));
-	if (__atomic_load_n(&osp_path_jit, __ATOMIC_ACQUIRE) && osp_path_reaches_jit(pcs, n)) {
+	if (__atomic_load_n(&osp_path_jit, __ATOMIC_ACQUIRE)) { /* a JIT runs here (adapter.h) */
 		osp_record_jit(t, s, type, addr, size, aux, aux2, caller);
 		return;
 	}
+	n = unw_backtrace(pcs, (int)(sizeof(pcs) / sizeof(pcs[0])));
 	while (skip < n && skip < OSP_SKIP_MAX && pcs[skip] != caller)
 		skip++;
 	if (skip == n || skip == OSP_SKIP_MAX)

@@ -86,8 +86,8 @@ static void mk_block(uint32_t seg, uint32_t nseg, bool used, int32_t frame_size,
 }
 
 /* Blocks: A (compiled, 4 words) at 2..5, B (compiled, 6 words) at 10..30,
- * an unused block at 32..33, S (a stub without a frame of its own) at
- * 36..37; the rest is free. */
+ * an unused block at 32..33, S (a stub without a frame size of its own,
+ * stepped by rbp) at 36..37; the rest is free. */
 #define SEG_A 2
 #define SEG_B 10
 #define SEG_U 32
@@ -110,7 +110,8 @@ static void heap_setup(void)
 	mk_block(SEG_A, 4, true, 4, 8);
 	mk_block(SEG_B, 21, true, 6, 8);
 	mk_block(SEG_U, 2, false, 4, 0);
-	mk_block(SEG_S, 2, true, 0, -1);
+	/* frame size -1 (no_frame_size), as C1's runtime stubs have it */
+	mk_block(SEG_S, 2, true, -1, -1);
 	seg_high = A(segmap) + NSEG;
 	memset(&L, 0, sizeof(L));
 	L.nheaps = 1;
