@@ -74,20 +74,31 @@ static uintptr_t hs_jvm_base;
 /* dl_iterate_phdr callback: libjvm's executable segment into osp_hs. */
 static int hs_find_text(struct dl_phdr_info *info, size_t size, void *arg)
 {
+	const char *name = info->dlpi_name ? info->dlpi_name : "";
+	uintptr_t *lo = NULL, *hi = NULL;
+
 	(void)size;
 	(void)arg;
-	if (info->dlpi_addr != hs_jvm_base)
-		return 0;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
+	if (info->dlpi_addr == hs_jvm_base) {
+		lo = &osp_hs.jvm_lo;
+		hi = &osp_hs.jvm_hi;
+	} else if (strstr(name, "/libc.so.")) {
+		lo = &osp_hs.end_lo[0];
+		hi = &osp_hs.end_hi[0];
+	} else if (strstr(name, "/libjli.so")) {
+		lo = &osp_hs.end_lo[1];
+		hi = &osp_hs.end_hi[1];
+	}
+	for (int i = 0; lo && i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 
 		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
-			osp_hs.jvm_lo = info->dlpi_addr + ph->p_vaddr;
-			osp_hs.jvm_hi = osp_hs.jvm_lo + ph->p_memsz;
-			return 1;
+			*hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+			*lo = info->dlpi_addr + ph->p_vaddr;
+			break;
 		}
 	}
-	return 0;
+	return 0; /* all objects */
 }
 static uint32_t hs_mode = OS_JVM_MODE_EXACT;
 static uint64_t hs_tlab = OS_JAVA_TLAB_DEFAULT; /* hybrid: requested TLAB size T */
@@ -649,7 +660,9 @@ static int hs_options(char bufs[][48], char **opts)
 	return n;
 }
 
-static int32_t hs_create_vm(void **pvm, void **penv, void *args)
+/* Framed: native paths during the JVM's start-up walk through it by frame
+ * pointer (hotspot_walk.c). */
+HS_FRAMED static int32_t hs_create_vm(void **pvm, void **penv, void *args)
 {
 	struct hs_vm_args *a = args, na;
 	struct hs_vm_option *o = NULL;
@@ -748,7 +761,18 @@ static void hs_install_at(void *handle, struct os_jvm_plan *plan)
 	hs_jvm_handle = handle;
 	hs_jvm_base = lm->l_addr;
 	/* native allocation paths of a JVM: never unw_backtrace (adapter.h);
-	 * until the code cache is known (hs_jvm_up) they stop at its frames */
+	 * the code cache's bounds are read live until hs_jvm_up */
+	{
+		struct osp_vms v;
+		void *lo, *hi;
+
+		if (osp_vms_open(&v, handle) == 0 &&
+		    osp_vms_static(&v, "CodeCache", "_low_bound", &lo) == 0 &&
+		    osp_vms_static(&v, "CodeCache", "_high_bound", &hi) == 0) {
+			osp_hs.code_lo_at = lo;
+			osp_hs.code_hi_at = hi;
+		}
+	}
 	__atomic_store_n(&osp_path_jit, osp_hs_walk_native, __ATOMIC_RELEASE);
 	dl_iterate_phdr(hs_find_text, NULL);
 	if (mode && strcmp(mode, "sampled") == 0)

@@ -26,7 +26,11 @@ struct osp_hs_state {
 	uintptr_t heap_lo, heap_hi;       /* reserved Java heap (masked for ZGC) */
 	uintptr_t interp_lo, interp_hi;   /* interpreter codelets */
 	uintptr_t code_lo, code_hi;       /* whole code cache (JIT, stubs, interpreter) */
+	const uintptr_t *code_lo_at;      /* CodeCache::_low_bound / _high_bound, from libjvm's */
+	const uintptr_t *code_hi_at;      /* load (before `up`: JIT code runs during start-up) */
 	uintptr_t jvm_lo, jvm_hi;         /* libjvm's executable segment */
+	uintptr_t end_lo[2], end_hi[2];   /* libc's and libjli's: where a thread's frames
+					   * end (native walks by frame pointer) */
 	int64_t method_off;               /* Method* slot of an interpreter frame, bytes from fp */
 	uint64_t total_coll_off;          /* CollectedHeap::_total_collections, 0 = unknown */
 	uint64_t zgc_offset_mask;         /* ZGC: address bits without the color (0: not ZGC) */

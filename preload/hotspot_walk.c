@@ -144,8 +144,10 @@ int osp_hs_walk_fp(uint64_t *frames, int max, const void *caller, const void *fp
 /* Whether the cursor's frame has unwind information. Without it unw_step
  * guesses the caller from rbp, which JIT code (no frame pointers) uses as
  * a general register: libunwind then reads wild addresses and can crash
- * the JVM (seen once in ~20 javac runs with unw_backtrace). The walk stops
- * there instead; code-cache frames never get here (the stepper takes them). */
+ * the JVM (seen once in ~20 javac runs with unw_backtrace). Code-cache
+ * frames never reach unw_step (the stepper takes them); this check, which
+ * costs a lookup per frame, is only made where the code cache's bounds
+ * cannot be known (a libjvm whose vmStructs lack them). */
 static int hw_has_cfi(unw_cursor_t *cur)
 {
 	unw_proc_info_t pi;
@@ -153,12 +155,54 @@ static int hw_has_cfi(unw_cursor_t *cur)
 	return unw_get_proc_info(cur, &pi) == 0;
 }
 
+/* A native path from a libjvm frame f, by frame pointer (libjvm keeps
+ * them) and the stepper through the code cache, as long as every pc is in
+ * libjvm or the code cache. The first other pc is the last frame: *ok
+ * when it is in libc or libjli (a thread's entry: start_thread, the
+ * launcher's JavaMain), else the walk must be redone by libunwind (a JNI
+ * library, code without frame pointers: its rbp proves nothing). About 20
+ * times cheaper than stepping libunwind through the deep C2 compiler
+ * stacks that make most native allocations of a JVM. */
+static int hw_walk_jvm_fp(uint64_t *frames, int n, int max, struct os_hsf_frame f, int *truncated,
+			  int *ok)
+{
+	const struct os_hsf_layout *l = &osp_hs.frames;
+
+	*ok = 0;
+	for (;;) {
+		if (n == max) {
+			*truncated = 1;
+			*ok = 1;
+			return n;
+		}
+		frames[n++] = hw_frame(f.pc, f.fp);
+		if (!hw_in(f.pc, osp_hs.jvm_lo, osp_hs.jvm_hi) && !os_hsf_in_code(l, f.pc)) {
+			*ok = hw_in(f.pc, osp_hs.end_lo[0], osp_hs.end_hi[0]) ||
+			      hw_in(f.pc, osp_hs.end_lo[1], osp_hs.end_hi[1]);
+			return n;
+		}
+		if (!os_hsf_step(l, hw_find, (void *)l, hw_stack_rd, NULL, &f, false)) {
+			/* the end of the chain inside libjvm or the code cache */
+			*ok = 1;
+			return n;
+		}
+	}
+}
+
 static int hw_walk(uint64_t *frames, int max, const void *caller, int methods, int *truncated)
 {
 	unw_context_t uc;
 	unw_cursor_t cur;
-	int n = 0, skipping = 1, skipped = 0;
+	int n = 0, skipping = 1, skipped = 0, code_known;
+	uintptr_t code_lo = osp_hs.code_lo, code_hi = osp_hs.code_hi;
 
+	/* before the JVM is up, the code cache's bounds as they are now (0
+	 * until CodeCache::initialize: then no JIT code exists yet) */
+	if (!code_hi && osp_hs.code_hi_at) {
+		code_lo = *(const volatile uintptr_t *)osp_hs.code_lo_at;
+		code_hi = *(const volatile uintptr_t *)osp_hs.code_hi_at;
+	}
+	code_known = code_hi || osp_hs.code_hi_at;
 	*truncated = 0;
 	if (hw_stack_bounds() != 0 || unw_getcontext(&uc) != 0 || unw_init_local(&cur, &uc) != 0)
 		goto fallback;
@@ -176,7 +220,21 @@ static int hw_walk(uint64_t *frames, int max, const void *caller, int methods, i
 			}
 			skipping = 0;
 		}
-		if (hw_in(ip, osp_hs.code_lo, osp_hs.code_hi)) {
+		if (methods == 2 && osp_hs.frames.ok && hw_in(ip, osp_hs.jvm_lo, osp_hs.jvm_hi)) {
+			unw_word_t sp;
+			int ok, k;
+
+			methods = 1; /* tried once */
+			if (unw_get_reg(&cur, UNW_X86_64_RBP, &fp) == 0 &&
+			    unw_get_reg(&cur, UNW_REG_SP, &sp) == 0) {
+				k = hw_walk_jvm_fp(frames, n, max, (struct os_hsf_frame){ ip, sp, fp },
+						   truncated, &ok);
+				if (ok)
+					return k;
+				*truncated = 0; /* libunwind from this frame on */
+			}
+		}
+		if (hw_in(ip, code_lo, code_hi)) {
 			unw_word_t sp;
 
 			if (unw_get_reg(&cur, UNW_X86_64_RBP, &fp) != 0 ||
@@ -190,7 +248,7 @@ static int hw_walk(uint64_t *frames, int max, const void *caller, int methods, i
 			break;
 		}
 		frames[n++] = ip;
-	} while (hw_has_cfi(&cur) && unw_step(&cur) > 0);
+	} while ((code_known || hw_has_cfi(&cur)) && unw_step(&cur) > 0);
 	return n;
 fallback:
 	frames[0] = (uint64_t)(uintptr_t)caller;
@@ -204,5 +262,6 @@ int osp_hs_walk(uint64_t *frames, int max, const void *caller, int *truncated)
 
 int osp_hs_walk_native(uint64_t *frames, int max, const void *caller, int *truncated)
 {
-	return hw_walk(frames, max, caller, 1, truncated);
+	/* 2: by frame pointer from the first libjvm frame (hw_walk_jvm_fp) */
+	return hw_walk(frames, max, caller, 2, truncated);
 }

@@ -138,6 +138,16 @@ Test(e2e_java, allocation_paths_without_frame_pointers)
 	cr_expect(!strstr(r.out, "bool PreserveFramePointer                     = true"),
 		  "launch mode turned -XX:+PreserveFramePointer on");
 	e2e_result_free(&r);
+	/* ... unless asked to */
+	{
+		const char *fp_opts[] = { "-q", "--java-frame-pointers", NULL };
+
+		cr_assert_eq(e2e_record(tmp, profile, fp_opts, flags, &r), 0,
+			     "cannot run objscope record");
+		cr_expect(strstr(r.out, "bool PreserveFramePointer                     = true"),
+			  "--java-frame-pointers did not turn -XX:+PreserveFramePointer on");
+		e2e_result_free(&r);
+	}
 	free(profile);
 
 	report = record_java("-XX:+UseG1GC", "-Xshare:auto", opts);
