@@ -59,23 +59,20 @@ static struct os_slot *osp_slot_or_count(struct osp_thread *t)
 	return s;
 }
 
-static void osp_record_jit(struct osp_thread *t, struct os_slot *s, uint16_t type, uint64_t addr,
-			   uint64_t size, uint64_t aux, uint64_t aux2, const void *caller)
+/* Writes an event with frames[0..n) as its path (n already <= OS_MAX_FRAMES). */
+static void osp_write_path(struct osp_thread *t, struct os_slot *s, uint16_t type, uint64_t addr,
+			   uint64_t size, uint64_t aux, uint64_t aux2, const uint64_t *frames,
+			   uint32_t n)
 {
-	uint64_t frames[OS_MAX_FRAMES];
-	struct os_event *ev;
-	int truncated = 0, n = osp_path_jit(frames, OS_MAX_FRAMES, caller, &truncated);
+	struct os_event *ev = osp_begin(t, s, type, n);
 
-	if (truncated)
-		osp_stat_add(&s->stats.truncated, 1);
-	ev = osp_begin(t, s, type, (uint32_t)n);
 	if (!ev)
 		return;
 	ev->addr = addr;
 	ev->size = size;
 	ev->aux = aux;
 	ev->aux2 = aux2;
-	for (int i = 0; i < n; i++)
+	for (uint32_t i = 0; i < n; i++)
 		ev->frames[i] = frames[i];
 	osp_finish(s, ev);
 }
@@ -84,14 +81,19 @@ void osp_record_path(struct osp_thread *t, uint16_t type, uint64_t addr, uint64_
 		     uint64_t aux, uint64_t aux2, const void *caller)
 {
 	void *pcs[OS_MAX_FRAMES + OSP_SKIP_MAX];
+	uint64_t frames[OS_MAX_FRAMES];
 	struct os_slot *s = osp_slot_or_count(t);
-	struct os_event *ev;
 	int n, skip = 0, count;
 
 	if (!s)
 		return;
 	if (__atomic_load_n(&osp_path_jit, __ATOMIC_ACQUIRE)) { /* a JIT runs here (adapter.h) */
-		osp_record_jit(t, s, type, addr, size, aux, aux2, caller);
+		int truncated = 0;
+
+		n = osp_path_jit(frames, OS_MAX_FRAMES, caller, &truncated);
+		if (truncated)
+			osp_stat_add(&s->stats.truncated, 1);
+		osp_write_path(t, s, type, addr, size, aux, aux2, frames, (uint32_t)n);
 		return;
 	}
 	n = unw_backtrace(pcs, (int)(sizeof(pcs) / sizeof(pcs[0])));
@@ -107,16 +109,9 @@ void osp_record_path(struct osp_thread *t, uint16_t type, uint64_t addr, uint64_
 	}
 	if (count < 0)
 		count = 0;
-	ev = osp_begin(t, s, type, (uint32_t)count);
-	if (!ev)
-		return;
-	ev->addr = addr;
-	ev->size = size;
-	ev->aux = aux;
-	ev->aux2 = aux2;
 	for (int i = 0; i < count; i++)
-		ev->frames[i] = (uint64_t)(uintptr_t)pcs[skip + i];
-	osp_finish(s, ev);
+		frames[i] = (uint64_t)(uintptr_t)pcs[skip + i];
+	osp_write_path(t, s, type, addr, size, aux, aux2, frames, (uint32_t)count);
 }
 
 void osp_record_plain(struct osp_thread *t, uint16_t type, uint64_t addr, uint64_t size,
