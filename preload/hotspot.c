@@ -175,8 +175,8 @@ static void hs_alloc(void *klass, void *obj, size_t tlab_bytes, size_t bytes, co
 		osp_stat_add(&s->stats.small_bytes, bytes);
 		goto out;
 	}
-	/* libjvm keeps frame pointers and the JVM runs with
-	 * -XX:+PreserveFramePointer: the frame-pointer walk gives the same
+	/* libjvm keeps frame pointers; JIT frames are stepped by their code
+	 * blobs' frame sizes (common/hs_frames.h): the walk gives the same
 	 * paths as libunwind at half the cost (docs/JAVA.md). libunwind is the
 	 * fallback when the chain breaks at once (a libjvm without them). */
 	n = osp_hs_walk_fp(frames, OS_MAX_FRAMES, caller, fp, &truncated);
