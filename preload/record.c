@@ -118,18 +118,9 @@ void osp_record_plain(struct osp_thread *t, uint16_t type, uint64_t addr, uint64
 		      uint64_t aux, uint64_t aux2)
 {
 	struct os_slot *s = osp_slot_or_count(t);
-	struct os_event *ev;
 
-	if (!s)
-		return;
-	ev = osp_begin(t, s, type, 0);
-	if (!ev)
-		return;
-	ev->addr = addr;
-	ev->size = size;
-	ev->aux = aux;
-	ev->aux2 = aux2;
-	osp_finish(s, ev);
+	if (s)
+		osp_write_path(t, s, type, addr, size, aux, aux2, NULL, 0);
 }
 
 void osp_record_thread(struct osp_thread *t, struct os_slot *s)
