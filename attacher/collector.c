@@ -3,6 +3,7 @@
 #include "attacher/collector.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -585,6 +586,41 @@ static uint32_t fp_chain(struct os_collector *c, uint32_t asid, const struct os_
 	return n;
 }
 
+/* Whether th is a JIT compiler thread of a runtime, by its name. The
+ * kernel's COMM record of the runtime naming the thread may be read after
+ * the thread's first samples (another CPU's ring, or a later round), so the
+ * first decision reads the name from /proc, and a newer name decides again. */
+static bool jit_thread(struct os_collector *c, struct os_thread_info *th)
+{
+	struct os_runtime *rt = c->attrib.rt;
+	char path[64], name[sizeof(th->name)];
+	const char *nm = th->name;
+	ssize_t n;
+	int fd, kind;
+
+	if (!rt || !rt->ops->thread_kind)
+		return false;
+	if (th->kind_done && th->kind_time == th->name_time)
+		return th->jit;
+	if (!th->kind_done) { /* once per thread */
+		snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", th->pid, th->tid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		n = fd >= 0 ? read(fd, name, sizeof(name) - 1) : -1;
+		if (fd >= 0)
+			close(fd);
+		if (n > 0) {
+			name[n] = 0;
+			name[strcspn(name, "\n")] = 0;
+			nm = name;
+		}
+	}
+	kind = rt->ops->thread_kind(rt, th->pid, nm);
+	th->kind_done = true;
+	th->kind_time = th->name_time;
+	th->jit = kind == OS_THR_JIT;
+	return th->jit;
+}
+
 static void take_sample(struct os_collector *c, struct raw *w, const uint64_t *chain,
 			const uint8_t *stack)
 {
@@ -602,6 +638,13 @@ static void take_sample(struct os_collector *c, struct raw *w, const uint64_t *c
 		th->samples++;
 	if (!as)
 		return;
+	/* A JIT compiler thread touches the compiler's own arenas: JVM
+	 * internals. Counted (per thread, and in a note), not decoded or
+	 * attributed, unless --jit-threads. */
+	if (th && !c->opts->jit_threads && jit_thread(c, th)) {
+		c->samples_jit++;
+		return;
+	}
 	s->chain = chain;
 	st = c->sampler.ops->address(&c->sampler, s, as->id, &c->ca, &addr, &insn);
 	switch (st) {

@@ -46,6 +46,7 @@ struct os_collector {
 	uint32_t seq;
 	uint64_t start_ns, end_ns;
 	uint64_t samples_total, samples_addressed;
+	uint64_t samples_jit;       /* of JIT compiler threads: counted only (--jit-threads) */
 	uint64_t unaddr_nomem, unaddr_clobbered, unaddr_undecodable;
 	uint64_t lost;
 	uint64_t unwound_dwarf, unwound_fp; /* access paths by method */

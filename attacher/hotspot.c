@@ -224,15 +224,25 @@ static void name_klass(struct hotspot *h, struct hs_jvm *j, uint64_t klass)
 	name_put(h, j, word, java);
 }
 
+/* "pkg.Class.method": the class name from the names of j's classes (the
+ * same holder for many methods), the method's own name read. */
 static void name_method(struct hotspot *h, struct hs_jvm *j, uint64_t word)
 {
-	char name[NAME_MAX_LEN];
+	char meth[NAME_MAX_LEN], name[2 * NAME_MAX_LEN + 2];
+	const char *cls = NULL;
+	uint64_t holder, idx;
 
 	if (name_known(j, word) || !j->vm_ok)
 		return;
-	if (os_hs_method_name(&j->vm, &h->mem, j->pid, word & OS_HS_WORD_MASK, name,
-			      sizeof(name)) < 0)
+	if (os_hs_method_parts(&j->vm, &h->mem, j->pid, word & OS_HS_WORD_MASK, &holder, meth,
+			       sizeof(meth)) < 0)
 		return;
+	name_klass(h, j, holder);
+	if (os_hmap_get(&j->names, OS_HS_TAG_KLASS | (holder & OS_HS_WORD_MASK), &idx))
+		cls = str_at(h, idx);
+	if (!cls)
+		return;
+	snprintf(name, sizeof(name), "%s.%s", cls, meth);
 	name_put(h, j, word, name);
 }
 
@@ -1298,8 +1308,13 @@ static int hs_thread_kind(struct os_runtime *rt, uint32_t pid, const char *name)
 	struct hotspot *h = hs_of(rt);
 	uint64_t one;
 
+	/* Before its JVM event (sent once JNI_CreateJavaVM returns) a JVM's
+	 * compiler threads already compile: their own names are unmistakable. */
 	if (!os_hmap_get(&h->pids, pid, &one))
-		return -1;
+		return name && (!strncmp(name, "C1 CompilerThre", 15) ||
+				!strncmp(name, "C2 CompilerThre", 15))
+			       ? OS_THR_JIT
+			       : -1;
 	return os_hs_thread_kind(name);
 }
 

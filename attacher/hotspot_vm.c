@@ -332,13 +332,34 @@ out:
 static int symbol_str(const struct os_hs_vm *vm, const struct os_hs_mem *m, uint32_t pid,
 		      uint64_t sym, char *buf, size_t len)
 {
+	int64_t lo = vm->lay.symbol_length, body = vm->lay.symbol_body;
+	uint8_t head[96];
 	uint16_t n = 0;
+	ssize_t got;
 
-	if (!sym || len < 1 || rd(m, pid, sym + (uint64_t)vm->lay.symbol_length, &n, 2) < 0)
+	if (!sym || len < 1)
+		return -EFAULT;
+	/* Most symbols are short: the length and the body in one read (the
+	 * collector names many methods; each read is a system call). A read
+	 * that stops at an unmapped page reads the length alone first. */
+	if (body > lo && body - lo < 32) {
+		got = m->read(m->arg, pid, sym + (uint64_t)lo, head, sizeof(head));
+		if (got >= body - lo) {
+			memcpy(&n, head, 2);
+			if (n >= len)
+				n = (uint16_t)(len - 1);
+			if ((int64_t)n <= got - (body - lo)) {
+				memcpy(buf, head + (body - lo), n);
+				buf[n] = 0;
+				return 0;
+			}
+		}
+	}
+	if (rd(m, pid, sym + (uint64_t)lo, &n, 2) < 0)
 		return -EFAULT;
 	if (n >= len)
 		n = (uint16_t)(len - 1);
-	if (n && rd(m, pid, sym + (uint64_t)vm->lay.symbol_body, buf, n) < 0)
+	if (n && rd(m, pid, sym + (uint64_t)body, buf, n) < 0)
 		return -EFAULT;
 	buf[n] = 0;
 	return 0;
@@ -356,25 +377,49 @@ int os_hs_klass_name(const struct os_hs_vm *vm, const struct os_hs_mem *m, uint3
 	return symbol_str(vm, m, pid, sym, buf, len);
 }
 
-int os_hs_method_name(const struct os_hs_vm *vm, const struct os_hs_mem *m, uint32_t pid,
-		      uint64_t method, char *buf, size_t len)
+int os_hs_method_parts(const struct os_hs_vm *vm, const struct os_hs_mem *m, uint32_t pid,
+		       uint64_t method, uint64_t *holder, char *name, size_t len)
 {
 	const struct os_hs_layout *l = &vm->lay;
-	uint64_t cm, cp, holder, sym;
+	uint64_t cm, cp, sym;
+	int64_t lo, hi;
+	uint8_t span[64];
 	uint16_t idx;
-	char cls[MAX_NAME], meth[MAX_NAME];
 
 	if (l->method_const < 0 || l->const_constants < 0 || l->const_name_index < 0 ||
 	    l->cpool_holder < 0 || l->cpool_size <= 0)
 		return -ENOENT;
-	if (rd_u64(m, pid, method + (uint64_t)l->method_const, &cm) < 0 ||
-	    rd_u64(m, pid, cm + (uint64_t)l->const_constants, &cp) < 0 ||
-	    rd(m, pid, cm + (uint64_t)l->const_name_index, &idx, 2) < 0 ||
-	    rd_u64(m, pid, cp + (uint64_t)l->cpool_holder, &holder) < 0 ||
+	if (rd_u64(m, pid, method + (uint64_t)l->method_const, &cm) < 0)
+		return -EFAULT;
+	/* ConstMethod's constant pool and name index: one read when close */
+	lo = l->const_constants < l->const_name_index ? l->const_constants : l->const_name_index;
+	hi = l->const_constants + 8 > l->const_name_index + 2 ? l->const_constants + 8
+							      : l->const_name_index + 2;
+	if (hi - lo <= (int64_t)sizeof(span)) {
+		if (rd(m, pid, cm + (uint64_t)lo, span, (size_t)(hi - lo)) < 0)
+			return -EFAULT;
+		memcpy(&cp, span + (l->const_constants - lo), 8);
+		memcpy(&idx, span + (l->const_name_index - lo), 2);
+	} else if (rd_u64(m, pid, cm + (uint64_t)l->const_constants, &cp) < 0 ||
+		   rd(m, pid, cm + (uint64_t)l->const_name_index, &idx, 2) < 0) {
+		return -EFAULT;
+	}
+	if (rd_u64(m, pid, cp + (uint64_t)l->cpool_holder, holder) < 0 ||
 	    rd_u64(m, pid, cp + (uint64_t)l->cpool_size + (uint64_t)idx * 8, &sym) < 0)
 		return -EFAULT;
-	if (os_hs_klass_name(vm, m, pid, holder, cls, sizeof(cls)) < 0 ||
-	    symbol_str(vm, m, pid, sym, meth, sizeof(meth)) < 0)
+	return symbol_str(vm, m, pid, sym, name, len);
+}
+
+int os_hs_method_name(const struct os_hs_vm *vm, const struct os_hs_mem *m, uint32_t pid,
+		      uint64_t method, char *buf, size_t len)
+{
+	uint64_t holder;
+	char cls[MAX_NAME], meth[MAX_NAME];
+	int rc = os_hs_method_parts(vm, m, pid, method, &holder, meth, sizeof(meth));
+
+	if (rc < 0)
+		return rc;
+	if (os_hs_klass_name(vm, m, pid, holder, cls, sizeof(cls)) < 0)
 		return -EFAULT;
 	for (char *c = cls; *c; c++)
 		if (*c == '/')
@@ -383,19 +428,34 @@ int os_hs_method_name(const struct os_hs_vm *vm, const struct os_hs_mem *m, uint
 	return 0;
 }
 
-int os_hs_gc_state(const struct os_hs_vm *vm, const struct os_hs_mem *m, uint32_t pid,
+int os_hs_gc_state(struct os_hs_vm *vm, const struct os_hs_mem *m, uint32_t pid,
 		   uint32_t *total, bool *active)
 {
 	const struct os_hs_layout *l = &vm->lay;
-	uint64_t heap;
-	uint8_t act = 0;
+	int64_t lo, hi;
+	uint8_t span[64], act = 0;
 
 	if (!l->universe_heap || l->heap_total_coll < 0 || l->heap_gc_active < 0)
 		return -ENOENT;
-	if (rd_u64(m, pid, l->universe_heap, &heap) < 0 ||
-	    rd(m, pid, heap + (uint64_t)l->heap_total_coll, total, 4) < 0 ||
-	    rd(m, pid, heap + (uint64_t)l->heap_gc_active, &act, 1) < 0)
+	/* the heap object is made once, before any Java code runs: read it
+	 * once; both fields then come in one read when they are close (the
+	 * collector calls this for many samples) */
+	if (!vm->heap && (rd_u64(m, pid, l->universe_heap, &vm->heap) < 0 || !vm->heap)) {
+		vm->heap = 0;
 		return -EFAULT;
+	}
+	lo = l->heap_total_coll < l->heap_gc_active ? l->heap_total_coll : l->heap_gc_active;
+	hi = l->heap_total_coll + 4 > l->heap_gc_active + 1 ? l->heap_total_coll + 4
+							    : l->heap_gc_active + 1;
+	if (hi - lo <= (int64_t)sizeof(span)) {
+		if (rd(m, pid, vm->heap + (uint64_t)lo, span, (size_t)(hi - lo)) < 0)
+			return -EFAULT;
+		memcpy(total, span + (l->heap_total_coll - lo), 4);
+		act = span[l->heap_gc_active - lo];
+	} else if (rd(m, pid, vm->heap + (uint64_t)l->heap_total_coll, total, 4) < 0 ||
+		   rd(m, pid, vm->heap + (uint64_t)l->heap_gc_active, &act, 1) < 0) {
+		return -EFAULT;
+	}
 	*active = act != 0;
 	return 0;
 }

@@ -71,6 +71,7 @@ struct os_hs_vm {
 	struct os_hs_entry *e;       /* sorted by name */
 	size_t n, cap;
 	struct os_hs_layout lay;
+	uint64_t heap;               /* Universe::_collectedHeap once read (never changes) */
 };
 
 /* Reads the four tables of info from pid and resolves the layout. */
@@ -87,6 +88,9 @@ int os_hs_vm_get(const struct os_hs_vm *vm, const char *name, uint64_t *value);
 /* Internal name of the Klass* ("[B", "java/lang/String") into buf. */
 int os_hs_klass_name(const struct os_hs_vm *vm, const struct os_hs_mem *m, uint32_t pid,
 		     uint64_t klass, char *buf, size_t len);
+/* Of a Method*: its holder Klass* and its name ("makeData") into name. */
+int os_hs_method_parts(const struct os_hs_vm *vm, const struct os_hs_mem *m, uint32_t pid,
+		       uint64_t method, uint64_t *holder, char *name, size_t len);
 /* "pkg.Class.method" of a Method* into buf. */
 int os_hs_method_name(const struct os_hs_vm *vm, const struct os_hs_mem *m, uint32_t pid,
 		      uint64_t method, char *buf, size_t len);
@@ -98,7 +102,7 @@ int64_t os_hs_klass_word_offset(const struct os_hs_layout *lay);
 /* The collector's state now: CollectedHeap::_total_collections and
  * _is_gc_active. 0, -ENOENT (not in the tables) or -EFAULT (the target is
  * gone). */
-int os_hs_gc_state(const struct os_hs_vm *vm, const struct os_hs_mem *m, uint32_t pid,
+int os_hs_gc_state(struct os_hs_vm *vm, const struct os_hs_mem *m, uint32_t pid,
 		   uint32_t *total, bool *active);
 /* Learns whether class pointers are compressed from an object whose Klass*
  * is known (its header is written): 0, or -EFAULT / -EINVAL. */

@@ -13,7 +13,7 @@
 
 enum { OPT_MIN_SIZE = 256, OPT_RING_KB, OPT_THREADS, OPT_PROGRESS, OPT_NO_MMAP, OPT_REPLICAS,
        OPT_LIFETIMES, OPT_REUSE, OPT_NUMA, OPT_PERF_PAGES, OPT_CALL_GRAPH, OPT_JAVA_OBJECTS, OPT_WATCH_ROUTE,
-       OPT_JAVA_TLAB, OPT_DEBUG_LINES, OPT_JAVA_FP };
+       OPT_JAVA_TLAB, OPT_DEBUG_LINES, OPT_JAVA_FP, OPT_JIT_THREADS };
 
 static const struct option longopts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -31,6 +31,7 @@ static const struct option longopts[] = {
 	{ "java-objects", required_argument, NULL, OPT_JAVA_OBJECTS },
 	{ "java-tlab", required_argument, NULL, OPT_JAVA_TLAB },
 	{ "java-frame-pointers", no_argument, NULL, OPT_JAVA_FP },
+	{ "jit-threads", no_argument, NULL, OPT_JIT_THREADS },
 	{ "replicas", no_argument, NULL, OPT_REPLICAS },
 	{ "watch-route", required_argument, NULL, OPT_WATCH_ROUTE },
 	{ "lifetimes", no_argument, NULL, OPT_LIFETIMES },
@@ -66,6 +67,9 @@ void os_opts_usage(const char *cmd)
 	       "      --java-frame-pointers  record: start the JVM with -XX:+PreserveFramePointer\n"
 	       "                        (not needed: JIT frames are walked by their code blobs'\n"
 	       "                        frame sizes; costs the JVM 2-4%% CPU)\n"
+	       "      --jit-threads     JVMs: also decode and attribute the samples of JIT\n"
+	       "                        compiler threads (their own arenas: JVM internals); by\n"
+	       "                        default they are only counted, per thread\n"
 	       "      --call-graph M    access paths: dwarf (stack copy + CFI, default) or fp\n"
 	       "                        (frame pointers only: cheaper, shorter paths in -O2 code)\n"
 	       "      --debug-lines     source lines of native frames also from separate debug\n"
@@ -205,6 +209,9 @@ int os_opts_parse(struct os_opts *o, const char *cmd, int argc, char **argv)
 			break;
 		case OPT_JAVA_FP:
 			o->java_fp = true;
+			break;
+		case OPT_JIT_THREADS:
+			o->jit_threads = true;
 			break;
 		case OPT_REPLICAS:
 			o->replicas = true;

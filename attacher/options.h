@@ -32,6 +32,7 @@ struct os_opts {
 	const char *java_objects; /* --java-objects hybrid (default) | exact | sampled (HotSpot) */
 	uint64_t java_tlab;      /* --java-tlab: hybrid mode's fixed TLAB size in bytes */
 	bool java_fp;            /* --java-frame-pointers: add -XX:+PreserveFramePointer */
+	bool jit_threads;        /* --jit-threads: decode and attribute JIT threads' samples */
 	int verbose;             /* -v */
 };
 

@@ -181,6 +181,7 @@ static void fill_counters(struct builder *b)
 	k->unaddressed_nomem = c->unaddr_nomem;
 	k->unaddressed_clobbered = c->unaddr_clobbered;
 	k->unaddressed_undecodable = c->unaddr_undecodable;
+	k->samples_jit = c->samples_jit;
 	k->lost = c->lost + os_perf_bad_records(c->perf);
 	if (c->shm_ready) {
 		os_shm_host_totals(&c->shm, &t);

@@ -29,6 +29,9 @@ struct os_thread_info {
 	char name[32];
 	uint64_t name_time;        /* when the name was current (CLOCK_MONOTONIC ns), 0 unknown */
 	uint64_t samples;
+	/* the collector's cache of "a JIT compiler thread" (collector.c) */
+	uint64_t kind_time;        /* name_time it was decided at */
+	bool kind_done, jit;
 };
 
 struct os_tasks {

@@ -146,6 +146,7 @@ struct os_counters {
 	uint64_t truncated_paths;    /* alloc paths cut at the frame limit */
 	uint64_t samples_java_heap;  /* of samples_heap: inside a Java heap */
 	uint64_t samples_java_attributed; /* of samples_attributed: on a Java object */
+	uint64_t samples_jit;        /* of samples_total: JIT compiler threads', not decoded */
 };
 
 struct os_meta {

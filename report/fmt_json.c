@@ -107,7 +107,7 @@ static void jcounters(struct json_writer *w, const struct os_counters *c)
 		F(unaddressed_clobbered), F(unaddressed_undecodable), F(small_allocs),
 		F(small_bytes), F(tracked_allocs), F(tracked_bytes), F(frees), F(gc_count),
 		F(moves), F(objects_seen), F(objects_estimated), F(truncated_paths),
-		F(samples_java_heap), F(samples_java_attributed),
+		F(samples_java_heap), F(samples_java_attributed), F(samples_jit),
 #undef F
 	};
 	size_t i;
@@ -170,6 +170,7 @@ static void jmeta(struct json_writer *w, const struct os_profile *p)
 	jw_u64(w, "no_memory_operand", c->unaddressed_nomem);
 	jw_u64(w, "register_clobbered", c->unaddressed_clobbered);
 	jw_u64(w, "undecodable", c->unaddressed_undecodable);
+	jw_u64(w, "jit_threads", c->samples_jit);
 	jw_end_object(w);
 	jcounters(w, c);
 	jw_end_object(w);

@@ -228,6 +228,10 @@ static void print_header(const struct os_profile *p, FILE *out)
 		fprintf(out, "# no address:  %" PRIu64 " no memory operand, %" PRIu64
 			     " address register overwritten, %" PRIu64 " undecodable\n",
 			c->unaddressed_nomem, c->unaddressed_clobbered, c->unaddressed_undecodable);
+	if (c->samples_jit)
+		fprintf(out, "# JIT threads: %" PRIu64 " samples of JIT compiler threads not decoded"
+			     " (record/attach --jit-threads to include them)\n",
+			c->samples_jit);
 	fprintf(out, "# lost:        %" PRIu64 " samples lost, %" PRIu64
 		     " allocation events dropped, %" PRIu64 " malformed events\n",
 		c->lost, c->dropped_events, c->bad_events);

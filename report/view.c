@@ -61,9 +61,10 @@ void report_why_empty(const struct os_profile *p, char *buf, size_t len)
 		snprintf(buf, len,
 			 "none of the %" PRIu64 " samples carried a data address (%" PRIu64
 			 " without a memory operand, %" PRIu64 " with the address register"
-			 " overwritten, %" PRIu64 " undecodable)",
+			 " overwritten, %" PRIu64 " undecodable, %" PRIu64 " of JIT compiler"
+			 " threads not decoded)",
 			 c->samples_total, c->unaddressed_nomem, c->unaddressed_clobbered,
-			 c->unaddressed_undecodable);
+			 c->unaddressed_undecodable, c->samples_jit);
 	else if (!c->tracked_allocs && !p->ncontexts)
 		snprintf(buf, len,
 			 "no allocation was tracked (%" PRIu64 " allocations were smaller than"

@@ -513,3 +513,95 @@ Test(e2e_java, jit_access_paths_without_frame_pointers)
 	check_no_perf_map(report);
 	json_object_put(report);
 }
+
+/* Counts, over every object's access paths, the samples whose path has a
+ * frame of HotSpot's JIT compilers (C2's Phase* / Compile::, C1's
+ * GraphBuilder / LinearScan): only compiler threads run those. */
+static int64_t compiler_access_samples(json_object *report)
+{
+	static const char *const prefixes[] = { "Phase", "Compile::", "Parse::", "GraphBuilder::",
+						"LinearScan::", "Compilation::", "CompileBroker::",
+						NULL };
+	json_object *objects = e2e_get(report, "objects");
+	int64_t n = 0;
+
+	for (size_t i = 0; objects && i < json_object_array_length(objects); i++) {
+		json_object *acc = e2e_get(json_object_array_get_idx(objects, i), "accesses");
+
+		for (size_t k = 0; acc && k < json_object_array_length(acc); k++) {
+			json_object *a = json_object_array_get_idx(acc, k), *st = e2e_get(a, "stack");
+			bool hit = false;
+
+			for (size_t f = 0; st && f < json_object_array_length(st) && !hit; f++) {
+				const char *s =
+					json_object_get_string(json_object_array_get_idx(st, f));
+
+				for (size_t p = 0; s && prefixes[p] && !hit; p++)
+					hit = !strncmp(s, prefixes[p], strlen(prefixes[p]));
+			}
+			if (hit)
+				n += e2e_get_int(a, "samples");
+		}
+	}
+	return n;
+}
+
+/* Sum of the samples of the threads of one kind. */
+static int64_t kind_samples(json_object *report, const char *kind)
+{
+	json_object *threads = e2e_get(report, "threads");
+	int64_t n = 0;
+
+	for (size_t i = 0; threads && i < json_object_array_length(threads); i++) {
+		json_object *t = json_object_array_get_idx(threads, i);
+		const char *k = json_object_get_string(e2e_get(t, "kind"));
+
+		if (k && !strcmp(k, kind))
+			n += e2e_get_int(t, "samples");
+	}
+	return n;
+}
+
+/* JIT compiler threads touch the compilers' own arenas (JVM internals, most
+ * of a short run's samples): by default their samples are counted (per
+ * thread, meta.counters.samples_jit, meta.unaddressed.jit_threads) and not
+ * decoded or attributed; --jit-threads includes them. */
+Test(e2e_java, jit_threads_counted_not_attributed)
+{
+	const char *deflt[] = { "-q", RING, "-F", "4000", NULL };
+	const char *with[] = { "-q", RING, "-F", "4000", "--jit-threads", NULL };
+	json_object *report, *meta, *c;
+	int64_t skipped, jit, comp, total, addressed;
+
+	report = record_java("-XX:+UseG1GC", "-Xshare:auto", deflt);
+	meta = e2e_get(report, "meta");
+	c = e2e_get(meta, "counters");
+	cr_assert(c, "no meta.counters");
+	skipped = e2e_get_int(c, "samples_jit");
+	jit = kind_samples(report, "jit");
+	comp = compiler_access_samples(report);
+	total = e2e_get_int(meta, "samples_total");
+	addressed = e2e_get_int(meta, "samples_addressed");
+	cr_log_info("default: %lld of %lld samples of JIT threads not decoded (%lld on JIT threads "
+		    "in threads[]), %lld attributed with compiler frames",
+		    (long long)skipped, (long long)total, (long long)jit, (long long)comp);
+	cr_assert_gt(jit, 0, "no samples on JIT compiler threads");
+	/* decided by the name in /proc at the thread's first sample */
+	cr_expect(skipped <= jit && skipped * 10 >= jit * 9, "%lld skipped, %lld on JIT threads",
+		  (long long)skipped, (long long)jit);
+	cr_expect_eq(e2e_get_int(e2e_get(meta, "unaddressed"), "jit_threads"), skipped);
+	cr_expect_leq(addressed + skipped, total);
+	cr_expect_eq(comp, 0, "%lld attributed samples have compiler frames", (long long)comp);
+	json_object_put(report);
+
+	report = record_java("-XX:+UseG1GC", "-Xshare:auto", with);
+	c = e2e_get(e2e_get(report, "meta"), "counters");
+	jit = kind_samples(report, "jit");
+	comp = compiler_access_samples(report);
+	cr_log_info("--jit-threads: %lld samples on JIT threads, %lld attributed with compiler "
+		    "frames", (long long)jit, (long long)comp);
+	cr_expect_eq(e2e_get_int(c, "samples_jit"), 0);
+	cr_expect_gt(jit, 0, "no samples on JIT compiler threads");
+	cr_expect_gt(comp, 0, "no attributed sample with a compiler frame under --jit-threads");
+	json_object_put(report);
+}
