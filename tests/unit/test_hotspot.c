@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "attacher/attrib.h"
@@ -426,6 +427,52 @@ static void fill_info(struct os_jvm_info *info, uint64_t heap_lo, uint64_t heap_
 	info->heap_end = heap_hi;
 	info->mode = OS_JVM_MODE_EXACT;
 	snprintf(info->gc, sizeof(info->gc), "G1");
+}
+
+/* Symbol names are read with their length in one read of up to 96 bytes:
+ * a symbol just before an unmapped page (the read stops there) and one
+ * longer than that read (the length first, then the body) still give the
+ * whole name. */
+Test(hotspot, symbol_names_near_unmapped_pages_and_long)
+{
+	struct os_jvm_info info;
+	struct os_hs_vm vm;
+	long pg = sysconf(_SC_PAGESIZE);
+	uint8_t *m = mmap(NULL, (size_t)(2 * pg), PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), *sym;
+	static uint8_t big[sizeof(struct f_symbol) + 200];
+	struct f_klass k = { { 0, 0 }, NULL };
+	const char *shortname = "endOfPage";
+	uint16_t len = (uint16_t)strlen(shortname);
+	char buf[300], want[201];
+	uint32_t pid = (uint32_t)getpid();
+
+	cr_assert(m != MAP_FAILED);
+	cr_assert_eq(mprotect(m + pg, (size_t)pg, PROT_NONE), 0);
+	sym = m + pg - offsetof(struct f_symbol, body) - len - 3;
+	memcpy(sym + offsetof(struct f_symbol, length), &len, 2);
+	memcpy(sym + offsetof(struct f_symbol, body), shortname, len);
+	fill_info(&info, 0, 0);
+	cr_assert_eq(os_hs_vm_load(&vm, &os_hs_mem_proc, pid, &info), 0);
+	k.name = (struct f_symbol *)(void *)sym;
+	cr_assert_eq(os_hs_klass_name(&vm, &os_hs_mem_proc, pid, (uintptr_t)&k, buf, sizeof(buf)),
+		     0);
+	cr_expect_str_eq(buf, shortname);
+
+	memset(want, 'q', 200);
+	want[200] = 0;
+	len = 200;
+	memcpy(big + offsetof(struct f_symbol, length), &len, 2);
+	memcpy(big + offsetof(struct f_symbol, body), want, 200);
+	k.name = (struct f_symbol *)(void *)big;
+	cr_assert_eq(os_hs_klass_name(&vm, &os_hs_mem_proc, pid, (uintptr_t)&k, buf, sizeof(buf)),
+		     0);
+	cr_expect_str_eq(buf, want);
+	/* a buffer shorter than the name: cut, terminated */
+	cr_assert_eq(os_hs_klass_name(&vm, &os_hs_mem_proc, pid, (uintptr_t)&k, buf, 50), 0);
+	cr_expect_eq(strlen(buf), 49);
+	os_hs_vm_free(&vm);
+	munmap(m, (size_t)(2 * pg));
 }
 
 Test(hotspot, vmstructs_from_target)
