@@ -53,6 +53,7 @@
 #define JVM_STOP_MS 300       /* to hold every thread of a JVM while detours are written */
 #define JVM_STOP_TRIES 5
 #define JATTACH_MS 5000       /* for the JVM's answer to Compiler.perfmap */
+#define JATTACH_LATE_MS 10000 /* ... and then for the map itself (late_perf_map) */
 #define MAX_ARGS 64
 #define FATE_WAIT_MS 500      /* for the exit status of a target that ended */
 
@@ -569,6 +570,26 @@ static int disarm_target(struct attach_ctx *a)
 	return rc;
 }
 
+/* A JVM too slow to answer Compiler.perfmap (a safepoint it cannot reach
+ * yet; under ASan) still runs the command and writes the map: waits up to
+ * JATTACH_LATE_MS for it to appear and stop growing, so that it is used and
+ * then removed rather than left behind. True when it is there. */
+static bool late_perf_map(const char *path)
+{
+	off_t last = -1;
+	struct stat st;
+
+	for (int waited = 0; waited < JATTACH_LATE_MS; waited += 50) {
+		if (stat(path, &st) == 0) {
+			if (st.st_size > 0 && st.st_size == last)
+				return true;
+			last = st.st_size;
+		}
+		usleep(50 * 1000);
+	}
+	return stat(path, &st) == 0 && st.st_size > 0;
+}
+
 /* JIT names: the JVM writes its perf map on request (HotSpot attach
  * socket, Compiler.perfmap), after the detach so that it covers the code
  * compiled meanwhile and costs nothing to the detach itself. */
@@ -580,9 +601,13 @@ static void fetch_perf_map(struct os_collector *c, struct attach_ctx *a)
 
 	rc = os_jattach_perf_map(a->pid, JATTACH_MS, path, sizeof(path), &existed, err,
 				 sizeof(err));
+	if (rc == -ETIMEDOUT && !existed && late_perf_map(path))
+		rc = 0;
 	if (rc < 0) {
 		os_warn("attach: no perf map from the JVM (process %d): %s — JIT frames stay "
-			"unnamed", (int)a->pid, err);
+			"unnamed%s%s", (int)a->pid, err,
+			rc == -ETIMEDOUT && !existed ? "; the JVM may still write " : "",
+			rc == -ETIMEDOUT && !existed ? path : "");
 		path[0] = 0;
 	} else {
 		os_debug("attach: perf map %s written by the JVM in %.1f ms", path,

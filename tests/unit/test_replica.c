@@ -348,6 +348,24 @@ Test(replica, java_header_excluded)
 	os_rep_free(r);
 }
 
+/* Nor the class word and the array length (bytes 8-15 with compressed class
+ * pointers): equal in every same-sized object of a context, they would
+ * count as replicas (a bounds check reads the length at offset 12). */
+Test(replica, java_class_word_and_length_excluded)
+{
+	struct os_rep *r = os_rep_new(NULL, &BE);
+
+	for (unsigned i = 0; i < 10; i++)
+		memset(F.mem + (obj(0, i) - BASE), (int)(i + 1), OBJ);
+	for (unsigned i = 0; i < 10; i++)
+		sample(r, 1 + i, 5, 0, obj(0, i), 12, true);
+	cr_assert_eq(F.arms, 0, "a window on the array length was armed");
+	for (unsigned i = 0; i < 10; i++)
+		sample(r, 20 + i, 5, 0, obj(0, i), 16, true);
+	cr_assert_gt(F.arms, 0, "no window on the first data word");
+	os_rep_free(r);
+}
+
 /* No free debug register, or the thread is gone: counted, nothing armed. */
 Test(replica, enospc_and_thread_gone)
 {
