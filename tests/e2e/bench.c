@@ -1,7 +1,8 @@
-/* bench.c - smoke test of the overhead benchmark (bench/overhead.sh --quick):
+/* bench.c - smoke tests of the overhead benchmark (bench/overhead.sh --quick:
  * every workload runs under objscope with unchanged output and the table
- * lists an objscope row for each. */
+ * lists an objscope row for each) and of bench/pair.sh. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -32,5 +33,33 @@ Test(e2e_bench, overhead_quick)
 		     res.err);
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
 		cr_expect(strstr(res.out, rows[i]) != NULL, "no '%s' row in:\n%s", rows[i], res.out);
+	e2e_result_free(&res);
+}
+
+/* bench/pair.sh (concurrent A/B pairs, docs/BENCHMARKS.md): two pairs of
+ * the demo alone and under objscope record, each run in its own scratch
+ * directory, give per-round and median CPU ratios. */
+Test(e2e_bench, pair_quick)
+{
+	const char *argv[] = { "sh", "bench/pair.sh", "--rounds", "2", "--", "build/fixtures/demo",
+			       NULL };
+	struct e2e_result res;
+	double prog = 0, whole = 0;
+	const char *m;
+
+	cr_assert_eq(access("build/fixtures/demo", X_OK), 0, "build/fixtures/demo is missing");
+	cr_assert_eq(e2e_run(tmp, argv, NULL, &res), 0);
+	cr_expect_eq(res.status, 0, "pair.sh exited %d:\n%s\n%s", res.status, res.out, res.err);
+	cr_expect(strstr(res.out, "round 1: program ") && strstr(res.out, "round 2: program "),
+		  "no per-round lines in:\n%s", res.out);
+	m = strstr(res.out, "median CPU ratio B/A over 2 pairs: program ");
+	cr_assert_not_null(m, "no median line in:\n%s", res.out);
+	cr_assert_eq(sscanf(m, "median CPU ratio B/A over 2 pairs: program %lf, whole command %lf",
+			    &prog, &whole),
+		     2, "%s", m);
+	/* objscope's collector comes on top in the whole command */
+	cr_expect(prog > 0.3 && prog < 3, "program ratio %.3f", prog);
+	cr_expect(whole >= prog * 0.9, "whole-command ratio %.3f below the program's %.3f", whole,
+		  prog);
 	e2e_result_free(&res);
 }
