@@ -62,15 +62,21 @@ int os_session_write_profile_notes(struct os_collector *c, const struct os_opts 
 	rc = os_profile_write(p, o->output, err, sizeof(err));
 	if (rc < 0)
 		os_err("%s: %s", mode, err[0] ? err : strerror(-rc));
-	else if (!o->quiet)
+	else if (!o->quiet) {
+		char jit[64] = "";
+
+		if (p->c.samples_jit)
+			snprintf(jit, sizeof(jit), " (%llu of JIT compiler threads, not decoded)",
+				 (unsigned long long)p->c.samples_jit);
 		fprintf(stderr,
-			"objscope: wrote %s: %llu samples, %llu addressed, %llu attributed to %u "
+			"objscope: wrote %s: %llu samples%s, %llu addressed, %llu attributed to %u "
 			"objects' contexts, %u process%s, %llu lost, %llu events dropped\n",
-			o->output, (unsigned long long)p->c.samples_total,
+			o->output, (unsigned long long)p->c.samples_total, jit,
 			(unsigned long long)p->c.samples_addressed,
 			(unsigned long long)p->c.samples_attributed, p->ncontexts, p->meta.npids,
 			p->meta.npids == 1 ? "" : "es", (unsigned long long)p->c.lost,
 			(unsigned long long)p->c.dropped_events);
+	}
 	os_profile_free(p);
 	return rc;
 }
