@@ -639,7 +639,7 @@ static void take_sample(struct os_collector *c, struct raw *w, const uint64_t *c
 	if (!as)
 		return;
 	/* A JIT compiler thread touches the compiler's own arenas: JVM
-	 * internals. Counted (per thread, and in a note), not decoded or
+	 * internals. Counted (per thread, and in samples_jit), not decoded or
 	 * attributed, unless --jit-threads. */
 	if (th && !c->opts->jit_threads && jit_thread(c, th)) {
 		c->samples_jit++;
