@@ -84,6 +84,28 @@ static int rd_u64(const struct os_hs_mem *m, uint32_t pid, uint64_t addr, uint64
 	return rd(m, pid, addr, v, 8);
 }
 
+/* Two fields of one object at base: in one read when they lie within 64
+ * bytes of each other (each read is a system call), else in two. */
+static int rd_two(const struct os_hs_mem *m, uint32_t pid, uint64_t base, int64_t off1,
+		  void *buf1, size_t len1, int64_t off2, void *buf2, size_t len2)
+{
+	int64_t lo = off1 < off2 ? off1 : off2;
+	int64_t hi = off1 + (int64_t)len1 > off2 + (int64_t)len2 ? off1 + (int64_t)len1
+								 : off2 + (int64_t)len2;
+	uint8_t span[64];
+
+	if (hi - lo > (int64_t)sizeof(span))
+		return rd(m, pid, base + (uint64_t)off1, buf1, len1) < 0 ||
+				       rd(m, pid, base + (uint64_t)off2, buf2, len2) < 0
+			       ? -EFAULT
+			       : 0;
+	if (rd(m, pid, base + (uint64_t)lo, span, (size_t)(hi - lo)) < 0)
+		return -EFAULT;
+	memcpy(buf1, span + (off1 - lo), len1);
+	memcpy(buf2, span + (off2 - lo), len2);
+	return 0;
+}
+
 /* A NUL-terminated string of the target (read in pieces: it may end near
  * the end of a mapping). */
 static int rd_cstr(const struct os_hs_mem *m, uint32_t pid, uint64_t addr, char *buf, size_t len)
@@ -382,28 +404,14 @@ int os_hs_method_parts(const struct os_hs_vm *vm, const struct os_hs_mem *m, uin
 {
 	const struct os_hs_layout *l = &vm->lay;
 	uint64_t cm, cp, sym;
-	int64_t lo, hi;
-	uint8_t span[64];
 	uint16_t idx;
 
 	if (l->method_const < 0 || l->const_constants < 0 || l->const_name_index < 0 ||
 	    l->cpool_holder < 0 || l->cpool_size <= 0)
 		return -ENOENT;
-	if (rd_u64(m, pid, method + (uint64_t)l->method_const, &cm) < 0)
+	if (rd_u64(m, pid, method + (uint64_t)l->method_const, &cm) < 0 ||
+	    rd_two(m, pid, cm, l->const_constants, &cp, 8, l->const_name_index, &idx, 2) < 0)
 		return -EFAULT;
-	/* ConstMethod's constant pool and name index: one read when close */
-	lo = l->const_constants < l->const_name_index ? l->const_constants : l->const_name_index;
-	hi = l->const_constants + 8 > l->const_name_index + 2 ? l->const_constants + 8
-							      : l->const_name_index + 2;
-	if (hi - lo <= (int64_t)sizeof(span)) {
-		if (rd(m, pid, cm + (uint64_t)lo, span, (size_t)(hi - lo)) < 0)
-			return -EFAULT;
-		memcpy(&cp, span + (l->const_constants - lo), 8);
-		memcpy(&idx, span + (l->const_name_index - lo), 2);
-	} else if (rd_u64(m, pid, cm + (uint64_t)l->const_constants, &cp) < 0 ||
-		   rd(m, pid, cm + (uint64_t)l->const_name_index, &idx, 2) < 0) {
-		return -EFAULT;
-	}
 	if (rd_u64(m, pid, cp + (uint64_t)l->cpool_holder, holder) < 0 ||
 	    rd_u64(m, pid, cp + (uint64_t)l->cpool_size + (uint64_t)idx * 8, &sym) < 0)
 		return -EFAULT;
@@ -432,8 +440,7 @@ int os_hs_gc_state(struct os_hs_vm *vm, const struct os_hs_mem *m, uint32_t pid,
 		   uint32_t *total, bool *active)
 {
 	const struct os_hs_layout *l = &vm->lay;
-	int64_t lo, hi;
-	uint8_t span[64], act = 0;
+	uint8_t act = 0;
 
 	if (!l->universe_heap || l->heap_total_coll < 0 || l->heap_gc_active < 0)
 		return -ENOENT;
@@ -444,18 +451,8 @@ int os_hs_gc_state(struct os_hs_vm *vm, const struct os_hs_mem *m, uint32_t pid,
 		vm->heap = 0;
 		return -EFAULT;
 	}
-	lo = l->heap_total_coll < l->heap_gc_active ? l->heap_total_coll : l->heap_gc_active;
-	hi = l->heap_total_coll + 4 > l->heap_gc_active + 1 ? l->heap_total_coll + 4
-							    : l->heap_gc_active + 1;
-	if (hi - lo <= (int64_t)sizeof(span)) {
-		if (rd(m, pid, vm->heap + (uint64_t)lo, span, (size_t)(hi - lo)) < 0)
-			return -EFAULT;
-		memcpy(total, span + (l->heap_total_coll - lo), 4);
-		act = span[l->heap_gc_active - lo];
-	} else if (rd(m, pid, vm->heap + (uint64_t)l->heap_total_coll, total, 4) < 0 ||
-		   rd(m, pid, vm->heap + (uint64_t)l->heap_gc_active, &act, 1) < 0) {
+	if (rd_two(m, pid, vm->heap, l->heap_total_coll, total, 4, l->heap_gc_active, &act, 1) < 0)
 		return -EFAULT;
-	}
 	*active = act != 0;
 	return 0;
 }

@@ -476,13 +476,12 @@ static void exact_offer(struct os_rep *r, struct ctxst *x, uint32_t ci, const st
 /* ---- samples ---- */
 
 /* The watched window of a sample: len 1/2/4/8 bytes at a, aligned, inside
- * the object's data. */
-/* The watched window of a sample: the access, cut to the object. Java
- * objects: never in the first 16 bytes (mark word, class word, and the
- * array length or a first 4-byte field with compressed class pointers):
- * the class word and the length are equal in every same-sized object of a
- * context, and bounds checks read the length often (ReplicaAttachFixture's
- * random long[]s: 3 of 24 comparisons "equal", theta 0.125, all on it). */
+ * the object's data. Java objects: never in the first 16 bytes (mark word,
+ * class word, and the array length or a first 4-byte field with compressed
+ * class pointers): the class word and the length are equal in every
+ * same-sized object of a context, and bounds checks read the length often
+ * (ReplicaAttachFixture's random long[]s: 3 of 24 comparisons "equal",
+ * theta 0.125, all on it). */
 #define JAVA_WINDOW_SKIP 16
 
 static bool window(const struct os_rep_sample *s, uint64_t *a, unsigned *len)
