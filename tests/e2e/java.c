@@ -453,6 +453,8 @@ Test(e2e_java, small_objects_charged_to_their_class)
 			break;
 		}
 	}
+	cr_log_info("PreAttachFixture$Node: %lld of %lld Java-heap samples, rank %lld", (long long)node,
+		    (long long)jheap, (long long)pos + 1);
 	cr_expect_geq(node * 5, jheap, "PreAttachFixture$Node: %lld of %lld Java-heap samples "
 		      "(a third of the reads)", (long long)node, (long long)jheap);
 	cr_expect(pos >= 0 && pos < 3, "PreAttachFixture$Node ranks %lld", (long long)pos + 1);
