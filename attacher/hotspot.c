@@ -46,6 +46,8 @@ struct hs_jvm {
 	struct os_jvm_info info;
 	struct os_hs_vm vm;
 	struct os_hmap names;      /* tagged word (klass / method) -> string index */
+	struct os_hmap unnamed;    /* tagged words seen before vmStructs could be read
+	                              (allocations inside JNI_CreateJavaVM): named then */
 	struct os_hs_move *batch;  /* moves of the collection in progress */
 	size_t nbatch, capbatch;
 	uint64_t objects, gcs, moves, dropped;
@@ -151,6 +153,7 @@ static struct hs_jvm *jvm_get(struct hotspot *h, struct os_aspace *as)
 	j->asid = as->id;
 	j->pid = as->pid;
 	os_hmap_init(&j->names);
+	os_hmap_init(&j->unnamed);
 	os_hmap_init(&j->pre);
 	os_hs_scan_init(&j->scan);
 	if (os_hmap_put(&h->asid2jvm, as->id, h->njvms) < 0) {
@@ -166,6 +169,7 @@ static void jvm_free(struct hs_jvm *j)
 {
 	os_hs_vm_free(&j->vm);
 	os_hmap_destroy(&j->names);
+	os_hmap_destroy(&j->unnamed);
 	os_hmap_destroy(&j->pre);
 	free(j->prev);
 	os_hs_scan_destroy(&j->scan);
@@ -244,6 +248,34 @@ static void name_method(struct hotspot *h, struct hs_jvm *j, uint64_t word)
 		return;
 	snprintf(name, sizeof(name), "%s.%s", cls, meth);
 	name_put(h, j, word, name);
+}
+
+/* A class or method word of an allocation path: named now, or, before the
+ * JVM event (the JDK's start-up code allocates inside JNI_CreateJavaVM),
+ * once vmStructs is read. Start-up classes and methods belong to the boot
+ * loader and are never unloaded, so their words stay valid until then. */
+static void name_word(struct hotspot *h, struct hs_jvm *j, uint64_t word)
+{
+	if (!j->vm_ok) {
+		if (!j->have_info)
+			os_hmap_put(&j->unnamed, word, 0);
+		return;
+	}
+	if ((word & ~OS_HS_WORD_MASK) == OS_HS_TAG_KLASS)
+		name_klass(h, j, word & OS_HS_WORD_MASK);
+	else
+		name_method(h, j, word);
+}
+
+static void name_pending(struct hotspot *h, struct hs_jvm *j)
+{
+	size_t it = 0;
+	uint64_t word, v;
+
+	while (os_hmap_next(&j->unnamed, &it, &word, &v))
+		name_word(h, j, word);
+	os_hmap_destroy(&j->unnamed);
+	os_hmap_init(&j->unnamed);
 }
 
 static uint64_t canon(const struct hs_jvm *j, uint64_t addr)
@@ -396,8 +428,10 @@ static void prepare_jvm(struct hotspot *h, struct hs_jvm *j, const struct os_eve
 		os_debug("hotspot: pid %u: cannot read the vmStructs tables: %s", j->pid,
 			 strerror(-rc));
 	j->vm_ok = rc == 0;
-	if (j->vm_ok)
+	if (j->vm_ok) {
 		frames_resolve(h, j);
+		name_pending(h, j);
+	}
 }
 
 /* OS_EV_JALLOC: the path is interned with the class word innermost. */
@@ -412,14 +446,11 @@ static bool prepare_alloc(struct hotspot *h, struct hs_jvm *j, const struct os_e
 		return false;
 	buf[0] = OS_HS_TAG_KLASS | klass;
 	memcpy(buf + 1, ev->frames, n * sizeof(*buf));
-	if (j->vm_ok) {
-		if (j->vm.lay.compressed_klass < 0)
-			os_hs_learn_header(&j->vm, &h->mem, j->pid, ev->addr, klass);
-		name_klass(h, j, klass);
-		for (uint32_t i = 1; i <= n; i++)
-			if (buf[i] & OS_FRAME_METHOD)
-				name_method(h, j, buf[i]);
-	}
+	if (j->vm_ok && j->vm.lay.compressed_klass < 0)
+		os_hs_learn_header(&j->vm, &h->mem, j->pid, ev->addr, klass);
+	for (uint32_t i = 0; i <= n; i++)
+		if (i == 0 || (buf[i] & ~OS_HS_WORD_MASK) == OS_FRAME_METHOD)
+			name_word(h, j, buf[i]);
 	oe->type = ev->type;
 	oe->addr = canon(j, ev->addr);
 	oe->size = ev->size;
@@ -1287,10 +1318,10 @@ static void hs_path_words(struct os_runtime *rt, struct os_aspace *as, const uin
 		if ((frames[i] & ~OS_HS_WORD_MASK) != OS_FRAME_METHOD)
 			continue;
 		if (!j)
-			j = jvm_find(h, as->id);
-		if (!j || !j->vm_ok)
+			j = jvm_get(h, as);
+		if (!j)
 			return;
-		name_method(h, j, frames[i]);
+		name_word(h, j, frames[i]);
 	}
 }
 

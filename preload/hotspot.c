@@ -491,11 +491,23 @@ static void hs_read_code_heaps(const struct osp_vms *v, const struct os_jvm_info
 	l->ok = l->interp_hi > l->interp_lo && l->code_hi > l->code_lo;
 }
 
+/* The Method* slot of an interpreter frame, in bytes from fp (0: unknown).
+ * JDK 17 exports the slots next to it; on x86 (frame_x86.hpp) the method
+ * slot is the one below last_sp. */
+static int64_t hs_method_slot(const struct osp_vms *v)
+{
+	int32_t method = 0, last_sp;
+
+	if (osp_vms_int(v, "frame::interpreter_frame_method_offset", &method) != 0 &&
+	    osp_vms_int(v, "frame::interpreter_frame_last_sp_offset", &last_sp) == 0)
+		method = last_sp - 1;
+	return (int64_t)method * 8;
+}
+
 static void hs_read_code(const struct osp_vms *v, struct os_jvm_info *info)
 {
 	uint64_t o_buf, o_lim;
 	void *p_code, *p_lo, *p_hi;
-	int32_t method = 0, last_sp;
 
 	if (osp_vms_static(v, "AbstractInterpreter", "_code", &p_code) == 0 &&
 	    osp_vms_offset(v, "StubQueue", "_stub_buffer", &o_buf) == 0 &&
@@ -512,13 +524,7 @@ static void hs_read_code(const struct osp_vms *v, struct os_jvm_info *info)
 		osp_hs.code_lo = *(const uintptr_t *)p_lo;
 		osp_hs.code_hi = *(const uintptr_t *)p_hi;
 	}
-	/* The Method* slot of an interpreter frame, in words from fp. JDK 17
-	 * exports the slots next to it; on x86 (frame_x86.hpp) the method
-	 * slot is the one below last_sp. */
-	if (osp_vms_int(v, "frame::interpreter_frame_method_offset", &method) != 0 &&
-	    osp_vms_int(v, "frame::interpreter_frame_last_sp_offset", &last_sp) == 0)
-		method = last_sp - 1;
-	osp_hs.method_off = (int64_t)method * 8;
+	osp_hs.method_off = hs_method_slot(v);
 	hs_read_code_heaps(v, info);
 }
 
@@ -766,11 +772,26 @@ static void hs_install_at(void *handle, struct os_jvm_plan *plan)
 		struct osp_vms v;
 		void *lo, *hi;
 
-		if (osp_vms_open(&v, handle) == 0 &&
-		    osp_vms_static(&v, "CodeCache", "_low_bound", &lo) == 0 &&
-		    osp_vms_static(&v, "CodeCache", "_high_bound", &hi) == 0) {
-			osp_hs.code_lo_at = lo;
-			osp_hs.code_hi_at = hi;
+		void *code;
+		uint64_t o_buf, o_lim;
+
+		if (osp_vms_open(&v, handle) == 0) {
+			if (osp_vms_static(&v, "CodeCache", "_low_bound", &lo) == 0 &&
+			    osp_vms_static(&v, "CodeCache", "_high_bound", &hi) == 0) {
+				osp_hs.code_lo_at = lo;
+				osp_hs.code_hi_at = hi;
+			}
+			/* interpreted frames of the JDK's start-up code, which runs
+			 * inside JNI_CreateJavaVM, yield their Method* too */
+			osp_hs.method_off = hs_method_slot(&v);
+			if (osp_hs.method_off &&
+			    osp_vms_static(&v, "AbstractInterpreter", "_code", &code) == 0 &&
+			    osp_vms_offset(&v, "StubQueue", "_stub_buffer", &o_buf) == 0 &&
+			    osp_vms_offset(&v, "StubQueue", "_buffer_limit", &o_lim) == 0) {
+				osp_hs.interp_buf_off = o_buf;
+				osp_hs.interp_lim_off = o_lim;
+				osp_hs.interp_code_at = code;
+			}
 		}
 	}
 	__atomic_store_n(&osp_path_jit, osp_hs_walk_native, __ATOMIC_RELEASE);

@@ -21,10 +21,14 @@
 #include "preload/preload.h"
 
 /* What the hot paths read; written once when the JVM is up (before the
- * filter and the hooks start using it), read-only afterwards. */
+ * filter and the hooks start using it), read-only afterwards. The *_at
+ * pointers are set when libjvm is found: before `up`, walks read through
+ * them what exists so far (Java code runs inside JNI_CreateJavaVM). */
 struct osp_hs_state {
 	uintptr_t heap_lo, heap_hi;       /* reserved Java heap (masked for ZGC) */
 	uintptr_t interp_lo, interp_hi;   /* interpreter codelets */
+	const void *const *interp_code_at; /* AbstractInterpreter::_code (a StubQueue*) */
+	uint64_t interp_buf_off, interp_lim_off; /* StubQueue::_stub_buffer, _buffer_limit */
 	uintptr_t code_lo, code_hi;       /* whole code cache (JIT, stubs, interpreter) */
 	const uintptr_t *code_lo_at;      /* CodeCache::_low_bound / _high_bound, from libjvm's */
 	const uintptr_t *code_hi_at;      /* load (before `up`: JIT code runs during start-up) */

@@ -41,6 +41,29 @@ static int hw_in(uintptr_t p, uintptr_t lo, uintptr_t hi)
 	return p >= lo && p < hi;
 }
 
+/* Inside JNI_CreateJavaVM (before hs_jvm_up): the interpreter's codelets
+ * as they are now. AbstractInterpreter::_code is set early in the VM's
+ * initialisation, before the first Java method runs; 0 until then, and
+ * then interpreted frames stay raw pcs. hs_jvm_up writes the same values. */
+static void hw_learn_interp(void)
+{
+	const uint8_t *q;
+	uint64_t lo;
+	int32_t lim;
+
+	if (__atomic_load_n(&osp_hs.interp_hi, __ATOMIC_ACQUIRE) || !osp_hs.interp_code_at)
+		return;
+	q = *(const uint8_t *const volatile *)osp_hs.interp_code_at;
+	if (!q)
+		return;
+	lo = *(const volatile uint64_t *)(q + osp_hs.interp_buf_off);
+	lim = *(const volatile int32_t *)(q + osp_hs.interp_lim_off);
+	if (!lo || lim <= 0)
+		return;
+	osp_hs.interp_lo = lo;
+	__atomic_store_n(&osp_hs.interp_hi, lo + (uint64_t)lim, __ATOMIC_RELEASE);
+}
+
 /* One frame word for pc `ip` whose frame pointer is `fp`. */
 static uint64_t hw_frame(uintptr_t ip, uintptr_t fp)
 {
@@ -135,6 +158,7 @@ int osp_hs_walk_fp(uint64_t *frames, int max, const void *caller, const void *fp
 	*truncated = 0;
 	if (hw_stack_bounds() != 0)
 		return 0;
+	hw_learn_interp();
 	/* the caller's own sp lies below its frame pointer */
 	return hw_walk_from(frames, 0, max,
 			    (struct os_hsf_frame){ (uintptr_t)caller, (uintptr_t)fp, (uintptr_t)fp }, 1,
@@ -203,6 +227,7 @@ static int hw_walk(uint64_t *frames, int max, const void *caller, int methods, i
 		code_hi = *(const volatile uintptr_t *)osp_hs.code_hi_at;
 	}
 	code_known = code_hi || osp_hs.code_hi_at;
+	hw_learn_interp();
 	*truncated = 0;
 	if (hw_stack_bounds() != 0 || unw_getcontext(&uc) != 0 || unw_init_local(&cur, &uc) != 0)
 		goto fallback;

@@ -112,6 +112,40 @@ static bool stack_has_any(json_object *obj, const char *const names[])
 	return false;
 }
 
+/* The JDK's start-up code runs interpreted inside JNI_CreateJavaVM, before
+ * the JVM event: the preload reads the interpreter's bounds while it runs
+ * and the collector names the Method* words once vmStructs is read. Every
+ * context allocated there (objects and native memory, sampled or not) has
+ * named frames, none "Interpreter"; before, 18 of 115 such contexts of this
+ * fixture had one. */
+static void check_startup_paths(json_object *objects)
+{
+	static const char *const interp[] = { "Interpreter", NULL };
+	int startup = 0, named = 0, unnamed = 0;
+	char buf[2048];
+
+	for (size_t i = 0; i < json_object_array_length(objects); i++) {
+		json_object *o = json_object_array_get_idx(objects, i);
+
+		if (!e2e_stack_has(o, "JNI_CreateJavaVM", 256))
+			continue;
+		startup++;
+		if (e2e_stack_has(o, "java.lang.System.initPhase1", 256) ||
+		    e2e_stack_has(o, "java.lang.System.initPhase2", 256))
+			named++;
+		if (stack_has_any(o, interp)) {
+			unnamed++;
+			cr_log_warn("start-up path with an unnamed interpreted frame: %s",
+				    e2e_stack_str(o, buf, sizeof(buf)));
+		}
+	}
+	cr_log_info("start-up contexts: %d, %d through System.initPhase1/2, %d with Interpreter",
+		    startup, named, unnamed);
+	cr_expect_gt(named, 0, "no start-up context names System.initPhase1/2 (of %d)", startup);
+	cr_expect_eq(unnamed, 0, "%d of %d start-up contexts have an \"Interpreter\" frame",
+		     unnamed, startup);
+}
+
 /* Launch mode runs the JVM without -XX:+PreserveFramePointer (its CPU cost
  * is 2-4%): allocation paths walk JIT frames by their code blobs' frame
  * sizes (common/hs_frames.h). Java objects' paths, and native allocations
@@ -158,6 +192,7 @@ Test(e2e_java, allocation_paths_without_frame_pointers)
 			  e2e_stack_has(top, "ObjFixture.main", 4) && stack_has_any(top, entries),
 		  "top object's path does not run from makeRandom through main to the thread "
 		  "entry: %s", e2e_stack_str(top, buf, sizeof(buf)));
+	check_startup_paths(objects);
 	json_object_put(report);
 
 	report = record_argv(jitnative, opts);

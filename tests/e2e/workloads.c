@@ -29,7 +29,6 @@
 #define H2_JAR "/usr/share/java/h2.jar"
 #define JAVA_TOP 5    /* Java objects whose alloc_stack must be named */
 #define STACK_DEPTH 3 /* a named Java frame within the first frames */
-#define OS_MAX_FRAMES_E2E 256 /* every frame of an alloc_stack */
 
 static char *tmp;
 
@@ -167,12 +166,6 @@ static void check_report(const char *what, const char *profile, const char *gc_l
 		/* a class without an allocation path: objects smaller than
 		 * --min-size found at their samples ("[smaller than ...]") */
 		if (frame_synthetic(o))
-			continue;
-		/* allocated inside JNI_CreateJavaVM (the JDK's own start-up
-		 * code): the preload learns the interpreter's frame layout
-		 * when it returns, so interpreted frames before that are
-		 * "Interpreter" (docs/JAVA.md, "Not done / limits") */
-		if (e2e_stack_has(o, "JNI_CreateJavaVM", OS_MAX_FRAMES_E2E))
 			continue;
 		if (checked >= JAVA_TOP)
 			continue;
