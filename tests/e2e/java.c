@@ -490,8 +490,12 @@ Test(e2e_java, small_objects_charged_to_their_class)
 	}
 	cr_log_info("PreAttachFixture$Node: %lld of %lld Java-heap samples, rank %lld", (long long)node,
 		    (long long)jheap, (long long)pos + 1);
-	cr_expect_geq(node * 5, jheap, "PreAttachFixture$Node: %lld of %lld Java-heap samples "
-		      "(a third of the reads)", (long long)node, (long long)jheap);
+	/* A third of the read() calls read nodes, but the node set's time also
+	 * goes to the tracked Node[] and the other sets' reads cost more: the
+	 * nodes got 23-27% locally and 19.4% once under CI load (session 6),
+	 * 0 without the header lookup. */
+	cr_expect_geq(node * 100, jheap * 15, "PreAttachFixture$Node: %lld of %lld Java-heap "
+		      "samples (a third of the reads)", (long long)node, (long long)jheap);
 	cr_expect(pos >= 0 && pos < 3, "PreAttachFixture$Node ranks %lld", (long long)pos + 1);
 	cr_expect(has_note(report, "fell on objects smaller than --min-size"),
 		  "no note on the objects found at samples");
