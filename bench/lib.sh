@@ -42,3 +42,12 @@ ratio_median() {
 	paste -d' ' "$1" "$2" | awk -v c="$3" -v n="$4" '{ b = $(c + n); if (b > 0) printf "%.4f\n", $c / b }' >"$TMP/ratios"
 	median "$TMP/ratios" 1
 }
+
+# ratio_spread : the middle half of the per-round ratios of the last
+# ratio_median call (rounds ceil(n/4) and n+1-ceil(n/4) in order: 2 and 6
+# of 7, 2 and 4 of 5), as "LO-HI": how far one round strays on this machine.
+ratio_spread() {
+	sort -g "$TMP/ratios" | awk '{ v[NR] = $1 }
+		END { if (NR == 0) { print "-"; exit }
+		      k = int((NR + 3) / 4); printf "%.2f-%.2f\n", v[k], v[NR + 1 - k] }'
+}

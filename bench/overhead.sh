@@ -135,15 +135,16 @@ report() {
 		rss=$(median "$f" 2)
 		trss=$(median "$f" 3)
 		if [ "$tool" = alone ]; then
-			rw=1.00 rr=1.00 rt=1.00
+			rw=1.00 rr=1.00 rt=1.00 sw=-
 		else
 			rw=$(ratio_median "$f" "$TMP/$wl.alone" 1 3)
+			sw=$(ratio_spread)
 			rr=$(ratio_median "$f" "$TMP/$wl.alone" 2 3)
 			rt=$(ratio_median "$f" "$TMP/$wl.alone" 3 3)
 		fi
-		printf '%-12s %-9s %8.2f %8.1f %8.1f %7.2fx %7.2fx %7.2fx\n' "$wl" "$tool" \
+		printf '%-12s %-9s %8.2f %8.1f %8.1f %7.2fx %7.2fx %7.2fx  %s\n' "$wl" "$tool" \
 			"$wall" "$(echo "$rss" | awk '{ print $1 / 1024 }')" \
-			"$(echo "$trss" | awk '{ print $1 / 1024 }')" "$rw" "$rr" "$rt"
+			"$(echo "$trss" | awk '{ print $1 / 1024 }')" "$rw" "$rr" "$rt" "$sw"
 	done
 }
 
@@ -151,8 +152,9 @@ bench three_sites /dev/null build/fixtures/three_sites "$TS_ARG"
 bench sqlite3 "$TMP/workload.sql" sqlite3 :memory:
 
 echo "objscope overhead: $RUNS alternating round(s), sampling rate $FREQ Hz$([ "$HAVE_PERF" -eq 1 ] || echo ', perf unavailable')"
-echo "(medians; ratios are medians of per-round profiled/alone ratios)"
-printf '%-12s %-9s %8s %8s %8s %8s %8s %8s\n' workload tool wall_s RSS_MB tRSS_MB wall RSS tRSS
+echo "(medians; ratios are medians of per-round profiled/alone ratios; wall_mid: the middle half"
+echo " of the per-round wall ratios)"
+printf '%-12s %-9s %8s %8s %8s %8s %8s %8s  %s\n' workload tool wall_s RSS_MB tRSS_MB wall RSS tRSS wall_mid
 report three_sites
 report sqlite3
 exit "$FAILED"

@@ -135,15 +135,16 @@ report() {
 		f=$TMP/$wl.$tool
 		[ -s "$f" ] || continue
 		if [ "$tool" = alone ]; then
-			rw=1 rc=1 rt=1
+			rw=1 rc=1 rt=1 sw=-
 		else
 			rw=$(ratio_median "$f" "$TMP/$wl.alone" 1 4)
+			sw=$(ratio_spread)
 			rc=$(ratio_median "$f" "$TMP/$wl.alone" 2 4)
 			rt=$(ratio_median "$f" "$TMP/$wl.alone" 4 4)
 		fi
-		printf '%-6s %-11s %8.2f %8.2f %8.1f %7.2fx %7.2fx %7.2fx\n' "$wl" "$tool" \
+		printf '%-6s %-11s %8.2f %8.2f %8.1f %7.2fx %7.2fx %7.2fx  %s\n' "$wl" "$tool" \
 			"$(median "$f" 1)" "$(median "$f" 2)" \
-			"$(median "$f" 4 | awk '{ print $1 / 1024 }')" "$rw" "$rc" "$rt"
+			"$(median "$f" 4 | awk '{ print $1 / 1024 }')" "$rw" "$rc" "$rt" "$sw"
 	done
 }
 
@@ -154,8 +155,9 @@ bench h2 java "$GC" -Xmx512m -cp "$H2_JAR" org.h2.tools.RunScript -url jdbc:h2:m
 
 echo "objscope overhead on Java ($GC): $RUNS alternating round(s); javac $JAVAC_FILES files," \
 	"H2 $H2_ROWS rows; rates $FREQ and $FREQ10 Hz$([ "$HAVE_PERF" -eq 1 ] || echo ', perf unavailable')"
-echo "(medians; ratios are medians of per-round profiled/alone ratios; objscope10/perf10: -F $FREQ10)"
-printf '%-6s %-11s %8s %8s %8s %8s %8s %8s\n' wl tool wall_s cpu_s tRSS_MB wall cpu tRSS
+echo "(medians; ratios are medians of per-round profiled/alone ratios; objscope10/perf10: -F $FREQ10;"
+echo " wall_mid: the middle half of the per-round wall ratios)"
+printf '%-6s %-11s %8s %8s %8s %8s %8s %8s  %s\n' wl tool wall_s cpu_s tRSS_MB wall cpu tRSS wall_mid
 report javac
 report h2
 exit "$FAILED"
