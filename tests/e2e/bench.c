@@ -31,8 +31,21 @@ Test(e2e_bench, overhead_quick)
 	cr_assert_eq(e2e_run(tmp, argv, NULL, &res), 0);
 	cr_expect_eq(res.status, 0, "overhead.sh --quick exited %d:\n%s\n%s", res.status, res.out,
 		     res.err);
-	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
-		cr_expect(strstr(res.out, rows[i]) != NULL, "no '%s' row in:\n%s", rows[i], res.out);
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const char *row = strstr(res.out, rows[i]);
+		double wall, rss, trss, rw, rr, rt, lo = 0, hi = 0;
+
+		cr_expect(row != NULL, "no '%s' row in:\n%s", rows[i], res.out);
+		if (!row)
+			continue;
+		/* the last column: the middle half of the per-round wall ratios,
+		 * one round here, so both ends are the median */
+		cr_expect_eq(sscanf(row + strlen(rows[i]), "%lf %lf %lf %lfx %lfx %lfx %lf-%lf", &wall,
+				    &rss, &trss, &rw, &rr, &rt, &lo, &hi),
+			     8, "cannot read the row: %.120s", row);
+		cr_expect(lo <= rw + 0.005 && rw <= hi + 0.005, "wall ratio %.2f outside its spread "
+			  "%.2f-%.2f", rw, lo, hi);
+	}
 	e2e_result_free(&res);
 }
 
