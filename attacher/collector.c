@@ -15,7 +15,6 @@
 #include "attacher/replica.h"
 #include "common/log.h"
 
-#define OS_STACK_COPY 8192 /* bytes of user stack copied per sample */
 #define WINDOW_NS 100000000ULL /* object events and samples are applied 100 ms late */
 /* Steps 3 and 4 of a round (drain every thread's ring, sort and apply the
  * queue) at most this often: the loop wakes every 5 ms, and each drain
@@ -391,7 +390,7 @@ static void collector_attr(struct os_collector *c, struct perf_event_attr *a,
 	c->sampler.ops->setup(&c->sampler, &attr);
 	if (c->unw) {
 		attr.sample_type |= PERF_SAMPLE_STACK_USER;
-		attr.sample_stack_user = OS_STACK_COPY;
+		attr.sample_stack_user = c->opts->stack_copy;
 	}
 	attr.sample_id_all = 1;
 	attr.inherit = 1;

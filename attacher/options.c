@@ -70,8 +70,10 @@ void os_opts_usage(const char *cmd)
 	       "      --jit-threads     JVMs: also decode and attribute the samples of JIT\n"
 	       "                        compiler threads (their own arenas: JVM internals); by\n"
 	       "                        default they are only counted, per thread\n"
-	       "      --call-graph M    access paths: dwarf (stack copy + CFI, default) or fp\n"
-	       "                        (frame pointers only: cheaper, shorter paths in -O2 code)\n"
+	       "      --call-graph M    access paths: dwarf[,SIZE] (a copy of SIZE bytes of the\n"
+	       "                        stack per sample, default %u, at most %u, + CFI; the\n"
+	       "                        default) or fp (frame pointers only: cheaper, shorter\n"
+	       "                        paths in -O2 code)\n"
 	       "      --debug-lines     source lines of native frames also from separate debug\n"
 	       "                        files (/usr/lib/debug, e.g. libc6-dbg; costs ~60 ms of\n"
 	       "                        CPU per run); by default only from a module's own DWARF\n"
@@ -87,7 +89,8 @@ void os_opts_usage(const char *cmd)
 	       "                        default) or ptrace debug registers (ptrace)\n"
 	       "      --lifetimes, --reuse, --numa   analyses (not available yet)\n",
 	       OS_DEFAULT_OUTPUT, OS_DEFAULT_FREQ, OS_DEFAULT_MIN_SIZE, OS_DEFAULT_JAVA_TLAB,
-	       OS_JAVA_TLAB_MIN, OS_JAVA_TLAB_MAX, OS_DEFAULT_RING_BYTES / 1024, OS_DEFAULT_SLOTS);
+	       OS_JAVA_TLAB_MIN, OS_JAVA_TLAB_MAX, OS_DEFAULT_STACK_COPY, OS_MAX_STACK_COPY,
+	       OS_DEFAULT_RING_BYTES / 1024, OS_DEFAULT_SLOTS);
 }
 
 static int parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
@@ -120,6 +123,7 @@ int os_opts_parse(struct os_opts *o, const char *cmd, int argc, char **argv)
 	o->slots = OS_DEFAULT_SLOTS;
 	o->perf_pages = 256;
 	o->call_graph_dwarf = true;
+	o->stack_copy = OS_DEFAULT_STACK_COPY;
 	o->java_objects = "hybrid";
 	o->java_tlab = OS_DEFAULT_JAVA_TLAB;
 	o->watch_route = WATCH_ROUTE_PERF;
@@ -177,10 +181,22 @@ int os_opts_parse(struct os_opts *o, const char *cmd, int argc, char **argv)
 		case OPT_CALL_GRAPH:
 			if (!strcmp(optarg, "dwarf")) {
 				o->call_graph_dwarf = true;
+			} else if (!strncmp(optarg, "dwarf,", 6)) {
+				if (parse_u64("--call-graph dwarf,SIZE", optarg + 6, 8,
+					      OS_MAX_STACK_COPY, &v))
+					return -1;
+				if (v % 8) {
+					os_err("--call-graph dwarf,SIZE: SIZE must be a multiple of 8, "
+					       "not %llu", (unsigned long long)v);
+					return -1;
+				}
+				o->call_graph_dwarf = true;
+				o->stack_copy = (unsigned)v;
 			} else if (!strcmp(optarg, "fp")) {
 				o->call_graph_dwarf = false;
 			} else {
-				os_err("--call-graph takes 'dwarf' or 'fp', not '%s'", optarg);
+				os_err("--call-graph takes 'dwarf', 'dwarf,SIZE' or 'fp', not '%s'",
+				       optarg);
 				return -1;
 			}
 			break;

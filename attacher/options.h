@@ -7,6 +7,8 @@
 #include <stdint.h>
 
 #define OS_DEFAULT_FREQ 1000
+#define OS_DEFAULT_STACK_COPY 8192 /* as perf's --call-graph dwarf */
+#define OS_MAX_STACK_COPY 65528    /* the kernel's limit (below 64 KiB, 8-aligned) */
 #define OS_DEFAULT_MIN_SIZE 1024
 #define OS_DEFAULT_OUTPUT "objscope.data"
 #define OS_DEFAULT_JAVA_TLAB 16384 /* = OS_JAVA_TLAB_DEFAULT (hotspot_abi.h) */
@@ -26,7 +28,8 @@ struct os_opts {
 	bool quiet;              /* -q: no summary line */
 	bool no_mmap;
 	bool debug_lines;        /* --debug-lines: lines from separate debug files too */
-	bool call_graph_dwarf;   /* --call-graph dwarf (default) | fp */            /* --no-mmap: do not track anonymous mmaps as objects */
+	bool call_graph_dwarf;   /* --call-graph dwarf (default) | fp */
+	unsigned stack_copy;     /* --call-graph dwarf,SIZE: user stack bytes per sample */            /* --no-mmap: do not track anonymous mmaps as objects */
 	bool replicas, lifetimes, reuse, numa; /* analyses (lifetimes/reuse/numa: later issues) */
 	int watch_route;         /* --watch-route perf (default) | ptrace: enum watch_route */
 	const char *java_objects; /* --java-objects hybrid (default) | exact | sampled (HotSpot) */

@@ -33,6 +33,7 @@ struct os_unwinder {
 	struct uw_space *cur;
 	uint64_t *frames;
 	uint32_t n, max;
+	uint64_t last_sp;        /* the previous frame's sp (0: unknown) */
 	/* where the unwinding stopped for want of a module (os_unwind_stopped) */
 	bool stopped;
 	uint64_t stop_sp, stop_fp;
@@ -167,11 +168,17 @@ static int cb_frame(Dwfl_Frame *state, void *arg)
 	Dwarf_Addr pc;
 	bool activation;
 
+	Dwarf_Word fsp = 0;
+
 	if (!dwfl_frame_pc(state, &pc, &activation) || !pc)
 		return DWARF_CB_ABORT;
-	/* a frame that does not move on means a loop in the CFI: stop */
-	if (u->n && u->frames[u->n - 1] == pc && u->n > 1)
+	/* a frame that does not move on means a loop in the CFI: stop. The
+	 * same return address again is recursion as long as sp grows. */
+	if (dwfl_frame_reg(state, 7, &fsp) != 0)
+		fsp = 0;
+	if (u->n > 1 && u->frames[u->n - 1] == pc && (!fsp || !u->last_sp || fsp <= u->last_sp))
 		return DWARF_CB_ABORT;
+	u->last_sp = fsp;
 	u->frames[u->n++] = pc;
 	if (u->n >= u->max)
 		return DWARF_CB_ABORT;
@@ -196,6 +203,7 @@ uint32_t os_unwind(struct os_unwinder *u, uint32_t asid, uint32_t tid,
 		   uint64_t *frames, uint32_t max)
 {
 	u->stopped = false;
+	u->last_sp = 0;
 	if (!max)
 		return 0;
 	u->cur = space_of(u, asid);

@@ -3,6 +3,7 @@
  * `make all fixtures`.
  */
 #include <criterion/criterion.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -243,5 +244,90 @@ Test(e2e_native, users_ld_preload_kept)
 	cr_expect(strstr(res.out, "libobjscope.so") != NULL, "objscope's library missing: %s",
 		  res.out);
 	e2e_result_free(&res);
+	free(profile);
+}
+
+/* Share of obj's access samples whose path reaches `fn`; *depth gets the
+ * longest access path. */
+static double access_share_reaching(json_object *obj, const char *fn, size_t *depth)
+{
+	json_object *acc = e2e_get(obj, "accesses");
+	int64_t all = 0, reach = 0;
+
+	*depth = 0;
+	for (size_t i = 0; acc && i < json_object_array_length(acc); i++) {
+		json_object *a = json_object_array_get_idx(acc, i), *st = e2e_get(a, "stack");
+		int64_t n = e2e_get_int(a, "samples");
+		size_t len = st ? json_object_array_length(st) : 0;
+		bool found = false;
+
+		for (size_t k = 0; k < len; k++) {
+			const char *f = json_object_get_string(json_object_array_get_idx(st, k));
+
+			if (f && !strncmp(f, fn, strlen(fn)) &&
+			    (f[strlen(fn)] == 0 || f[strlen(fn)] == ' '))
+				found = true;
+		}
+		if (len > *depth)
+			*depth = len;
+		all += n;
+		reach += found ? n : 0;
+	}
+	return all ? (double)reach / (double)all : 0;
+}
+
+/* --call-graph dwarf,SIZE (as perf's): the stack copy per sample bounds how
+ * far the DWARF unwinder reaches. tests/fixtures/deep_stack reads its block
+ * 81 recursive calls (512-byte frames, no frame pointers) below main: the
+ * default 8 KiB copy gave paths of 17 frames, 65528 bytes all 86 frames to
+ * main. Recursion itself must not end a path (the same return address
+ * again, with sp growing; the unwinder stopped at the second `descend`
+ * before). Bad sizes: one error line, exit status 2. */
+Test(e2e_native, call_graph_stack_copy_size)
+{
+	const char *argv[] = { E2E_FIXTURE("deep_stack"), "1", NULL };
+	const char *big[] = { "--call-graph", "dwarf,65528", NULL };
+	const char *bad[] = { "dwarf,12", "dwarf,70000", "dwarf,", "dwarf,8k", NULL };
+	char *profile = e2e_path(tmp, "deep.data"), msg[512];
+	struct e2e_result res;
+	json_object *report, *top;
+	size_t depth_default, depth_big;
+	double share_default, share_big;
+
+	report = record_and_report("deep.data", argv);
+	top = top_object(report, "main");
+	share_default = access_share_reaching(top, "main", &depth_default);
+	cr_expect_gt(depth_default, 10, "default stack copy: paths of at most %zu frames",
+		     depth_default);
+	json_object_put(report);
+
+	cr_assert_eq(e2e_record(tmp, profile, big, argv, &res), 0, "cannot run objscope record");
+	cr_assert_eq(res.status, 0, "record --call-graph dwarf,65528 exited %d: %s", res.status,
+		     res.err);
+	cr_expect_str_eq(res.out, "deep_stack 80 ok\n");
+	e2e_result_free(&res);
+	report = e2e_report_json(tmp, profile, msg, sizeof(msg));
+	cr_assert_not_null(report, "%s", msg);
+	top = top_object(report, "main");
+	share_big = access_share_reaching(top, "main", &depth_big);
+	cr_log_info("deep_stack: default copy %zu frames, %.2f to main; 65528 bytes %zu frames, "
+		    "%.2f to main", depth_default, share_default, depth_big, share_big);
+	cr_expect_gt(e2e_get_int(top, "samples"), 100, "too few samples on the block");
+	cr_expect_geq(share_big, 0.9, "with a 64 KiB copy only %.2f of the paths reach main",
+		      share_big);
+	cr_expect_geq(depth_big, 84, "with a 64 KiB copy paths have at most %zu frames", depth_big);
+	cr_expect_lt(share_default, share_big, "the copy size made no difference (%.2f / %.2f)",
+		     share_default, share_big);
+	json_object_put(report);
+
+	for (size_t i = 0; bad[i]; i++) {
+		const char *opts[] = { "--call-graph", bad[i], NULL };
+
+		cr_assert_eq(e2e_record(tmp, profile, opts, argv, &res), 0);
+		cr_expect_eq(res.status, 2, "--call-graph %s: exit status %d", bad[i], res.status);
+		cr_expect_eq(e2e_count_lines(res.err, res.err_len), 1,
+			     "--call-graph %s: expected one error line, got:\n%s", bad[i], res.err);
+		e2e_result_free(&res);
+	}
 	free(profile);
 }
