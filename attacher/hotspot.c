@@ -448,8 +448,9 @@ static bool prepare_alloc(struct hotspot *h, struct hs_jvm *j, const struct os_e
 	memcpy(buf + 1, ev->frames, n * sizeof(*buf));
 	if (j->vm_ok && j->vm.lay.compressed_klass < 0)
 		os_hs_learn_header(&j->vm, &h->mem, j->pid, ev->addr, klass);
-	for (uint32_t i = 0; i <= n; i++)
-		if (i == 0 || (buf[i] & ~OS_HS_WORD_MASK) == OS_FRAME_METHOD)
+	name_word(h, j, buf[0]);
+	for (uint32_t i = 1; i <= n; i++)
+		if ((buf[i] & ~OS_HS_WORD_MASK) == OS_FRAME_METHOD)
 			name_word(h, j, buf[i]);
 	oe->type = ev->type;
 	oe->addr = canon(j, ev->addr);

@@ -166,9 +166,8 @@ static int cb_frame(Dwfl_Frame *state, void *arg)
 {
 	struct os_unwinder *u = arg;
 	Dwarf_Addr pc;
-	bool activation;
-
 	Dwarf_Word fsp = 0;
+	bool activation;
 
 	if (!dwfl_frame_pc(state, &pc, &activation) || !pc)
 		return DWARF_CB_ABORT;

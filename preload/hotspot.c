@@ -770,9 +770,7 @@ static void hs_install_at(void *handle, struct os_jvm_plan *plan)
 	 * the code cache's bounds are read live until hs_jvm_up */
 	{
 		struct osp_vms v;
-		void *lo, *hi;
-
-		void *code;
+		void *lo, *hi, *code;
 		uint64_t o_buf, o_lim;
 
 		if (osp_vms_open(&v, handle) == 0) {
