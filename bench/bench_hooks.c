@@ -183,6 +183,16 @@ int main(int argc, char **argv)
 	if (rc == 0)
 		printf("armed: %lu events drained, %lu dropped\n", events,
 		       (unsigned long)os_shm_slot(h, 0)->stats.dropped);
+	/* 2 x B_ALLOCS tracked blocks (depth 3 and 20), an ALLOC and a FREE
+	 * event each: fewer means the library never armed (a stale build with
+	 * another shm layout did that) and the "armed" lines timed the inert
+	 * hooks */
+	if (rc == 0 && events < 4 * B_ALLOCS) {
+		fprintf(stderr, "bench_hooks: the armed run wrote %lu events, expected at least %d: "
+			"the preload library did not arm (rebuild it and this bench)\n", events,
+			4 * B_ALLOCS);
+		rc = 1;
+	}
 	munmap(h, size);
 out:
 	if (fd >= 0)

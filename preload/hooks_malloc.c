@@ -20,9 +20,13 @@
 
 static void osp_after_alloc(uint16_t type, void *p, size_t size, void *old, const void *caller)
 {
+	struct os_shm_header *h = osp_hdr;
 	struct osp_thread *t;
 
 	if (!p)
+		return;
+	/* the common case of a malloc-heavy program: most blocks are small */
+	if (!old && h && size < h->min_size && osp_count_small(size))
 		return;
 	t = osp_enter();
 	if (!t)

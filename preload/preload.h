@@ -132,6 +132,27 @@ static inline void osp_stat_add(_Atomic uint64_t *c, uint64_t n)
 	__atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
 }
 
+/* The calling thread's state (thread.c). */
+extern OSP_TLS struct osp_thread osp_self;
+
+/* An allocation below min_size on a thread that has its ring slot already
+ * and is not inside a hook: only counted, without entering the guard (the
+ * two counter stores are the producer's own; a signal handler's allocation
+ * in between can cost one count, never an event). 0 when the full path must
+ * run: disarmed, no slot yet, or re-entered. Detach never unmaps a cached
+ * slot (attach.c), so a late store lands in the placeholder. */
+static inline int osp_count_small(size_t size)
+{
+	struct osp_thread *t = &osp_self;
+	struct os_slot *s = t->slot;
+
+	if (!s || t->busy || !osp_armed())
+		return 0;
+	osp_stat_add(&s->stats.small_allocs, 1);
+	osp_stat_add(&s->stats.small_bytes, size);
+	return 1;
+}
+
 /* ---- hooks_mem.c ------------------------------------------------------- */
 
 /* Inside osp_move_filter (adapter.h): the copying thread's state, guard held,

@@ -9,7 +9,7 @@
 
 #include "preload/preload.h"
 
-static OSP_TLS struct osp_thread osp_self;
+OSP_TLS struct osp_thread osp_self;
 static pthread_key_t osp_exit_key;
 static int osp_setup_done;
 

@@ -85,6 +85,18 @@ Test(e2e_native, three_sites)
 	char *profile = e2e_path(tmp, "three_sites.data");
 
 	check_attribution(report, 100);
+	/* its 20,000 small objects (16-915 bytes, below --min-size) are
+	 * counted, each one, by the allocation hooks' fast path */
+	{
+		json_object *counters = e2e_get(e2e_get(report, "meta"), "counters");
+		int64_t small = e2e_get_int(counters, "small_allocs");
+
+		cr_expect_geq(small, 20000, "small_allocs %lld, the fixture made 20000",
+			      (long long)small);
+		cr_expect_geq(e2e_get_int(counters, "small_bytes"), small * 16,
+			      "small_bytes %lld for %lld small allocations",
+			      (long long)e2e_get_int(counters, "small_bytes"), (long long)small);
+	}
 	top = top_object(report, "alloc_random_block");
 	cr_expect_geq(e2e_get_double(top, "share"), 0.6, "share of alloc_random_block is %.3f",
 		      e2e_get_double(top, "share"));
