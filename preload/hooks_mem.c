@@ -36,7 +36,13 @@ static __attribute__((noinline)) void osp_maybe_move(void *dst, const void *src,
 	osp_leave(t);
 }
 
-OSP_EXPORT void *memcpy(void *restrict dst, const void *restrict src, size_t n)
+/* The two hottest entry points of the library (every copy of the program):
+ * each starts a cache line of its own, so their cost does not move by
+ * about 0.4 ns with the code laid out before them (bench_hooks: 3.25 ns
+ * at a 64-byte boundary, 3.6-3.9 ns 0x90 bytes further, the same code). */
+#define OSP_HOT __attribute__((aligned(64)))
+
+OSP_EXPORT OSP_HOT void *memcpy(void *restrict dst, const void *restrict src, size_t n)
 {
 	void *r;
 
@@ -47,7 +53,7 @@ OSP_EXPORT void *memcpy(void *restrict dst, const void *restrict src, size_t n)
 	return r;
 }
 
-OSP_EXPORT void *memmove(void *dst, const void *src, size_t n)
+OSP_EXPORT OSP_HOT void *memmove(void *dst, const void *src, size_t n)
 {
 	void *r;
 
