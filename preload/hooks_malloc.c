@@ -106,6 +106,8 @@ OSP_EXPORT void *realloc(void *old, size_t size)
 	p = osp_real.realloc(old, size);
 	if (!osp_hdr || !p)
 		return p;
+	if (!tracked_old && size < osp_hdr->min_size && osp_count_small(size))
+		return p;
 	t = osp_enter();
 	if (!t)
 		return p;
