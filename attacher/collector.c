@@ -682,6 +682,8 @@ static void take_sample(struct os_collector *c, struct raw *w, const uint64_t *c
 		n = fp_chain(c, as->id, s, chain, stack, insn, frames, OS_MAX_FRAMES);
 		c->unwound_fp++;
 	}
+	if (n >= OS_MAX_FRAMES)
+		c->paths_full++;
 	q = queue_push(c, s->time, Q_SAMPLE);
 	if (!q) {
 		c->lost++;

@@ -51,6 +51,7 @@ struct os_collector {
 	uint64_t lost;
 	uint64_t unwound_dwarf, unwound_fp; /* access paths by method */
 	uint64_t unwound_java;     /* ... walked through JIT code (runtime java_walk) */
+	uint64_t paths_full;       /* access paths that filled OS_MAX_FRAMES (cut at the root) */
 	uint64_t last_status_ns;
 	bool status_line;          /* live status on stderr */
 	bool shm_ready, perf_ready;

@@ -201,7 +201,7 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 	struct builder b = { .c = c };
 	struct os_hmap accs, ctxs;
 	uint32_t *ctxmap = NULL;
-	char note[256];
+	char note[512];
 
 	b.p = os_profile_new();
 	if (!b.p)
@@ -230,6 +230,10 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 		snprintf(note + strlen(note), sizeof(note) - strlen(note),
 			 ", %llu walked through JIT code by the code blobs' frame sizes",
 			 (unsigned long long)c->unwound_java);
+	if (c->paths_full)
+		snprintf(note + strlen(note), sizeof(note) - strlen(note),
+			 "; %llu reached the %d-frame limit (their outermost callers are cut)",
+			 (unsigned long long)c->paths_full, OS_MAX_FRAMES);
 	os_profile_add_note(b.p, note);
 	if (c->shm_ready && atomic_load(&c->shm.hdr->processes) == 0)
 		os_profile_add_note(b.p, "the preload library was not loaded by the target (static "

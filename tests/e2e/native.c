@@ -294,7 +294,8 @@ static double access_share_reaching(json_object *obj, const char *fn, size_t *de
  * default 8 KiB copy gave paths of 17 frames, 65528 bytes all 86 frames to
  * main. Recursion itself must not end a path (the same return address
  * again, with sp growing; the unwinder stopped at the second `descend`
- * before). Bad sizes: one error line, exit status 2. */
+ * before). Paths longer than 128 frames are counted in a note. Bad sizes:
+ * one error line, exit status 2. */
 Test(e2e_native, call_graph_stack_copy_size)
 {
 	const char *argv[] = { E2E_FIXTURE("deep_stack"), "1", NULL };
@@ -331,6 +332,35 @@ Test(e2e_native, call_graph_stack_copy_size)
 	cr_expect_lt(share_default, share_big, "the copy size made no difference (%.2f / %.2f)",
 		     share_default, share_big);
 	json_object_put(report);
+
+	/* 200 calls of small frames: paths longer than OS_MAX_FRAMES (128) are
+	 * cut at the root side, and the profile says how many */
+	{
+		const char *deeper[] = { E2E_FIXTURE("deep_stack"), "1", "200", "64", NULL };
+		json_object *notes;
+		long long full = -1;
+
+		cr_assert_eq(e2e_record(tmp, profile, big, deeper, &res), 0);
+		cr_assert_eq(res.status, 0, "deep_stack 1 200 64 exited %d: %s", res.status, res.err);
+		e2e_result_free(&res);
+		report = e2e_report_json(tmp, profile, msg, sizeof(msg));
+		cr_assert_not_null(report, "%s", msg);
+		notes = e2e_get(e2e_get(report, "meta"), "notes");
+		for (size_t i = 0; notes && i < json_object_array_length(notes); i++) {
+			const char *n = json_object_get_string(json_object_array_get_idx(notes, i));
+			const char *at = n ? strstr(n, "; ") : NULL;
+
+			if (n && strstr(n, "reached the 128-frame limit") && at)
+				sscanf(at, "; %lld reached", &full);
+		}
+		top = top_object(report, "main");
+		cr_log_info("deep_stack 200 x 64 B: %lld access paths reached the 128-frame limit, "
+			    "%lld samples on the block", full, (long long)e2e_get_int(top, "samples"));
+		cr_expect_geq(full, e2e_get_int(top, "samples") * 9 / 10,
+			      "%lld paths counted as cut, of %lld samples on the block", full,
+			      (long long)e2e_get_int(top, "samples"));
+		json_object_put(report);
+	}
 
 	for (size_t i = 0; bad[i]; i++) {
 		const char *opts[] = { "--call-graph", bad[i], NULL };
