@@ -42,7 +42,7 @@ struct hs_pre {
 struct hs_jvm {
 	uint32_t asid, pid;
 	bool have_info, vm_ok;
-	bool map_existed;          /* /tmp/perf-PID.map was there before the JVM wrote it */
+	bool map_ours;             /* its perf map is written only for objscope (OS_JVM_F_MAP_OURS) */
 	struct os_jvm_info info;
 	struct os_hs_vm vm;
 	struct os_hmap names;      /* tagged word (klass / method) -> string index */
@@ -400,7 +400,6 @@ static void blobs_flush(struct hs_jvm *j)
 
 static void prepare_jvm(struct hotspot *h, struct hs_jvm *j, const struct os_event *ev)
 {
-	char path[64];
 	uint64_t t0;
 	int rc;
 
@@ -417,8 +416,11 @@ static void prepare_jvm(struct hotspot *h, struct hs_jvm *j, const struct os_eve
 		j->info.heap_end = ev->addr + ev->size;
 		j->info.flags = (uint32_t)ev->aux2;
 	}
-	snprintf(path, sizeof(path), "/tmp/perf-%u.map", j->pid);
-	j->map_existed = access(path, F_OK) == 0;
+	/* The preload decided, inside the JVM before it started: a check
+	 * here would come after the JVM's exit when it ran briefly (its own
+	 * map then looked like the user's), and would take a stale map of an
+	 * earlier process with this pid for the user's. */
+	j->map_ours = (j->info.flags & OS_JVM_F_MAP_OURS) != 0;
 	if (!j->have_info || j->vm_ok)
 		return;
 	t0 = os_now_ns();
@@ -964,7 +966,7 @@ static void hs_before_symbolize(struct os_runtime *rt)
 		if (os_sym_load_perf_map(h->sym, j->asid, path) < 0)
 			os_debug("hotspot: cannot read %s", path);
 		/* written because objscope asked for it: leave no artifact */
-		if (attached ? h->att.remove_map : !j->map_existed)
+		if (attached ? h->att.remove_map : j->map_ours)
 			unlink(path);
 	}
 }

@@ -80,6 +80,8 @@ struct os_event {
 #define OS_JVM_F_ZGC 0x1           /* colored pointers: mask addresses */
 #define OS_JVM_F_CONCURRENT 0x2    /* ZGC/Shenandoah: moves are best effort */
 #define OS_JVM_F_TLAB_DITHER 0x4   /* hybrid: each next TLAB size drawn from [T/2, 3T/2) */
+#define OS_JVM_F_MAP_OURS 0x8      /* /tmp/perf-PID.map is written at exit only because launch
+				    * mode added -XX:+DumpPerfMapAtExit: remove it once read */
 
 enum os_slot_state {
 	OS_SLOT_FREE = 0,     /* nobody owns it */

@@ -68,6 +68,7 @@ static struct {
 
 static int hs_installed;     /* 0 no, 1 in progress or done */
 static int hs_created;       /* JNI_CreateJavaVM seen */
+static int hs_map_ours;      /* the perf map at exit is only objscope's (OS_JVM_F_MAP_OURS) */
 static void *hs_jvm_handle;  /* dlopen handle of libjvm.so */
 static uintptr_t hs_jvm_base;
 
@@ -577,6 +578,8 @@ static void hs_jvm_up(void)
 	hs_read_code(&v, &info);
 	hs_preserve_fp = hs_flag_bool(&v, "PreserveFramePointer");
 	info.libjvm_base = hs_jvm_base;
+	if (hs_map_ours)
+		info.flags |= OS_JVM_F_MAP_OURS;
 	info.mode = hs_mode_in_force(&v, info.gc, &info.tlab_bytes);
 	if (info.mode == OS_JVM_MODE_HYBRID && info.tlab_bytes >= 4096) {
 		uint64_t o_tlab, o_desired, o_alloc;
@@ -666,6 +669,38 @@ static int hs_options(char bufs[][48], char **opts)
 	return n;
 }
 
+/* The last of -XX:+DumpPerfMapAtExit / -XX:-DumpPerfMapAtExit in s into
+ * *want (unchanged when s has neither). */
+static void hs_scan_map_flag(const char *s, int *want)
+{
+	static const char flag[] = "DumpPerfMapAtExit";
+
+	for (const char *p = s; p && (p = strstr(p, flag)); p += sizeof(flag) - 1) {
+		char c = p > s ? p[-1] : 0;
+		char e = p[sizeof(flag) - 1];
+
+		if ((c == '+' || c == '-') && (e == 0 || e == ' ' || e == '\t'))
+			*want = c == '+';
+	}
+}
+
+/* Whether the user asked for the perf map at exit themselves, in the order
+ * HotSpot reads its options: JAVA_TOOL_OPTIONS, the launch options
+ * (JDK_JAVA_OPTIONS included: the launcher put them there), _JAVA_OPTIONS.
+ * @argfiles are expanded into the launch options by the launcher, so they
+ * count; a -XX:Flags= file is not read: a map asked for only there is
+ * removed like objscope's (docs/JAVA.md). */
+static int hs_user_wants_map(const struct hs_vm_args *a)
+{
+	int want = 0;
+
+	hs_scan_map_flag(getenv("JAVA_TOOL_OPTIONS"), &want);
+	for (int i = 0; i < a->nOptions; i++)
+		hs_scan_map_flag(a->options[i].optionString, &want);
+	hs_scan_map_flag(getenv("_JAVA_OPTIONS"), &want);
+	return want;
+}
+
 /* Framed: native paths during the JVM's start-up walk through it by frame
  * pointer (hotspot_walk.c). */
 HS_FRAMED static int32_t hs_create_vm(void **pvm, void **penv, void *args)
@@ -680,6 +715,7 @@ HS_FRAMED static int32_t hs_create_vm(void **pvm, void **penv, void *args)
 	    __atomic_exchange_n(&hs_created, 1, __ATOMIC_ACQ_REL) || !osp_real.malloc)
 		return hs_orig.create_vm(pvm, penv, args);
 	k = hs_options(bufs, ours);
+	hs_map_ours = !hs_user_wants_map(a);
 	o = osp_real.malloc(sizeof(*o) * (size_t)(k + a->nOptions));
 	if (!o)
 		return hs_orig.create_vm(pvm, penv, args);

@@ -439,6 +439,57 @@ Test(e2e_java, hybrid_default_planted_answer)
 	json_object_put(report);
 }
 
+/* The perf map launch mode has the JVM write at exit is removed once read;
+ * one the user asked for stays. The short `java -version` exits before the
+ * collector reads its JVM event: deciding there whether the map was the
+ * user's (it existed by then) left 2 maps per test run in /tmp. */
+static int version_map(const char *const argv[], int *pid)
+{
+	const char *opts[] = { "-q", NULL };
+	char *profile = e2e_path(tmp, "version.data"), msg[512], path[64];
+	struct e2e_result r;
+	json_object *report, *pids;
+	int left;
+
+	cr_assert_eq(e2e_record(tmp, profile, opts, argv, &r), 0, "cannot run objscope record");
+	cr_assert_eq(r.status, 0, "%s exited %d: %s", argv[1], r.status, r.err);
+	e2e_result_free(&r);
+	report = e2e_report_json(tmp, profile, msg, sizeof(msg));
+	cr_assert_not_null(report, "%s", msg);
+	pids = e2e_get(e2e_get(report, "meta"), "pids");
+	cr_assert(pids && json_object_array_length(pids) == 1, "report has no single pid");
+	*pid = json_object_get_int(json_object_array_get_idx(pids, 0));
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", *pid);
+	left = access(path, F_OK) == 0;
+	unlink(path);
+	json_object_put(report);
+	free(profile);
+	return left;
+}
+
+Test(e2e_java, perf_map_removed_unless_asked)
+{
+	const char *plain[] = { "java", "-version", NULL };
+	const char *asked[] = { "java", "-XX:+UnlockDiagnosticVMOptions",
+				"-XX:+DumpPerfMapAtExit", "-version", NULL };
+	const char *undone[] = { "java", "-XX:+UnlockDiagnosticVMOptions",
+				 "-XX:+DumpPerfMapAtExit", "-XX:-DumpPerfMapAtExit", "-version",
+				 NULL };
+	int pid;
+
+	for (int i = 0; i < 3; i++)
+		cr_expect(!version_map(plain, &pid), "run %d: /tmp/perf-%d.map was left behind",
+			  i + 1, pid);
+	cr_expect(version_map(asked, &pid), "the map asked for on the command line "
+		  "(/tmp/perf-%d.map) was removed", pid);
+	cr_expect(!version_map(undone, &pid), "/tmp/perf-%d.map was left behind although the "
+		  "command line turned DumpPerfMapAtExit off again", pid);
+	setenv("JAVA_TOOL_OPTIONS", "-XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit", 1);
+	cr_expect(version_map(plain, &pid), "the map asked for in JAVA_TOOL_OPTIONS "
+		  "(/tmp/perf-%d.map) was removed", pid);
+	unsetenv("JAVA_TOOL_OPTIONS");
+}
+
 /* Concurrent collectors: the program must run as without objscope. */
 Test(e2e_java, zgc_runs)
 {
