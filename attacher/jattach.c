@@ -231,6 +231,50 @@ out:
 	return rc;
 }
 
+/* The start of process pid in seconds since the epoch (/proc/PID/stat's
+ * starttime after the boot time of /proc/stat), 0 when unknown. */
+static time_t process_start(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long ticks = 0, btime = 0;
+	long hz = sysconf(_SC_CLK_TCK);
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	p = strrchr(buf, ')'); /* the command name may hold anything */
+	/* fields 3 (state) to 22 (starttime) follow */
+	for (int field = 3; p && field <= 22; field++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p + 1, "%llu", &ticks) != 1 || hz <= 0)
+		return 0;
+	f = fopen("/proc/stat", "re");
+	if (!f)
+		return 0;
+	while (fgets(buf, sizeof(buf), f))
+		if (sscanf(buf, "btime %llu", &btime) == 1)
+			break;
+	fclose(f);
+	return btime ? (time_t)(btime + ticks / (unsigned long long)hz) : 0;
+}
+
+int os_jattach_map_predates(pid_t pid, const char *path)
+{
+	struct stat st;
+	time_t start;
+
+	if (stat(path, &st) != 0)
+		return 0;
+	start = process_start(pid);
+	return !start || st.st_mtime + 1 >= start;
+}
+
 int os_jattach_perf_map(pid_t pid, unsigned timeout_ms, char *path, size_t len, int *existed,
 			char *err, size_t errlen)
 {
@@ -243,7 +287,7 @@ int os_jattach_perf_map(pid_t pid, unsigned timeout_ms, char *path, size_t len, 
 		return ns;
 	}
 	snprintf(path, len, "/proc/%d/root/tmp/perf-%d.map", (int)pid, (int)ns);
-	*existed = access(path, F_OK) == 0;
+	*existed = os_jattach_map_predates(pid, path);
 	rc = os_jattach_jcmd(pid, "Compiler.perfmap", timeout_ms, out, sizeof(out), err, errlen);
 	if (rc < 0)
 		return rc;

@@ -37,10 +37,18 @@ pid_t os_jattach_ns_pid(pid_t pid);
 int os_jattach_jcmd(pid_t pid, const char *command, unsigned timeout_ms, char *out, size_t len,
 		    char *err, size_t errlen);
 
+/* Whether the perf map at path is process pid's own from before a request
+ * (the user's jcmd Compiler.perfmap): not when it is missing, nor when it
+ * is older than the process: a stale map of an earlier process with this
+ * pid, which the JVM overwrites and objscope then removes like a map
+ * written only for it. */
+int os_jattach_map_predates(pid_t pid, const char *path);
+
 /* Asks JVM pid for its perf map; on success path (len bytes) names the
  * file as seen from here (/proc/PID/root/tmp/perf-NSPID.map) and *existed
- * says whether a map was there before (a file we made is to be removed
- * once read). */
+ * says whether the process's own map was there before
+ * (os_jattach_map_predates; a file made for us is to be removed once
+ * read). */
 int os_jattach_perf_map(pid_t pid, unsigned timeout_ms, char *path, size_t len, int *existed,
 			char *err, size_t errlen);
 
