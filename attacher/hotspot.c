@@ -11,6 +11,7 @@
 #include "attacher/collector.h"
 #include "attacher/hotspot_gc.h"
 #include "attacher/hotspot_scan.h"
+#include "attacher/hotspot_scopes.h"
 #include "common/hs_frames.h"
 #include "common/hotspot_abi.h"
 #include "common/log.h"
@@ -85,6 +86,14 @@ struct hs_jvm {
 	uint8_t (*segpage)[4096];
 	uint64_t popped_pc[HS_POPPED]; /* leaf pc + 1 -> ... (direct mapped) */
 	bool popped[HS_POPPED];    /* ... whether it lies at a return poll */
+	/* compiled frames expanded into the methods inlined there
+	 * (attacher/hotspot_scopes.h) */
+	struct os_hs_scope_layout scl;
+	struct os_hs_nm *nms;      /* nmethods read (method 0: a blob that is none) */
+	size_t nnms, capnms;
+	struct os_hmap nm_at;      /* blob start -> index into nms */
+	uint32_t code_epoch;       /* counts blob cache flushes: cached nmethods checked again */
+	uint64_t jit_frames, jit_expanded, jit_outer, jit_inlined, nm_reads, nm_stale;
 };
 
 struct hotspot {
@@ -155,6 +164,7 @@ static struct hs_jvm *jvm_get(struct hotspot *h, struct os_aspace *as)
 	os_hmap_init(&j->names);
 	os_hmap_init(&j->unnamed);
 	os_hmap_init(&j->pre);
+	os_hmap_init(&j->nm_at);
 	os_hs_scan_init(&j->scan);
 	if (os_hmap_put(&h->asid2jvm, as->id, h->njvms) < 0) {
 		free(j);
@@ -176,6 +186,10 @@ static void jvm_free(struct hs_jvm *j)
 	free(j->batch);
 	free(j->blobs);
 	free(j->segpage);
+	for (size_t i = 0; i < j->nnms; i++)
+		os_hs_nm_free(&j->nms[i]);
+	free(j->nms);
+	os_hmap_destroy(&j->nm_at);
 	free(j);
 }
 
@@ -319,6 +333,7 @@ static void frames_resolve(struct hotspot *h, struct hs_jvm *j)
 
 	_Static_assert(sizeof(need) / sizeof(need[0]) == NNEED, "names");
 	memset(l, 0, sizeof(*l));
+	os_hs_scope_layout(&j->scl, &j->vm);
 	j->blob_size_off = os_hs_vm_get(&j->vm, "CodeBlob::_size", &ss) == 0 ? (int64_t)ss : -1;
 	j->method_ok = true;
 	if (os_hs_vm_get(&j->vm, "frame::interpreter_frame_method_offset", &ss) != 0) {
@@ -393,6 +408,7 @@ static void blobs_flush(struct hs_jvm *j)
 		j->blob_flushes++;
 	j->nblobs = 0;
 	j->blobs_since = os_now_ns();
+	j->code_epoch++;
 	memset(j->popped_pc, 0, sizeof(j->popped_pc));
 	memset(j->seg_high, 0, sizeof(j->seg_high));
 	memset(j->segpage_tag, 0, sizeof(j->segpage_tag));
@@ -436,6 +452,9 @@ static void prepare_jvm(struct hotspot *h, struct hs_jvm *j, const struct os_eve
 	}
 }
 
+static uint32_t expand_path(struct hotspot *h, struct hs_jvm *j, const uint64_t *in, uint32_t n,
+			    uint64_t *out, uint32_t max);
+
 /* OS_EV_JALLOC: the path is interned with the class word innermost. */
 static bool prepare_alloc(struct hotspot *h, struct hs_jvm *j, const struct os_event *ev,
 			  struct os_obj_event *oe)
@@ -447,7 +466,7 @@ static bool prepare_alloc(struct hotspot *h, struct hs_jvm *j, const struct os_e
 	if (!ev->size)
 		return false;
 	buf[0] = OS_HS_TAG_KLASS | klass;
-	memcpy(buf + 1, ev->frames, n * sizeof(*buf));
+	n = expand_path(h, j, ev->frames, n, buf + 1, OS_MAX_FRAMES - 1);
 	if (j->vm_ok && j->vm.lay.compressed_klass < 0)
 		os_hs_learn_header(&j->vm, &h->mem, j->pid, ev->addr, klass);
 	name_word(h, j, buf[0]);
@@ -1218,6 +1237,139 @@ static bool at_return_poll(struct hotspot *h, struct hs_jvm *j, uint64_t pc)
 	return r;
 }
 
+/* ---- compiled frames: the methods inlined there (hotspot_scopes.h) ---- */
+
+#define HS_NMS_MAX 65536 /* nmethods kept; past it frames keep their pcs */
+
+struct hs_rd {
+	struct hotspot *h;
+	struct hs_jvm *j;
+};
+
+static bool nm_rd(void *arg, uint64_t addr, void *buf, size_t len)
+{
+	struct hs_rd *r = arg;
+
+	return r->h->mem.read(r->h->mem.arg, r->j->pid, addr, buf, len) == (ssize_t)len;
+}
+
+/* The nmethod of blob b (read, or cached and checked once per code epoch);
+ * NULL when b is none or cannot be read. */
+static const struct os_hs_nm *nm_get(struct hotspot *h, struct hs_jvm *j,
+				     const struct os_hsf_blob *b)
+{
+	struct hs_rd r = { h, j };
+	struct os_hs_nm *nm;
+	uint64_t idx;
+
+	if (os_hmap_get(&j->nm_at, b->start, &idx)) {
+		nm = &j->nms[idx];
+		if (nm->epoch == j->code_epoch)
+			return nm->method ? nm : NULL;
+		if (nm->method && nm->code_begin == b->code_begin && os_hs_nm_same(nm, &j->scl, nm_rd, &r)) {
+			nm->epoch = j->code_epoch;
+			return nm;
+		}
+		j->nm_stale += nm->method != 0;
+		os_hs_nm_free(nm);
+	} else {
+		if (j->nnms >= HS_NMS_MAX)
+			return NULL;
+		if (j->nnms == j->capnms) {
+			size_t cap = j->capnms ? j->capnms * 2 : 256;
+			struct os_hs_nm *n = realloc(j->nms, cap * sizeof(*n));
+
+			if (!n)
+				return NULL;
+			j->nms = n;
+			j->capnms = cap;
+		}
+		idx = j->nnms;
+		if (os_hmap_put(&j->nm_at, b->start, idx) < 0)
+			return NULL;
+		j->nnms++;
+		nm = &j->nms[idx];
+	}
+	j->nm_reads++;
+	if (os_hs_nm_read(nm, &j->scl, nm_rd, &r, b->start, b->code_begin) < 0)
+		memset(nm, 0, sizeof(*nm)); /* none, or unreadable now: again next epoch */
+	nm->start = b->start;
+	nm->epoch = j->code_epoch;
+	return nm->method ? nm : NULL;
+}
+
+/* A compiled frame at pc (in blob b) as the Java methods running there,
+ * innermost first, as named Method* words into out: their count, 0 when
+ * the frame keeps its pc (not an nmethod, no scope there, a method not
+ * readable). exact: pc is a return address. */
+static uint32_t jit_expand(struct hotspot *h, struct hs_jvm *j, const struct os_hsf_blob *b,
+			   uint64_t pc, bool exact, uint64_t *out, uint32_t max)
+{
+	uint64_t m[OS_HS_SCOPE_DEPTH];
+	const struct os_hs_nm *nm;
+	uint32_t n;
+
+	if (!j->scl.ok || !j->vm_ok)
+		return 0;
+	nm = nm_get(h, j, b);
+	if (!nm)
+		return 0;
+	j->jit_frames++;
+	/* an interrupted pc between safepoints: without -XX:+DebugNonSafepoints
+	 * the nearest PcDesc may lie in another inlined method */
+	if (exact || (j->info.flags & OS_JVM_F_NONSAFEPOINT_DEBUG))
+		n = os_hs_nm_expand(nm, pc, exact, m,
+				    max < OS_HS_SCOPE_DEPTH ? max : OS_HS_SCOPE_DEPTH);
+	else
+		n = 0;
+	if (!n) { /* the compiled method itself is certain */
+		m[0] = nm->method;
+		n = 1;
+		j->jit_outer++;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		out[i] = OS_FRAME_METHOD | (m[i] & OS_HS_WORD_MASK);
+		if ((m[i] & ~OS_HS_WORD_MASK) != 0)
+			return 0;
+		name_method(h, j, out[i]);
+		if (!name_known(j, out[i]))
+			return 0;
+	}
+	j->jit_expanded++;
+	j->jit_inlined += n - 1;
+	return n;
+}
+
+/* An allocation path from the preload (its compiled frames' pcs are return
+ * addresses) with compiled frames expanded, into out. Returns its length. */
+static uint32_t expand_path(struct hotspot *h, struct hs_jvm *j, const uint64_t *in, uint32_t n,
+			    uint64_t *out, uint32_t max)
+{
+	struct hs_walk w = { h, j };
+	struct os_hsf_blob b;
+	uint32_t k = 0;
+
+	if (!j->frames.ok || !j->scl.ok || !j->vm_ok) {
+		n = n < max ? n : max;
+		memcpy(out, in, n * sizeof(*out));
+		return n;
+	}
+	if (os_now_ns() - j->blobs_since > HS_BLOBS_AGE_NS)
+		blobs_flush(j);
+	for (uint32_t i = 0; i < n && k < max; i++) {
+		uint32_t e = 0;
+
+		if (os_hsf_in_code(&j->frames, in[i]) && !os_hsf_in_interp(&j->frames, in[i]) &&
+		    walk_find(&w, in[i], &b))
+			e = jit_expand(h, j, &b, in[i], true, out + k, max - k);
+		if (e)
+			k += e;
+		else
+			out[k++] = in[i];
+	}
+	return k;
+}
+
 static uint32_t hs_java_walk(struct os_runtime *rt, uint32_t asid, const struct os_hsf_frame *start,
 			     bool leaf, os_hsf_read read, void *arg, uint64_t *frames, uint32_t max)
 {
@@ -1263,7 +1415,14 @@ static uint32_t hs_java_walk(struct os_runtime *rt, uint32_t asid, const struct 
 			ok = read(arg, f.fp + (uint64_t)j->method_off, &m, 8);
 			frames[n++] = method_word(h, j, f.pc, ok, m);
 		} else {
-			frames[n++] = f.pc;
+			uint32_t k = 0;
+
+			if (os_hsf_in_code(&j->frames, f.pc) && walk_find(&w, f.pc, &b))
+				k = jit_expand(h, j, &b, f.pc, !leaf, frames + n, max - n);
+			if (k)
+				n += k;
+			else
+				frames[n++] = f.pc;
 		}
 		if (n == max)
 			break;
@@ -1421,6 +1580,36 @@ static void hs_notes(struct os_runtime *rt, struct os_profile *p)
 				 (unsigned long long)j->blob_lookups,
 				 (unsigned long long)j->blob_misses, (unsigned long long)j->blob_reads,
 				 (unsigned long long)j->blob_flushes);
+		if (j->jit_frames) {
+			snprintf(note, sizeof(note),
+				 "HotSpot pid %u: %llu of %llu frames in compiled Java methods named "
+				 "by their nmethods' debug info, %llu more inlined methods shown as "
+				 "frames of their own; %llu (interrupted pcs%s, or no scope "
+				 "recorded there) as the compiled method alone, %llu by the perf map "
+				 "(a method that could not be read); %llu nmethods read, %llu found "
+				 "replaced",
+				 j->pid, (unsigned long long)(j->jit_expanded - j->jit_outer),
+				 (unsigned long long)j->jit_frames, (unsigned long long)j->jit_inlined,
+				 (unsigned long long)j->jit_outer,
+				 (j->info.flags & OS_JVM_F_NONSAFEPOINT_DEBUG)
+					 ? "" : " without -XX:+DebugNonSafepoints",
+				 (unsigned long long)(j->jit_frames - j->jit_expanded),
+				 (unsigned long long)j->nm_reads, (unsigned long long)j->nm_stale);
+			os_profile_add_note(p, note);
+		} else if (j->vm_ok && !j->scl.ok) {
+			os_profile_add_note(p, "HotSpot: this JVM's vmStructs lack the nmethod debug-info "
+					       "fields: compiled frames are named by the perf map, "
+					       "methods inlined there are not shown");
+		}
+		if (j->nm_reads) {
+			size_t bytes = 0;
+
+			for (size_t i = 0; i < j->nnms; i++)
+				bytes += (size_t)j->nms[i].npcs * 8 + j->nms[i].ndata +
+					 (size_t)j->nms[i].nmeta * 8;
+			os_debug("hotspot: pid %u: %zu nmethods' debug info kept, %zu KiB", j->pid,
+				 j->nnms, bytes >> 10);
+		}
 		if (!j->vm_ok)
 			os_profile_add_note(p, "HotSpot: the vmStructs tables could not be read: "
 					       "classes and interpreted frames are unnamed");

@@ -577,6 +577,8 @@ static void hs_jvm_up(void)
 	hs_read_heap(&v, &info);
 	hs_read_code(&v, &info);
 	hs_preserve_fp = hs_flag_bool(&v, "PreserveFramePointer");
+	if (hs_flag_bool(&v, "DebugNonSafepoints") == 1)
+		info.flags |= OS_JVM_F_NONSAFEPOINT_DEBUG;
 	info.libjvm_base = hs_jvm_base;
 	if (hs_map_ours)
 		info.flags |= OS_JVM_F_MAP_OURS;
@@ -638,6 +640,10 @@ static int hs_options(char bufs[][48], char **opts)
 		opts[n++] = "-XX:+PreserveFramePointer";
 	opts[n++] = "-XX:+UnlockDiagnosticVMOptions";
 	opts[n++] = "-XX:+DumpPerfMapAtExit";
+	/* debug info between safepoints too: the methods inlined at an
+	 * interrupted compiled pc (attacher/hotspot_scopes.h); only the
+	 * recorded debug info grows, the code is the same */
+	opts[n++] = "-XX:+DebugNonSafepoints";
 	if (hs_mode == OS_JVM_MODE_EXACT || hs_mode == OS_JVM_MODE_HYBRID) {
 		/* Exact: a TLAB never has room for an object >= min_size, so each
 		 * such object takes the slow path that calls the allocation hooks.

@@ -490,6 +490,65 @@ Test(e2e_java, perf_map_removed_unless_asked)
 	unsetenv("JAVA_TOOL_OPTIONS");
 }
 
+/* The note of the report with text in it, or NULL. */
+static const char *note_with(json_object *report, const char *text)
+{
+	json_object *notes = e2e_get(e2e_get(report, "meta"), "notes");
+
+	for (size_t i = 0; notes && i < json_object_array_length(notes); i++) {
+		const char *n = json_object_get_string(json_object_array_get_idx(notes, i));
+
+		if (n && strstr(n, text))
+			return n;
+	}
+	return NULL;
+}
+
+/* Compiled frames are named from their nmethods' debug info, so a method
+ * the JIT inlined into its caller stays a frame of its own, the same one
+ * as when it ran interpreted (tests/java/InlineFixture.java: the arrays are
+ * allocated in make(), inlined into build()). Named by the perf map alone,
+ * the compiled build() took 27,381 of 120,746 allocations (23%) as its
+ * own. */
+Test(e2e_java, inlined_methods_are_frames)
+{
+	const char *argv[] = { "java", "-XX:+UseG1GC", "-cp", JAVA_CP, "InlineFixture", NULL };
+	const char *opts[] = { "-q", NULL };
+	json_object *report = record_argv(argv, opts), *objects = e2e_get(report, "objects");
+	int64_t in_make = 0, in_build = 0, total = 0;
+	unsigned long long named = 0, frames = 0, inlined = 0;
+	const char *note = note_with(report, "frames in compiled Java methods named");
+	char buf[2048];
+
+	cr_assert(objects, "no objects[]");
+	for (size_t i = 0; i < json_object_array_length(objects); i++) {
+		json_object *o = json_object_array_get_idx(objects, i);
+		const char *type = json_object_get_string(e2e_get(o, "type"));
+		int64_t n = json_object_get_int64(e2e_get(o, "allocations"));
+
+		if (!type || strcmp(type, "long[]") != 0 || !e2e_stack_has(o, "InlineFixture.main", 8))
+			continue;
+		total += n;
+		if (frame_is(o, 0, "InlineFixture.make") && frame_is(o, 1, "InlineFixture.build"))
+			in_make += n;
+		else if (frame_is(o, 0, "InlineFixture.build"))
+			in_build += n;
+		else
+			cr_log_warn("long[] context: %s", e2e_stack_str(o, buf, sizeof(buf)));
+	}
+	cr_assert(total >= 100000, "only %lld long[] allocations from main", (long long)total);
+	cr_expect(in_make >= total * 99 / 100, "%lld of %lld long[] allocations at make <- build",
+		  (long long)in_make, (long long)total);
+	cr_expect(in_build == 0, "%lld long[] allocations charged to build, make missing",
+		  (long long)in_build);
+	cr_assert(note, "no note on compiled frames");
+	cr_assert_eq(sscanf(strstr(note, ": ") + 2, "%llu of %llu frames in compiled Java methods "
+			    "named by their nmethods' debug info, %llu more inlined", &named, &frames,
+			    &inlined), 3, "note not understood: %s", note);
+	cr_expect(named > frames / 2 && inlined > 0, "%s", note);
+	json_object_put(report);
+}
+
 /* Concurrent collectors: the program must run as without objscope. */
 Test(e2e_java, zgc_runs)
 {

@@ -374,8 +374,10 @@ Test(hotspot_preload, zgc_runs, .timeout = 120)
 
 	hp_run("-XX:+UseZGC", NULL, &r);
 	hp_check_jvm(&r, "Z", OS_JVM_MODE_EXACT);
-	/* the map at exit is objscope's: AllocCount runs without DumpPerfMapAtExit */
-	cr_assert_eq(r.info.flags, OS_JVM_F_ZGC | OS_JVM_F_CONCURRENT | OS_JVM_F_MAP_OURS);
+	/* the map at exit is objscope's: AllocCount runs without DumpPerfMapAtExit;
+	 * launch mode turned -XX:+DebugNonSafepoints on */
+	cr_assert_eq(r.info.flags, OS_JVM_F_ZGC | OS_JVM_F_CONCURRENT | OS_JVM_F_MAP_OURS |
+					   OS_JVM_F_NONSAFEPOINT_DEBUG);
 	cr_assert_eq(r.jalloc_n, HP_N);
 	cr_assert_eq(r.moves_outside, 0, "ZGC moves are masked to the colorless range");
 }
@@ -386,6 +388,7 @@ Test(hotspot_preload, shenandoah_runs, .timeout = 120)
 
 	hp_run("-XX:+UseShenandoahGC", NULL, &r);
 	hp_check_jvm(&r, "Shenandoah", OS_JVM_MODE_EXACT);
-	cr_assert_eq(r.info.flags, OS_JVM_F_CONCURRENT | OS_JVM_F_MAP_OURS);
+	cr_assert_eq(r.info.flags, OS_JVM_F_CONCURRENT | OS_JVM_F_MAP_OURS |
+					   OS_JVM_F_NONSAFEPOINT_DEBUG);
 	cr_assert_eq(r.jalloc_n, HP_N);
 }
