@@ -1398,7 +1398,9 @@ static uint32_t hs_java_walk(struct os_runtime *rt, uint32_t asid, const struct 
 		uint64_t ra;
 
 		j->walk_popped++;
-		frames[n++] = f.pc;
+		n = jit_expand(h, j, &b, f.pc, false, frames, max);
+		if (!n)
+			frames[n++] = f.pc;
 		if (n == max || !read(arg, f.sp, &ra, 8) || !walk_plausible(&w, ra)) {
 			j->walk_frames += n;
 			return n;
