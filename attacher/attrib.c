@@ -125,9 +125,15 @@ bool os_attrib_prepare(struct os_attrib *a, const struct os_event *ev, struct os
 	oe->asid = as->id;
 	oe->node = OS_CCT_NONE;
 	if (ev->type == OS_EV_ALLOC || ev->type == OS_EV_MMAP || ev->type == OS_EV_REALLOC) {
-		if (a->rt && a->rt->ops->path_words)
-			a->rt->ops->path_words(a->rt, as, ev->frames, ev->nframes);
-		oe->node = os_attrib_path(a, as->id, ev->frames, ev->nframes);
+		if (a->rt && a->rt->ops->path_words) {
+			uint64_t path[OS_MAX_FRAMES];
+			uint32_t n = a->rt->ops->path_words(a->rt, as, ev->frames, ev->nframes, path,
+							    OS_MAX_FRAMES);
+
+			oe->node = os_attrib_path(a, as->id, path, n);
+		} else {
+			oe->node = os_attrib_path(a, as->id, ev->frames, ev->nframes);
+		}
 	}
 	return true;
 }

@@ -1471,9 +1471,11 @@ static enum os_rt_word hs_name_word(struct os_runtime *rt, uint32_t asid, uint64
 
 /* A native allocation path (malloc, mmap) of a JVM: the preload's walk
  * through JIT code gives interpreted frames as Method* words; their names
- * are read now, while the methods exist. */
-static void hs_path_words(struct os_runtime *rt, struct os_aspace *as, const uint64_t *frames,
-			  uint32_t n)
+ * are read now, while the methods exist, and compiled frames become the
+ * methods inlined there (direct buffers and other native memory allocated
+ * from compiled Java code). */
+static uint32_t hs_path_words(struct os_runtime *rt, struct os_aspace *as, const uint64_t *frames,
+			      uint32_t n, uint64_t *out, uint32_t max)
 {
 	struct hotspot *h = hs_of(rt);
 	struct hs_jvm *j = NULL;
@@ -1484,9 +1486,16 @@ static void hs_path_words(struct os_runtime *rt, struct os_aspace *as, const uin
 		if (!j)
 			j = jvm_get(h, as);
 		if (!j)
-			return;
+			break;
 		name_word(h, j, frames[i]);
 	}
+	if (!j && h->njvms)
+		j = jvm_find(h, as->id);
+	if (j)
+		return expand_path(h, j, frames, n, out, max);
+	n = n < max ? n : max;
+	memcpy(out, frames, n * sizeof(*out));
+	return n;
 }
 
 static const char *hs_jit_name(struct os_runtime *rt, uint32_t asid, const char *raw, char *buf,

@@ -63,9 +63,12 @@ struct os_runtime_ops {
 			      bool leaf, os_hsf_read read, void *arg, uint64_t *frames, uint32_t max);
 	/* Drain time: a native allocation path (OS_EV_ALLOC/REALLOC/MMAP) of
 	 * as is about to be interned; words of the runtime in it (interpreted
-	 * methods) are named now, while the target holds them. Optional. */
-	void (*path_words)(struct os_runtime *rt, struct os_aspace *as, const uint64_t *frames,
-			   uint32_t n);
+	 * methods) are named now, while the target holds them, and frames of
+	 * the runtime's compiled code may be rewritten (the methods inlined
+	 * there): the path to intern goes to out (at most max words). Returns
+	 * its length. Optional. */
+	uint32_t (*path_words)(struct os_runtime *rt, struct os_aspace *as, const uint64_t *frames,
+			       uint32_t n, uint64_t *out, uint32_t max);
 	/* Drain time: a sample of as with data address addr was just read (it
 	 * is applied later, in time order); the adapter may look at the
 	 * target's memory now, while it is closest to the sample. */
