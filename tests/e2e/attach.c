@@ -502,6 +502,13 @@ Test(e2e_attach, java_planted_site_ranks_first)
 
 	cr_expect(notes_have(report, "complete (JIT frames walked by their code blobs' frame "
 			     "sizes)"), "no note on complete Java stacks");
+	/* compiled frames are named from debug info in attach mode too; the
+	 * JVM runs without -XX:+DebugNonSafepoints, so interrupted pcs are
+	 * their compiled method alone */
+	cr_expect(notes_have(report, "frames in compiled Java methods named by their nmethods' "
+			     "debug info") &&
+			  notes_have(report, "without -XX:+DebugNonSafepoints"),
+		  "no note on compiled frames named from debug info");
 	cr_expect(e2e_stack_has(top, "AttachFixture.renewRandom", 2) ||
 		  e2e_stack_has(top, "AttachFixture.makeRandom", 2),
 		  "planted site not named: %s", e2e_stack_str(top, buf, sizeof(buf)));
