@@ -587,8 +587,9 @@ static uint32_t fp_chain(struct os_collector *c, uint32_t asid, const struct os_
 
 /* Whether th is a JIT compiler thread of a runtime, by its name. The
  * kernel's COMM record of the runtime naming the thread may be read after
- * the thread's first samples (another CPU's ring, or a later round), so the
- * first decision reads the name from /proc, and a newer name decides again. */
+ * the thread's first samples (another CPU's ring, or a later round), or be
+ * lost, so the first decision reads the name from /proc (and keeps it as
+ * the thread's name), and a newer name decides again. */
 static bool jit_thread(struct os_collector *c, struct os_thread_info *th)
 {
 	struct os_runtime *rt = c->attrib.rt;
@@ -610,7 +611,12 @@ static bool jit_thread(struct os_collector *c, struct os_thread_info *th)
 		if (n > 0) {
 			name[n] = 0;
 			name[strcspn(name, "\n")] = 0;
-			nm = name;
+			/* the thread is listed (threads[]) under the name it was
+			 * judged by, also when its COMM record was lost or comes
+			 * later (a later record still replaces it) */
+			if (name[0] && strcmp(name, th->name) != 0)
+				snprintf(th->name, sizeof(th->name), "%s", name);
+			nm = th->name;
 		}
 	}
 	kind = rt->ops->thread_kind(rt, th->pid, nm);
