@@ -758,8 +758,9 @@ Test(e2e_java, jit_threads_counted_not_attributed)
 		    (long long)skipped, (long long)total, (long long)jit, (long long)comp);
 	cr_assert_gt(jit, 0, "no samples on JIT compiler threads");
 	/* decided by the name in /proc at the thread's first sample */
-	cr_expect(skipped <= jit && skipped * 10 >= jit * 9, "%lld skipped, %lld on JIT threads",
-		  (long long)skipped, (long long)jit);
+	cr_expect(skipped <= jit && skipped * 10 >= jit * 9,
+		  "%lld skipped, %lld on JIT threads (%lld lost samples)", (long long)skipped,
+		  (long long)jit, (long long)e2e_get_int(meta, "lost"));
 	cr_expect_eq(e2e_get_int(e2e_get(meta, "unaddressed"), "jit_threads"), skipped);
 	cr_expect_leq(addressed + skipped, total);
 	cr_expect_eq(comp, 0, "%lld attributed samples have compiler frames, first: %s",
