@@ -402,12 +402,7 @@ static pid_t start_jvm(const char *name, const char *flag, const char *seconds,
 
 static bool notes_have(json_object *report, const char *text)
 {
-	json_object *notes = e2e_get(e2e_get(report, "meta"), "notes");
-
-	for (size_t i = 0; notes && i < json_object_array_length(notes); i++)
-		if (strstr(json_object_get_string(json_object_array_get_idx(notes, i)), text))
-			return true;
-	return false;
+	return e2e_note(report, text) != NULL;
 }
 
 /* A context of the planted site: long[] of 4 MiB seen allocated while

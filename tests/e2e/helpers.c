@@ -419,3 +419,16 @@ char *e2e_full_tmpfs(const char *dir)
 	free(fill);
 	return mnt;
 }
+
+const char *e2e_note(json_object *report, const char *text)
+{
+	json_object *notes = e2e_get(e2e_get(report, "meta"), "notes");
+
+	for (size_t i = 0; notes && i < json_object_array_length(notes); i++) {
+		const char *n = json_object_get_string(json_object_array_get_idx(notes, i));
+
+		if (n && strstr(n, text))
+			return n;
+	}
+	return NULL;
+}

@@ -79,6 +79,8 @@ json_object *e2e_get(json_object *obj, const char *key);
 int e2e_stack_has(json_object *obj, const char *fn, size_t depth);
 /* alloc_stack joined with " <- " into buf, for assertion messages. */
 const char *e2e_stack_str(json_object *obj, char *buf, size_t buflen);
+/* The first of the report's meta.notes that contains text, or NULL. */
+const char *e2e_note(json_object *report, const char *text);
 
 /* Number of '\n'-terminated lines in buf (a last unterminated line counts). */
 size_t e2e_count_lines(const char *buf, size_t len);

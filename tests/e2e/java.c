@@ -498,20 +498,6 @@ Test(e2e_java, perf_map_removed_unless_asked)
 	unsetenv("JAVA_TOOL_OPTIONS");
 }
 
-/* The note of the report with text in it, or NULL. */
-static const char *note_with(json_object *report, const char *text)
-{
-	json_object *notes = e2e_get(e2e_get(report, "meta"), "notes");
-
-	for (size_t i = 0; notes && i < json_object_array_length(notes); i++) {
-		const char *n = json_object_get_string(json_object_array_get_idx(notes, i));
-
-		if (n && strstr(n, text))
-			return n;
-	}
-	return NULL;
-}
-
 /* Compiled frames are named from their nmethods' debug info, so a method
  * the JIT inlined into its caller stays a frame of its own, the same one
  * as when it ran interpreted (tests/java/InlineFixture.java: the arrays are
@@ -525,7 +511,7 @@ Test(e2e_java, inlined_methods_are_frames)
 	json_object *report = record_argv(argv, opts), *objects = e2e_get(report, "objects");
 	int64_t in_make = 0, in_build = 0, total = 0;
 	unsigned long long named = 0, frames = 0, inlined = 0;
-	const char *note = note_with(report, "frames in compiled Java methods named");
+	const char *note = e2e_note(report, "frames in compiled Java methods named");
 	char buf[2048];
 
 	cr_assert(objects, "no objects[]");

@@ -140,6 +140,25 @@ static int stack_has_java_frame(json_object *obj, size_t depth)
 
 /* The report checks; `what` names the run in messages, `gc_log` is the
  * profiled run's own GC log. */
+/* Compiled frames named from their nmethods' debug info, with the methods
+ * inlined there (docs/JAVA.md "Compiled frames"). */
+static void check_compiled_frames(const char *what, json_object *report)
+{
+	const char *note = e2e_note(report, "frames in compiled Java methods named");
+	unsigned long long named = 0, frames = 0, inlined = 0;
+
+	cr_expect(note, "%s: no note on compiled frames", what);
+	if (!note)
+		return;
+	if (sscanf(strstr(note, ": ") + 2, "%llu of %llu frames in compiled Java methods named by "
+		   "their nmethods' debug info, %llu more inlined", &named, &frames, &inlined) != 3) {
+		cr_expect_fail("%s: note not understood: %s", what, note);
+		return;
+	}
+	cr_log_info("%s: %s", what, note);
+	cr_expect(frames > 0 && named >= frames * 9 / 10 && inlined > 0, "%s: %s", what, note);
+}
+
 static void check_report(const char *what, const char *profile, const char *gc_log)
 {
 	json_object *report, *meta, *objects;
@@ -176,30 +195,7 @@ static void check_report(const char *what, const char *profile, const char *gc_l
 			  what, i + 1, type, (long long)e2e_get_int(o, "samples"), STACK_DEPTH,
 			  e2e_stack_str(o, buf, sizeof(buf)));
 	}
-	/* compiled frames named from their nmethods' debug info, with the
-	 * methods inlined there (docs/JAVA.md "Compiled frames") */
-	{
-		json_object *notes = e2e_get(meta, "notes");
-		unsigned long long named = 0, frames = 0, inlined = 0;
-		const char *note = NULL;
-
-		for (size_t i = 0; notes && i < json_object_array_length(notes) && !note; i++) {
-			const char *n = json_object_get_string(json_object_array_get_idx(notes, i));
-
-			if (n && strstr(n, "frames in compiled Java methods named"))
-				note = n;
-		}
-		cr_expect(note, "%s: no note on compiled frames", what);
-		if (note && sscanf(strstr(note, ": ") + 2, "%llu of %llu frames in compiled Java "
-				   "methods named by their nmethods' debug info, %llu more inlined",
-				   &named, &frames, &inlined) == 3) {
-			cr_log_info("%s: %s", what, note);
-			cr_expect(frames > 0 && named >= frames * 9 / 10 && inlined > 0,
-				  "%s: %s", what, note);
-		} else if (note) {
-			cr_expect_fail("%s: note not understood: %s", what, note);
-		}
-	}
+	check_compiled_frames(what, report);
 	cr_expect_geq(e2e_get_int(meta, "samples_java_attributed"), 0,
 		      "%s: meta.samples_java_attributed missing", what);
 	cr_log_info("%s: Java heap: %lld samples, %lld on tracked Java objects", what,
