@@ -94,6 +94,8 @@ struct hs_jvm {
 	struct os_hmap nm_at;      /* blob start -> index into nms */
 	uint32_t code_epoch;       /* counts blob cache flushes: cached nmethods checked again */
 	uint64_t jit_frames, jit_expanded, jit_outer, jit_inlined, nm_reads, nm_stale;
+	uint64_t nm_failed;        /* nmethods whose debug info could not be read or made no sense */
+	uint64_t nm_full;          /* frames left to the perf map: HS_NMS_MAX nmethods kept */
 };
 
 struct hotspot {
@@ -1261,6 +1263,7 @@ static const struct os_hs_nm *nm_get(struct hotspot *h, struct hs_jvm *j,
 	struct hs_rd r = { h, j };
 	struct os_hs_nm *nm;
 	uint64_t idx;
+	int rc;
 
 	if (os_hmap_get(&j->nm_at, b->start, &idx)) {
 		nm = &j->nms[idx];
@@ -1273,8 +1276,10 @@ static const struct os_hs_nm *nm_get(struct hotspot *h, struct hs_jvm *j,
 		j->nm_stale += nm->method != 0;
 		os_hs_nm_free(nm);
 	} else {
-		if (j->nnms >= HS_NMS_MAX)
+		if (j->nnms >= HS_NMS_MAX) {
+			j->nm_full++;
 			return NULL;
+		}
 		if (j->nnms == j->capnms) {
 			size_t cap = j->capnms ? j->capnms * 2 : 256;
 			struct os_hs_nm *n = realloc(j->nms, cap * sizeof(*n));
@@ -1291,8 +1296,11 @@ static const struct os_hs_nm *nm_get(struct hotspot *h, struct hs_jvm *j,
 		nm = &j->nms[idx];
 	}
 	j->nm_reads++;
-	if (os_hs_nm_read(nm, &j->scl, nm_rd, &r, b->start, b->code_begin) < 0)
-		memset(nm, 0, sizeof(*nm)); /* none, or unreadable now: again next epoch */
+	rc = os_hs_nm_read(nm, &j->scl, nm_rd, &r, b->start, b->code_begin);
+	if (rc < 0) { /* none (a stub), or unreadable now: again next epoch */
+		j->nm_failed += rc != -ENOENT;
+		memset(nm, 0, sizeof(*nm));
+	}
 	nm->start = b->start;
 	nm->epoch = j->code_epoch;
 	return nm->method ? nm : NULL;
@@ -1591,21 +1599,25 @@ static void hs_notes(struct os_runtime *rt, struct os_profile *p)
 				 (unsigned long long)j->blob_lookups,
 				 (unsigned long long)j->blob_misses, (unsigned long long)j->blob_reads,
 				 (unsigned long long)j->blob_flushes);
-		if (j->jit_frames) {
+		if (j->jit_frames || j->nm_failed || j->nm_full) {
 			snprintf(note, sizeof(note),
 				 "HotSpot pid %u: %llu of %llu frames in compiled Java methods named "
 				 "by their nmethods' debug info, %llu more inlined methods shown as "
 				 "frames of their own; %llu (interrupted pcs%s, or no scope "
 				 "recorded there) as the compiled method alone, %llu by the perf map "
 				 "(a method that could not be read); %llu nmethods read, %llu found "
-				 "replaced",
+				 "replaced, %llu whose debug info could not be read (their frames "
+				 "by the perf map), %llu frames by the perf map once %u nmethods "
+				 "were kept",
 				 j->pid, (unsigned long long)(j->jit_expanded - j->jit_outer),
 				 (unsigned long long)j->jit_frames, (unsigned long long)j->jit_inlined,
 				 (unsigned long long)j->jit_outer,
 				 (j->info.flags & OS_JVM_F_NONSAFEPOINT_DEBUG)
 					 ? "" : " without -XX:+DebugNonSafepoints",
 				 (unsigned long long)(j->jit_frames - j->jit_expanded),
-				 (unsigned long long)j->nm_reads, (unsigned long long)j->nm_stale);
+				 (unsigned long long)j->nm_reads, (unsigned long long)j->nm_stale,
+				 (unsigned long long)j->nm_failed, (unsigned long long)j->nm_full,
+				 HS_NMS_MAX);
 			os_profile_add_note(p, note);
 		} else if (j->vm_ok && !j->scl.ok) {
 			os_profile_add_note(p, "HotSpot: this JVM's vmStructs lack the nmethod debug-info "
