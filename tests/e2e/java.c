@@ -347,15 +347,7 @@ Test(e2e_java, sampled_mode)
 
 static bool has_note(json_object *report, const char *what)
 {
-	json_object *notes = e2e_get(e2e_get(report, "meta"), "notes");
-
-	for (size_t i = 0; notes && i < json_object_array_length(notes); i++) {
-		const char *n = json_object_get_string(json_object_array_get_idx(notes, i));
-
-		if (n && strstr(n, what))
-			return true;
-	}
-	return false;
+	return e2e_note(report, what) != NULL;
 }
 
 /* The default mode, hybrid (TLABs of random size, mean 16 KiB): the fixture's
