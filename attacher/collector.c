@@ -531,7 +531,8 @@ static uint32_t java_path(struct os_collector *c, uint32_t asid, const struct os
 
 	if (!ndwarf) { /* the leaf itself: a walk that ends there (a leaf in a
 		        * prologue) stands too, rbp is no frame pointer in JIT code */
-		f = (struct os_hsf_frame){ s->ip, s->regs[OS_REG_SP], s->regs[OS_REG_BP] };
+		f = (struct os_hsf_frame){ s->ip, s->regs[OS_REG_SP], s->regs[OS_REG_BP],
+					   s->regs[OS_REG_R13] };
 		n = rt->ops->java_walk(rt, asid, &f, true, stack_read_buf, &sc, frames, max);
 		if (!n)
 			return 0;
@@ -543,6 +544,7 @@ static uint32_t java_path(struct os_collector *c, uint32_t asid, const struct os
 	if (ndwarf < 2 || !os_unwind_stopped(c->unw, &f.sp, &f.fp))
 		return 0;
 	f.pc = frames[ndwarf - 1];
+	f.bcp = 0; /* a caller: its bcp is in its frame */
 	n = rt->ops->java_walk(rt, asid, &f, false, stack_read_buf, &sc, frames + ndwarf - 1,
 			       max - (ndwarf - 1));
 	if (n < 2)
@@ -565,7 +567,9 @@ static uint32_t fp_chain(struct os_collector *c, uint32_t asid, const struct os_
 	uint64_t fp = s->regs[OS_REG_BP], w;
 	uint32_t n = 1;
 
-	frames[0] = named ? rt->ops->frame_word(rt, asid, s->ip, fp, stack_read, &sc) : insn;
+	frames[0] = named ? rt->ops->frame_word(rt, asid, s->ip, fp, &s->regs[OS_REG_R13], stack_read,
+						&sc)
+			  : insn;
 	if (frames[0] == s->ip)
 		frames[0] = insn;
 	for (uint32_t i = 1; i < s->nchain && n < max; i++) {
@@ -576,7 +580,7 @@ static uint32_t fp_chain(struct os_collector *c, uint32_t asid, const struct os_
 		if (named && stack_read(&sc, fp + 8, &w) && w == pc && stack_read(&sc, fp, &w) &&
 		    w > fp) {
 			fp = w;
-			pc = rt->ops->frame_word(rt, asid, pc, fp, stack_read, &sc);
+			pc = rt->ops->frame_word(rt, asid, pc, fp, NULL, stack_read, &sc);
 		} else {
 			named = false;
 		}

@@ -10,6 +10,7 @@
 
 #include "attacher/collector.h"
 #include "attacher/hotspot_gc.h"
+#include "attacher/hotspot_lines.h"
 #include "attacher/hotspot_scan.h"
 #include "attacher/hotspot_scopes.h"
 #include "common/hs_frames.h"
@@ -96,6 +97,21 @@ struct hs_jvm {
 	uint64_t jit_frames, jit_expanded, jit_outer, jit_inlined, nm_reads, nm_stale;
 	uint64_t nm_failed;        /* nmethods whose debug info could not be read or made no sense */
 	uint64_t nm_full;          /* frames left to the perf map: HS_NMS_MAX nmethods kept */
+	/* source lines of Java frames (attacher/hotspot_lines.h) */
+	struct os_hs_line_layout lil;
+	struct hs_ml *mls;         /* methods read */
+	size_t nmls, capmls;
+	struct os_hmap ml_at;      /* Method* -> index + 1 into mls (0: could not be read) */
+	struct os_hmap files;      /* ConstantPool* -> string index + 1 (0: no source file) */
+	uint64_t line_frames;      /* Java frames given a line */
+	uint64_t line_none;        /* ... left without one (no table, no file, bcp not known) */
+	uint64_t ml_failed;        /* methods whose line table could not be read */
+};
+
+/* A method's bytecodes and line table, and its source file. */
+struct hs_ml {
+	struct os_hs_mlines ml;
+	uint32_t file;             /* string index + 1, 0: none */
 };
 
 struct hotspot {
@@ -167,6 +183,8 @@ static struct hs_jvm *jvm_get(struct hotspot *h, struct os_aspace *as)
 	os_hmap_init(&j->unnamed);
 	os_hmap_init(&j->pre);
 	os_hmap_init(&j->nm_at);
+	os_hmap_init(&j->ml_at);
+	os_hmap_init(&j->files);
 	os_hs_scan_init(&j->scan);
 	if (os_hmap_put(&h->asid2jvm, as->id, h->njvms) < 0) {
 		free(j);
@@ -192,6 +210,11 @@ static void jvm_free(struct hs_jvm *j)
 		os_hs_nm_free(&j->nms[i]);
 	free(j->nms);
 	os_hmap_destroy(&j->nm_at);
+	for (size_t i = 0; i < j->nmls; i++)
+		os_hs_mlines_free(&j->mls[i].ml);
+	free(j->mls);
+	os_hmap_destroy(&j->ml_at);
+	os_hmap_destroy(&j->files);
 	free(j);
 }
 
@@ -200,8 +223,8 @@ static const char *str_at(struct hotspot *h, uint64_t idx)
 	return idx < h->nstrs ? h->strs[idx] : NULL;
 }
 
-/* Remembers name s for a tagged word of j. */
-static void name_put(struct hotspot *h, struct hs_jvm *j, uint64_t word, const char *s)
+/* Keeps a copy of s: its index, or -1 (out of memory). */
+static int64_t str_add(struct hotspot *h, const char *s)
 {
 	char *dup;
 
@@ -210,18 +233,24 @@ static void name_put(struct hotspot *h, struct hs_jvm *j, uint64_t word, const c
 		char **n = realloc(h->strs, cap * sizeof(*n));
 
 		if (!n)
-			return;
+			return -1;
 		h->strs = n;
 		h->capstrs = cap;
 	}
 	dup = strdup(s);
 	if (!dup)
-		return;
-	if (os_hmap_put(&j->names, word, h->nstrs) < 0) {
-		free(dup);
-		return;
-	}
-	h->strs[h->nstrs++] = dup;
+		return -1;
+	h->strs[h->nstrs] = dup;
+	return h->nstrs++;
+}
+
+/* Remembers name s for a tagged word of j. */
+static void name_put(struct hotspot *h, struct hs_jvm *j, uint64_t word, const char *s)
+{
+	int64_t at = str_add(h, s);
+
+	if (at >= 0)
+		os_hmap_put(&j->names, word, (uint64_t)at);
 }
 
 static bool name_known(struct hs_jvm *j, uint64_t word)
@@ -244,16 +273,35 @@ static void name_klass(struct hotspot *h, struct hs_jvm *j, uint64_t klass)
 	name_put(h, j, word, java);
 }
 
+static const struct hs_ml *ml_get(struct hotspot *h, struct hs_jvm *j, uint64_t m);
+
 /* "pkg.Class.method": the class name from the names of j's classes (the
- * same holder for many methods), the method's own name read. */
+ * same holder for many methods), the method's own name read; with a line,
+ * "pkg.Class.method(File.java:LINE)". */
 static void name_method(struct hotspot *h, struct hs_jvm *j, uint64_t word)
 {
 	char meth[NAME_MAX_LEN], name[2 * NAME_MAX_LEN + 2];
 	const char *cls = NULL;
 	uint64_t holder, idx;
+	uint32_t line = (uint32_t)((word & OS_FRAME_POS_MASK) >> OS_FRAME_POS_SHIFT);
 
 	if (name_known(j, word) || !j->vm_ok)
 		return;
+	if (line) { /* made by line_word: the method and its file are known */
+		const struct hs_ml *ml = ml_get(h, j, word & OS_HS_WORD_MASK);
+		const char *base, *file;
+
+		name_method(h, j, word & ~OS_FRAME_POS_MASK);
+		if (!ml || !ml->file || !os_hmap_get(&j->names, word & ~OS_FRAME_POS_MASK, &idx))
+			return;
+		base = str_at(h, idx);
+		file = str_at(h, ml->file - 1);
+		if (!base || !file)
+			return;
+		snprintf(name, sizeof(name), "%s(%s:%u)", base, file, line);
+		name_put(h, j, word, name);
+		return;
+	}
 	if (os_hs_method_parts(&j->vm, &h->mem, j->pid, word & OS_HS_WORD_MASK, &holder, meth,
 			       sizeof(meth)) < 0)
 		return;
@@ -264,6 +312,9 @@ static void name_method(struct hotspot *h, struct hs_jvm *j, uint64_t word)
 		return;
 	snprintf(name, sizeof(name), "%s.%s", cls, meth);
 	name_put(h, j, word, name);
+	/* its lines too, while it surely lives: a frame at a line of it may be
+	 * read after the JVM is gone (allocation paths drained at the end) */
+	ml_get(h, j, word & OS_HS_WORD_MASK);
 }
 
 /* A class or method word of an allocation path: named now, or, before the
@@ -279,7 +330,7 @@ static void name_word(struct hotspot *h, struct hs_jvm *j, uint64_t word)
 	}
 	if ((word & ~OS_HS_WORD_MASK) == OS_HS_TAG_KLASS)
 		name_klass(h, j, word & OS_HS_WORD_MASK);
-	else
+	else if (OS_FRAME_IS_METHOD(word))
 		name_method(h, j, word);
 }
 
@@ -336,6 +387,7 @@ static void frames_resolve(struct hotspot *h, struct hs_jvm *j)
 	_Static_assert(sizeof(need) / sizeof(need[0]) == NNEED, "names");
 	memset(l, 0, sizeof(*l));
 	os_hs_scope_layout(&j->scl, &j->vm);
+	os_hs_line_layout(&j->lil, &j->vm);
 	j->blob_size_off = os_hs_vm_get(&j->vm, "CodeBlob::_size", &ss) == 0 ? (int64_t)ss : -1;
 	j->method_ok = true;
 	if (os_hs_vm_get(&j->vm, "frame::interpreter_frame_method_offset", &ss) != 0) {
@@ -473,7 +525,7 @@ static bool prepare_alloc(struct hotspot *h, struct hs_jvm *j, const struct os_e
 		os_hs_learn_header(&j->vm, &h->mem, j->pid, ev->addr, klass);
 	name_word(h, j, buf[0]);
 	for (uint32_t i = 1; i <= n; i++)
-		if ((buf[i] & ~OS_HS_WORD_MASK) == OS_FRAME_METHOD)
+		if (OS_FRAME_IS_METHOD(buf[i]))
 			name_word(h, j, buf[i]);
 	oe->type = ev->type;
 	oe->addr = canon(j, ev->addr);
@@ -1000,23 +1052,147 @@ static bool hs_in_heap(struct os_runtime *rt, uint32_t asid, uint64_t addr)
 	       addr >= j->info.heap_start && addr < j->info.heap_end;
 }
 
-/* The word of an interpreted frame whose Method* slot holds m (read: its
- * reader said yes), or pc. */
-static uint64_t method_word(struct hotspot *h, struct hs_jvm *j, uint64_t pc, bool read,
-			    uint64_t m)
+/* ---- source lines (attacher/hotspot_lines.h) ---- */
+
+#define HS_MLS_MAX 262144 /* methods whose line tables are kept */
+
+struct hs_rd {
+	struct hotspot *h;
+	struct hs_jvm *j;
+};
+
+static bool nm_rd(void *arg, uint64_t addr, void *buf, size_t len)
 {
+	struct hs_rd *r = arg;
+
+	return r->h->mem.read(r->h->mem.arg, r->j->pid, addr, buf, len) == (ssize_t)len;
+}
+
+/* The source file of the classes whose constant pool is cp: string index
+ * + 1, 0 none (cached: one class, many methods). */
+static uint32_t file_of(struct hotspot *h, struct hs_jvm *j, uint64_t cp)
+{
+	struct hs_rd r = { h, j };
+	char buf[NAME_MAX_LEN];
+	uint64_t v, sym;
+
+	if (os_hmap_get(&j->files, cp, &v))
+		return (uint32_t)v;
+	v = 0;
+	if (os_hs_source_symbol(&j->lil, nm_rd, &r, cp, &sym) == 0 && sym &&
+	    os_hs_symbol_str(&j->vm, &h->mem, j->pid, sym, buf, sizeof(buf)) == 0 && buf[0]) {
+		int64_t at = str_add(h, buf);
+
+		v = at >= 0 ? (uint64_t)at + 1 : 0;
+	}
+	os_hmap_put(&j->files, cp, v);
+	return (uint32_t)v;
+}
+
+/* Method m's bytecodes, line table and file: read once, while the method
+ * runs (a frame of it was just seen); NULL when it cannot be read. */
+static const struct hs_ml *ml_get(struct hotspot *h, struct hs_jvm *j, uint64_t m)
+{
+	struct hs_rd r = { h, j };
+	struct os_hs_mlines ml;
+	uint64_t idx;
+
+	if (!j->lil.ok || !j->vm_ok)
+		return NULL;
+	if (os_hmap_get(&j->ml_at, m, &idx))
+		return idx ? &j->mls[idx - 1] : NULL;
+	if (j->nmls >= HS_MLS_MAX)
+		return NULL;
+	if (j->nmls == j->capmls) {
+		size_t cap = j->capmls ? j->capmls * 2 : 256;
+		struct hs_ml *n = realloc(j->mls, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		j->mls = n;
+		j->capmls = cap;
+	}
+	if (os_hs_mlines_read(&ml, &j->lil, nm_rd, &r, m) < 0) {
+		j->ml_failed++; /* the JVM gone (paths drained at its end), or not a method */
+		os_hmap_put(&j->ml_at, m, 0);
+		return NULL;
+	}
+	if (os_hmap_put(&j->ml_at, m, j->nmls + 1) < 0) {
+		os_hs_mlines_free(&ml);
+		return NULL;
+	}
+	j->mls[j->nmls].ml = ml;
+	j->mls[j->nmls].file = file_of(h, j, ml.cpool);
+	return &j->mls[j->nmls++];
+}
+
+/* The word of method m at bytecode index bci (-1: its entry; < -1: not
+ * known): with its source line when the method has one there and its class
+ * names its file. */
+static uint64_t line_word(struct hotspot *h, struct hs_jvm *j, uint64_t m, int32_t bci)
+{
+	const struct hs_ml *ml = bci >= -1 ? ml_get(h, j, m) : NULL;
+	uint32_t line = 0;
+
+	if (ml && ml->file && bci < (int32_t)ml->ml.code_size)
+		line = os_hs_line_at(ml->ml.pairs, ml->ml.npairs, bci);
+	if (!line || line > OS_FRAME_LINE_MAX) {
+		j->line_none++;
+		return OS_FRAME_METHOD | m;
+	}
+	j->line_frames++;
+	return OS_FRAME_METHOD | (uint64_t)line << OS_FRAME_POS_SHIFT | m;
+}
+
+/* ... at bytecode pointer bcp (low13: its 13 low bits only). */
+static uint64_t bcp_word(struct hotspot *h, struct hs_jvm *j, uint64_t m, uint64_t bcp, bool low13)
+{
+	const struct hs_ml *ml = ml_get(h, j, m);
+
+	return line_word(h, j, m, ml ? os_hs_bci_of(&ml->ml, bcp, low13) : -2);
+}
+
+/* A method word of the preload's (common/shm.h: the bcp's low bits) as the
+ * collector's (a line). */
+static uint64_t canon_word(struct hotspot *h, struct hs_jvm *j, uint64_t w)
+{
+	uint32_t pos = (uint32_t)((w & OS_FRAME_POS_MASK) >> OS_FRAME_POS_SHIFT);
+	uint64_t m = w & OS_HS_WORD_MASK;
+
+	if (!OS_FRAME_IS_METHOD(w))
+		return w;
+	if (!(pos & OS_FRAME_BCP_KNOWN) || !j || !j->vm_ok)
+		return OS_FRAME_METHOD | m;
+	name_method(h, j, OS_FRAME_METHOD | m);
+	if (!name_known(j, OS_FRAME_METHOD | m)) /* not readable: "Interpreter" */
+		return OS_FRAME_METHOD | m;
+	return bcp_word(h, j, m, pos & OS_FRAME_BCP_LOW, true);
+}
+
+/* The word of an interpreted frame whose Method* slot holds m (read: its
+ * reader said yes) at bytecode pointer bcp (0: not known), or pc. */
+static uint64_t method_word(struct hotspot *h, struct hs_jvm *j, uint64_t pc, bool read,
+			    uint64_t m, uint64_t bcp)
+{
+	uint64_t w, base = OS_FRAME_METHOD | m;
+
 	if (!read || !m || (m & 7) || (m & ~OS_HS_WORD_MASK))
 		return pc;
-	name_method(h, j, OS_FRAME_METHOD | m);
-	return name_known(j, OS_FRAME_METHOD | m) ? (OS_FRAME_METHOD | m) : pc;
+	name_method(h, j, base);
+	if (!name_known(j, base)) /* not a method (a frame not yet built) */
+		return pc;
+	w = bcp ? bcp_word(h, j, m, bcp, false) : line_word(h, j, m, -2);
+	name_method(h, j, w);
+	return name_known(j, w) ? w : base;
 }
 
 static uint64_t hs_frame_word(struct os_runtime *rt, uint32_t asid, uint64_t pc, uint64_t fp,
+			      const uint64_t *leaf_bcp,
 			      bool (*read)(void *arg, uint64_t addr, uint64_t *word), void *arg)
 {
 	struct hotspot *h = hs_of(rt);
 	struct hs_jvm *j = jvm_find(h, asid);
-	uint64_t m = 0;
+	uint64_t m = 0, bcp = 0;
 	bool ok;
 
 	/* the Method* slot of an interpreter frame (frames_resolve) */
@@ -1024,7 +1200,11 @@ static uint64_t hs_frame_word(struct os_runtime *rt, uint32_t asid, uint64_t pc,
 	    pc >= j->info.interp_end)
 		return pc;
 	ok = read(arg, fp + (uint64_t)j->method_off, &m);
-	return method_word(h, j, pc, ok, m);
+	if (leaf_bcp)
+		bcp = *leaf_bcp;
+	else if (!read(arg, fp + (uint64_t)j->method_off - OS_HSF_BCP_BELOW_METHOD, &bcp))
+		bcp = 0;
+	return method_word(h, j, pc, ok, m, bcp);
 }
 
 /* ---- Java walks of access paths (common/hs_frames.h) ---- */
@@ -1243,18 +1423,6 @@ static bool at_return_poll(struct hotspot *h, struct hs_jvm *j, uint64_t pc)
 
 #define HS_NMS_MAX 65536 /* nmethods kept; past it frames keep their pcs */
 
-struct hs_rd {
-	struct hotspot *h;
-	struct hs_jvm *j;
-};
-
-static bool nm_rd(void *arg, uint64_t addr, void *buf, size_t len)
-{
-	struct hs_rd *r = arg;
-
-	return r->h->mem.read(r->h->mem.arg, r->j->pid, addr, buf, len) == (ssize_t)len;
-}
-
 /* The nmethod of blob b (read, or cached and checked once per code epoch);
  * NULL when b is none or cannot be read. */
 static const struct os_hs_nm *nm_get(struct hotspot *h, struct hs_jvm *j,
@@ -1314,6 +1482,7 @@ static uint32_t jit_expand(struct hotspot *h, struct hs_jvm *j, const struct os_
 			   uint64_t pc, bool exact, uint64_t *out, uint32_t max)
 {
 	uint64_t m[OS_HS_SCOPE_DEPTH];
+	int32_t bci[OS_HS_SCOPE_DEPTH];
 	const struct os_hs_nm *nm;
 	uint32_t n;
 
@@ -1326,22 +1495,28 @@ static uint32_t jit_expand(struct hotspot *h, struct hs_jvm *j, const struct os_
 	/* an interrupted pc between safepoints: without -XX:+DebugNonSafepoints
 	 * the nearest PcDesc may lie in another inlined method */
 	if (exact || (j->info.flags & OS_JVM_F_NONSAFEPOINT_DEBUG))
-		n = os_hs_nm_expand(nm, pc, exact, m,
+		n = os_hs_nm_expand(nm, pc, exact, m, bci,
 				    max < OS_HS_SCOPE_DEPTH ? max : OS_HS_SCOPE_DEPTH);
 	else
 		n = 0;
 	if (!n) { /* the compiled method itself is certain */
 		m[0] = nm->method;
+		bci[0] = -2; /* where in it is not known */
 		n = 1;
 		j->jit_outer++;
 	}
 	for (uint32_t i = 0; i < n; i++) {
-		out[i] = OS_FRAME_METHOD | (m[i] & OS_HS_WORD_MASK);
+		uint64_t base = OS_FRAME_METHOD | m[i];
+
 		if ((m[i] & ~OS_HS_WORD_MASK) != 0)
 			return 0;
+		name_method(h, j, base);
+		if (!name_known(j, base))
+			return 0;
+		out[i] = line_word(h, j, m[i], bci[i]);
 		name_method(h, j, out[i]);
 		if (!name_known(j, out[i]))
-			return 0;
+			out[i] = base;
 	}
 	j->jit_expanded++;
 	j->jit_inlined += n - 1;
@@ -1359,7 +1534,8 @@ static uint32_t expand_path(struct hotspot *h, struct hs_jvm *j, const uint64_t 
 
 	if (!j->frames.ok || !j->scl.ok || !j->vm_ok) {
 		n = n < max ? n : max;
-		memcpy(out, in, n * sizeof(*out));
+		for (uint32_t i = 0; i < n; i++)
+			out[i] = canon_word(h, j, in[i]);
 		return n;
 	}
 	if (os_now_ns() - j->blobs_since > HS_BLOBS_AGE_NS)
@@ -1367,6 +1543,10 @@ static uint32_t expand_path(struct hotspot *h, struct hs_jvm *j, const uint64_t 
 	for (uint32_t i = 0; i < n && k < max; i++) {
 		uint32_t e = 0;
 
+		if (OS_FRAME_IS_METHOD(in[i])) {
+			out[k++] = canon_word(h, j, in[i]);
+			continue;
+		}
 		if (os_hsf_in_code(&j->frames, in[i]) && !os_hsf_in_interp(&j->frames, in[i]) &&
 		    walk_find(&w, in[i], &b))
 			e = jit_expand(h, j, &b, in[i], true, out + k, max - k);
@@ -1388,6 +1568,7 @@ static uint32_t hs_java_walk(struct os_runtime *rt, uint32_t asid, const struct 
 	struct os_hsf_blob b = { 0, 0, 0, 0 };
 	uint32_t n = 0;
 	uint64_t now;
+	bool first = true;
 
 	if (!j || !j->frames.ok || !max)
 		return 0;
@@ -1422,8 +1603,17 @@ static uint32_t hs_java_walk(struct os_runtime *rt, uint32_t asid, const struct 
 		bool ok;
 
 		if (os_hsf_in_interp(&j->frames, f.pc)) {
+			uint64_t bcp = 0;
+
 			ok = read(arg, f.fp + (uint64_t)j->method_off, &m, 8);
-			frames[n++] = method_word(h, j, f.pc, ok, m);
+			/* the interrupted frame's bcp is in a register; a caller's
+			 * in its frame (common/hs_frames.h) */
+			if (leaf && first)
+				bcp = start->bcp;
+			else if (!read(arg, f.fp + (uint64_t)j->method_off - OS_HSF_BCP_BELOW_METHOD,
+				       &bcp, 8))
+				bcp = 0;
+			frames[n++] = method_word(h, j, f.pc, ok, m, bcp);
 		} else {
 			uint32_t k = 0;
 
@@ -1439,6 +1629,7 @@ static uint32_t hs_java_walk(struct os_runtime *rt, uint32_t asid, const struct 
 		if (!os_hsf_step(&j->frames, walk_find, &w, read, arg, &f, leaf))
 			break;
 		leaf = false;
+		first = false;
 		if (!walk_plausible(&w, f.pc)) {
 			j->walk_cut++;
 			break;
@@ -1455,7 +1646,7 @@ static enum os_rt_word hs_name_word(struct os_runtime *rt, uint32_t asid, uint64
 	struct hs_jvm *j = jvm_find(h, asid);
 	uint64_t idx;
 	bool klass = (word & ~OS_HS_WORD_MASK) == OS_HS_TAG_KLASS;
-	bool method = (word & ~OS_HS_WORD_MASK) == OS_FRAME_METHOD;
+	bool method = OS_FRAME_IS_METHOD(word);
 
 	*name = NULL;
 	if (word == HS_WORD_BEFORE) {
@@ -1470,6 +1661,8 @@ static enum os_rt_word hs_name_word(struct os_runtime *rt, uint32_t asid, uint64
 		return OS_RT_WORD_UNKNOWN;
 	if (j && os_hmap_get(&j->names, word, &idx))
 		*name = str_at(h, idx);
+	else if (j && method && os_hmap_get(&j->names, word & ~OS_FRAME_POS_MASK, &idx))
+		*name = str_at(h, idx); /* its line could not be named */
 	if (klass)
 		return OS_RT_WORD_TYPE; /* a type even when unnamed: never a frame */
 	if (!*name) /* its Method could not be read (unloaded, or the JVM gone) */
@@ -1488,21 +1681,21 @@ static uint32_t hs_path_words(struct os_runtime *rt, struct os_aspace *as, const
 	struct hotspot *h = hs_of(rt);
 	struct hs_jvm *j = NULL;
 
-	for (uint32_t i = 0; i < n; i++) {
-		if ((frames[i] & ~OS_HS_WORD_MASK) != OS_FRAME_METHOD)
-			continue;
-		if (!j)
+	for (uint32_t i = 0; i < n && !j; i++)
+		if (OS_FRAME_IS_METHOD(frames[i]))
 			j = jvm_get(h, as);
-		if (!j)
-			break;
-		name_word(h, j, frames[i]);
-	}
 	if (!j && h->njvms)
 		j = jvm_find(h, as->id);
-	if (j)
-		return expand_path(h, j, frames, n, out, max);
-	n = n < max ? n : max;
-	memcpy(out, frames, n * sizeof(*out));
+	if (!j) {
+		n = n < max ? n : max;
+		for (uint32_t i = 0; i < n; i++)
+			out[i] = canon_word(h, NULL, frames[i]);
+		return n;
+	}
+	n = expand_path(h, j, frames, n, out, max);
+	for (uint32_t i = 0; i < n; i++)
+		if (OS_FRAME_IS_METHOD(out[i]))
+			name_word(h, j, out[i]);
 	return n;
 }
 
@@ -1599,6 +1792,20 @@ static void hs_notes(struct os_runtime *rt, struct os_profile *p)
 				 (unsigned long long)j->blob_lookups,
 				 (unsigned long long)j->blob_misses, (unsigned long long)j->blob_reads,
 				 (unsigned long long)j->blob_flushes);
+		if (j->line_frames || j->line_none || j->ml_failed) {
+			snprintf(note, sizeof(note),
+				 "HotSpot pid %u: %llu of %llu Java frames with their source line "
+				 "(File.java:LINE: the method's LineNumberTable at the frame's "
+				 "bytecode index); the others have none (a method without a line "
+				 "table or a class without its source file name, an interpreted "
+				 "frame whose bytecode pointer was not known, a compiled frame named "
+				 "as the compiled method alone); %llu methods whose line table could "
+				 "not be read",
+				 j->pid, (unsigned long long)j->line_frames,
+				 (unsigned long long)(j->line_frames + j->line_none),
+				 (unsigned long long)j->ml_failed);
+			os_profile_add_note(p, note);
+		}
 		if (j->jit_frames || j->nm_failed || j->nm_full) {
 			snprintf(note, sizeof(note),
 				 "HotSpot pid %u: %llu of %llu frames in compiled Java methods named "

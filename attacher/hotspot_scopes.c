@@ -216,7 +216,7 @@ static bool find_pc(const struct os_hs_nm *nm, int64_t off, bool exact, uint32_t
 }
 
 uint32_t os_hs_nm_expand(const struct os_hs_nm *nm, uint64_t pc, bool exact, uint64_t *out,
-			 uint32_t max)
+			 int32_t *bci, uint32_t max)
 {
 	uint32_t at, n = 0, scope;
 	int64_t off;
@@ -230,12 +230,17 @@ uint32_t os_hs_nm_expand(const struct os_hs_nm *nm, uint64_t pc, bool exact, uin
 	if (nm->pcs[2 * at + 1] <= 0) /* serialized_null: no scope recorded here */
 		return 0;
 	while (scope) {
-		uint32_t sender, idx, pos = scope;
+		uint32_t sender, idx, b, pos = scope;
 
+		/* sender offset, method index, bci + 1 (InvocationEntryBci -1
+		 * stored as 0) */
 		if (n == max || n == OS_HS_SCOPE_DEPTH || !read_int(nm, &pos, &sender) ||
-		    !read_int(nm, &pos, &idx) || !idx || idx > nm->nmeta)
+		    !read_int(nm, &pos, &idx) || !idx || idx > nm->nmeta || !read_int(nm, &pos, &b) ||
+		    b > 0x10000)
 			return 0;
 		out[n] = nm->meta[idx - 1];
+		if (bci)
+			bci[n] = (int32_t)b - 1;
 		if (!out[n] || (out[n] & 7))
 			return 0;
 		n++;

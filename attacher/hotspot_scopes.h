@@ -82,12 +82,13 @@ bool os_hs_nm_same(const struct os_hs_nm *nm, const struct os_hs_scope_layout *l
 		   os_hs_read_fn rd, void *arg);
 
 /* The methods running at pc, innermost first, into out (Method* values,
- * at most max). exact: pc is a return address (a caller's frame), whose
+ * at most max), and their bytecode indexes into bci (-1: the method's
+ * entry; bci may be NULL). exact: pc is a return address (a caller's frame), whose
  * PcDesc lies at pc itself; else (the interrupted frame) the next PcDesc
  * at or after pc, as HotSpot's own approximate lookup. Returns the count;
  * 0 when no scope is known there or the chain does not decode to the
  * compiled method. */
 uint32_t os_hs_nm_expand(const struct os_hs_nm *nm, uint64_t pc, bool exact, uint64_t *out,
-			 uint32_t max);
+			 int32_t *bci, uint32_t max);
 
 #endif

@@ -399,6 +399,12 @@ int os_hs_klass_name(const struct os_hs_vm *vm, const struct os_hs_mem *m, uint3
 	return symbol_str(vm, m, pid, sym, buf, len);
 }
 
+int os_hs_symbol_str(const struct os_hs_vm *vm, const struct os_hs_mem *m, uint32_t pid,
+		     uint64_t sym, char *buf, size_t len)
+{
+	return symbol_str(vm, m, pid, sym, buf, len);
+}
+
 int os_hs_method_parts(const struct os_hs_vm *vm, const struct os_hs_mem *m, uint32_t pid,
 		       uint64_t method, uint64_t *holder, char *name, size_t len)
 {

@@ -88,6 +88,9 @@ int os_hs_vm_get(const struct os_hs_vm *vm, const char *name, uint64_t *value);
 /* Internal name of the Klass* ("[B", "java/lang/String") into buf. */
 int os_hs_klass_name(const struct os_hs_vm *vm, const struct os_hs_mem *m, uint32_t pid,
 		     uint64_t klass, char *buf, size_t len);
+/* The text of a Symbol* into buf. */
+int os_hs_symbol_str(const struct os_hs_vm *vm, const struct os_hs_mem *m, uint32_t pid,
+		     uint64_t sym, char *buf, size_t len);
 /* Of a Method*: its holder Klass* and its name ("makeData") into name. */
 int os_hs_method_parts(const struct os_hs_vm *vm, const struct os_hs_mem *m, uint32_t pid,
 		       uint64_t method, uint64_t *holder, char *name, size_t len);

@@ -45,9 +45,12 @@ struct os_runtime_ops {
 			struct os_obj_event *oe);
 	/* Drain time: the frame word for an access-path frame of asid at pc
 	 * whose frame pointer is fp (an interpreted frame: OS_FRAME_METHOD |
-	 * Method*, its name cached while the target is alive), or pc itself.
+	 * Method*, with its source line when known, its name cached while the
+	 * target is alive), or pc itself. leaf_bcp: the interrupted frame's
+	 * bytecode pointer register (NULL for a caller, whose frame holds it).
 	 * read(arg, addr, &word) reads the sampled stack copy (false outside). */
 	uint64_t (*frame_word)(struct os_runtime *rt, uint32_t asid, uint64_t pc, uint64_t fp,
+			       const uint64_t *leaf_bcp,
 			       bool (*read)(void *arg, uint64_t addr, uint64_t *word), void *arg);
 	/* Drain time: the access path of a sample of asid from frame *start
 	 * (leaf: the interrupted frame itself) whose pc lies in the runtime's

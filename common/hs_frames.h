@@ -67,7 +67,16 @@ typedef bool (*os_hsf_read)(void *arg, uint64_t addr, void *buf, size_t len);
 
 struct os_hsf_frame {
 	uint64_t pc, sp, fp;
+	uint64_t bcp;  /* an interrupted interpreted frame: its bytecode pointer
+			* (r13 on x86_64), 0 unknown; the stepper leaves it 0 */
 };
+
+/* The bytecode pointer slot of an interpreter frame lies 5 words below its
+ * Method* slot (JDK 17 x86_64, frame_x86.hpp: method, mirror, mdp, cache,
+ * locals, bcp). The interpreter stores its bcp there at every invoke and
+ * call into the VM, so a caller's slot is current; the interrupted frame's
+ * bcp is in a register. */
+#define OS_HSF_BCP_BELOW_METHOD 40
 
 struct os_hsf_blob {
 	uint64_t start;        /* the CodeBlob */
@@ -144,7 +153,7 @@ static inline bool os_hsf_step(const struct os_hsf_layout *l, os_hsf_find find, 
 			       os_hsf_read stack_rd, void *stack_arg, struct os_hsf_frame *f,
 			       bool leaf)
 {
-	struct os_hsf_frame n;
+	struct os_hsf_frame n = { 0, 0, 0, 0 };
 	struct os_hsf_blob b;
 
 	if (os_hsf_in_interp(l, f->pc)) {

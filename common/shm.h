@@ -77,6 +77,18 @@ struct os_event {
  * bits are its Method* (read from the interpreter frame), not a pc. User
  * addresses never have it set. */
 #define OS_FRAME_METHOD 0x8000000000000000ULL
+/* Bits 48-61 of a method word say where in the method it stands (bit 62
+ * tags class words, attacher/hotspot.h). In the collector's words: the
+ * source line (1..OS_FRAME_LINE_MAX; 0 unknown). In the preload's
+ * allocation paths, which cannot read the method: OS_FRAME_BCP_KNOWN | the
+ * interpreted frame's bytecode pointer & OS_FRAME_BCP_LOW (0: not known);
+ * the collector turns those into lines before the path is kept. */
+#define OS_FRAME_POS_SHIFT 48
+#define OS_FRAME_POS_MASK (0x3fffULL << OS_FRAME_POS_SHIFT)
+#define OS_FRAME_LINE_MAX 0x3fffu
+#define OS_FRAME_BCP_KNOWN 0x2000u
+#define OS_FRAME_BCP_LOW 0x1fffu
+#define OS_FRAME_IS_METHOD(w) (((w) >> 62) == 2)
 #define OS_JVM_F_ZGC 0x1           /* colored pointers: mask addresses */
 #define OS_JVM_F_CONCURRENT 0x2    /* ZGC/Shenandoah: moves are best effort */
 #define OS_JVM_F_TLAB_DITHER 0x4   /* hybrid: each next TLAB size drawn from [T/2, 3T/2) */

@@ -64,17 +64,29 @@ static void hw_learn_interp(void)
 	__atomic_store_n(&osp_hs.interp_hi, lo + (uint64_t)lim, __ATOMIC_RELEASE);
 }
 
-/* One frame word for pc `ip` whose frame pointer is `fp`. */
+/* One frame word for pc `ip` whose frame pointer is `fp`: an interpreted
+ * frame is its Method* with its bcp's low bits (common/shm.h), made a line
+ * by the collector, which can read the method. Every interpreted frame of
+ * an allocation path is at an invoke or calls into the VM, so its bcp slot
+ * (common/hs_frames.h) is current. */
 static uint64_t hw_frame(uintptr_t ip, uintptr_t fp)
 {
 	if (hw_in(ip, osp_hs.interp_lo, osp_hs.interp_hi)) {
 		uintptr_t slot = fp + (uintptr_t)osp_hs.method_off;
+		uintptr_t bslot = slot - OS_HSF_BCP_BELOW_METHOD;
 
 		if (hw_in(slot, hw_stack_lo, hw_stack_hi - 8) && !(slot & 7)) {
-			uint64_t m = *(const uint64_t *)slot;
+			uint64_t m = *(const uint64_t *)slot, pos = 0;
 
-			if (m && !(m & 7) && m <= HW_METHOD_MASK)
-				return OS_FRAME_METHOD | m;
+			if (!m || (m & 7) || m > HW_METHOD_MASK)
+				return ip;
+			if (hw_in(bslot, hw_stack_lo, hw_stack_hi - 8)) {
+				uint64_t bcp = *(const uint64_t *)bslot;
+
+				if (bcp)
+					pos = OS_FRAME_BCP_KNOWN | (bcp & OS_FRAME_BCP_LOW);
+			}
+			return OS_FRAME_METHOD | pos << OS_FRAME_POS_SHIFT | m;
 		}
 	}
 	return ip;
@@ -161,7 +173,7 @@ int osp_hs_walk_fp(uint64_t *frames, int max, const void *caller, const void *fp
 	hw_learn_interp();
 	/* the caller's own sp lies below its frame pointer */
 	return hw_walk_from(frames, 0, max,
-			    (struct os_hsf_frame){ (uintptr_t)caller, (uintptr_t)fp, (uintptr_t)fp }, 1,
+			    (struct os_hsf_frame){ (uintptr_t)caller, (uintptr_t)fp, (uintptr_t)fp, 0 }, 1,
 			    truncated);
 }
 
@@ -252,7 +264,7 @@ static int hw_walk(uint64_t *frames, int max, const void *caller, int methods, i
 			methods = 1; /* tried once */
 			if (unw_get_reg(&cur, UNW_X86_64_RBP, &fp) == 0 &&
 			    unw_get_reg(&cur, UNW_REG_SP, &sp) == 0) {
-				k = hw_walk_jvm_fp(frames, n, max, (struct os_hsf_frame){ ip, sp, fp },
+				k = hw_walk_jvm_fp(frames, n, max, (struct os_hsf_frame){ ip, sp, fp, 0 },
 						   truncated, &ok);
 				if (ok)
 					return k;
@@ -265,7 +277,7 @@ static int hw_walk(uint64_t *frames, int max, const void *caller, int methods, i
 			if (unw_get_reg(&cur, UNW_X86_64_RBP, &fp) != 0 ||
 			    unw_get_reg(&cur, UNW_REG_SP, &sp) != 0)
 				break;
-			return hw_walk_from(frames, n, max, (struct os_hsf_frame){ ip, sp, fp },
+			return hw_walk_from(frames, n, max, (struct os_hsf_frame){ ip, sp, fp, 0 },
 					    methods, truncated);
 		}
 		if (n == max) {

@@ -75,13 +75,22 @@ static json_object *record_argv(const char *const argv[], const char *const opts
 	return report;
 }
 
+/* Whether frame string f is method name, with or without its source line
+ * ("Cls.m" or "Cls.m(Cls.java:12)"). */
+static bool method_is(const char *f, const char *name)
+{
+	size_t n = strlen(name);
+
+	return f && strncmp(f, name, n) == 0 && (f[n] == 0 || f[n] == '(');
+}
+
 static int frame_is(json_object *obj, size_t i, const char *name)
 {
 	json_object *st = e2e_get(obj, "alloc_stack");
 
 	if (!st || i >= json_object_array_length(st))
 		return 0;
-	return strcmp(json_object_get_string(json_object_array_get_idx(st, i)), name) == 0;
+	return method_is(json_object_get_string(json_object_array_get_idx(st, i)), name);
 }
 
 /* The perf map the JVM wrote at exit was read and removed. */
@@ -106,7 +115,7 @@ static bool stack_has_any(json_object *obj, const char *const names[])
 		const char *f = json_object_get_string(json_object_array_get_idx(st, i));
 
 		for (size_t k = 0; f && names[k]; k++)
-			if (!strcmp(f, names[k]))
+			if (method_is(f, names[k]))
 				return true;
 	}
 	return false;
@@ -490,6 +499,86 @@ Test(e2e_java, perf_map_removed_unless_asked)
 	unsetenv("JAVA_TOOL_OPTIONS");
 }
 
+/* The line of tests/java/InlineFixture.java that ends in "// @marker", as
+ * the frame string of method there: "InlineFixture.M(InlineFixture.java:N)". */
+static void inline_frame(const char *method, const char *marker, char *out, size_t len)
+{
+	char line[512], tag[64];
+	FILE *f = fopen("tests/java/InlineFixture.java", "r");
+	int n = 0, at = 0;
+
+	cr_assert_not_null(f, "cannot read tests/java/InlineFixture.java");
+	snprintf(tag, sizeof(tag), "// @%s\n", marker);
+	while (!at && fgets(line, sizeof(line), f)) {
+		n++;
+		if (strlen(line) >= strlen(tag) && !strcmp(line + strlen(line) - strlen(tag), tag))
+			at = n;
+	}
+	fclose(f);
+	cr_assert(at, "no line marked @%s in InlineFixture.java", marker);
+	snprintf(out, len, "InlineFixture.%s(InlineFixture.java:%d)", method, at);
+}
+
+/* Frame i of a stack array is exactly s. */
+static bool stack_at(json_object *st, size_t i, const char *s)
+{
+	return st && i < json_object_array_length(st) &&
+	       !strcmp(json_object_get_string(json_object_array_get_idx(st, i)), s);
+}
+
+/* Java frames carry their source lines: interpreted frames by their
+ * bytecode pointer (the preload's allocation paths: the pointer's low bits
+ * in the frame word; access paths: the interrupted frame's r13, callers'
+ * frame slots), compiled ones by their scopes' bytecode indexes (in
+ * inlined_methods_are_frames). -Xint: every frame interpreted. */
+Test(e2e_java, source_lines_of_interpreted_frames)
+{
+	const char *argv[] = { "java", "-Xint", "-XX:+UseG1GC", "-cp", JAVA_CP, "InlineFixture",
+			       "30", "300000", NULL };
+	const char *opts[] = { "-q", NULL };
+	json_object *report = record_argv(argv, opts), *objects = e2e_get(report, "objects");
+	char alloc[128], make[128], build[128], get[128], scan[128], buf[2048];
+	int64_t total = 0, exact = 0, samples = 0, at_get = 0;
+
+	inline_frame("make", "alloc", alloc, sizeof(alloc));
+	inline_frame("build", "make", make, sizeof(make));
+	inline_frame("main", "build", build, sizeof(build));
+	inline_frame("get", "get", get, sizeof(get));
+	inline_frame("scan", "scan", scan, sizeof(scan));
+	cr_assert(objects, "no objects[]");
+	for (size_t i = 0; i < json_object_array_length(objects); i++) {
+		json_object *o = json_object_array_get_idx(objects, i), *acc;
+		const char *type = json_object_get_string(e2e_get(o, "type"));
+		json_object *st = e2e_get(o, "alloc_stack");
+		int64_t n = json_object_get_int64(e2e_get(o, "allocations"));
+
+		if (!type || strcmp(type, "long[]") != 0 || !e2e_stack_has(o, "InlineFixture.main", 8))
+			continue;
+		total += n;
+		if (!stack_at(st, 0, alloc) || !stack_at(st, 1, make) || !stack_at(st, 2, build)) {
+			cr_log_warn("long[] context: %s", e2e_stack_str(o, buf, sizeof(buf)));
+			continue;
+		}
+		exact += n;
+		acc = e2e_get(o, "accesses");
+		for (size_t k = 0; acc && k < json_object_array_length(acc); k++) {
+			json_object *a = json_object_array_get_idx(acc, k);
+			int64_t c = json_object_get_int64(e2e_get(a, "samples"));
+
+			samples += c;
+			if (stack_at(e2e_get(a, "stack"), 0, get) && stack_at(e2e_get(a, "stack"), 1, scan))
+				at_get += c;
+		}
+	}
+	cr_assert(total >= 10000, "only %lld long[] allocations from main", (long long)total);
+	cr_expect(exact >= total * 99 / 100, "%lld of %lld long[] allocations at %s <- %s <- %s",
+		  (long long)exact, (long long)total, alloc, make, build);
+	cr_assert(samples >= 30, "only %lld samples on the arrays", (long long)samples);
+	cr_expect(at_get * 10 >= samples * 9, "%lld of %lld samples on the arrays read at %s <- %s",
+		  (long long)at_get, (long long)samples, get, scan);
+	json_object_put(report);
+}
+
 /* Compiled frames are named from their nmethods' debug info, so a method
  * the JIT inlined into its caller stays a frame of its own, the same one
  * as when it ran interpreted (tests/java/InlineFixture.java: the arrays are
@@ -501,11 +590,14 @@ Test(e2e_java, inlined_methods_are_frames)
 	const char *argv[] = { "java", "-XX:+UseG1GC", "-cp", JAVA_CP, "InlineFixture", NULL };
 	const char *opts[] = { "-q", NULL };
 	json_object *report = record_argv(argv, opts), *objects = e2e_get(report, "objects");
-	int64_t in_make = 0, in_build = 0, total = 0;
-	unsigned long long named = 0, frames = 0, inlined = 0;
+	int64_t in_make = 0, in_build = 0, total = 0, lines = 0;
+	unsigned long long named = 0, frames = 0, inlined = 0, lined = 0, jframes = 0;
 	const char *note = e2e_note(report, "frames in compiled Java methods named");
-	char buf[2048];
+	const char *lnote = e2e_note(report, "Java frames with their source line");
+	char buf[2048], alloc[128], make[128];
 
+	inline_frame("make", "alloc", alloc, sizeof(alloc));
+	inline_frame("build", "make", make, sizeof(make));
 	cr_assert(objects, "no objects[]");
 	for (size_t i = 0; i < json_object_array_length(objects); i++) {
 		json_object *o = json_object_array_get_idx(objects, i);
@@ -515,9 +607,13 @@ Test(e2e_java, inlined_methods_are_frames)
 		if (!type || strcmp(type, "long[]") != 0 || !e2e_stack_has(o, "InlineFixture.main", 8))
 			continue;
 		total += n;
-		if (frame_is(o, 0, "InlineFixture.make") && frame_is(o, 1, "InlineFixture.build"))
+		if (frame_is(o, 0, "InlineFixture.make") && frame_is(o, 1, "InlineFixture.build")) {
 			in_make += n;
-		else if (frame_is(o, 0, "InlineFixture.build"))
+			/* the inlined make()'s line from its scope's bci */
+			if (stack_at(e2e_get(o, "alloc_stack"), 0, alloc) &&
+			    stack_at(e2e_get(o, "alloc_stack"), 1, make))
+				lines += n;
+		} else if (frame_is(o, 0, "InlineFixture.build"))
 			in_build += n;
 		else
 			cr_log_warn("long[] context: %s", e2e_stack_str(o, buf, sizeof(buf)));
@@ -527,6 +623,12 @@ Test(e2e_java, inlined_methods_are_frames)
 		  (long long)in_make, (long long)total);
 	cr_expect(in_build == 0, "%lld long[] allocations charged to build, make missing",
 		  (long long)in_build);
+	cr_expect(lines >= total * 99 / 100, "%lld of %lld long[] allocations at %s <- %s",
+		  (long long)lines, (long long)total, alloc, make);
+	cr_assert(lnote, "no note on source lines");
+	cr_assert_eq(sscanf(strstr(lnote, ": ") + 2, "%llu of %llu Java frames", &lined, &jframes),
+		     2, "note not understood: %s", lnote);
+	cr_expect(lined >= jframes * 9 / 10 && jframes > 0, "%s", lnote);
 	cr_assert(note, "no note on compiled frames");
 	cr_assert_eq(sscanf(strstr(note, ": ") + 2, "%llu of %llu frames in compiled Java methods "
 			    "named by their nmethods' debug info, %llu more inlined", &named, &frames,

@@ -3,13 +3,16 @@
 // make(), which the JIT compilers inline into build(), and read in get(),
 // inlined into scan(). A report that names compiled frames only by their
 // compiled method charges both to the caller.
+// The "// @name" comments mark lines that e2e_java/source_lines_of_java_frames
+// expects in the frames' (InlineFixture.java:LINE).
+// Usage: java InlineFixture [ROUNDS [READS]] (300 rounds of 400000 reads)
 public class InlineFixture {
     static final int COUNT = 400;   // arrays live at a time
     static final int LEN = 512;     // longs: 4 KiB each, above --min-size
     static final int ROUNDS = 300;
 
     static long[] make(int n, long seed) {
-        long[] a = new long[n];
+        long[] a = new long[n]; // @alloc
         a[0] = seed;
         return a;
     }
@@ -17,12 +20,12 @@ public class InlineFixture {
     static long[][] build(int count, int n, long seed) {
         long[][] all = new long[count][];
         for (int i = 0; i < count; i++)
-            all[i] = make(n, seed + i);
+            all[i] = make(n, seed + i); // @make
         return all;
     }
 
     static long get(long[] a, int i) {
-        return a[i];
+        return a[i]; // @get
     }
 
     static long seed = 7;
@@ -35,15 +38,17 @@ public class InlineFixture {
     static long scan(long[][] all, int reads) {
         long s = 0;
         for (int k = 0; k < reads; k++)
-            s += get(all[next(all.length)], next(LEN));
+            s += get(all[next(all.length)], next(LEN)); // @scan
         return s;
     }
 
     public static void main(String[] args) {
+        int rounds = args.length > 0 ? Integer.parseInt(args[0]) : ROUNDS;
+        int reads = args.length > 1 ? Integer.parseInt(args[1]) : 400000;
         long s = 0;
-        for (int round = 0; round < ROUNDS; round++) {
-            long[][] all = build(COUNT, LEN, round);
-            s += scan(all, 400000);
+        for (int round = 0; round < rounds; round++) {
+            long[][] all = build(COUNT, LEN, round); // @build
+            s += scan(all, reads); // @scancall
         }
         System.out.println("sum " + s);
     }

@@ -190,18 +190,24 @@ Test(hotspot_scopes, return_address_expands_to_inlined_methods)
 	struct os_hs_nm nm;
 	uint64_t out[8];
 
+	int32_t bci[8];
+
 	read_nm(&nm);
-	cr_assert_eq(os_hs_nm_expand(&nm, BASE + CODE + 10, true, out, 8), 3);
+	cr_assert_eq(os_hs_nm_expand(&nm, BASE + CODE + 10, true, out, bci, 8), 3);
 	cr_expect_eq(out[0], M_INNER);
 	cr_expect_eq(out[1], M_MID);
 	cr_expect_eq(out[2], M_OUTER);
-	cr_assert_eq(os_hs_nm_expand(&nm, BASE + CODE + 60, true, out, 8), 2);
+	/* each scope's bytecode index: where the inlined call (or the pc) is */
+	cr_expect_eq(bci[0], 0);
+	cr_expect_eq(bci[1], 3);
+	cr_expect_eq(bci[2], 17);
+	cr_assert_eq(os_hs_nm_expand(&nm, BASE + CODE + 60, true, out, NULL, 8), 2);
 	cr_expect_eq(out[0], M_MID);
 	cr_expect_eq(out[1], M_OUTER);
-	cr_assert_eq(os_hs_nm_expand(&nm, BASE + CODE + 20, true, out, 8), 1);
+	cr_assert_eq(os_hs_nm_expand(&nm, BASE + CODE + 20, true, out, NULL, 8), 1);
 	cr_expect_eq(out[0], M_OUTER);
 	/* a return address has its own PcDesc: none at 11 */
-	cr_expect_eq(os_hs_nm_expand(&nm, BASE + CODE + 11, true, out, 8), 0);
+	cr_expect_eq(os_hs_nm_expand(&nm, BASE + CODE + 11, true, out, NULL, 8), 0);
 	os_hs_nm_free(&nm);
 }
 
@@ -213,11 +219,11 @@ Test(hotspot_scopes, interrupted_pc_takes_the_next_pcdesc)
 	uint64_t out[8];
 
 	read_nm(&nm);
-	cr_expect_eq(os_hs_nm_expand(&nm, BASE + CODE + 3, false, out, 8), 3);
-	cr_assert_eq(os_hs_nm_expand(&nm, BASE + CODE + 11, false, out, 8), 1);
+	cr_expect_eq(os_hs_nm_expand(&nm, BASE + CODE + 3, false, out, NULL, 8), 3);
+	cr_assert_eq(os_hs_nm_expand(&nm, BASE + CODE + 11, false, out, NULL, 8), 1);
 	cr_expect_eq(out[0], M_OUTER);
-	cr_expect_eq(os_hs_nm_expand(&nm, BASE + CODE + 61, false, out, 8), 0, "past the last");
-	cr_expect_eq(os_hs_nm_expand(&nm, BASE + CODE - 1, false, out, 8), 0, "before the code");
+	cr_expect_eq(os_hs_nm_expand(&nm, BASE + CODE + 61, false, out, NULL, 8), 0, "past the last");
+	cr_expect_eq(os_hs_nm_expand(&nm, BASE + CODE - 1, false, out, NULL, 8), 0, "before the code");
 	os_hs_nm_free(&nm);
 }
 
@@ -229,15 +235,15 @@ Test(hotspot_scopes, bad_chains_expand_to_nothing)
 	uint64_t out[8];
 
 	read_nm(&nm);
-	cr_expect_eq(os_hs_nm_expand(&nm, BASE + CODE + 30, true, out, 8), 0, "foreign root");
-	cr_expect_eq(os_hs_nm_expand(&nm, BASE + CODE + 40, true, out, 8), 0, "loop");
-	cr_expect_eq(os_hs_nm_expand(&nm, BASE + CODE + 50, true, out, 8), 0, "no scope");
-	cr_expect_eq(os_hs_nm_expand(&nm, BASE + CODE + 10, true, out, 2), 0, "no room");
+	cr_expect_eq(os_hs_nm_expand(&nm, BASE + CODE + 30, true, out, NULL, 8), 0, "foreign root");
+	cr_expect_eq(os_hs_nm_expand(&nm, BASE + CODE + 40, true, out, NULL, 8), 0, "loop");
+	cr_expect_eq(os_hs_nm_expand(&nm, BASE + CODE + 50, true, out, NULL, 8), 0, "no scope");
+	cr_expect_eq(os_hs_nm_expand(&nm, BASE + CODE + 10, true, out, NULL, 2), 0, "no room");
 	os_hs_nm_free(&nm);
 	/* a method index past the metadata */
 	mem[DATA_AT + s_outer + 1] = 120; /* one byte: 120 > nmeta (50) */
 	read_nm(&nm);
-	cr_expect_eq(os_hs_nm_expand(&nm, BASE + CODE + 20, true, out, 8), 0, "bad index");
+	cr_expect_eq(os_hs_nm_expand(&nm, BASE + CODE + 20, true, out, NULL, 8), 0, "bad index");
 	os_hs_nm_free(&nm);
 }
 

@@ -267,7 +267,7 @@ Test(hs_frames, blob_lookup_failures)
 
 Test(hs_frames, compiled_interpreted_compiled_native)
 {
-	struct os_hsf_frame f = { code_of(SEG_B) + 0x30, A(&stk[0]), 0xdead };
+	struct os_hsf_frame f = { code_of(SEG_B) + 0x30, A(&stk[0]), 0xdead, 0 };
 
 	stack_setup();
 	cr_assert(step(&f, true), "compiled leaf B");
@@ -291,29 +291,29 @@ Test(hs_frames, what_ends_a_walk)
 
 	stack_setup();
 	/* a pc in a free segment or an unused block: no rule holds */
-	f = (struct os_hsf_frame){ blk(40) + 8, A(&stk[0]), A(&stk[22]) };
+	f = (struct os_hsf_frame){ blk(40) + 8, A(&stk[0]), A(&stk[22]), 0 };
 	cr_expect_not(step(&f, false), "free segment");
-	f = (struct os_hsf_frame){ blk(SEG_U + 1) + 8, A(&stk[0]), A(&stk[22]) };
+	f = (struct os_hsf_frame){ blk(SEG_U + 1) + 8, A(&stk[0]), A(&stk[22]), 0 };
 	cr_expect_not(step(&f, false), "unused block");
 	/* a leaf in A's prologue (before its frame is complete) */
-	f = (struct os_hsf_frame){ code_of(SEG_A) + 2, A(&stk[16]), 0x1234 };
+	f = (struct os_hsf_frame){ code_of(SEG_A) + 2, A(&stk[16]), 0x1234, 0 };
 	cr_expect_not(step(&f, true), "prologue leaf");
 	cr_expect(step(&f, false), "the same pc as a return address is past the prologue");
 	/* sp must grow: a frame pointer below the frame's sp */
-	f = (struct os_hsf_frame){ N1, A(&stk[30]), A(&stk[22]) };
+	f = (struct os_hsf_frame){ N1, A(&stk[30]), A(&stk[22]), 0 };
 	cr_expect_not(step(&f, false), "native frame whose fp lies below its sp");
-	f = (struct os_hsf_frame){ N1, A(&stk[30]), A(&stk[22]) + 4 };
+	f = (struct os_hsf_frame){ N1, A(&stk[30]), A(&stk[22]) + 4, 0 };
 	cr_expect_not(step(&f, false), "unaligned frame pointer");
 	/* an interpreted frame whose sender sp lies inside its own frame */
 	stk[11] = A(&stk[12]);
-	f = (struct os_hsf_frame){ A(interp) + 0x40, A(&stk[6]), A(&stk[12]) };
+	f = (struct os_hsf_frame){ A(interp) + 0x40, A(&stk[6]), A(&stk[12]), 0 };
 	cr_expect_not(step(&f, false), "sender sp below fp + 16");
 	/* reads out of the stack copy */
-	f = (struct os_hsf_frame){ code_of(SEG_B) + 0x30, A(&stk[60]), 0 };
+	f = (struct os_hsf_frame){ code_of(SEG_B) + 0x30, A(&stk[60]), 0, 0 };
 	cr_expect_not(step(&f, true), "B's frame runs past the copy");
-	f = (struct os_hsf_frame){ N1, A(&stk[0]), A(&stk[63]) };
+	f = (struct os_hsf_frame){ N1, A(&stk[0]), A(&stk[63]), 0 };
 	cr_expect_not(step(&f, false), "return pc past the copy");
-	f = (struct os_hsf_frame){ A(interp), A(&stk[0]), A(&stk[1]) - 64 };
+	f = (struct os_hsf_frame){ A(interp), A(&stk[0]), A(&stk[1]) - 64, 0 };
 	cr_expect_not(step(&f, false), "interpreter slots below the copy");
 }
 
@@ -469,7 +469,7 @@ static void env_end(struct walk_env *e)
 static uint32_t walk(struct walk_env *e, uint64_t pc, uint64_t sp, uint64_t fp, bool leaf,
 		     uint64_t *frames, uint32_t max)
 {
-	struct os_hsf_frame f = { pc, sp, fp };
+	struct os_hsf_frame f = { pc, sp, fp, 0 };
 
 	return e->rt->ops->java_walk(e->rt, e->asid, &f, leaf, stack_rd, NULL, frames, max);
 }
@@ -513,7 +513,7 @@ Test(hs_frames, java_walk_frame_words)
 	stk[19] = code_of(SEG_S) + 4;
 	/* another address space: not a JVM */
 	{
-		struct os_hsf_frame f = { code_of(SEG_B) + 0x30, A(&stk[0]), 0 };
+		struct os_hsf_frame f = { code_of(SEG_B) + 0x30, A(&stk[0]), 0, 0 };
 
 		cr_expect_eq(e.rt->ops->java_walk(e.rt, e.asid + 7, &f, true, stack_rd, NULL,
 						  frames, 16),
