@@ -253,10 +253,13 @@ static void name_put(struct hotspot *h, struct hs_jvm *j, uint64_t word, const c
 		os_hmap_put(&j->names, word, (uint64_t)at);
 }
 
+/* Whether the word is named (a method's line is not part of its name). */
 static bool name_known(struct hs_jvm *j, uint64_t word)
 {
 	uint64_t idx;
 
+	if (OS_FRAME_IS_METHOD(word))
+		word &= ~OS_FRAME_POS_MASK;
 	return os_hmap_get(&j->names, word, &idx);
 }
 
@@ -276,32 +279,17 @@ static void name_klass(struct hotspot *h, struct hs_jvm *j, uint64_t klass)
 static const struct hs_ml *ml_get(struct hotspot *h, struct hs_jvm *j, uint64_t m);
 
 /* "pkg.Class.method": the class name from the names of j's classes (the
- * same holder for many methods), the method's own name read; with a line,
- * "pkg.Class.method(File.java:LINE)". */
+ * same holder for many methods), the method's own name read. A word with a
+ * line is named by its method's name (its file and line: hs_name_word). */
 static void name_method(struct hotspot *h, struct hs_jvm *j, uint64_t word)
 {
 	char meth[NAME_MAX_LEN], name[2 * NAME_MAX_LEN + 2];
 	const char *cls = NULL;
 	uint64_t holder, idx;
-	uint32_t line = (uint32_t)((word & OS_FRAME_POS_MASK) >> OS_FRAME_POS_SHIFT);
 
+	word &= ~OS_FRAME_POS_MASK;
 	if (name_known(j, word) || !j->vm_ok)
 		return;
-	if (line) { /* made by line_word: the method and its file are known */
-		const struct hs_ml *ml = ml_get(h, j, word & OS_HS_WORD_MASK);
-		const char *base, *file;
-
-		name_method(h, j, word & ~OS_FRAME_POS_MASK);
-		if (!ml || !ml->file || !os_hmap_get(&j->names, word & ~OS_FRAME_POS_MASK, &idx))
-			return;
-		base = str_at(h, idx);
-		file = str_at(h, ml->file - 1);
-		if (!base || !file)
-			return;
-		snprintf(name, sizeof(name), "%s(%s:%u)", base, file, line);
-		name_put(h, j, word, name);
-		return;
-	}
 	if (os_hs_method_parts(&j->vm, &h->mem, j->pid, word & OS_HS_WORD_MASK, &holder, meth,
 			       sizeof(meth)) < 0)
 		return;
@@ -1640,15 +1628,20 @@ static uint32_t hs_java_walk(struct os_runtime *rt, uint32_t asid, const struct 
 }
 
 static enum os_rt_word hs_name_word(struct os_runtime *rt, uint32_t asid, uint64_t word,
-				    const char **name)
+				    const char **name, const char **file, uint32_t *line)
 {
 	struct hotspot *h = hs_of(rt);
 	struct hs_jvm *j = jvm_find(h, asid);
 	uint64_t idx;
 	bool klass = (word & ~OS_HS_WORD_MASK) == OS_HS_TAG_KLASS;
 	bool method = OS_FRAME_IS_METHOD(word);
+	uint32_t ln = method ? (uint32_t)((word & OS_FRAME_POS_MASK) >> OS_FRAME_POS_SHIFT) : 0;
 
 	*name = NULL;
+	if (file)
+		*file = NULL;
+	if (line)
+		*line = 0;
 	if (word == HS_WORD_BEFORE) {
 		*name = HS_BEFORE_NAME;
 		return OS_RT_WORD_SYNTHETIC;
@@ -1659,10 +1652,18 @@ static enum os_rt_word hs_name_word(struct os_runtime *rt, uint32_t asid, uint64
 	}
 	if (!klass && !method)
 		return OS_RT_WORD_UNKNOWN;
-	if (j && os_hmap_get(&j->names, word, &idx))
+	if (j && os_hmap_get(&j->names, method ? word & ~OS_FRAME_POS_MASK : word, &idx))
 		*name = str_at(h, idx);
-	else if (j && method && os_hmap_get(&j->names, word & ~OS_FRAME_POS_MASK, &idx))
-		*name = str_at(h, idx); /* its line could not be named */
+	if (*name && ln && file && line) {
+		/* a line word is made only with its method's file known (line_word) */
+		uint64_t at;
+
+		if (os_hmap_get(&j->ml_at, word & OS_HS_WORD_MASK, &at) && at &&
+		    j->mls[at - 1].file) {
+			*file = str_at(h, j->mls[at - 1].file - 1);
+			*line = *file ? ln : 0;
+		}
+	}
 	if (klass)
 		return OS_RT_WORD_TYPE; /* a type even when unnamed: never a frame */
 	if (!*name) /* its Method could not be read (unloaded, or the JVM gone) */

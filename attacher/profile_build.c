@@ -63,12 +63,13 @@ static uint32_t frame_of(struct builder *b, uint32_t asid, uint64_t pc, bool exa
 static uint32_t runtime_word(struct builder *b, uint32_t asid, uint64_t word, uint32_t *type)
 {
 	struct os_runtime *rt = b->c->attrib.rt;
-	const char *name = NULL;
+	const char *name = NULL, *file = NULL;
 	enum os_rt_word w = OS_RT_WORD_UNKNOWN;
 	struct os_frame f;
+	uint32_t line = 0;
 
 	if (rt && rt->ops->name_word)
-		w = rt->ops->name_word(rt, asid, word, &name);
+		w = rt->ops->name_word(rt, asid, word, &name, &file, &line);
 	if (w == OS_RT_WORD_TYPE) {
 		if (type && name)
 			*type = os_profile_string(b->p, name);
@@ -82,6 +83,10 @@ static uint32_t runtime_word(struct builder *b, uint32_t asid, uint64_t word, ui
 		f.kind = w == OS_RT_WORD_FRAME ? OS_FRAME_JAVA : OS_FRAME_SYNTHETIC;
 		f.addr = 0;
 		f.name = os_profile_string(b->p, name);
+		if (w == OS_RT_WORD_FRAME && file && line) { /* "Class.method(File.java:LINE)" */
+			f.file = os_profile_string(b->p, file);
+			f.line = line;
+		}
 	}
 	return os_profile_frame(b->p, &f);
 }

@@ -86,9 +86,11 @@ struct os_runtime_ops {
 	bool (*in_heap)(struct os_runtime *rt, uint32_t asid, uint64_t addr);
 	/* Before symbolization: load what names JIT code (perf maps). */
 	void (*before_symbolize)(struct os_runtime *rt);
-	/* Names a frame word with bits above 47 set; *name lives as long as rt. */
+	/* Names a frame word with bits above 47 set; *name lives as long as rt.
+	 * A frame's source file and line go to *file and *line when known
+	 * (file and line may be NULL; else *file NULL and *line 0 otherwise). */
 	enum os_rt_word (*name_word)(struct os_runtime *rt, uint32_t asid, uint64_t word,
-				     const char **name);
+				     const char **name, const char **file, uint32_t *line);
 	/* Rewrites a JIT symbol (perf map name) of asid into buf; returns buf,
 	 * or NULL to keep the name as it is. */
 	const char *(*jit_name)(struct os_runtime *rt, uint32_t asid, const char *raw, char *buf,

@@ -593,7 +593,7 @@ static const char *ctx_type(struct os_attrib *a, uint32_t ci)
 	const char *name = NULL;
 
 	cr_assert_gt(n, 0);
-	cr_assert_eq(a->rt->ops->name_word(a->rt, asid, frames[0], &name), OS_RT_WORD_TYPE);
+	cr_assert_eq(a->rt->ops->name_word(a->rt, asid, frames[0], &name, NULL, NULL), OS_RT_WORD_TYPE);
 	return name;
 }
 
@@ -628,7 +628,7 @@ Test(hotspot, adapter_flow)
 	cr_expect_eq(a.c.objects_seen, 2);
 	cr_expect_eq(a.c.objects_estimated, 0, "exact mode estimates nothing");
 	f0 = OS_FRAME_METHOD | (uintptr_t)&method;
-	cr_expect_eq(a.rt->ops->name_word(a.rt, 1, f0, &name), OS_RT_WORD_FRAME);
+	cr_expect_eq(a.rt->ops->name_word(a.rt, 1, f0, &name, NULL, NULL), OS_RT_WORD_FRAME);
 	cr_expect_str_eq(name, "pkg.Fixture.makeData");
 	as = os_tasks_aspace(&tasks, (uint32_t)getpid());
 	cr_assert_not_null(as);

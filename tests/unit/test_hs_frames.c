@@ -487,7 +487,7 @@ Test(hs_frames, java_walk_frame_words)
 	cr_assert_eq(n, 6, "B, interpreted, A, S, N1, N2: %u frames", n);
 	cr_expect_eq(frames[0], code_of(SEG_B) + 0x30, "a compiled frame is its pc");
 	cr_expect_eq(frames[1], mw, "the interpreted frame is its Method*");
-	cr_expect_eq(e.rt->ops->name_word(e.rt, e.asid, frames[1], &name), OS_RT_WORD_FRAME);
+	cr_expect_eq(e.rt->ops->name_word(e.rt, e.asid, frames[1], &name, NULL, NULL), OS_RT_WORD_FRAME);
 	cr_expect_str_eq(name, "pkg.Walks.loop");
 	cr_expect_eq(frames[2], code_of(SEG_A) + 0x10);
 	cr_expect_eq(frames[3], code_of(SEG_S) + 4);
