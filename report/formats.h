@@ -16,6 +16,7 @@ struct report_opts {
 	const char *output;   /* NULL: stdout */
 	uint32_t top;         /* objects shown; 0 = all */
 	bool top_set;         /* --top given (json shows all objects otherwise) */
+	bool no_lines;        /* --no-lines: frames without source lines, contexts merged */
 };
 
 typedef int (*report_render_fn)(const struct report_view *v, const struct report_opts *o,

@@ -40,7 +40,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: objscope report [--format text|json|html|collapsed|pprof] [-o OUT]\n"
-		"                       [--top N] [FILE...]\n"
+		"                       [--top N] [--no-lines] [FILE...]\n"
 		"\n"
 		"Shows which objects the sampled memory accesses touched. Several FILEs\n"
 		"(default: " DEFAULT_INPUT ") are merged into one report.\n"
@@ -50,6 +50,9 @@ static void usage(FILE *out)
 		"                 write to OUT instead of standard output\n"
 		"  --top N        objects shown (text default %d; json shows all unless\n"
 		"                 given; 0 = all)\n"
+		"  --no-lines     frames without source lines or addresses (Class.method,\n"
+		"                 function): contexts and access paths that differ only\n"
+		"                 by lines are merged\n"
 		"  -h, --help     this help\n",
 		DEFAULT_TOP);
 }
@@ -60,6 +63,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "top", required_argument, NULL, 't' },
+		{ "no-lines", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -89,6 +93,9 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 			o->top = (uint32_t)v;
 			o->top_set = true;
 			break;
+		case 'L':
+			o->no_lines = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -107,9 +114,25 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 	return 0;
 }
 
+/* --no-lines: named frames lose their source file, line and address, so
+ * that the merge folds frames, stacks and contexts that differed only by
+ * them (a frame without a name keeps its address: it is all it has). */
+static void strip_lines(struct os_profile *p)
+{
+	for (uint32_t i = 0; i < p->nframes; i++) {
+		struct os_frame *f = &p->frames[i];
+
+		if (f->name == OS_NONE || f->kind == OS_FRAME_UNKNOWN)
+			continue;
+		f->file = OS_NONE;
+		f->line = 0;
+		f->addr = 0;
+	}
+}
+
 /* Reads every input and merges it into a fresh profile (which also folds
  * duplicate contexts within one file). */
-static int load(char **files, int nfiles, struct os_profile **out)
+static int load(char **files, int nfiles, bool no_lines, struct os_profile **out)
 {
 	static char *const dflt[] = { DEFAULT_INPUT };
 	struct os_profile *all = os_profile_new(), *p;
@@ -136,6 +159,8 @@ static int load(char **files, int nfiles, struct os_profile **out)
 				os_err("%s", err);
 			goto out;
 		}
+		if (no_lines)
+			strip_lines(p);
 		ret = os_profile_merge(all, p);
 		os_profile_free(p);
 		if (ret) {
@@ -312,7 +337,7 @@ int cmd_report(int argc, char **argv)
 		os_err("report: format %s is not implemented yet — use text or json", opts.format);
 		return EXIT_USAGE;
 	}
-	if (load(argv + optind, argc - optind, &p))
+	if (load(argv + optind, argc - optind, opts.no_lines, &p))
 		return EXIT_FAIL;
 	ret = report_view_build(&view, p);
 	if (ret) {

@@ -869,3 +869,58 @@ Test(report, text_unknown_allocations_are_dashes)
 			   "double[] row changed:\n%s", txt);
 	free(txt);
 }
+
+/* --no-lines: frames without their lines (and named native frames without
+ * their addresses), so contexts and access paths that differed only by a
+ * line are one: a site called from two lines of its caller, and two
+ * accesses at two lines of one function. */
+Test(report, no_lines_merges_contexts_that_differ_by_lines)
+{
+	struct os_profile *p = os_profile_new();
+	uint32_t make = java(p, "F.make", "F.java", 12);
+	uint32_t s1 = os_profile_stack(p, (uint32_t[]){ make, java(p, "F.build", "F.java", 20) }, 2);
+	uint32_t s2 = os_profile_stack(p, (uint32_t[]){ make, java(p, "F.build", "F.java", 22) }, 2);
+	uint32_t g1 = ut_frame(p, OS_FRAME_NATIVE, "get", "/opt/app", "/src/get.c", 7, 0x1010);
+	uint32_t g2 = ut_frame(p, OS_FRAME_NATIVE, "get", "/opt/app", "/src/get.c", 9, 0x1040);
+	uint32_t a1 = os_profile_stack(p, (uint32_t[]){ g1 }, 1);
+	uint32_t a2 = os_profile_stack(p, (uint32_t[]){ g2 }, 1);
+	uint32_t c1, c2;
+	json_object *root, *o, *acc;
+
+	p->c.samples_total = p->c.samples_addressed = p->c.samples_heap = 40;
+	p->c.samples_attributed = 40;
+	c1 = os_profile_add_context(p, &(struct os_context){
+		.type = os_profile_string(p, "long[]"), .stack = s1, .allocations = 3, .bytes = 300,
+		.samples = 30 });
+	c2 = os_profile_add_context(p, &(struct os_context){
+		.type = os_profile_string(p, "long[]"), .stack = s2, .allocations = 1, .bytes = 100,
+		.samples = 10 });
+	os_profile_add_access(p, &(struct os_access){ .context = c1, .stack = a1, .samples = 20 });
+	os_profile_add_access(p, &(struct os_access){ .context = c1, .stack = a2, .samples = 10 });
+	os_profile_add_access(p, &(struct os_access){ .context = c2, .stack = a1, .samples = 10 });
+	write_profile(p, rpath("l.data"));
+
+	cr_assert_eq(REPORT("--format", "json", "-o", rpath("l.json"), rpath("l.data")), 0);
+	root = load_json(rpath("l.json"));
+	cr_assert_eq(json_object_array_length(get(root, "objects")), 2, "lines kept apart");
+	o = json_object_array_get_idx(get(root, "objects"), 0);
+	assert_strings(get(o, "alloc_stack"), (const char *[]){ "F.make(F.java:12)",
+							      "F.build(F.java:20)" }, 2);
+	json_object_put(root);
+
+	cr_assert_eq(REPORT("--format", "json", "--no-lines", "-o", rpath("n.json"),
+			    rpath("l.data")), 0);
+	root = load_json(rpath("n.json"));
+	cr_assert_eq(json_object_array_length(get(root, "objects")), 1, "contexts not merged");
+	o = json_object_array_get_idx(get(root, "objects"), 0);
+	cr_expect_eq(iget(o, "samples"), 40);
+	cr_expect_eq(iget(o, "allocations"), 4);
+	cr_expect_eq(iget(o, "bytes"), 400);
+	assert_strings(get(o, "alloc_stack"), (const char *[]){ "F.make", "F.build" }, 2);
+	acc = get(o, "accesses");
+	cr_assert_eq(json_object_array_length(acc), 1, "access paths not merged");
+	cr_expect_eq(iget(json_object_array_get_idx(acc, 0), "samples"), 40);
+	assert_strings(get(json_object_array_get_idx(acc, 0), "stack"), (const char *[]){ "get" },
+		       1);
+	json_object_put(root);
+}
