@@ -159,6 +159,24 @@ static void check_compiled_frames(const char *what, json_object *report)
 	cr_expect(frames > 0 && named >= frames * 9 / 10 && inlined > 0, "%s: %s", what, note);
 }
 
+/* Java frames with their source lines (docs/JAVA.md "Source lines"): the
+ * JDK's and H2's classes carry line tables. */
+static void check_source_lines(const char *what, json_object *report)
+{
+	const char *note = e2e_note(report, "Java frames with their source line");
+	unsigned long long lined = 0, frames = 0;
+
+	cr_expect(note, "%s: no note on source lines", what);
+	if (!note)
+		return;
+	if (sscanf(strstr(note, ": ") + 2, "%llu of %llu Java frames", &lined, &frames) != 2) {
+		cr_expect_fail("%s: note not understood: %s", what, note);
+		return;
+	}
+	cr_log_info("%s: %s", what, note);
+	cr_expect(frames > 0 && lined >= frames * 8 / 10, "%s: %s", what, note);
+}
+
 static void check_report(const char *what, const char *profile, const char *gc_log)
 {
 	json_object *report, *meta, *objects;
@@ -196,6 +214,7 @@ static void check_report(const char *what, const char *profile, const char *gc_l
 			  e2e_stack_str(o, buf, sizeof(buf)));
 	}
 	check_compiled_frames(what, report);
+	check_source_lines(what, report);
 	cr_expect_geq(e2e_get_int(meta, "samples_java_attributed"), 0,
 		      "%s: meta.samples_java_attributed missing", what);
 	cr_log_info("%s: Java heap: %lld samples, %lld on tracked Java objects", what,
