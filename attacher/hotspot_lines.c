@@ -101,25 +101,39 @@ int os_hs_lines_decode(const uint8_t *p, size_t len, uint32_t *pairs, uint32_t m
 	}
 }
 
+void os_hs_lines_sort(uint32_t *pairs, uint32_t n)
+{
+	/* insertion sort: stable, and linear on the usual (sorted) tables */
+	for (uint32_t i = 1; i < n; i++) {
+		uint32_t v = pairs[i], k = i;
+
+		for (; k > 0 && (pairs[k - 1] >> 16) > (v >> 16); k--)
+			pairs[k] = pairs[k - 1];
+		pairs[k] = v;
+	}
+}
+
 uint32_t os_hs_line_at(const uint32_t *pairs, uint32_t n, int32_t bci)
 {
-	uint32_t best_bci = 0, best = 0;
+	uint32_t lo = 0, hi = n;
 
 	if (bci == -1)
 		bci = 0;
 	if (bci < 0)
 		return 0;
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t b = pairs[i] >> 16, line = pairs[i] & 0xffff;
+	/* the first entry at or after bci: HotSpot takes the first one at bci
+	 * (in table order, kept by the stable sort), else the last one below */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
 
-		if (b == (uint32_t)bci)
-			return line;
-		if (b < (uint32_t)bci && b >= best_bci) {
-			best_bci = b;
-			best = line;
-		}
+		if ((pairs[mid] >> 16) < (uint32_t)bci)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return best;
+	if (lo < n && (pairs[lo] >> 16) == (uint32_t)bci)
+		return pairs[lo] & 0xffff;
+	return lo ? pairs[lo - 1] & 0xffff : 0;
 }
 
 void os_hs_mlines_free(struct os_hs_mlines *ml)
@@ -187,6 +201,7 @@ int os_hs_mlines_read(struct os_hs_mlines *ml, const struct os_hs_line_layout *l
 		return n;
 	}
 	ml->npairs = (uint32_t)n;
+	os_hs_lines_sort(ml->pairs, ml->npairs);
 	if (!n) {
 		free(ml->pairs);
 		ml->pairs = NULL;

@@ -59,8 +59,15 @@ struct os_hs_mlines {
  * a bci or line outside 0..65535). */
 int os_hs_lines_decode(const uint8_t *p, size_t len, uint32_t *pairs, uint32_t max);
 
-/* The line of bci (-1, the method's entry, counts as 0) by HotSpot's rule,
- * or 0 when none (no table, or no entry at or before bci). */
+/* Sorts decoded pairs by bci, stably (entries of one bci keep their table
+ * order), for os_hs_line_at. */
+void os_hs_lines_sort(uint32_t *pairs, uint32_t n);
+
+/* The line of bci (-1, the method's entry, counts as 0) in pairs sorted by
+ * os_hs_lines_sort, by HotSpot's rule (Method::line_number_from_bci: the
+ * first entry at bci in table order, else the last of those with the
+ * largest bci below it), or 0 when none (no table, or nothing at or before
+ * bci). A binary search: it runs for every Java frame of every sample. */
 uint32_t os_hs_line_at(const uint32_t *pairs, uint32_t n, int32_t bci);
 
 /* Reads method's bytecode range and line table: 0; -EFAULT unreadable;

@@ -134,6 +134,7 @@ Test(hotspot_lines, line_of_a_bci_follows_hotspot)
 	sample_table();
 	n = os_hs_lines_decode(tab, tab_len, p, 16);
 	cr_assert_eq(n, 6);
+	os_hs_lines_sort(p, (uint32_t)n);
 	cr_expect_eq(os_hs_line_at(p, (uint32_t)n, 0), 10);
 	cr_expect_eq(os_hs_line_at(p, (uint32_t)n, -1), 10);
 	cr_expect_eq(os_hs_line_at(p, (uint32_t)n, 9), 14);
@@ -143,10 +144,24 @@ Test(hotspot_lines, line_of_a_bci_follows_hotspot)
 	cr_expect_eq(os_hs_line_at(p, (uint32_t)n, 6000), 3000);
 	cr_expect_eq(os_hs_line_at(p, (uint32_t)n, -2), 0, "not a bci");
 	cr_expect_eq(os_hs_line_at(p, 0, 5), 0, "no table");
-	/* out of order: the best lower entry still wins */
+	/* out of order, and two entries at one bci (a line split by the
+	 * compiler): as HotSpot's scan of the table, the first at the bci
+	 * itself, else the last of those at the largest bci below */
 	p[0] = 20u << 16 | 7;
 	p[1] = 2u << 16 | 3;
-	cr_expect_eq(os_hs_line_at(p, 2, 10), 3);
+	p[2] = 9u << 16 | 30;
+	p[3] = 9u << 16 | 31;
+	p[4] = 0u << 16 | 1;
+	os_hs_lines_sort(p, 5);
+	cr_expect_eq(p[0], 0u << 16 | 1);
+	cr_expect_eq(p[4], 20u << 16 | 7);
+	cr_expect_eq(os_hs_line_at(p, 5, 10), 31, "last of the ties below");
+	cr_expect_eq(os_hs_line_at(p, 5, 9), 30, "first of the ties at the bci");
+	cr_expect_eq(os_hs_line_at(p, 5, 5), 3);
+	cr_expect_eq(os_hs_line_at(p, 5, 25), 7);
+	cr_expect_eq(os_hs_line_at(p, 4, 0), 1);
+	p[0] = 4u << 16 | 1;
+	cr_expect_eq(os_hs_line_at(p, 1, 2), 0, "nothing at or before the bci");
 }
 
 static struct os_hs_vm vm;
