@@ -51,7 +51,7 @@ static void write_int(uint32_t v)
 
 static void write_signed(int32_t v)
 {
-	write_int((uint32_t)((v << 1) ^ (v >> 31)));
+	write_int(((uint32_t)v << 1) ^ (uint32_t)(v >> 31));
 }
 
 /* CompressedLineNumberWriteStream::write_pair */
