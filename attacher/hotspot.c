@@ -1556,7 +1556,6 @@ static uint32_t hs_java_walk(struct os_runtime *rt, uint32_t asid, const struct 
 	struct os_hsf_blob b = { 0, 0, 0, 0 };
 	uint32_t n = 0;
 	uint64_t now;
-	bool first = true;
 
 	if (!j || !j->frames.ok || !max)
 		return 0;
@@ -1596,7 +1595,7 @@ static uint32_t hs_java_walk(struct os_runtime *rt, uint32_t asid, const struct 
 			ok = read(arg, f.fp + (uint64_t)j->method_off, &m, 8);
 			/* the interrupted frame's bcp is in a register; a caller's
 			 * in its frame (common/hs_frames.h) */
-			if (leaf && first)
+			if (leaf)
 				bcp = start->bcp;
 			else if (!read(arg, f.fp + (uint64_t)j->method_off - OS_HSF_BCP_BELOW_METHOD,
 				       &bcp, 8))
@@ -1617,7 +1616,6 @@ static uint32_t hs_java_walk(struct os_runtime *rt, uint32_t asid, const struct 
 		if (!os_hsf_step(&j->frames, walk_find, &w, read, arg, &f, leaf))
 			break;
 		leaf = false;
-		first = false;
 		if (!walk_plausible(&w, f.pc)) {
 			j->walk_cut++;
 			break;
@@ -1801,7 +1799,7 @@ static void hs_notes(struct os_runtime *rt, struct os_profile *p)
 				 "table or a class without its source file name, an interpreted "
 				 "frame whose bytecode pointer was not known, a compiled frame named "
 				 "as the compiled method alone); %llu methods whose line table could "
-				 "not be read",
+				 "not be read (their JVM had exited when a path of theirs was read)",
 				 j->pid, (unsigned long long)j->line_frames,
 				 (unsigned long long)(j->line_frames + j->line_none),
 				 (unsigned long long)j->ml_failed);

@@ -8,29 +8,18 @@
 #define ML_MAX_TABLE (256u << 10) /* a line table larger than this is not believed */
 #define CM_HDR_MAX 256
 
-static int64_t field(const struct os_hs_vm *vm, const char *name, bool *ok)
-{
-	uint64_t v;
-
-	if (os_hs_vm_get(vm, name, &v) != 0 || v > 4096) {
-		*ok = false;
-		return -1;
-	}
-	return (int64_t)v;
-}
-
 void os_hs_line_layout(struct os_hs_line_layout *l, const struct os_hs_vm *vm)
 {
 	bool ok = true;
 	uint64_t cm = 0, cp = 0;
 
 	memset(l, 0, sizeof(*l));
-	l->method_const = field(vm, "Method::_constMethod", &ok);
-	l->constants = field(vm, "ConstMethod::_constants", &ok);
-	l->cm_size = field(vm, "ConstMethod::_constMethod_size", &ok);
-	l->flags = field(vm, "ConstMethod::_flags", &ok);
-	l->code_size = field(vm, "ConstMethod::_code_size", &ok);
-	l->cp_source = field(vm, "ConstantPool::_source_file_name_index", &ok);
+	l->method_const = os_hs_field(vm, "Method::_constMethod", &ok);
+	l->constants = os_hs_field(vm, "ConstMethod::_constants", &ok);
+	l->cm_size = os_hs_field(vm, "ConstMethod::_constMethod_size", &ok);
+	l->flags = os_hs_field(vm, "ConstMethod::_flags", &ok);
+	l->code_size = os_hs_field(vm, "ConstMethod::_code_size", &ok);
+	l->cp_source = os_hs_field(vm, "ConstantPool::_source_file_name_index", &ok);
 	if (os_hs_vm_get(vm, "ConstMethod", &cm) != 0 || cm < 16 || cm > CM_HDR_MAX ||
 	    os_hs_vm_get(vm, "ConstantPool", &cp) != 0 || cp < 16 || cp > 4096)
 		ok = false;
@@ -43,26 +32,6 @@ void os_hs_line_layout(struct os_hs_line_layout *l, const struct os_hs_vm *vm)
 	    l->flags + 2 > (int64_t)cm || l->code_size + 2 > (int64_t)cm)
 		return;
 	l->ok = true;
-}
-
-/* HotSpot's compressed int (hotspot_scopes.h) at p[*pos], within len. */
-static bool rd_int(const uint8_t *p, size_t len, size_t *pos, uint32_t *v)
-{
-	uint32_t sum = 0, shift = 0;
-
-	for (int i = 0; i < 5; i++) {
-		uint32_t b;
-
-		if (*pos >= len)
-			return false;
-		b = p[(*pos)++];
-		sum += b << shift;
-		if (b < 192 || i == 4)
-			break;
-		shift += 6;
-	}
-	*v = sum;
-	return true;
 }
 
 static int32_t unzigzag(uint32_t v)
@@ -87,7 +56,7 @@ int os_hs_lines_decode(const uint8_t *p, size_t len, uint32_t *pairs, uint32_t m
 		if (b == 0xFF) {
 			uint32_t db, dl;
 
-			if (!rd_int(p, len, &pos, &db) || !rd_int(p, len, &pos, &dl))
+			if (!os_hs_read_int(p, len, &pos, &db) || !os_hs_read_int(p, len, &pos, &dl))
 				return -EINVAL;
 			bci += unzigzag(db);
 			line += unzigzag(dl);

@@ -7,7 +7,7 @@
 
 #define NM_MAX_SECTION (16u << 20) /* a section larger than this is not believed */
 
-static int64_t field(const struct os_hs_vm *vm, const char *name, bool *ok)
+int64_t os_hs_field(const struct os_hs_vm *vm, const char *name, bool *ok)
 {
 	uint64_t v;
 
@@ -18,6 +18,25 @@ static int64_t field(const struct os_hs_vm *vm, const char *name, bool *ok)
 	return (int64_t)v;
 }
 
+bool os_hs_read_int(const uint8_t *p, size_t len, size_t *pos, uint32_t *v)
+{
+	uint32_t sum = 0, shift = 0;
+
+	for (int i = 0; i < 5; i++) {
+		uint32_t b;
+
+		if (*pos >= len)
+			return false;
+		b = p[(*pos)++];
+		sum += b << shift;
+		if (b < 192 || i == 4)
+			break;
+		shift += 6;
+	}
+	*v = sum;
+	return true;
+}
+
 void os_hs_scope_layout(struct os_hs_scope_layout *l, const struct os_hs_vm *vm)
 {
 	bool ok = true;
@@ -25,15 +44,15 @@ void os_hs_scope_layout(struct os_hs_scope_layout *l, const struct os_hs_vm *vm)
 	int64_t last = 0;
 
 	memset(l, 0, sizeof(*l));
-	l->name = field(vm, "CodeBlob::_name", &ok);
-	l->method = field(vm, "CompiledMethod::_method", &ok);
-	l->sdata = field(vm, "CompiledMethod::_scopes_data_begin", &ok);
-	l->meta = field(vm, "nmethod::_metadata_offset", &ok);
-	l->pcs = field(vm, "nmethod::_scopes_pcs_offset", &ok);
-	l->deps = field(vm, "nmethod::_dependencies_offset", &ok);
-	l->cid = field(vm, "nmethod::_compile_id", &ok);
-	l->pc_off = field(vm, "PcDesc::_pc_offset", &ok);
-	l->scope_off = field(vm, "PcDesc::_scope_decode_offset", &ok);
+	l->name = os_hs_field(vm, "CodeBlob::_name", &ok);
+	l->method = os_hs_field(vm, "CompiledMethod::_method", &ok);
+	l->sdata = os_hs_field(vm, "CompiledMethod::_scopes_data_begin", &ok);
+	l->meta = os_hs_field(vm, "nmethod::_metadata_offset", &ok);
+	l->pcs = os_hs_field(vm, "nmethod::_scopes_pcs_offset", &ok);
+	l->deps = os_hs_field(vm, "nmethod::_dependencies_offset", &ok);
+	l->cid = os_hs_field(vm, "nmethod::_compile_id", &ok);
+	l->pc_off = os_hs_field(vm, "PcDesc::_pc_offset", &ok);
+	l->scope_off = os_hs_field(vm, "PcDesc::_scope_decode_offset", &ok);
 	if (os_hs_vm_get(vm, "PcDesc", &size) != 0 || size < 8 || size > 64)
 		ok = false;
 	if (!ok)
@@ -175,25 +194,14 @@ bool os_hs_nm_same(const struct os_hs_nm *nm, const struct os_hs_scope_layout *l
 	       u64_at(hdr, l->method) == nm->method && u64_at(hdr, l->sdata) == nm->sdata_at;
 }
 
-/* CompressedReadStream::read_int: bytes below 192 end a number; each byte
- * weighs 64 times the one before; at most five. */
+/* One compressed int of the scopes data at *pos. */
 static bool read_int(const struct os_hs_nm *nm, uint32_t *pos, uint32_t *v)
 {
-	uint32_t sum = 0, shift = 0;
+	size_t at = *pos;
+	bool ok = os_hs_read_int(nm->data, nm->ndata, &at, v);
 
-	for (int i = 0; i < 5; i++) {
-		uint32_t b;
-
-		if (*pos >= nm->ndata)
-			return false;
-		b = nm->data[(*pos)++];
-		sum += b << shift;
-		if (b < 192 || i == 4)
-			break;
-		shift += 6;
-	}
-	*v = sum;
-	return true;
+	*pos = (uint32_t)at;
+	return ok;
 }
 
 /* The PcDesc index for pc offset off: exact, or the first at or after it. */

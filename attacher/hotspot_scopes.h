@@ -48,6 +48,14 @@ struct os_hs_scope_layout {
 	bool ok;
 };
 
+/* The value of vmStructs name (an offset or a size, at most 4096), or -1
+ * with *ok set false when it is missing or implausible. */
+int64_t os_hs_field(const struct os_hs_vm *vm, const char *name, bool *ok);
+
+/* HotSpot's compressed int (CompressedReadStream::read_int) at p[*pos],
+ * within len: false when it runs past len. */
+bool os_hs_read_int(const uint8_t *p, size_t len, size_t *pos, uint32_t *v);
+
 /* Resolves the layout from the tables; l->ok false when a name is missing. */
 void os_hs_scope_layout(struct os_hs_scope_layout *l, const struct os_hs_vm *vm);
 
