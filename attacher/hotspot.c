@@ -97,6 +97,15 @@ struct hs_jvm {
 	uint64_t jit_frames, jit_expanded, jit_outer, jit_inlined, nm_reads, nm_stale;
 	uint64_t nm_failed;        /* nmethods whose debug info could not be read or made no sense */
 	uint64_t nm_full;          /* frames left to the perf map: HS_NMS_MAX nmethods kept */
+	/* jit_expand's answers by pc: the same pc of the same nmethod always
+	 * expands to the same named words, so a hit skips the scope decoding,
+	 * the name and line lookups */
+	struct os_hmap jx_at;      /* pc << 1 | exact -> index into jx */
+	struct hs_jx *jx;
+	size_t njx, capjx;
+	uint64_t *jxw;             /* the words, jx[i].n at jx[i].off */
+	size_t njxw, capjxw;
+	uint64_t jx_hits;
 	/* source lines of Java frames (attacher/hotspot_lines.h) */
 	struct os_hs_line_layout lil;
 	struct hs_ml *mls;         /* methods read */
@@ -107,6 +116,16 @@ struct hs_jvm {
 	uint64_t line_none;        /* ... left without one (no table, no file, bcp not known) */
 	uint64_t ml_failed;        /* methods whose line table could not be read */
 };
+
+/* One cached expansion of a compiled frame (jit_expand). */
+struct hs_jx {
+	uint64_t nm_start, method; /* the nmethod it was made from ... */
+	int32_t compile_id;        /* ... and its compilation */
+	uint32_t off, n;           /* words in jxw */
+	bool outer;                /* the compiled method alone (no scope there) */
+};
+
+#define HS_JX_MAX (1u << 20) /* cached expansions; the cache starts afresh when full */
 
 /* A method's bytecodes and line table, and its source file. */
 struct hs_ml {
@@ -183,6 +202,7 @@ static struct hs_jvm *jvm_get(struct hotspot *h, struct os_aspace *as)
 	os_hmap_init(&j->unnamed);
 	os_hmap_init(&j->pre);
 	os_hmap_init(&j->nm_at);
+	os_hmap_init(&j->jx_at);
 	os_hmap_init(&j->ml_at);
 	os_hmap_init(&j->files);
 	os_hs_scan_init(&j->scan);
@@ -210,6 +230,9 @@ static void jvm_free(struct hs_jvm *j)
 		os_hs_nm_free(&j->nms[i]);
 	free(j->nms);
 	os_hmap_destroy(&j->nm_at);
+	free(j->jx);
+	free(j->jxw);
+	os_hmap_destroy(&j->jx_at);
 	for (size_t i = 0; i < j->nmls; i++)
 		os_hs_mlines_free(&j->mls[i].ml);
 	free(j->mls);
@@ -1466,20 +1489,103 @@ static const struct os_hs_nm *nm_get(struct hotspot *h, struct hs_jvm *j,
  * innermost first, as named Method* words into out: their count, 0 when
  * the frame keeps its pc (not an nmethod, no scope there, a method not
  * readable). exact: pc is a return address. */
+/* The cached expansion of pc in nm, or NULL. */
+static const struct hs_jx *jx_get(const struct hs_jvm *j, const struct os_hs_nm *nm, uint64_t pc,
+				  bool exact)
+{
+	uint64_t idx;
+	const struct hs_jx *e;
+
+	if (!os_hmap_get(&j->jx_at, pc << 1 | exact, &idx))
+		return NULL;
+	e = &j->jx[idx];
+	if (e->nm_start != nm->start || e->compile_id != nm->compile_id || e->method != nm->method)
+		return NULL;
+	return e;
+}
+
+/* Keeps an expansion (best effort: out of memory just leaves it uncached). */
+static void jx_put(struct hs_jvm *j, const struct os_hs_nm *nm, uint64_t pc, bool exact,
+		   const uint64_t *w, uint32_t n, bool outer)
+{
+	uint64_t *slot;
+	struct hs_jx *e;
+
+	if (j->njx >= HS_JX_MAX || j->njxw + n > (size_t)HS_JX_MAX * 4) {
+		os_hmap_destroy(&j->jx_at);
+		os_hmap_init(&j->jx_at);
+		j->njx = j->njxw = 0;
+	}
+	if (j->njx == j->capjx) {
+		size_t cap = j->capjx ? j->capjx * 2 : 1024;
+		struct hs_jx *x = realloc(j->jx, cap * sizeof(*x));
+
+		if (!x)
+			return;
+		j->jx = x;
+		j->capjx = cap;
+	}
+	if (j->njxw + n > j->capjxw) {
+		size_t cap = j->capjxw ? j->capjxw * 2 : 4096;
+		uint64_t *x;
+
+		while (cap < j->njxw + n)
+			cap *= 2;
+		x = realloc(j->jxw, cap * sizeof(*x));
+		if (!x)
+			return;
+		j->jxw = x;
+		j->capjxw = cap;
+	}
+	slot = os_hmap_ref(&j->jx_at, pc << 1 | exact, UINT64_MAX);
+	if (!slot)
+		return;
+	if (*slot == UINT64_MAX)
+		*slot = j->njx++;
+	e = &j->jx[*slot];
+	e->nm_start = nm->start;
+	e->method = nm->method;
+	e->compile_id = nm->compile_id;
+	e->off = (uint32_t)j->njxw;
+	e->n = n;
+	e->outer = outer;
+	memcpy(j->jxw + j->njxw, w, n * sizeof(*w));
+	j->njxw += n;
+}
+
+/* A compiled frame at pc (in blob b) as the Java methods running there,
+ * innermost first, as named Method* words into out: their count, 0 when
+ * the frame keeps its pc (not an nmethod, no scope there, a method not
+ * readable). exact: pc is a return address. */
 static uint32_t jit_expand(struct hotspot *h, struct hs_jvm *j, const struct os_hsf_blob *b,
 			   uint64_t pc, bool exact, uint64_t *out, uint32_t max)
 {
 	uint64_t m[OS_HS_SCOPE_DEPTH];
 	int32_t bci[OS_HS_SCOPE_DEPTH];
 	const struct os_hs_nm *nm;
+	const struct hs_jx *e;
+	bool outer = false;
 	uint32_t n;
 
-	if (!j->scl.ok || !j->vm_ok)
+	if (!j->scl.ok || !j->vm_ok || !max)
 		return 0;
 	nm = nm_get(h, j, b);
 	if (!nm)
 		return 0;
 	j->jit_frames++;
+	/* a hit answers as the decoding below would: an expansion of n
+	 * scopes is made for any max >= n (os_hs_nm_expand gives none when
+	 * they do not fit), the compiled method alone is kept only when found
+	 * with room for every scope */
+	e = jx_get(j, nm, pc, exact);
+	if (e && e->n <= max) {
+		memcpy(out, j->jxw + e->off, e->n * sizeof(*out));
+		j->jx_hits++;
+		j->jit_outer += e->outer;
+		j->jit_expanded++;
+		j->jit_inlined += e->n - 1;
+		return e->n;
+	}
 	/* an interrupted pc between safepoints: without -XX:+DebugNonSafepoints
 	 * the nearest PcDesc may lie in another inlined method */
 	if (exact || (j->info.flags & OS_JVM_F_NONSAFEPOINT_DEBUG))
@@ -1491,7 +1597,7 @@ static uint32_t jit_expand(struct hotspot *h, struct hs_jvm *j, const struct os_
 		m[0] = nm->method;
 		bci[0] = -2; /* where in it is not known */
 		n = 1;
-		j->jit_outer++;
+		outer = true;
 	}
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t base = OS_FRAME_METHOD | m[i];
@@ -1506,8 +1612,11 @@ static uint32_t jit_expand(struct hotspot *h, struct hs_jvm *j, const struct os_
 		if (!name_known(j, out[i]))
 			out[i] = base;
 	}
+	j->jit_outer += outer;
 	j->jit_expanded++;
 	j->jit_inlined += n - 1;
+	if (!outer || max >= OS_HS_SCOPE_DEPTH)
+		jx_put(j, nm, pc, exact, out, n, outer);
 	return n;
 }
 
@@ -1836,8 +1945,9 @@ static void hs_notes(struct os_runtime *rt, struct os_profile *p)
 			for (size_t i = 0; i < j->nnms; i++)
 				bytes += (size_t)j->nms[i].npcs * 8 + j->nms[i].ndata +
 					 (size_t)j->nms[i].nmeta * 8;
-			os_debug("hotspot: pid %u: %zu nmethods' debug info kept, %zu KiB", j->pid,
-				 j->nnms, bytes >> 10);
+			os_debug("hotspot: pid %u: %zu nmethods' debug info kept, %zu KiB; %llu "
+				 "compiled frames expanded from the cache of %zu pcs", j->pid,
+				 j->nnms, bytes >> 10, (unsigned long long)j->jx_hits, j->njx);
 		}
 		if (!j->vm_ok)
 			os_profile_add_note(p, "HotSpot: the vmStructs tables could not be read: "
