@@ -13,6 +13,7 @@
 #include "attacher/hotspot_lines.h"
 #include "attacher/hotspot_scan.h"
 #include "attacher/hotspot_scopes.h"
+#include "common/grow.h"
 #include "common/hs_frames.h"
 #include "common/hotspot_abi.h"
 #include "common/log.h"
@@ -631,15 +632,11 @@ static bool hs_prepare(struct os_runtime *rt, struct os_aspace *as, const struct
 
 static void batch_add(struct hs_jvm *j, const struct os_hs_move *m)
 {
-	if (j->nbatch == j->capbatch) {
-		size_t cap = j->capbatch ? j->capbatch * 2 : 1024;
-		struct os_hs_move *n = realloc(j->batch, cap * sizeof(*n));
+	struct os_hs_move *n = os_grow(j->batch, &j->capbatch, j->nbatch + 1, sizeof(*n), 1024);
 
-		if (!n)
-			return;
-		j->batch = n;
-		j->capbatch = cap;
-	}
+	if (!n)
+		return;
+	j->batch = n;
 	j->batch[j->nbatch++] = *m;
 }
 
@@ -1508,35 +1505,22 @@ static const struct hs_jx *jx_get(const struct hs_jvm *j, const struct os_hs_nm 
 static void jx_put(struct hs_jvm *j, const struct os_hs_nm *nm, uint64_t pc, bool exact,
 		   const uint64_t *w, uint32_t n, bool outer)
 {
-	uint64_t *slot;
-	struct hs_jx *e;
+	uint64_t *slot, *w2;
+	struct hs_jx *e, *x;
 
 	if (j->njx >= HS_JX_MAX || j->njxw + n > (size_t)HS_JX_MAX * 4) {
 		os_hmap_destroy(&j->jx_at);
 		os_hmap_init(&j->jx_at);
 		j->njx = j->njxw = 0;
 	}
-	if (j->njx == j->capjx) {
-		size_t cap = j->capjx ? j->capjx * 2 : 1024;
-		struct hs_jx *x = realloc(j->jx, cap * sizeof(*x));
-
-		if (!x)
-			return;
-		j->jx = x;
-		j->capjx = cap;
-	}
-	if (j->njxw + n > j->capjxw) {
-		size_t cap = j->capjxw ? j->capjxw * 2 : 4096;
-		uint64_t *x;
-
-		while (cap < j->njxw + n)
-			cap *= 2;
-		x = realloc(j->jxw, cap * sizeof(*x));
-		if (!x)
-			return;
-		j->jxw = x;
-		j->capjxw = cap;
-	}
+	x = os_grow(j->jx, &j->capjx, j->njx + 1, sizeof(*j->jx), 1024);
+	if (!x)
+		return;
+	j->jx = x;
+	w2 = os_grow(j->jxw, &j->capjxw, j->njxw + n, sizeof(*j->jxw), 4096);
+	if (!w2)
+		return;
+	j->jxw = w2;
 	slot = os_hmap_ref(&j->jx_at, pc << 1 | exact, UINT64_MAX);
 	if (!slot)
 		return;

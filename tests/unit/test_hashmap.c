@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "common/grow.h"
 #include "common/hashmap.h"
 
 #define NKEYS 5000
@@ -173,4 +174,39 @@ Test(hashmap, churn_reuses_space)
 		cr_assert(os_hmap_get(&m, i, NULL));
 	cr_assert(!os_hmap_get(&m, 198999, NULL));
 	os_hmap_destroy(&m);
+}
+
+/* os_grow (common/grow.h): doubling from `first`, the old contents kept,
+ * no realloc when there is room, NULL and nothing changed on overflow. */
+Test(grow, doubles_keeps_contents_and_refuses_overflow)
+{
+	uint32_t *a = NULL, *b;
+	uintptr_t before;
+	size_t cap = 0;
+
+	a = os_grow(a, &cap, 1, sizeof(*a), 4);
+	cr_assert_not_null(a);
+	cr_assert_eq(cap, 4);
+	for (uint32_t i = 0; i < 4; i++)
+		a[i] = i * 7;
+	before = (uintptr_t)a;
+	b = os_grow(a, &cap, 4, sizeof(*a), 4);
+	cr_assert_eq((uintptr_t)b, before, "room enough: the same array");
+	cr_assert_eq(cap, 4);
+	a = b;
+	a = os_grow(a, &cap, 9, sizeof(*a), 4);
+	cr_assert_not_null(a);
+	cr_assert_eq(cap, 16, "4 doubled until it holds 9");
+	for (uint32_t i = 0; i < 4; i++)
+		cr_assert_eq(a[i], i * 7);
+	free(a);
+	/* overflow is refused before any realloc (an array of NULL here:
+	 * nothing to reallocate, the answer must still be NULL) */
+	cap = 16;
+	b = os_grow(NULL, &cap, SIZE_MAX / 2 + 2, sizeof(*b), 4);
+	cr_assert_null(b);
+	cr_assert_eq(cap, 16, "unchanged on failure");
+	b = os_grow(NULL, &cap, SIZE_MAX / 4 + 1, sizeof(*b), 4);
+	cr_assert_null(b, "count x element size would overflow");
+	cr_assert_eq(cap, 16);
 }
