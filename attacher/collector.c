@@ -13,6 +13,7 @@
 
 #include "attacher/hotspot.h"
 #include "attacher/replica.h"
+#include "common/grow.h"
 #include "common/log.h"
 
 #define WINDOW_NS 100000000ULL /* object events and samples are applied 100 ms late */
@@ -90,19 +91,11 @@ uint64_t os_now_ns(void)
 
 static bool grow(void **p, size_t *cap, size_t need, size_t elem)
 {
-	size_t n;
-	void *np;
+	void *np = os_grow(*p, cap, need, elem, 64);
 
-	if (need <= *cap)
-		return true;
-	n = *cap ? *cap : 64;
-	while (n < need)
-		n *= 2;
-	np = realloc(*p, n * elem);
 	if (!np)
 		return false;
 	*p = np;
-	*cap = n;
 	return true;
 }
 
