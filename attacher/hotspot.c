@@ -1482,10 +1482,6 @@ static const struct os_hs_nm *nm_get(struct hotspot *h, struct hs_jvm *j,
 	return nm->method ? nm : NULL;
 }
 
-/* A compiled frame at pc (in blob b) as the Java methods running there,
- * innermost first, as named Method* words into out: their count, 0 when
- * the frame keeps its pc (not an nmethod, no scope there, a method not
- * readable). exact: pc is a return address. */
 /* The cached expansion of pc in nm, or NULL. */
 static const struct hs_jx *jx_get(const struct hs_jvm *j, const struct os_hs_nm *nm, uint64_t pc,
 				  bool exact)
