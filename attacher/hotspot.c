@@ -801,7 +801,7 @@ static void hs_sample_taken(struct os_runtime *rt, struct os_aspace *as, uint64_
 {
 	struct hotspot *h = hs_of(rt);
 	struct hs_jvm *j = jvm_find(h, as->id);
-	struct hs_pre e = { 0, 0, 0 };
+	struct hs_pre e = { 0, 0, 0 }, *n;
 	struct os_hs_found f;
 	uint32_t total, total2;
 	uint64_t idx;
@@ -834,15 +834,10 @@ static void hs_sample_taken(struct os_runtime *rt, struct os_aspace *as, uint64_
 		j->prev[idx - 1] = e;
 		return;
 	}
-	if (j->npre == j->cappre) {
-		size_t cap = j->cappre ? j->cappre * 2 : 256;
-		struct hs_pre *n = realloc(j->prev, cap * sizeof(*n));
-
-		if (!n)
-			return;
-		j->prev = n;
-		j->cappre = cap;
-	}
+	n = os_grow(j->prev, &j->cappre, j->npre + 1, sizeof(*n), 256);
+	if (!n)
+		return;
+	j->prev = n;
 	if (os_hmap_put(&j->pre, addr, j->npre + 1) < 0)
 		return;
 	j->prev[j->npre++] = e;
@@ -1103,6 +1098,7 @@ static const struct hs_ml *ml_get(struct hotspot *h, struct hs_jvm *j, uint64_t 
 {
 	struct hs_rd r = { h, j };
 	struct os_hs_mlines ml;
+	struct hs_ml *n;
 	uint64_t idx;
 
 	if (!j->lil.ok || !j->vm_ok)
@@ -1111,15 +1107,10 @@ static const struct hs_ml *ml_get(struct hotspot *h, struct hs_jvm *j, uint64_t 
 		return idx ? &j->mls[idx - 1] : NULL;
 	if (j->nmls >= HS_MLS_MAX)
 		return NULL;
-	if (j->nmls == j->capmls) {
-		size_t cap = j->capmls ? j->capmls * 2 : 256;
-		struct hs_ml *n = realloc(j->mls, cap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		j->mls = n;
-		j->capmls = cap;
-	}
+	n = os_grow(j->mls, &j->capmls, j->nmls + 1, sizeof(*n), 256);
+	if (!n)
+		return NULL;
+	j->mls = n;
 	if (os_hs_mlines_read(&ml, &j->lil, nm_rd, &r, m) < 0) {
 		j->ml_failed++; /* the JVM gone (paths drained at its end), or not a method */
 		os_hmap_put(&j->ml_at, m, 0);
@@ -1329,7 +1320,7 @@ static bool walk_find(void *arg, uint64_t pc, struct os_hsf_blob *b)
 	struct hs_walk *w = arg;
 	struct hs_jvm *j = w->j;
 	struct hs_lines lines;
-	struct hs_blob_ent e;
+	struct hs_blob_ent e, *n;
 	size_t i = blobs_bound(j, pc);
 	int32_t size;
 
@@ -1362,15 +1353,10 @@ static bool walk_find(void *arg, uint64_t pc, struct os_hsf_blob *b)
 	e.b = *b;
 	if (j->nblobs >= HS_BLOBS_MAX)
 		blobs_flush(j);
-	if (j->nblobs == j->capblobs) {
-		size_t cap = j->capblobs ? j->capblobs * 2 : 64;
-		struct hs_blob_ent *n = realloc(j->blobs, cap * sizeof(*n));
-
-		if (!n)
-			return true;
-		j->blobs = n;
-		j->capblobs = cap;
-	}
+	n = os_grow(j->blobs, &j->capblobs, j->nblobs + 1, sizeof(*n), 64);
+	if (!n)
+		return true;
+	j->blobs = n;
 	/* disjoint: what the new blob overlaps (stale entries) goes */
 	i = blobs_bound(j, e.lo);
 	{
@@ -1437,7 +1423,7 @@ static const struct os_hs_nm *nm_get(struct hotspot *h, struct hs_jvm *j,
 				     const struct os_hsf_blob *b)
 {
 	struct hs_rd r = { h, j };
-	struct os_hs_nm *nm;
+	struct os_hs_nm *nm, *n;
 	uint64_t idx;
 	int rc;
 
@@ -1456,15 +1442,10 @@ static const struct os_hs_nm *nm_get(struct hotspot *h, struct hs_jvm *j,
 			j->nm_full++;
 			return NULL;
 		}
-		if (j->nnms == j->capnms) {
-			size_t cap = j->capnms ? j->capnms * 2 : 256;
-			struct os_hs_nm *n = realloc(j->nms, cap * sizeof(*n));
-
-			if (!n)
-				return NULL;
-			j->nms = n;
-			j->capnms = cap;
-		}
+		n = os_grow(j->nms, &j->capnms, j->nnms + 1, sizeof(*n), 256);
+		if (!n)
+			return NULL;
+		j->nms = n;
 		idx = j->nnms;
 		if (os_hmap_put(&j->nm_at, b->start, idx) < 0)
 			return NULL;
