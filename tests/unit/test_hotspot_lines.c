@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include "tests/unit/unit_helpers.h"
+
 #define BASE 0x7f0000300000ULL /* target address of mem[0] */
 #define MEM_LEN 16384
 #define METHOD_AT 64           /* the Method */
@@ -21,32 +23,16 @@ static uint8_t tab[4096];
 static size_t tab_len;
 static int last_bci, last_line;
 
-static bool rd(void *arg, uint64_t addr, void *buf, size_t len)
-{
-	(void)arg;
-	if (addr < BASE || addr - BASE > MEM_LEN || MEM_LEN - (addr - BASE) < len)
-		return false;
-	memcpy(buf, mem + (addr - BASE), len);
-	return true;
-}
+static struct ut_mem tm = { BASE, mem, MEM_LEN };
 
 static void put(uint32_t off, const void *v, size_t len)
 {
 	memcpy(mem + off, v, len);
 }
 
-/* CompressedWriteStream::write_int (hotspot_scopes.h) */
 static void write_int(uint32_t v)
 {
-	for (int i = 0;; i++) {
-		if (v < 192 || i == 4) {
-			tab[tab_len++] = (uint8_t)v;
-			return;
-		}
-		v -= 192;
-		tab[tab_len++] = (uint8_t)(192 + v % 64);
-		v >>= 6;
-	}
+	ut_write_int(tab, &tab_len, v);
 }
 
 static void write_signed(int32_t v)
@@ -217,18 +203,18 @@ Test(hotspot_lines, reads_a_methods_table_and_file, .init = setup, .fini = teard
 	struct os_hs_mlines ml;
 	uint64_t sym = 0;
 
-	cr_assert_eq(os_hs_mlines_read(&ml, &lay, rd, NULL, BASE + METHOD_AT), 0);
+	cr_assert_eq(os_hs_mlines_read(&ml, &lay, ut_mem_read, &tm, BASE + METHOD_AT), 0);
 	cr_expect_eq(ml.code_base, BASE + CM_AT + 48);
 	cr_expect_eq(ml.code_size, 100);
 	cr_expect_eq(ml.cpool, BASE + CP_AT);
 	cr_assert_eq(ml.npairs, 6);
 	cr_expect_eq(os_hs_line_at(ml.pairs, ml.npairs, 41), 12);
-	cr_expect_eq(os_hs_source_symbol(&lay, rd, NULL, ml.cpool, &sym), 0);
+	cr_expect_eq(os_hs_source_symbol(&lay, ut_mem_read, &tm, ml.cpool, &sym), 0);
 	cr_expect_eq(sym, SYM);
 	os_hs_mlines_free(&ml);
 	/* no SourceFile attribute: index 0 */
 	memset(mem + CP_AT + 54, 0, 2);
-	cr_expect_eq(os_hs_source_symbol(&lay, rd, NULL, BASE + CP_AT, &sym), 0);
+	cr_expect_eq(os_hs_source_symbol(&lay, ut_mem_read, &tm, BASE + CP_AT, &sym), 0);
 	cr_expect_eq(sym, 0);
 }
 
@@ -239,19 +225,19 @@ Test(hotspot_lines, methods_without_or_with_bad_tables, .init = setup, .fini = t
 	int32_t words = 4;     /* smaller than the header and bytecodes */
 
 	put(CM_AT + 28, &flags, 2);
-	cr_assert_eq(os_hs_mlines_read(&ml, &lay, rd, NULL, BASE + METHOD_AT), 0);
+	cr_assert_eq(os_hs_mlines_read(&ml, &lay, ut_mem_read, &tm, BASE + METHOD_AT), 0);
 	cr_expect_eq(ml.npairs, 0, "no line table");
 	cr_expect_eq(ml.code_size, 100, "the bytecode range is still known");
 	os_hs_mlines_free(&ml);
 	flags = 0x1;
 	put(CM_AT + 28, &flags, 2);
 	put(CM_AT + 24, &words, 4);
-	cr_expect_eq(os_hs_mlines_read(&ml, &lay, rd, NULL, BASE + METHOD_AT), -EINVAL);
+	cr_expect_eq(os_hs_mlines_read(&ml, &lay, ut_mem_read, &tm, BASE + METHOD_AT), -EINVAL);
 	words = 1 << 20; /* past the memory: the table cannot be read */
 	put(CM_AT + 24, &words, 4);
-	cr_expect_eq(os_hs_mlines_read(&ml, &lay, rd, NULL, BASE + METHOD_AT), -EINVAL,
+	cr_expect_eq(os_hs_mlines_read(&ml, &lay, ut_mem_read, &tm, BASE + METHOD_AT), -EINVAL,
 		     "a table region larger than any is believed");
-	cr_expect_eq(os_hs_mlines_read(&ml, &lay, rd, NULL, BASE + MEM_LEN + 64), -EFAULT);
+	cr_expect_eq(os_hs_mlines_read(&ml, &lay, ut_mem_read, &tm, BASE + MEM_LEN + 64), -EFAULT);
 	cr_expect_eq(ml.pairs, NULL, "nothing kept on failure");
 }
 

@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include "tests/unit/unit_helpers.h"
+
 #define BASE 0x7f0000100000ULL /* target address of mem[0]: the blob */
 #define MEM_LEN 8192
 #define NAME_AT 7000           /* the blob's name string */
@@ -23,16 +25,9 @@
 static uint8_t mem[MEM_LEN];
 static struct os_hs_vm vm;
 static struct os_hs_scope_layout lay;
-static uint32_t data_len;
+static size_t data_len;
 
-static bool rd(void *arg, uint64_t addr, void *buf, size_t len)
-{
-	(void)arg;
-	if (addr < BASE || addr - BASE > MEM_LEN || MEM_LEN - (addr - BASE) < len)
-		return false;
-	memcpy(buf, mem + (addr - BASE), len);
-	return true;
-}
+static struct ut_mem tm = { BASE, mem, MEM_LEN };
 
 static void put(uint32_t off, const void *v, size_t len)
 {
@@ -49,26 +44,15 @@ static void put64(uint32_t off, uint64_t v)
 	put(off, &v, 8);
 }
 
-/* HotSpot's CompressedWriteStream::write_int: values below 192 take one
- * byte; above, each byte carries 6 bits as 192 + digit, the last one below
- * 192 (or the fifth). */
 static void write_int(uint32_t v)
 {
-	for (int i = 0;; i++) {
-		if (v < 192 || i == 4) {
-			mem[DATA_AT + data_len++] = (uint8_t)v;
-			return;
-		}
-		v -= 192;
-		mem[DATA_AT + data_len++] = (uint8_t)(192 + v % 64);
-		v >>= 6;
-	}
+	ut_write_int(mem + DATA_AT, &data_len, v);
 }
 
 /* A scope: its decode offset. */
 static uint32_t scope(uint32_t sender, uint32_t meta_index, uint32_t bci)
 {
-	uint32_t at = data_len;
+	uint32_t at = (uint32_t)data_len;
 
 	write_int(sender);
 	write_int(meta_index);
@@ -169,7 +153,7 @@ TestSuite(hotspot_scopes, .init = setup, .fini = teardown);
 
 static void read_nm(struct os_hs_nm *nm)
 {
-	cr_assert_eq(os_hs_nm_read(nm, &lay, rd, NULL, BASE, BASE + CODE), 0);
+	cr_assert_eq(os_hs_nm_read(nm, &lay, ut_mem_read, &tm, BASE, BASE + CODE), 0);
 }
 
 Test(hotspot_scopes, reads_the_sections)
@@ -252,19 +236,19 @@ Test(hotspot_scopes, other_blobs_and_bad_sections_are_refused)
 	struct os_hs_nm nm;
 
 	put(NAME_AT, "Stub  \0", 8);
-	cr_expect_eq(os_hs_nm_read(&nm, &lay, rd, NULL, BASE, BASE + CODE), -ENOENT);
+	cr_expect_eq(os_hs_nm_read(&nm, &lay, ut_mem_read, &tm, BASE, BASE + CODE), -ENOENT);
 	put(NAME_AT, "nmethod", 8);
 	put32(PCS_AT + 16 * 2, 5); /* PcDescs out of order */
-	cr_expect_eq(os_hs_nm_read(&nm, &lay, rd, NULL, BASE, BASE + CODE), -EINVAL);
+	cr_expect_eq(os_hs_nm_read(&nm, &lay, ut_mem_read, &tm, BASE, BASE + CODE), -EINVAL);
 	put32(PCS_AT + 16 * 2, 20);
 	put32(272, PCS_AT + 8); /* not a whole PcDesc */
-	cr_expect_eq(os_hs_nm_read(&nm, &lay, rd, NULL, BASE, BASE + CODE), -EINVAL);
+	cr_expect_eq(os_hs_nm_read(&nm, &lay, ut_mem_read, &tm, BASE, BASE + CODE), -EINVAL);
 	put32(272, PCS_AT + 16 * 7);
 	put64(120, BASE + MEM_LEN + 4096); /* scopes data outside readable memory */
 	put32(268, MEM_LEN + 8192);
 	put32(272, MEM_LEN + 8192);
-	cr_expect_eq(os_hs_nm_read(&nm, &lay, rd, NULL, BASE, BASE + CODE), -EFAULT);
-	cr_expect_eq(os_hs_nm_read(&nm, &lay, rd, NULL, BASE + MEM_LEN, BASE), -EFAULT);
+	cr_expect_eq(os_hs_nm_read(&nm, &lay, ut_mem_read, &tm, BASE, BASE + CODE), -EFAULT);
+	cr_expect_eq(os_hs_nm_read(&nm, &lay, ut_mem_read, &tm, BASE + MEM_LEN, BASE), -EFAULT);
 }
 
 /* A cached nmethod is the same while its compile id, method and scopes
@@ -274,12 +258,12 @@ Test(hotspot_scopes, replaced_nmethod_is_noticed)
 	struct os_hs_nm nm;
 
 	read_nm(&nm);
-	cr_expect(os_hs_nm_same(&nm, &lay, rd, NULL));
+	cr_expect(os_hs_nm_same(&nm, &lay, ut_mem_read, &tm));
 	put32(304, 43);
-	cr_expect(!os_hs_nm_same(&nm, &lay, rd, NULL));
+	cr_expect(!os_hs_nm_same(&nm, &lay, ut_mem_read, &tm));
 	put32(304, 42);
 	put64(112, M_MID);
-	cr_expect(!os_hs_nm_same(&nm, &lay, rd, NULL));
+	cr_expect(!os_hs_nm_same(&nm, &lay, ut_mem_read, &tm));
 	os_hs_nm_free(&nm);
 }
 

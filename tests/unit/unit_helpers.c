@@ -4,6 +4,7 @@
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 void ut_mkdtemp(char *dir, size_t len, const char *name)
 {
@@ -68,3 +69,26 @@ const uint8_t ut_walk_code[UT_WALK_CODE_LEN] = {
 	0xf2, 0x41, 0x0f, 0x11, 0x08, 0x48, 0x39, 0xfa, 0x75, 0xb2, 0x66, 0x0f,
 	0x28, 0xc1, 0xc3, 0x66, 0x0f, 0xef, 0xc9, 0x66, 0x0f, 0x28, 0xc1, 0xc3,
 };
+
+bool ut_mem_read(void *arg, uint64_t addr, void *out, size_t n)
+{
+	const struct ut_mem *m = arg;
+
+	if (addr < m->base || addr - m->base > m->len || m->len - (addr - m->base) < n)
+		return false;
+	memcpy(out, m->buf + (addr - m->base), n);
+	return true;
+}
+
+void ut_write_int(uint8_t *buf, size_t *at, uint32_t v)
+{
+	for (int i = 0;; i++) {
+		if (v < 192 || i == 4) {
+			buf[(*at)++] = (uint8_t)v;
+			return;
+		}
+		v -= 192;
+		buf[(*at)++] = (uint8_t)(192 + v % 64);
+		v >>= 6;
+	}
+}

@@ -3,6 +3,7 @@
 #ifndef OBJSCOPE_TESTS_UNIT_HELPERS_H
 #define OBJSCOPE_TESTS_UNIT_HELPERS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,5 +24,20 @@ uint32_t ut_frame(struct os_profile *p, uint32_t kind, const char *name, const c
  * shared by the decoder and sampler tests. */
 #define UT_WALK_CODE_LEN 108
 extern const uint8_t ut_walk_code[UT_WALK_CODE_LEN];
+
+/* Synthetic target memory: buf's len bytes stand for the target's
+ * [base, base + len). */
+struct ut_mem {
+	uint64_t base;
+	uint8_t *buf;
+	size_t len;
+};
+/* A reader of the collector's kind (os_hs_read_fn): n bytes at addr of the
+ * struct ut_mem at arg into out; false when they are not all inside it. */
+bool ut_mem_read(void *arg, uint64_t addr, void *out, size_t n);
+/* HotSpot's CompressedWriteStream::write_int: v into buf at *at, advanced.
+ * Values below 192 take one byte; above, each byte carries 6 bits as
+ * 192 + digit, the last one below 192 (or the fifth). */
+void ut_write_int(uint8_t *buf, size_t *at, uint32_t v);
 
 #endif
