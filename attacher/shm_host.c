@@ -14,9 +14,14 @@ int os_shm_host_create(struct os_shm_host *h, uint32_t nslots, uint64_t ring_byt
 	int rc;
 
 	memset(h, 0, sizeof(*h));
+	h->fd = -1;
+	if (!nslots || ring_bytes < 64 || (ring_bytes & (ring_bytes - 1)) || ring_bytes > (1ULL << 30))
+		return -EINVAL;
 	h->fd = memfd_create("objscope-rings", MFD_CLOEXEC);
 	if (h->fd < 0)
 		return -errno;
+	h->nslots = nslots;
+	h->ring_bytes = ring_bytes;
 	h->size = os_shm_size(nslots, ring_bytes);
 	if (ftruncate(h->fd, (off_t)h->size) < 0) {
 		rc = -errno;
@@ -54,6 +59,21 @@ void os_shm_host_destroy(struct os_shm_host *h)
 	h->fd = -1;
 }
 
+/* Slot i, from the geometry kept here (os_shm_slot would read the header's). */
+static struct os_slot *slot_at(const struct os_shm_host *h, uint32_t i)
+{
+	return (struct os_slot *)((uint8_t *)h->hdr + OS_SHM_HDR +
+				  (size_t)i * (OS_SLOT_HDR + h->ring_bytes));
+}
+
+/* Slots to visit: the target-writable slots_hwm, clamped to our nslots. */
+static uint32_t slots_used(const struct os_shm_host *h)
+{
+	uint32_t n = atomic_load_explicit(&h->hdr->slots_hwm, memory_order_acquire);
+
+	return n < h->nslots ? n : h->nslots;
+}
+
 static void add_stats(struct os_slot_stats_total *t, struct os_slot_stats *s)
 {
 	t->events += atomic_load(&s->events);
@@ -88,16 +108,16 @@ static void release_pages(struct os_slot *s, uint64_t off, uint64_t len, void *a
 uint64_t os_shm_host_drain(struct os_shm_host *h, os_ring_fn fn, void *arg)
 {
 	uint64_t n = 0;
-	uint32_t used = os_shm_slots_used(h->hdr); /* slots above were never claimed */
+	uint32_t used = slots_used(h); /* slots above were never claimed */
 
 	for (uint32_t i = 0; i < used; i++) {
-		struct os_slot *s = os_shm_slot(h->hdr, i);
+		struct os_slot *s = slot_at(h, i);
 		uint32_t st = atomic_load_explicit(&s->state, memory_order_acquire);
 
 		if (st == OS_SLOT_FREE)
 			continue;
-		n += os_ring_drain_ex(s, h->hdr->ring_bytes, fn, arg, &h->bad_bytes,
-				      h->fd >= 0 ? release_pages : NULL, h);
+		n += os_ring_drain_ex(s, h->ring_bytes, fn, arg, &h->bad_bytes,
+				      h->fd >= 0 ? release_pages : NULL, h, &h->copy);
 		if (st == OS_SLOT_EXITED) {
 			/* the producer is gone: fold its counters and free the slot */
 			add_stats(&h->recycled, &s->stats);
@@ -112,10 +132,10 @@ uint64_t os_shm_host_drain(struct os_shm_host *h, os_ring_fn fn, void *arg)
 
 void os_shm_host_thread_gone(struct os_shm_host *h, uint32_t pid, uint32_t tid)
 {
-	uint32_t used = os_shm_slots_used(h->hdr);
+	uint32_t used = slots_used(h);
 
 	for (uint32_t i = 0; i < used; i++) {
-		struct os_slot *s = os_shm_slot(h->hdr, i);
+		struct os_slot *s = slot_at(h, i);
 		uint32_t st = OS_SLOT_ACTIVE;
 
 		if (s->pid != pid || (tid && s->tid != tid))
@@ -126,9 +146,9 @@ void os_shm_host_thread_gone(struct os_shm_host *h, uint32_t pid, uint32_t tid)
 
 void os_shm_host_totals(const struct os_shm_host *h, struct os_slot_stats_total *t)
 {
-	uint32_t used = os_shm_slots_used(h->hdr);
+	uint32_t used = slots_used(h);
 
 	*t = h->recycled;
 	for (uint32_t i = 0; i < used; i++)
-		add_stats(t, &os_shm_slot(h->hdr, i)->stats);
+		add_stats(t, &slot_at(h, i)->stats);
 }

@@ -2,6 +2,7 @@
  * collector's drain bounded by it (attacher/shm_host.c). */
 #include <criterion/criterion.h>
 #include <pthread.h>
+#include <sched.h>
 #include <string.h>
 
 #include "attacher/shm_host.h"
@@ -104,5 +105,88 @@ Test(shm_host, drain_stops_at_the_mark)
 	cr_expect_eq(os_shm_host_drain(&host, count_ev, &sum), 1);
 	cr_expect_eq(sum, 1101);
 	cr_expect_eq(atomic_load(&os_shm_slot(h, 5)->state), OS_SLOT_FREE);
+	os_shm_host_destroy(&host);
+}
+
+/* The target's user may write the header: the drain keeps to the geometry
+ * it created the rings with. Rewritten between drains, then by a second
+ * thread while draining. */
+Test(shm_host, header_scribbled_geometry_ignored)
+{
+	struct os_shm_host host;
+	struct os_shm_header *h;
+	uint64_t sum = 0;
+	struct os_slot_stats_total t;
+
+	cr_assert_eq(os_shm_host_create(&host, 4, 4096, 0, 0), 0);
+	h = host.hdr;
+	for (uint32_t i = 0; i < 4; i++) {
+		atomic_store(&os_shm_slot(h, i)->state, OS_SLOT_ACTIVE);
+		os_shm_note_slot(h, i);
+		put_event(h, i, 1u << i);
+	}
+	h->ring_bytes = 1ULL << 62; /* os_shm_slot(h, 1) would be far outside */
+	h->nslots = UINT32_MAX;
+	atomic_store(&h->slots_hwm, UINT32_MAX);
+	cr_expect_eq(os_shm_host_drain(&host, count_ev, &sum), 4);
+	cr_expect_eq(sum, 15);
+	cr_expect_eq(host.bad_bytes, 0);
+	os_shm_host_thread_gone(&host, 0, 0);
+	os_shm_host_totals(&host, &t);
+	h->ring_bytes = 3;
+	h->nslots = 0;
+	atomic_store(&h->slots_hwm, 2);
+	cr_expect_eq(os_shm_host_drain(&host, count_ev, &sum), 0);
+	os_shm_host_destroy(&host);
+}
+
+struct scribbler {
+	struct os_shm_header *h;
+	_Atomic bool stop;
+};
+
+static void *scribble(void *arg)
+{
+	struct scribbler *sc = arg;
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+
+	while (!atomic_load_explicit(&sc->stop, memory_order_relaxed)) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		__atomic_store_n(&sc->h->ring_bytes, x, __ATOMIC_RELAXED);
+		__atomic_store_n(&sc->h->nslots, (uint32_t)(x >> 32), __ATOMIC_RELAXED);
+		atomic_store_explicit(&sc->h->slots_hwm, (uint32_t)x, memory_order_relaxed);
+		/* slot 1's head and tail, and the first word of its records */
+		struct os_slot *s = (struct os_slot *)((uint8_t *)sc->h + OS_SHM_HDR +
+						       (OS_SLOT_HDR + 4096));
+		if (x & 1)
+			atomic_store_explicit(&s->head, x >> 8, memory_order_relaxed);
+		else
+			atomic_store_explicit(&s->tail, x >> 9, memory_order_relaxed);
+		__atomic_store_n((uint64_t *)(os_slot_data(s) + (x & 4095 & ~7ULL)), x,
+				 __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+Test(shm_host, header_scribbled_while_draining, .timeout = 60)
+{
+	struct os_shm_host host;
+	struct scribbler sc = { 0 };
+	uint64_t sum = 0, handed = 0;
+	pthread_t th;
+
+	cr_assert_eq(os_shm_host_create(&host, 4, 4096, 0, 0), 0);
+	for (uint32_t i = 0; i < 4; i++)
+		atomic_store(&os_shm_slot(host.hdr, i)->state, OS_SLOT_ACTIVE);
+	sc.h = host.hdr;
+	cr_assert_eq(pthread_create(&th, NULL, scribble, &sc), 0);
+	for (int r = 0; r < 200000; r++) {
+		handed += os_shm_host_drain(&host, count_ev, &sum);
+		if (r % 1024 == 0)
+			sched_yield();
+	}
+	atomic_store(&sc.stop, true);
+	pthread_join(th, NULL);
+	cr_expect_gt(host.bad_bytes, 0, "the scribbles were seen and counted");
 	os_shm_host_destroy(&host);
 }
