@@ -3,10 +3,68 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#include "common/log.h"
+
+/* The rings' file may be cut short under the mapping by whoever can open it
+ * (attach mode: the target's user owns it), and the collector's next access
+ * past the new end would take SIGBUS. The handler puts zero pages from the
+ * faulting page to the end of the mapping instead: the access is made again
+ * and reads zeros (empty rings, free slots); the drain says so once. Faults
+ * anywhere else go to the handler that was there before. */
+#define BUS_HOSTS 4
+
+static struct os_shm_host *_Atomic bus_hosts[BUS_HOSTS];
+static struct sigaction bus_old;
+static _Atomic int bus_installed;
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	uintptr_t a = (uintptr_t)si->si_addr;
+
+	for (int i = 0; i < BUS_HOSTS; i++) {
+		struct os_shm_host *h = atomic_load(&bus_hosts[i]);
+		uintptr_t lo = h ? (uintptr_t)h->hdr : 0, page = a & ~(uintptr_t)4095;
+
+		if (!lo || a < lo || a >= lo + h->size)
+			continue;
+		if (mmap((void *)page, lo + h->size - page, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED) {
+			h->cut = 1;
+			return;
+		}
+	}
+	/* not ours: as before (the fault happens again on return) */
+	if (bus_old.sa_flags & SA_SIGINFO && bus_old.sa_sigaction) {
+		bus_old.sa_sigaction(sig, si, uc);
+		return;
+	}
+	sigaction(SIGBUS, &bus_old, NULL);
+}
+
+static void bus_watch(struct os_shm_host *h, bool on)
+{
+	for (int i = 0; i < BUS_HOSTS; i++) {
+		struct os_shm_host *want = on ? NULL : h;
+
+		if (atomic_compare_exchange_strong(&bus_hosts[i], &want, on ? h : NULL))
+			break;
+	}
+	if (on && !atomic_exchange(&bus_installed, 1)) {
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = on_sigbus;
+		sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGBUS, &sa, &bus_old);
+	}
+}
 
 int os_shm_host_create(struct os_shm_host *h, uint32_t nslots, uint64_t ring_bytes,
 		       uint64_t min_size, uint32_t flags)
@@ -43,6 +101,7 @@ int os_shm_host_create(struct os_shm_host *h, uint32_t nslots, uint64_t ring_byt
 	atomic_thread_fence(memory_order_release);
 	h->hdr->magic = OS_SHM_MAGIC;
 	snprintf(h->path, sizeof(h->path), "/proc/%d/fd/%d", (int)getpid(), h->fd);
+	bus_watch(h, true);
 	return 0;
 out:
 	os_shm_host_destroy(h);
@@ -51,6 +110,7 @@ out:
 
 void os_shm_host_destroy(struct os_shm_host *h)
 {
+	bus_watch(h, false);
 	if (h->hdr)
 		munmap(h->hdr, h->size);
 	if (h->fd > 0)
@@ -126,6 +186,11 @@ uint64_t os_shm_host_drain(struct os_shm_host *h, os_ring_fn fn, void *arg)
 			atomic_store(&s->tail, 0);
 			atomic_store_explicit(&s->state, OS_SLOT_FREE, memory_order_release);
 		}
+	}
+	if (h->cut && !h->cut_said) {
+		h->cut_said = true;
+		os_warn("the shared event rings were cut short by someone else (the target?): "
+			"the events not yet read there are lost");
 	}
 	return n;
 }

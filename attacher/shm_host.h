@@ -29,6 +29,9 @@ struct os_shm_host {
 	} recycled;
 	uint64_t bad_bytes;             /* malformed ring bytes skipped */
 	bool no_punch;                  /* fallocate(PUNCH_HOLE) unsupported here */
+	volatile int cut;               /* the file was truncated under the mapping: zero
+					 * pages put there (SIGBUS handler, shm_host.c) */
+	bool cut_said;
 	struct os_ring_copy copy;       /* the record being handed out */
 };
 

@@ -3,7 +3,12 @@
 #include <criterion/criterion.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "attacher/shm_host.h"
 
@@ -180,7 +185,8 @@ Test(shm_host, header_scribbled_while_draining, .timeout = 60)
 		atomic_store(&os_shm_slot(host.hdr, i)->state, OS_SLOT_ACTIVE);
 	sc.h = host.hdr;
 	cr_assert_eq(pthread_create(&th, NULL, scribble, &sc), 0);
-	for (int r = 0; r < 200000; r++) {
+	/* 200000 rounds at least, and until the scribbles were seen (a while) */
+	for (long r = 0; r < 200000 || (!host.bad_bytes && r < 200000000); r++) {
 		handed += os_shm_host_drain(&host, count_ev, &sum);
 		if (r % 1024 == 0)
 			sched_yield();
@@ -189,4 +195,62 @@ Test(shm_host, header_scribbled_while_draining, .timeout = 60)
 	pthread_join(th, NULL);
 	cr_expect_gt(host.bad_bytes, 0, "the scribbles were seen and counted");
 	os_shm_host_destroy(&host);
+}
+
+/* The rings' file cut short under the mapping (the target's user owns it in
+ * attach mode): the collector reads zeros there instead of taking SIGBUS. */
+Test(shm_host, file_cut_short_reads_as_empty)
+{
+	struct os_shm_host host;
+	struct os_slot_stats_total t;
+	uint64_t sum = 0;
+
+	cr_assert_eq(os_shm_host_create(&host, 4, 4096, 0, 0), 0);
+	for (uint32_t i = 0; i < 4; i++) {
+		atomic_store(&os_shm_slot(host.hdr, i)->state, OS_SLOT_ACTIVE);
+		os_shm_note_slot(host.hdr, i);
+		put_event(host.hdr, i, 1u << i);
+	}
+	/* slot 0 stays whole, the others are cut off */
+	cr_assert_eq(ftruncate(host.fd, OS_SHM_HDR + OS_SLOT_HDR + 4096), 0);
+	cr_expect_eq(os_shm_host_drain(&host, count_ev, &sum), 1);
+	cr_expect_eq(sum, 1);
+	cr_expect(host.cut);
+	/* all of it, header too */
+	cr_assert_eq(ftruncate(host.fd, 0), 0);
+	cr_expect_eq(os_shm_host_drain(&host, count_ev, &sum), 0);
+	os_shm_host_totals(&host, &t);
+	os_shm_host_thread_gone(&host, 1, 0);
+	cr_expect_eq(atomic_load(&host.hdr->processes), 0);
+	os_shm_host_destroy(&host);
+}
+
+/* A SIGBUS elsewhere is not swallowed: the process dies of it (or of the
+ * sanitizer's report, in the ASan build). */
+Test(shm_host, other_sigbus_still_fatal)
+{
+	int st = 0;
+	pid_t child = fork();
+
+	cr_assert_geq(child, 0);
+	if (child == 0) {
+		struct os_shm_host host;
+		char path[] = "/tmp/objscope-test-bus-XXXXXX";
+		int fd = mkstemp(path);
+		volatile uint8_t *p;
+
+		if (fd < 0 || os_shm_host_create(&host, 1, 4096, 0, 0) != 0)
+			_exit(2);
+		unlink(path);
+		if (ftruncate(fd, 8192) != 0)
+			_exit(2);
+		p = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (p == MAP_FAILED || ftruncate(fd, 0) != 0)
+			_exit(2);
+		(void)p[4096];
+		_exit(0);
+	}
+	cr_assert_eq(waitpid(child, &st, 0), child);
+	cr_expect(WIFSIGNALED(st), "the child %s %d", WIFEXITED(st) ? "exited" : "?",
+		  WIFEXITED(st) ? WEXITSTATUS(st) : st);
 }
