@@ -282,7 +282,8 @@ static int load_table(struct os_hs_vm *vm, const struct os_hs_mem *m, uint32_t p
 	if (kind < 0 || kind >= OS_JVM_NTABLES || !t->addr || !t->stride || t->stride > sizeof(ent))
 		return -EINVAL;
 	for (int k = 0; k < 6; k++)
-		if (width[kind][k] && (t->off[k] > t->stride || t->stride - t->off[k] < width[kind][k]))
+		if (width[kind][k] &&
+		    (t->off[k] > t->stride || t->stride - t->off[k] < width[kind][k]))
 			return -EINVAL;
 	for (uint32_t i = 0; i < MAX_ENTRIES; i++) {
 		uint64_t p1 = 0, p2 = 0, val = 0;

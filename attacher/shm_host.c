@@ -73,7 +73,8 @@ int os_shm_host_create(struct os_shm_host *h, uint32_t nslots, uint64_t ring_byt
 
 	memset(h, 0, sizeof(*h));
 	h->fd = -1;
-	if (!nslots || ring_bytes < 64 || (ring_bytes & (ring_bytes - 1)) || ring_bytes > (1ULL << 30))
+	if (!nslots || ring_bytes < 64 || (ring_bytes & (ring_bytes - 1)) ||
+	    ring_bytes > (1ULL << 30))
 		return -EINVAL;
 	h->fd = memfd_create("objscope-rings", MFD_CLOEXEC);
 	if (h->fd < 0)

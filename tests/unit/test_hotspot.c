@@ -667,10 +667,10 @@ Test(hotspot, vmstructs_table_geometry)
 			} else {
 				/* the optional constants are left out, the load goes on */
 				cr_assert_eq(os_hs_vm_load(&vm, &os_hs_mem_proc, pid, &info), 0);
-				cr_expect_eq(os_hs_vm_get(&vm, k == OS_JVM_INTS ? "oopSize"
-									     : "markWord::hash_mask",
-							  &(uint64_t){ 0 }),
-					     -ENOENT);
+				const char *c = k == OS_JVM_INTS ? "oopSize"
+								 : "markWord::hash_mask";
+
+				cr_expect_eq(os_hs_vm_get(&vm, c, &(uint64_t){ 0 }), -ENOENT);
 				os_hs_vm_free(&vm);
 			}
 		}
