@@ -74,6 +74,18 @@ int os_open_in_root(int rootfd, const char *path, int flags, mode_t mode);
  * the last component created there (0 or -errno; -EEXIST when it exists). */
 int os_mkdir_in_root(int rootfd, const char *path, mode_t mode);
 
+/* The effective uid and gid of process pid (the Uid:/Gid: lines of
+ * /proc/PID/status, second field; as seen from our user namespace): the
+ * identity its files are created with and the owner HotSpot accepts for
+ * its attach trigger. Unlike the owner of /proc/PID, which is root for a
+ * process that is not dumpable. 0 or -errno (-ESRCH: gone). */
+int os_proc_ids(pid_t pid, uid_t *euid, gid_t *egid);
+
+/* The value of line "key:" of /proc/PID/status (pid 0: our own), leading
+ * blanks skipped, cut to len; the file is read with a cap. 0, -ENOENT (no
+ * such line) or -errno (-ESRCH: gone). */
+int os_proc_status_field(pid_t pid, const char *key, char *out, size_t len);
+
 /* A file that its owner (or anyone) may have planted, opened read-only:
  * O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, relative to dirfd (AT_FDCWD for a
  * plain path), then fstat'ed: it must be a regular file and, unless owner
