@@ -277,7 +277,8 @@ int os_tfs_place_library(const struct os_tfs *t, const char *src, char *path, si
 	if (dfd < 0 || fstat(dfd, &dst) != 0) {
 		rc = -errno;
 		snprintf(err, errlen, "/tmp/%s is not a directory (%s): not used", dname,
-			 strerror(-rc));
+			 fstatat(tmp, dname, &dst, AT_SYMLINK_NOFOLLOW) == 0 &&
+			 S_ISLNK(dst.st_mode) ? "a symbolic link" : strerror(-rc));
 		goto out;
 	}
 	if (!S_ISDIR(dst.st_mode) || (dst.st_uid != t->uid && dst.st_uid != 0) ||

@@ -90,6 +90,7 @@ struct attach_ctx {
 	struct os_attach_orphan orphan; /* left by an attach that never detached */
 	char fate[192];            /* how the target ended, when it did */
 	char orphan_note[320];
+	char jit_note[640];        /* why the JVM's perf map was not used */
 };
 
 /* The preload library: $OBJSCOPE_LIB, else next to this executable, else
@@ -520,6 +521,8 @@ static void fetch_perf_map(struct os_collector *c, struct attach_ctx *a)
 			snprintf(err, sizeof(err), "%s", late);
 	}
 	if (rc < 0) {
+		snprintf(a->jit_note, sizeof(a->jit_note), "no perf map from the JVM (process %d): "
+			 "%s", (int)a->pid, err);
 		os_warn("attach: no perf map from the JVM (process %d): %s — JIT frames stay "
 			"unnamed%s%s", (int)a->pid, err,
 			rc == -ETIMEDOUT && !existed ? "; the JVM may still write " : "",
@@ -811,12 +814,12 @@ int cmd_attach(int argc, char **argv)
 		 (t_detached - t_req) / 1e6);
 	{
 		char fate_note[256];
-		const char *notes[] = { a->orphan_note, fate_note };
+		const char *notes[] = { a->orphan_note, fate_note, a->jit_note };
 
 		snprintf(fate_note, sizeof(fate_note), "%s%s", a->fate,
 			 gone ? " during the attach" : "");
 		ret = os_session_write_profile_notes(&c, &o, "attach", a->argc, a->argv, notes,
-						     2) < 0 ? OS_EXIT_FAIL : 0;
+						     3) < 0 ? OS_EXIT_FAIL : 0;
 	}
 out:
 	drop_shm_file(a);

@@ -112,13 +112,13 @@ int os_jattach_check_peer(int fd, pid_t pid, uid_t uid, const char *name, char *
 	socklen_t n = sizeof(cr);
 
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &n) != 0 || n != sizeof(cr)) {
-		snprintf(err, errlen, "attach socket %s: its server is unknown (%s): not used",
+		snprintf(err, errlen, "attach socket /tmp/%s: its server is unknown (%s): not used",
 			 name, strerror(errno));
 		return -EPERM;
 	}
 	if (cr.pid == pid || (cr.pid == 0 && (cr.uid == uid || cr.uid == 0)))
 		return 0;
-	snprintf(err, errlen, "attach socket %s is served by process %d (uid %u), not by the JVM "
+	snprintf(err, errlen, "attach socket /tmp/%s is served by process %d (uid %u), not by the JVM "
 		 "(process %d, uid %u): not used", name, (int)cr.pid, (unsigned)cr.uid, (int)pid,
 		 (unsigned)uid);
 	return -EPERM;
@@ -146,13 +146,13 @@ int os_jattach_connect_at(int dirfd, const char *name, pid_t pid, uid_t uid, cha
 		goto out;
 	}
 	if (!S_ISSOCK(st.st_mode)) {
-		snprintf(err, errlen, "attach socket %s is not a socket (%s): not used", name,
+		snprintf(err, errlen, "attach socket /tmp/%s is not a socket (%s): not used", name,
 			 S_ISLNK(st.st_mode) ? "a symbolic link" : "another kind of file");
 		rc = -EPERM;
 		goto out;
 	}
 	if (st.st_uid != uid && st.st_uid != 0) {
-		snprintf(err, errlen, "attach socket %s is owned by uid %u, not the JVM's uid %u: "
+		snprintf(err, errlen, "attach socket /tmp/%s is owned by uid %u, not the JVM's uid %u: "
 			 "not used", name, (unsigned)st.st_uid, (unsigned)uid);
 		rc = -EPERM;
 		goto out;
@@ -180,14 +180,10 @@ out:
 
 static int ja_connect(const struct ja_target *t, char *err, size_t errlen)
 {
-	char name[32], msg[256];
-	int rc;
+	char name[32];
 
 	snprintf(name, sizeof(name), ".java_pid%d", (int)t->ns);
-	rc = os_jattach_connect_at(t->tmp, name, t->pid, t->uid, msg, sizeof(msg));
-	if (rc == -EPERM)
-		snprintf(err, errlen, "/tmp/%s", msg);
-	return rc;
+	return os_jattach_connect_at(t->tmp, name, t->pid, t->uid, err, errlen);
 }
 
 int os_jattach_trigger(int dirfd, uid_t uid, gid_t gid, const char *name, struct stat *created)

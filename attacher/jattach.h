@@ -84,7 +84,7 @@ int os_jattach_untrigger(int dirfd, uid_t uid, gid_t gid, const char *name,
 /* Connects to the attach socket `name` of dirfd (see jattach.c): the fd;
  * -ENOENT / -ECONNREFUSED: none listening; -EPERM: refused, err says why
  * (not a socket, owned by another uid than uid or root, served by another
- * process than pid). */
+ * process than pid; the messages call it /tmp/NAME, where the JVM has it). */
 int os_jattach_connect_at(int dirfd, const char *name, pid_t pid, uid_t uid, char *err,
 			  size_t errlen);
 /* SO_PEERCRED of a connected socket: its server must be process pid (or,
