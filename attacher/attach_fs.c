@@ -37,10 +37,12 @@ int os_tfs_open(struct os_tfs *t, pid_t pid, char *err, size_t errlen)
 	t->root = rc;
 	probe = os_open_in_root(t->root, "/", O_PATH | O_DIRECTORY, 0);
 	if (probe < 0) {
-		snprintf(err, errlen, probe == -ENOSYS ? "this kernel has no openat2 (Linux < 5.6): "
-			 "paths inside the target cannot be resolved safely, attach is refused"
-			 : "cannot resolve paths inside the root of process %d: %s", (int)pid,
-			 strerror(-probe));
+		if (probe == -ENOSYS)
+			snprintf(err, errlen, "this kernel has no openat2 (Linux < 5.6): paths "
+				 "inside the target cannot be resolved safely, attach is refused");
+		else
+			snprintf(err, errlen, "cannot resolve paths inside the root of process %d: "
+				 "%s", (int)pid, strerror(-probe));
 		os_tfs_close(t);
 		return probe;
 	}

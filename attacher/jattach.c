@@ -93,9 +93,11 @@ static int ja_target_open(struct ja_target *t, pid_t pid, char *err, size_t errl
 	rc = os_open_in_root(root, "/tmp", O_PATH | O_DIRECTORY, 0);
 	close(root);
 	if (rc < 0) {
-		snprintf(err, errlen, rc == -ENOSYS ? "this kernel has no openat2 (Linux < 5.6), "
-			 "so the JVM's /tmp cannot be entered safely" : "cannot open the JVM's /tmp: %s",
-			 strerror(-rc));
+		if (rc == -ENOSYS)
+			snprintf(err, errlen, "this kernel has no openat2 (Linux < 5.6), so the "
+				 "JVM's /tmp cannot be entered safely");
+		else
+			snprintf(err, errlen, "cannot open the JVM's /tmp: %s", strerror(-rc));
 		return rc;
 	}
 	t->tmp = rc;
@@ -118,9 +120,9 @@ int os_jattach_check_peer(int fd, pid_t pid, uid_t uid, const char *name, char *
 	}
 	if (cr.pid == pid || (cr.pid == 0 && (cr.uid == uid || cr.uid == 0)))
 		return 0;
-	snprintf(err, errlen, "attach socket /tmp/%s is served by process %d (uid %u), not by the JVM "
-		 "(process %d, uid %u): not used", name, (int)cr.pid, (unsigned)cr.uid, (int)pid,
-		 (unsigned)uid);
+	snprintf(err, errlen, "attach socket /tmp/%s is served by process %d (uid %u), not by "
+		 "the JVM (process %d, uid %u): not used", name, (int)cr.pid, (unsigned)cr.uid,
+		 (int)pid, (unsigned)uid);
 	return -EPERM;
 }
 
@@ -152,8 +154,8 @@ int os_jattach_connect_at(int dirfd, const char *name, pid_t pid, uid_t uid, cha
 		goto out;
 	}
 	if (st.st_uid != uid && st.st_uid != 0) {
-		snprintf(err, errlen, "attach socket /tmp/%s is owned by uid %u, not the JVM's uid %u: "
-			 "not used", name, (unsigned)st.st_uid, (unsigned)uid);
+		snprintf(err, errlen, "attach socket /tmp/%s is owned by uid %u, not the JVM's "
+			 "uid %u: not used", name, (unsigned)st.st_uid, (unsigned)uid);
 		rc = -EPERM;
 		goto out;
 	}
@@ -276,8 +278,9 @@ static int ja_open(pid_t pid, uint64_t deadline, char *err, size_t errlen)
 		if (fd >= 0 || (fd != -ENOENT && fd != -ECONNREFUSED))
 			break;
 		if (ja_now_ms() > deadline) {
-			snprintf(err, errlen, "the JVM (pid %d) did not open its attach socket (a JVM "
-				 "started with -XX:+DisableAttachMechanism refuses)", (int)pid);
+			snprintf(err, errlen, "the JVM (pid %d) did not open its attach socket "
+				 "(a JVM started with -XX:+DisableAttachMechanism refuses)",
+				 (int)pid);
 			fd = -ETIMEDOUT;
 			break;
 		}
@@ -427,13 +430,13 @@ int os_jattach_map_check(int dirfd, const char *name, uid_t uid, struct stat *st
 	}
 	if (!S_ISREG(st->st_mode)) {
 		snprintf(err, errlen, "the JVM's perf map /tmp/%s is not a regular file (%s): not "
-			 "used", name, S_ISLNK(st->st_mode) ? "a symbolic link" : S_ISFIFO(st->st_mode)
-			 ? "a FIFO" : "another kind of file");
+			 "used", name, S_ISLNK(st->st_mode) ? "a symbolic link"
+			 : S_ISFIFO(st->st_mode) ? "a FIFO" : "another kind of file");
 		return S_ISLNK(st->st_mode) ? -ELOOP : -EFTYPE_OS;
 	}
 	if (st->st_uid != uid && st->st_uid != 0) {
-		snprintf(err, errlen, "the JVM's perf map /tmp/%s is owned by uid %u, not the JVM's "
-			 "uid %u: not used", name, (unsigned)st->st_uid, (unsigned)uid);
+		snprintf(err, errlen, "the JVM's perf map /tmp/%s is owned by uid %u, not the "
+			 "JVM's uid %u: not used", name, (unsigned)st->st_uid, (unsigned)uid);
 		return -EPERM;
 	}
 	return 0;

@@ -69,43 +69,45 @@ void os_ptrace_facts(pid_t pid, struct os_ptrace_facts *f)
 void os_ptrace_refusal(pid_t pid, const struct os_ptrace_facts *f, char *out, size_t len)
 {
 	bool same = f->ids_known;
+	int n = snprintf(out, len, "not allowed to ptrace process %d", (int)pid);
+	size_t at = n > 0 && (size_t)n < len ? (size_t)n : 0;
+	char *p = out + at;
 
+	len -= at;
 	for (int i = 0; i < 3 && same; i++)
 		same = f->uid[i] == f->fsuid && f->gid[i] == f->fsgid;
 	if (f->ids_known && !same && !f->cap_sys_ptrace) {
 		if (f->uid[0] == f->uid[1] && f->uid[1] == f->uid[2] && f->uid[1] != f->fsuid)
-			snprintf(out, len, "not allowed to ptrace process %d: it runs as uid %u, "
-				 "objscope as uid %u without CAP_SYS_PTRACE — run objscope as root "
-				 "(or with CAP_SYS_PTRACE) or as uid %u", (int)pid,
-				 (unsigned)f->uid[1], (unsigned)f->fsuid, (unsigned)f->uid[1]);
+			snprintf(p, len, ": it runs as uid %u, objscope as uid %u without "
+				 "CAP_SYS_PTRACE — run objscope as root (or with CAP_SYS_PTRACE) "
+				 "or as uid %u", (unsigned)f->uid[1], (unsigned)f->fsuid,
+				 (unsigned)f->uid[1]);
 		else
-			snprintf(out, len, "not allowed to ptrace process %d: its real, effective and "
-				 "saved ids (uids %u/%u/%u, gids %u/%u/%u) are not all objscope's "
-				 "(%u/%u), as for a setuid or setgid program, and objscope lacks "
-				 "CAP_SYS_PTRACE — run objscope as root", (int)pid,
-				 (unsigned)f->uid[0], (unsigned)f->uid[1], (unsigned)f->uid[2],
-				 (unsigned)f->gid[0], (unsigned)f->gid[1], (unsigned)f->gid[2],
-				 (unsigned)f->fsuid, (unsigned)f->fsgid);
+			snprintf(p, len, ": its real, effective and saved ids (uids %u/%u/%u, gids "
+				 "%u/%u/%u) are not all objscope's (%u/%u), as for a setuid or "
+				 "setgid program, and objscope lacks CAP_SYS_PTRACE — run objscope "
+				 "as root", (unsigned)f->uid[0], (unsigned)f->uid[1],
+				 (unsigned)f->uid[2], (unsigned)f->gid[0], (unsigned)f->gid[1],
+				 (unsigned)f->gid[2], (unsigned)f->fsuid, (unsigned)f->fsgid);
 	} else if (!f->dumpable && !f->cap_sys_ptrace) {
-		snprintf(out, len, "not allowed to ptrace process %d: it is not dumpable (a setuid "
-			 "program, or prctl(PR_SET_DUMPABLE, 0)) and objscope lacks CAP_SYS_PTRACE — "
-			 "run objscope as root", (int)pid);
+		snprintf(p, len, ": it is not dumpable (a setuid program, or "
+			 "prctl(PR_SET_DUMPABLE, 0)) and objscope lacks CAP_SYS_PTRACE — run "
+			 "objscope as root");
 	} else if (f->yama == 3) {
-		snprintf(out, len, "not allowed to ptrace process %d: kernel.yama.ptrace_scope = 3 "
-			 "forbids ptrace on this system until the next boot", (int)pid);
+		snprintf(p, len, ": kernel.yama.ptrace_scope = 3 forbids ptrace on this system "
+			 "until the next boot");
 	} else if ((f->yama == 1 || f->yama == 2) && !f->cap_sys_ptrace) {
-		snprintf(out, len, "not allowed to ptrace process %d: kernel.yama.ptrace_scope = %d "
-			 "allows ptrace %s — run objscope as root (or with CAP_SYS_PTRACE)%s", (int)pid,
-			 f->yama, f->yama == 1 ? "of descendants only" : "only with CAP_SYS_PTRACE",
+		snprintf(p, len, ": kernel.yama.ptrace_scope = %d allows ptrace %s — run objscope "
+			 "as root (or with CAP_SYS_PTRACE)%s", f->yama,
+			 f->yama == 1 ? "of descendants only" : "only with CAP_SYS_PTRACE",
 			 f->yama == 1 ? ", or set kernel.yama.ptrace_scope to 0" : "");
 	} else if (f->tracer > 0) {
-		snprintf(out, len, "not allowed to ptrace process %d: it is already traced by "
-			 "process %d (a debugger or strace) — detach that first", (int)pid,
-			 (int)f->tracer);
+		snprintf(p, len, ": it is already traced by process %d (a debugger or strace) — "
+			 "detach that first", (int)f->tracer);
 	} else {
-		snprintf(out, len, "not allowed to ptrace process %d although %s — a security module "
-			 "(SELinux, AppArmor) or the container's policy refuses", (int)pid,
-			 f->cap_sys_ptrace ? "objscope has CAP_SYS_PTRACE" : same ? "the ids match"
+		snprintf(p, len, " although %s — a security module (SELinux, AppArmor) or the "
+			 "container's policy refuses", f->cap_sys_ptrace
+			 ? "objscope has CAP_SYS_PTRACE" : same ? "the ids match"
 			 : "its ids could not be read");
 	}
 }
