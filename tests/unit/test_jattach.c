@@ -308,3 +308,74 @@ Test(jattach, peer_check_compares_the_server_pid)
 	close(sv[0]);
 	close(sv[1]);
 }
+
+/* A "JVM" (a process of uid 4242) whose /tmp/.java_pid<PID> was bound
+ * first by another user's process: the whole request (os_jattach_jcmd,
+ * through the process's root) is refused with the line that says why, and
+ * nothing is sent to the fake. */
+Test(jattach, jcmd_refuses_a_fake_socket_in_the_jvms_tmp)
+{
+	char sock[64], out[256], err[256] = "";
+	pid_t jvm, fake;
+	int p[2], rc;
+
+	if (geteuid() != 0)
+		cr_skip_test("needs root: the JVM and the fake run as other users");
+	cr_assert_eq(pipe(p), 0);
+	jvm = fork();
+	cr_assert_geq(jvm, 0);
+	if (jvm == 0) {
+		char c;
+
+		close(p[1]);
+		if (setgid(4242) != 0 || setuid(4242) != 0)
+			_exit(1);
+		if (read(p[0], &c, 1) < 0)
+			_exit(2);
+		_exit(0);
+	}
+	close(p[0]);
+	snprintf(sock, sizeof(sock), "/tmp/.java_pid%d", (int)jvm);
+	unlink(sock);
+	fake = serve_socket(sock, 65534, 65534);
+	for (int i = 0; i < 200; i++) {
+		uid_t u = 0;
+		gid_t g = 0;
+
+		if (os_proc_ids(jvm, &u, &g) == 0 && u == 4242)
+			break;
+		usleep(5000);
+	}
+	rc = os_jattach_jcmd(jvm, "Compiler.perfmap", 1000, out, sizeof(out), err, sizeof(err));
+	cr_expect_eq(rc, -EPERM, "a fake socket was used (%d: %s)", rc, err);
+	cr_expect(strstr(err, "attach socket /tmp/.java_pid") &&
+		  strstr(err, "is owned by uid 65534, not the JVM's uid 4242: not used"), "%s", err);
+	stop(fake);
+	unlink(sock);
+	close(p[1]);
+	stop(jvm);
+}
+
+/* The perf map is looked at inside the process's root and never followed:
+ * a link at /tmp/perf-<PID>.map is refused. */
+Test(jattach, perf_map_stat_does_not_follow)
+{
+	char map[64], err[256] = "";
+	struct stat st;
+	pid_t child;
+
+	child = fork();
+	cr_assert_geq(child, 0);
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)child);
+	unlink(map);
+	cr_expect_eq(os_jattach_map_stat(child, &st, err, sizeof(err)), -ENOENT);
+	cr_assert_eq(symlink("/etc/passwd", map), 0);
+	cr_expect_eq(os_jattach_map_stat(child, &st, err, sizeof(err)), -ELOOP);
+	cr_expect(strstr(err, "symbolic link") != NULL, "%s", err);
+	unlink(map);
+	stop(child);
+}
