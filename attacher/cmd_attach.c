@@ -480,8 +480,10 @@ static int disarm_target(struct attach_ctx *a)
 /* A JVM too slow to answer Compiler.perfmap (a safepoint it cannot reach
  * yet; under ASan) still runs the command and writes the map: waits up to
  * JATTACH_LATE_MS for it to appear and stop growing, so that it is used and
- * then removed rather than left behind. True when it is there. */
-static bool late_perf_map(pid_t pid, char *err, size_t errlen)
+ * then removed rather than left behind. 0 when it is there; -ENOENT when
+ * it is not (or stays empty); another -errno with err set when what is
+ * there is refused. */
+static int late_perf_map(pid_t pid, char *err, size_t errlen)
 {
 	off_t last = -1;
 	struct stat st;
@@ -493,14 +495,15 @@ static bool late_perf_map(pid_t pid, char *err, size_t errlen)
 		rc = os_jattach_map_stat(pid, &st, err, errlen);
 		if (rc == 0) {
 			if (st.st_size > 0 && st.st_size == last)
-				return true;
+				return 0;
 			last = st.st_size;
 		} else if (rc != -ENOENT) {
-			return false; /* refused: err says why */
+			return rc; /* refused: err says why */
 		}
 		usleep(50 * 1000);
 	}
-	return os_jattach_map_stat(pid, &st, err, errlen) == 0 && st.st_size > 0;
+	rc = os_jattach_map_stat(pid, &st, err, errlen);
+	return rc == 0 && st.st_size == 0 ? -ENOENT : rc;
 }
 
 /* JIT names: the JVM writes its perf map on request (HotSpot attach
@@ -515,9 +518,11 @@ static void fetch_perf_map(struct os_collector *c, struct attach_ctx *a)
 	rc = os_jattach_perf_map(a->pid, JATTACH_MS, path, sizeof(path), &existed, err,
 				 sizeof(err));
 	if (rc == -ETIMEDOUT && !existed && path[0]) {
-		if (late_perf_map(a->pid, late, sizeof(late)))
+		int late_rc = late_perf_map(a->pid, late, sizeof(late));
+
+		if (late_rc == 0)
 			rc = 0;
-		else if (late[0] && strstr(late, "not used"))
+		else if (late_rc != -ENOENT)
 			snprintf(err, sizeof(err), "%s", late);
 	}
 	if (rc < 0) {
