@@ -48,6 +48,7 @@
 #include "common/attach_abi.h"
 #include "common/attach_orphan.h"
 #include "common/log.h"
+#include "common/safefs.h"
 
 #define INJECT_SAFE_MS 2000   /* to find a thread that may call dlopen */
 #define INJECT_CALL_MS 10000  /* for dlopen / objscope_attach to return */
@@ -398,7 +399,8 @@ static int inject_and_arm(struct os_collector *c, struct attach_ctx *a, bool *pe
 		    os_inject_call(&in, dlerr, NULL, 0, 0, INJECT_CALL_MS, &s, msg,
 				   sizeof(msg)) == 0 && s &&
 		    os_inject_read_str(a->pid, s, msg, sizeof(msg)) == 0)
-			snprintf(err, sizeof(err), "dlopen failed in the target: %.400s", msg);
+			snprintf(err, sizeof(err), "dlopen failed in the target: %.400s",
+				 os_untrusted_text(msg));
 		rc = -ENOEXEC;
 		goto fail;
 	}

@@ -362,7 +362,12 @@ int os_jattach_jcmd(pid_t pid, const char *command, unsigned timeout_ms, char *o
 	if (len)
 		out[n] = 0;
 	if (strncmp(out, "0\n", 2) != 0 && strcmp(out, "0") != 0) {
-		snprintf(err, errlen, "the JVM refused '%s': %.200s", command, out);
+		char shown[201];
+
+		/* the JVM's words, not escape sequences for root's terminal */
+		snprintf(shown, sizeof(shown), "%s", out);
+		snprintf(err, errlen, "the JVM refused '%s': %s", command,
+			 os_untrusted_text(shown));
 		rc = -EPROTO;
 	}
 out:

@@ -245,6 +245,17 @@ int os_read_capped(int fd, size_t max, char **out, size_t *len)
 	return 0;
 }
 
+char *os_untrusted_text(char *s)
+{
+	for (unsigned char *p = (unsigned char *)s; *p; p++) {
+		if (*p == '\n' || *p == '\r' || *p == '\t')
+			*p = ' ';
+		else if (*p < 0x20 || *p >= 0x7f)
+			*p = '?';
+	}
+	return s;
+}
+
 int os_unlink_same(int dirfd, const char *name, const struct stat *created)
 {
 	struct stat now;

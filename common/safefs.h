@@ -97,6 +97,12 @@ int os_open_untrusted(int dirfd, const char *path, uid_t owner, struct stat *st)
  * malloc'ed NUL-terminated buffer (*out, *len). -EFBIG when there is more. */
 int os_read_capped(int fd, size_t max, char **out, size_t *len);
 
+/* Makes text another user wrote (a JVM's attach reply, a dlerror message
+ * read from the target) safe to print on one line of a terminal: tabs and
+ * line breaks become spaces, other control bytes (escape sequences) and
+ * bytes >= 0x7f become '?'. In place; returns s. */
+char *os_untrusted_text(char *s);
+
 /* unlinkat(dirfd, name) only if `name` is still the inode `created`
  * describes (st_dev, st_ino): something else put there meanwhile stays.
  * Not a symlink-following check: the name itself is compared. */

@@ -379,3 +379,50 @@ Test(jattach, perf_map_stat_does_not_follow)
 	unlink(map);
 	stop(child);
 }
+
+/* A "JVM" (a process that serves its own /tmp/.java_pid<PID>, so every
+ * check passes) answering with an error full of escape sequences: the
+ * request arrives, and the answer reaches the error line as one printable
+ * line. */
+Test(jattach, jvm_reply_printed_without_escape_sequences)
+{
+	char out[256], err[256] = "";
+	int p[2], rc;
+	pid_t jvm;
+	char c;
+
+	cr_assert_eq(pipe(p), 0);
+	jvm = fork();
+	cr_assert_geq(jvm, 0);
+	if (jvm == 0) {
+		static const char reply[] = "1\n\x1b]0;owned\x07\x1b[2Jbad command\n";
+		struct sockaddr_un sa = { .sun_family = AF_UNIX };
+		char req[512];
+		int s, k;
+
+		snprintf(sa.sun_path, sizeof(sa.sun_path), "/tmp/.java_pid%d", (int)getpid());
+		unlink(sa.sun_path);
+		s = socket(AF_UNIX, SOCK_STREAM, 0);
+		if (s < 0 || bind(s, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(s, 1) != 0)
+			_exit(2);
+		if (write(p[1], "r", 1) != 1)
+			_exit(3);
+		k = accept(s, NULL, NULL);
+		if (k < 0 || read(k, req, sizeof(req)) <= 0 ||
+		    write(k, reply, sizeof(reply) - 1) != (ssize_t)sizeof(reply) - 1)
+			_exit(4);
+		close(k);
+		unlink(sa.sun_path);
+		_exit(0);
+	}
+	close(p[1]);
+	cr_assert_eq(read(p[0], &c, 1), 1, "the fake JVM did not start");
+	close(p[0]);
+	rc = os_jattach_jcmd(jvm, "Compiler.perfmap", 2000, out, sizeof(out), err, sizeof(err));
+	cr_expect_eq(rc, -EPROTO, "%d: %s", rc, err);
+	cr_expect(strstr(err, "the JVM refused 'Compiler.perfmap': 1 ?]0;owned??[2Jbad command")
+		  != NULL, "%s", err);
+	cr_expect_null(strchr(err, '\x1b'), "an escape sequence reached the error line");
+	cr_expect_null(strchr(err, '\n'));
+	stop(jvm);
+}

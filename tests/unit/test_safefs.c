@@ -263,3 +263,11 @@ Test(safefs, proc_ids_are_the_effective_ones)
 	cr_assert_eq(waitpid(child, &status, 0), child);
 	cr_expect_eq(os_proc_ids(child, &u, &g), -ESRCH, "a reaped process has ids");
 }
+
+/* Another user's text on root's terminal: no escape sequence, one line. */
+Test(safefs, untrusted_text_is_one_printable_line)
+{
+	char s[] = "0\nok\x1b]0;owned\x07\x1b[2J\tdone\r\xc2\x9b";
+
+	cr_expect_str_eq(os_untrusted_text(s), "0 ok?]0;owned??[2J done ??");
+}
