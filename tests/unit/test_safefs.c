@@ -215,3 +215,46 @@ Test(safefs, identity_switch_applies_to_file_calls)
 	}
 	close(fd);
 }
+
+/* Output files: an aborted one leaves nothing; a committed one replaces the
+ * name (the old one kept on request), never the file a link points to. */
+Test(safefs, output_files_made_by_us_only)
+{
+	struct os_outfile o;
+	char out[256], err[256] = "", cmd[320], line[64];
+	struct stat st;
+	FILE *ls;
+	int n = 0;
+
+	snprintf(out, sizeof(out), "%s/o.txt", dir);
+	cr_assert_eq(os_out_open(&o, out, 0640, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(write(o.fd, "x", 1), 1);
+	os_out_abort(&o);
+	cr_assert_neq(lstat(out, &st), 0, "an aborted output took the name");
+
+	put("target", "keep", 0644);
+	snprintf(cmd, sizeof(cmd), "%s/target", dir);
+	cr_assert_eq(symlink(cmd, out), 0);
+	cr_assert_eq(lchown(out, 65534, 65534), 0); /* not ours: not followed */
+	cr_assert_eq(os_out_open(&o, out, 0600, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(write(o.fd, "new", 3), 3);
+	cr_assert_eq(os_out_commit(&o, true, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(lstat(out, &st), 0);
+	cr_assert(S_ISREG(st.st_mode) && st.st_size == 3);
+	cr_assert_eq(stat(cmd, &st), 0);
+	cr_assert_eq(st.st_size, 4, "the link's target was written");
+
+	cr_assert_eq(os_out_open(&o, out, 0600, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(write(o.fd, "newer", 5), 5);
+	cr_assert_eq(os_out_commit(&o, true, err, sizeof(err)), 0, "%s", err);
+	snprintf(cmd, sizeof(cmd), "%s/o.txt.old", dir);
+	cr_assert_eq(stat(cmd, &st), 0);
+	cr_assert_eq(st.st_size, 3, "the previous file was not kept as .old");
+
+	snprintf(cmd, sizeof(cmd), "ls -A %s", dir);
+	ls = popen(cmd, "r");
+	while (fgets(line, sizeof(line), ls))
+		n++;
+	pclose(ls);
+	cr_assert_eq(n, 3, "temporary files left: %d entries", n); /* target, o.txt(.old) */
+}
