@@ -332,23 +332,36 @@ void os_sym_exec(struct os_symbolizer *s, uint32_t pid)
 	p->jit = NULL;
 }
 
-int os_sym_load_perf_map(struct os_symbolizer *s, uint32_t pid, const char *path)
+static int set_perf_map(struct os_symbolizer *s, uint32_t pid, struct os_perfmap *pm,
+			size_t *long_lines)
 {
-	struct os_perfmap *pm;
-	struct sym_proc *p;
-	int ret;
+	struct sym_proc *p = proc_get(s, pid, true);
 
-	ret = os_perfmap_load(path, &pm);
-	if (ret)
-		return ret;
-	p = proc_get(s, pid, true);
 	if (!p) {
 		os_perfmap_free(pm);
 		return -ENOMEM;
 	}
+	if (long_lines)
+		*long_lines = os_perfmap_long_lines(pm);
 	os_perfmap_free(p->jit);
 	p->jit = pm;
 	return 0;
+}
+
+int os_sym_load_perf_map(struct os_symbolizer *s, uint32_t pid, const char *path)
+{
+	struct os_perfmap *pm;
+	int ret = os_perfmap_load(path, &pm);
+
+	return ret ? ret : set_perf_map(s, pid, pm, NULL);
+}
+
+int os_sym_load_perf_map_fd(struct os_symbolizer *s, uint32_t pid, int fd, size_t *long_lines)
+{
+	struct os_perfmap *pm;
+	int ret = os_perfmap_load_fd(fd, &pm);
+
+	return ret ? ret : set_perf_map(s, pid, pm, long_lines);
 }
 
 bool os_sym_has_process(struct os_symbolizer *s, uint32_t pid)

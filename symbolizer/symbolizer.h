@@ -19,6 +19,7 @@
 #define OBJSCOPE_SYMBOLIZER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct os_symbolizer;
@@ -63,6 +64,11 @@ void os_sym_exec(struct os_symbolizer *s, uint32_t pid);
  * 0x, the name may contain spaces) for pid's JIT code, replacing the one
  * read before (read it again when it has grown). Bad lines are skipped. */
 int os_sym_load_perf_map(struct os_symbolizer *s, uint32_t pid, const char *path);
+/* The same from a file the caller opened and checked (os_open_untrusted:
+ * regular, owner, no link). The map is bounded (perfmap.h: 512 MiB, lines
+ * of 64 KiB; -EFBIG when larger); *long_lines (may be NULL) gets the number
+ * of over-long lines skipped. */
+int os_sym_load_perf_map_fd(struct os_symbolizer *s, uint32_t pid, int fd, size_t *long_lines);
 bool os_sym_has_process(struct os_symbolizer *s, uint32_t pid);
 
 /* Resolves an absolute address of pid. Returns 0 and fills *r (fields NULL

@@ -1,6 +1,7 @@
 #include "symbolizer/symbolizer.h"
 
 #include "common/procmaps.h"
+#include "common/safefs.h"
 #include "symbolizer/perfmap.h"
 
 #include <criterion/criterion.h>
@@ -343,6 +344,68 @@ Test(symbolizer, perf_map)
 
 	cr_assert_eq(os_sym_load_perf_map(s, 77, "/nonexistent/perf-77.map"), -ENOENT);
 	unlink(path);
+	os_sym_free(s);
+}
+
+/* Issue 25: the perf map is the target's file. A FIFO, a symlink or another
+ * user's file is refused at once (no hang, nothing read); an endless line
+ * is skipped and counted, the lines after it still read. */
+Test(symbolizer, perf_map_hostile_files, .timeout = 10)
+{
+	struct os_symbolizer *s = os_sym_new();
+	char dir[] = "/tmp/objscope-pmhost-XXXXXX", p[128], victim[128], *big;
+	const size_t biglen = OS_PERFMAP_MAX_LINE * 3;
+	struct os_sym_result r;
+	struct os_perfmap *pm = NULL;
+	size_t long_lines = 9;
+	int fd;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(p, sizeof(p), "%s/fifo.map", dir);
+	cr_assert_eq(mkfifo(p, 0666), 0);
+	cr_assert_eq(os_sym_load_perf_map(s, 5, p), -EBADFD, "a FIFO was read");
+
+	snprintf(victim, sizeof(victim), "%s/secret", dir);
+	write_file(victim, "0x1000 0x100 secret\n", 20);
+	snprintf(p, sizeof(p), "%s/link.map", dir);
+	cr_assert_eq(symlink(victim, p), 0);
+	cr_assert_eq(os_sym_load_perf_map(s, 5, p), -ELOOP, "a symlink was followed");
+	cr_assert_eq(os_sym_resolve(s, 5, 0x1010, &r), -ENOENT);
+
+	/* another user's map: refused when the JVM's uid is asked for */
+	snprintf(p, sizeof(p), "%s/other.map", dir);
+	write_file(p, "0x1000 0x100 planted\n", 21);
+	cr_assert_eq(chown(p, 65534, 65534), 0);
+	cr_assert_eq(os_open_untrusted(AT_FDCWD, p, 4242, NULL), -EPERM);
+	fd = os_open_untrusted(AT_FDCWD, p, 65534, NULL);
+	cr_assert_geq(fd, 0);
+	close(fd);
+
+	/* an endless line between two good ones */
+	big = malloc(biglen + 64);
+	cr_assert_not_null(big);
+	memset(big, 'A', biglen + 64);
+	memcpy(big, "0x2000 0x10 first\n", 18);
+	memcpy(big + biglen, "\n0x3000 0x10 last\n", 19);
+	snprintf(p, sizeof(p), "%s/long.map", dir);
+	write_file(p, big, biglen + 19);
+	fd = open(p, O_RDONLY);
+	cr_assert_eq(os_sym_load_perf_map_fd(s, 5, fd, &long_lines), 0);
+	close(fd);
+	cr_assert_eq(long_lines, 1);
+	cr_assert_eq(os_sym_resolve(s, 5, 0x2001, &r), 0);
+	cr_assert_str_eq(r.func, "first");
+	cr_assert_eq(os_sym_resolve(s, 5, 0x3001, &r), 0);
+	cr_assert_str_eq(r.func, "last");
+	/* the same from memory, the last line without its newline */
+	cr_assert_eq(os_perfmap_load_mem(big, biglen + 18, &pm), 0);
+	cr_assert_eq(os_perfmap_count(pm), 2);
+	cr_assert_eq(os_perfmap_long_lines(pm), 1);
+	os_perfmap_free(pm);
+	cr_assert_eq(os_perfmap_load_mem(big, OS_PERFMAP_MAX_BYTES + 1, &pm), -EFBIG);
+	free(big);
+	snprintf(p, sizeof(p), "rm -rf %s", dir);
+	cr_assert_eq(system(p), 0);
 	os_sym_free(s);
 }
 
