@@ -50,6 +50,15 @@ void os_sym_set_separate_lines(struct os_symbolizer *s, bool on);
  * older mappings), as mmap does. -EINVAL when end <= start. */
 int os_sym_add_mapping(struct os_symbolizer *s, uint32_t pid, uint64_t start, uint64_t end,
 		       uint64_t pgoff, const char *path);
+/* The same with the device and inode of the mapped file (from the maps
+ * entry or a perf MMAP2 record; ino 0: unknown): the file opened by name
+ * must be that inode, else it is looked for in the process's root and its
+ * map_files, and not read at all when none is (os_sym_modules_refused). */
+int os_sym_add_mapping_id(struct os_symbolizer *s, uint32_t pid, uint64_t start, uint64_t end,
+			  uint64_t pgoff, const char *path, uint32_t dev_major,
+			  uint32_t dev_minor, uint64_t ino);
+/* Modules not read because the file by that name was not the one mapped. */
+size_t os_sym_modules_refused(const struct os_symbolizer *s);
 /* Adds the executable mappings of /proc/PID/maps (over those known). Files
  * that cannot be opened by their path are looked for under /proc/PID/root
  * (containers); deleted files are read at once through

@@ -245,6 +245,79 @@ Test(symbolizer, dynsym_only)
 	os_sym_free(s);
 }
 
+struct id_ctx {
+	struct os_symbolizer *s;
+	const char *lib, *name;
+	uint32_t pid;
+	int n;
+};
+
+/* The library's mappings with their device and inode, named `name`. */
+static int add_with_id(const struct os_maps_entry *e, void *arg)
+{
+	struct id_ctx *c = arg;
+
+	if (!strcmp(e->path, c->lib) && os_maps_is_exec(e)) {
+		c->n++;
+		return os_sym_add_mapping_id(c->s, c->pid, e->start, e->end, e->offset, c->name,
+					     e->dev_major, e->dev_minor, e->inode);
+	}
+	return 0;
+}
+
+/* Issue 25: the libraries named by the target's maps are hostile names. A
+ * FIFO is not waited on; a file by that name that is not the inode mapped
+ * (another file of the host, a root-only file) is not read: its frames stay
+ * unnamed, counted; the mapped file is still found through map_files. */
+Test(symbolizer, library_not_the_mapped_file_is_not_read, .timeout = 20)
+{
+	struct os_symbolizer *s = os_sym_new();
+	char dir[] = "/tmp/objscope-symid-XXXXXX", fifo[128], copy[128], cmd[2 * PATH_MAX];
+	struct os_sym_result r;
+	struct target t;
+	struct id_ctx c;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/lib.so", dir);
+	cr_assert_eq(mkfifo(fifo, 0666), 0);
+	cr_assert_eq(os_sym_add_mapping(s, 9, 0x400000, 0x410000, 0, fifo), 0);
+	cr_assert_eq(os_sym_resolve(s, 9, 0x401234, &r), 0); /* returns: no hang */
+	cr_assert_null(r.func);
+
+	start_target(&t);
+	snprintf(copy, sizeof(copy), "%s/copy.so", dir);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", t.lib, copy);
+	cr_assert_eq(system(cmd), 0);
+	/* a process that cannot be looked into: only the name is left */
+	c = (struct id_ctx){ s, t.lib, copy, 4242, 0 };
+	cr_assert_eq(os_maps_foreach_pid(t.pid, add_with_id, &c), 0);
+	cr_assert_geq(c.n, 1);
+	cr_assert_eq(os_sym_resolve(s, 4242, func(&t, "symlib_work")->addr, &r), 0);
+	cr_assert_null(r.func, "a file that is not the mapped inode was read: %s", r.func);
+	cr_assert_eq(os_sym_modules_refused(s), 1);
+	os_sym_free(s);
+
+	/* the live process: its map_files entry is the mapped file itself */
+	if (geteuid() == 0) {
+		s = os_sym_new();
+		c = (struct id_ctx){ s, t.lib, copy, (uint32_t)t.pid, 0 };
+		cr_assert_eq(os_maps_foreach_pid(t.pid, add_with_id, &c), 0);
+		check_function(s, t.pid, func(&t, "symlib_work"), "symlib_work", "copy.so",
+			       NULL);
+		cr_assert_eq(os_sym_modules_refused(s), 0);
+		os_sym_free(s);
+	}
+	/* the right inode by name: read as before */
+	s = os_sym_new();
+	c = (struct id_ctx){ s, t.lib, t.lib, 4243, 0 };
+	cr_assert_eq(os_maps_foreach_pid(t.pid, add_with_id, &c), 0);
+	check_function(s, 4243, func(&t, "symlib_work"), "symlib_work", "libsymlib.so", NULL);
+	os_sym_free(s);
+	stop_target(&t);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
 /* The library's DWARF moved to a separate file found by .gnu_debuglink
  * (as Debian's -dbg packages do): its lines are used only with
  * os_sym_set_separate_lines (record --debug-lines); the function names stay. */
