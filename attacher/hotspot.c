@@ -1053,6 +1053,8 @@ static void hs_before_symbolize(struct os_runtime *rt)
 	struct hotspot *h = hs_of(rt);
 	char path[160], dir[160];
 
+	if (!h->sym) /* no symbolizer: nothing to name, nothing to remove */
+		return;
 	for (uint32_t i = 0; i < h->njvms; i++) {
 		struct hs_jvm *j = h->jvms[i];
 		/* one JVM per attach; its pid may be the container's view */
