@@ -424,6 +424,20 @@ int os_out_check(const char *path, char *err, size_t errlen)
 		return rc;
 	}
 	o.base = o.path + (o.base - path);
+	{ /* another user's file in a sticky directory (/tmp) cannot be
+	     replaced by us: say so now rather than after the run */
+		struct stat dst, old;
+
+		if (geteuid() != 0 && fstat(o.dirfd, &dst) == 0 && (dst.st_mode & S_ISVTX) &&
+		    fstatat(o.dirfd, o.base, &old, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    old.st_uid != geteuid() && dst.st_uid != geteuid()) {
+			out_err(err, errlen, path,
+				"belongs to uid %u in a sticky directory: it cannot be replaced "
+				"— name another file", (unsigned)old.st_uid);
+			out_reset(&o);
+			return -EPERM;
+		}
+	}
 	rc = out_create(&o, 0600, err, errlen);
 	if (!rc)
 		os_out_abort(&o);

@@ -470,6 +470,13 @@ static int open_checked(const struct os_elfmod *m, const char *p)
 	return fd;
 }
 
+int os_elfmod_open_fd(const struct os_elfmod *m)
+{
+	if (!m || !m->loaded || m->load_ret || !m->open_path)
+		return -ENOENT;
+	return open_checked(m, m->open_path);
+}
+
 int os_elfmod_load(struct os_elfmod *m, const char *open_path)
 {
 	const char *p = open_path ? open_path : m->path;

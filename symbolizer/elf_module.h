@@ -46,6 +46,9 @@ void os_elfmod_expect_id(struct os_elfmod *m, uint32_t dev_major, uint32_t dev_m
 bool os_elfmod_loaded(const struct os_elfmod *m);
 /* The file actually opened (NULL unless loaded successfully). */
 const char *os_elfmod_open_path(const struct os_elfmod *m);
+/* That file opened again with the same checks (the name may now be another
+ * file): a read-only fd for the caller, or -errno. */
+int os_elfmod_open_fd(const struct os_elfmod *m);
 
 /* The ELF vaddr of the byte at `addr` of a mapping [map_start, ...) of this
  * file that starts at file offset `pgoff`: the PT_LOAD segment holding that

@@ -490,6 +490,19 @@ int os_sym_module_at(struct os_symbolizer *s, uint32_t pid, uint64_t addr, const
 	return 0;
 }
 
+int os_sym_module_fd(struct os_symbolizer *s, uint32_t pid, uint64_t addr)
+{
+	struct sym_proc *p = proc_get(s, pid, false);
+	size_t i;
+
+	if (!p)
+		return -ENOENT;
+	i = map_lower_bound(p, addr);
+	if (i >= p->n || p->maps[i].start > addr || !p->maps[i].mod->elf)
+		return -ENOENT;
+	return os_elfmod_open_fd(module_elf(s, p->maps[i].mod));
+}
+
 uint64_t os_sym_func_start(struct os_symbolizer *s, uint32_t pid, uint64_t addr)
 {
 	struct sym_proc *p = proc_get(s, pid, false);

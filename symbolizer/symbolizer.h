@@ -89,6 +89,13 @@ bool os_sym_has_process(struct os_symbolizer *s, uint32_t pid);
  * addr - 1. Line lookups are cached per address. */
 int os_sym_resolve(struct os_symbolizer *s, uint32_t pid, uint64_t addr,
 		   struct os_sym_result *r);
+/* The file of the module at addr (os_sym_module_at's path), opened again
+ * with the checks it was read with (regular, no final symlink, the mapped
+ * inode, inside the process's root): a read-only fd for the caller to pass
+ * to libdwfl instead of the path (a name can be replaced meanwhile, and a
+ * /proc/PID/root/... path opened by name resolves links against the host),
+ * or -errno. */
+int os_sym_module_fd(struct os_symbolizer *s, uint32_t pid, uint64_t addr);
 /* os_sym_resolve's sym_start where it names a function (func != NULL), else
  * 0; without the name's demangling and the source line lookup. */
 uint64_t os_sym_func_start(struct os_symbolizer *s, uint32_t pid, uint64_t addr);

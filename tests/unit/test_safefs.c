@@ -3,11 +3,13 @@
 #include "common/safefs.h"
 
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static char dir[64];
@@ -257,4 +259,34 @@ Test(safefs, output_files_made_by_us_only)
 		n++;
 	pclose(ls);
 	cr_assert_eq(n, 3, "temporary files left: %d entries", n); /* target, o.txt(.old) */
+}
+
+/* Another user's file in a sticky directory cannot be replaced by a user:
+ * the output check says so before a run (issue 24). */
+Test(safefs, output_check_sticky_directory_of_another_user)
+{
+	char out[256];
+	pid_t child;
+	int status;
+
+	if (geteuid() != 0)
+		cr_skip_test("needs root to act as two users");
+	cr_assert_eq(chmod(dir, 01777), 0);
+	put("theirs.data", "x", 0644); /* root's */
+	snprintf(out, sizeof(out), "%s/theirs.data", dir);
+	child = fork();
+	cr_assert_geq(child, 0);
+	if (child == 0) {
+		char err[256] = "";
+		char mine[300];
+
+		if (setgid(65534) != 0 || setuid(65534) != 0)
+			_exit(3);
+		if (os_out_check(out, err, sizeof(err)) != -EPERM || !strstr(err, "sticky"))
+			_exit(1);
+		snprintf(mine, sizeof(mine), "%s/mine.data", dir);
+		_exit(os_out_check(mine, err, sizeof(err)) == 0 ? 0 : 2);
+	}
+	cr_assert_eq(waitpid(child, &status, 0), child);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
 }

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -312,6 +313,17 @@ Test(symbolizer, library_not_the_mapped_file_is_not_read, .timeout = 20)
 	c = (struct id_ctx){ s, t.lib, t.lib, 4243, 0 };
 	cr_assert_eq(os_maps_foreach_pid(t.pid, add_with_id, &c), 0);
 	check_function(s, 4243, func(&t, "symlib_work"), "symlib_work", "libsymlib.so", NULL);
+	{ /* the fd handed to libdwfl users is that file */
+		struct stat a, b;
+		int fd = os_sym_module_fd(s, 4243, func(&t, "symlib_work")->addr);
+
+		cr_assert_geq(fd, 0, "%s", strerror(-fd));
+		cr_assert_eq(fstat(fd, &a), 0);
+		cr_assert_eq(stat(t.lib, &b), 0);
+		cr_expect(a.st_ino == b.st_ino && a.st_dev == b.st_dev);
+		close(fd);
+		cr_expect_lt(os_sym_module_fd(s, 4243, 0x10), 0);
+	}
 	os_sym_free(s);
 	stop_target(&t);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
