@@ -1091,7 +1091,8 @@ static void hs_before_symbolize(struct os_runtime *rt)
 				continue;
 			}
 			snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path - off), path + off);
-			dirfd = os_open_in_root(rootfd, dir[0] ? dir : "/", O_PATH | O_DIRECTORY, 0);
+			dirfd = os_open_in_root(rootfd, dir[0] ? dir : "/", O_PATH | O_DIRECTORY,
+						0);
 		} else {
 			snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
 			dirfd = open(dir[0] ? dir : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);

@@ -562,7 +562,8 @@ int os_out_commit(struct os_outfile *o, bool keep_old, char *err, size_t errlen)
 		struct stat st;
 		char old[NAME_MAX + 1];
 
-		if (fstatat(o->dirfd, o->base, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)) {
+		if (fstatat(o->dirfd, o->base, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISREG(st.st_mode)) {
 			if ((size_t)snprintf(old, sizeof(old), "%s.old", o->base) >= sizeof(old))
 				o->old_errno = ENAMETOOLONG;
 			else if (renameat(o->dirfd, o->base, o->dirfd, old) != 0)
