@@ -1098,8 +1098,16 @@ static void hs_before_symbolize(struct os_runtime *rt)
 			dirfd = open(dir[0] ? dir : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 			dirfd = dirfd < 0 ? -errno : dirfd;
 		}
-		if (dirfd < 0) {
+		if (dirfd == -ENOSYS) { /* no openat2 (< 5.6): no resolution that stays inside */
+			snprintf(j->map_note, sizeof(j->map_note),
+				 "HotSpot pid %u: perf map %s cannot be opened inside the target's "
+				 "root on this kernel (no openat2): not read — JIT frames unnamed",
+				 j->pid, path);
+			os_warn("%s", j->map_note);
+		} else if (dirfd < 0) {
 			os_debug("hotspot: perf map %s: its directory: %s", path, strerror(-dirfd));
+		}
+		if (dirfd < 0) {
 			if (rootfd >= 0)
 				close(rootfd);
 			continue;
