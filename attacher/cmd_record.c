@@ -24,6 +24,7 @@
 #include "attacher/watch.h"
 #include "common/hotspot_abi.h"
 #include "common/log.h"
+#include "common/profile.h"
 
 static volatile sig_atomic_t stop_requested;
 static int stop_pipe[2] = { -1, -1 }; /* self-pipe: a stop signal wakes the poll */
@@ -123,6 +124,12 @@ int cmd_record(int argc, char **argv)
 		os_err("record: no command given — usage: objscope record [options] -- COMMAND "
 		       "[ARGS...]");
 		return OS_EXIT_USAGE;
+	}
+	/* before the command runs: a run whose profile cannot be written is
+	 * a run wasted */
+	if (os_profile_check_output(o.output, err, sizeof(err)) < 0) {
+		os_err("record: %s", err);
+		return OS_EXIT_FAIL;
 	}
 	if (os_session_find_preload(lib, sizeof(lib)) < 0) {
 		os_err("record: cannot find libobjscope.so next to the objscope binary — set "

@@ -736,6 +736,42 @@ Test(report, output_to_a_fifo_keeps_the_fifo)
 	json_object_put(root);
 }
 
+/* Issue 25: a symlink planted at the old temporary name or at the output
+ * (by another user) is replaced, never written through; the report gets
+ * 0666 & ~umask; a device or a directory is refused before loading. */
+Test(report, planted_links_not_written_through)
+{
+	char victim[160], out[160], buf[16] = "";
+	struct stat st;
+	mode_t um;
+	int fd;
+
+	snprintf(victim, sizeof(victim), "%s", rpath("victim"));
+	snprintf(out, sizeof(out), "%s", rpath("r.json"));
+	write_profile(build_small(), rpath("small.data"));
+	fd = open(victim, O_WRONLY | O_CREAT, 0644);
+	cr_assert_eq(write(fd, "precious", 8), 8);
+	close(fd);
+	cr_assert_eq(symlink(victim, rpath("r.json.tmp")), 0);
+	cr_assert_eq(symlink(victim, out), 0);
+	cr_assert_eq(lchown(out, 65534, 65534), 0);
+	um = umask(027);
+	cr_assert_eq(REPORT("--format", "json", "-o", out, rpath("small.data")), 0);
+	umask(um);
+	fd = open(victim, O_RDONLY);
+	cr_assert_eq(read(fd, buf, sizeof(buf) - 1), 8);
+	close(fd);
+	cr_assert_str_eq(buf, "precious");
+	cr_assert_eq(lstat(out, &st), 0);
+	cr_assert(S_ISREG(st.st_mode), "the planted link was not replaced");
+	cr_assert_eq(st.st_mode & 0777, 0640, "mode %o", st.st_mode & 0777);
+	json_object_put(load_json(out));
+	cr_assert_eq(lstat(rpath("r.json.tmp"), &st), 0);
+	cr_assert(S_ISLNK(st.st_mode));
+	cr_assert_neq(REPORT("--format", "json", "-o", "/dev/zero", rpath("small.data")), 0);
+	cr_assert_neq(REPORT("--format", "json", "-o", rpath(""), rpath("small.data")), 0);
+}
+
 /* The text header shows a hostile command line quoted the way a shell reads
  * it back: one line, no raw control or invalid bytes, and bash turns it into
  * the same arguments again. */
