@@ -618,6 +618,32 @@ Test(e2e_faults, attach_sigterm_writes_profile_target_runs_on)
 	signal_attach(SIGTERM);
 }
 
+/* Issue 24: attach checks its output before it touches the target: one
+ * line, non-zero, and the target never mapped the rings. */
+Test(e2e_faults, attach_unwritable_output_refused_before_the_attach)
+{
+	pid_t target = start_sleeper("outchk", ATTACH_SECS);
+	char pid[16];
+	const char *argv[] = { E2E_OBJSCOPE, "attach", "-d", "5", "-o", "/nonexistent/dir/a.data",
+			       pid, NULL };
+	struct e2e_result res;
+	unsigned long a, b;
+	double t0 = mono_s();
+
+	snprintf(pid, sizeof(pid), "%d", (int)target);
+	cr_assert_eq(e2e_run(tmp, argv, NULL, &res), 0);
+	cr_expect_lt(mono_s() - t0, 2.0, "the attach ran first");
+	cr_expect_neq(res.status, 0);
+	cr_expect(strstr(res.err, "/nonexistent/dir/a.data: cannot create: directory "
+				  "/nonexistent/dir: No such file or directory") != NULL,
+		  "stderr:\n%s", res.err);
+	cr_expect_eq(e2e_count_lines(res.err, res.err_len), 1, "stderr:\n%s", res.err);
+	cr_expect(!rings_mapping(target, &a, &b), "the target was attached");
+	e2e_result_free(&res);
+	kill(target, SIGKILL);
+	waitpid(target, NULL, 0);
+}
+
 /* Counters of the orphaned rings, read through /proc/PID/map_files. */
 struct ring_view {
 	uint32_t disarmed;
