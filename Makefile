@@ -185,10 +185,11 @@ test: deps
 # ---- robustness (issue 7): fuzzing, sanitizers, quick benchmarks ----------
 # `make fuzz`: libFuzzer (clang) over the parsers of untrusted input, for
 # FUZZ_SECONDS in all: the profile reader (os_profile_read_mem) half of it,
-# the perf map reader (written by the profiled JVM: symbolizer/perfmap.c)
-# and the /proc/PID/maps parser (paths chosen by the target:
-# common/procmaps.c) a quarter each. Seeds: tests/fuzz/corpus*/; a finding
-# is written to tests/fuzz/crashes/ (perfmap-*, maps-* for the small ones)
+# the perf map reader (written by the profiled JVM: symbolizer/perfmap.c),
+# the /proc/PID/maps parser (paths chosen by the target: common/procmaps.c)
+# and the check of a JVM's attach reply (attacher/jattach.c) a sixth each.
+# Seeds: tests/fuzz/corpus*/; a finding is written to tests/fuzz/crashes/
+# (perfmap-*, maps-*, jattach-* for the small ones)
 # and from then on replayed by build/test_fuzz_regress (`make fuzz-regress`).
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 20
@@ -199,7 +200,8 @@ FUZZ_SRC     := tests/fuzz/fuzz_profile.c common/profile.c common/profile_io.c c
 FUZZ_BIN     := $(BUILD)/fuzz/fuzz_profile
 FUZZ_PM_SRC  := tests/fuzz/fuzz_perfmap.c symbolizer/perfmap.c common/safefs.c
 FUZZ_MAPS_SRC := tests/fuzz/fuzz_maps.c common/procmaps.c
-FUZZ_SMALL   := $(BUILD)/fuzz/fuzz_perfmap $(BUILD)/fuzz/fuzz_maps
+FUZZ_JA_SRC  := tests/fuzz/fuzz_jattach.c attacher/jattach.c common/safefs.c
+FUZZ_SMALL   := $(BUILD)/fuzz/fuzz_perfmap $(BUILD)/fuzz/fuzz_maps $(BUILD)/fuzz/fuzz_jattach
 $(FUZZ_BIN): $(FUZZ_SRC) common/profile.h common/safefs.h $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  FUZZCC  $@")
@@ -212,9 +214,13 @@ $(BUILD)/fuzz/fuzz_maps: $(FUZZ_MAPS_SRC) common/procmaps.h $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  FUZZCC  $@")
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -DOS_FUZZ_ENTRY -o $@ $(FUZZ_MAPS_SRC)
+$(BUILD)/fuzz/fuzz_jattach: $(FUZZ_JA_SRC) attacher/jattach.h common/safefs.h $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  FUZZCC  $@")
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -DOS_FUZZ_ENTRY -o $@ $(FUZZ_JA_SRC)
 
 $(BUILD)/test_fuzz_regress: $(call obj,tests/fuzz/regress.c tests/fuzz/fuzz_profile.c \
-		tests/fuzz/fuzz_perfmap.c tests/fuzz/fuzz_maps.c) $(TOOL_LIB)
+		tests/fuzz/fuzz_perfmap.c tests/fuzz/fuzz_maps.c tests/fuzz/fuzz_jattach.c) $(TOOL_LIB)
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(TOOL_LIBS) -lcriterion
 
 fuzz-regress: $(BUILD)/test_fuzz_regress
@@ -232,12 +238,13 @@ define fuzz_run
 		"fix the parser; build/test_fuzz_regress replays it from now on" >&2; exit 1; fi
 endef
 FUZZ_HALF    = $(shell n=$$(( $(FUZZ_SECONDS) / 2 )); echo $$(( n > 0 ? n : 1 )))
-FUZZ_QUARTER = $(shell n=$$(( $(FUZZ_SECONDS) / 4 )); echo $$(( n > 0 ? n : 1 )))
+FUZZ_SIXTH   = $(shell n=$$(( $(FUZZ_SECONDS) / 6 )); echo $$(( n > 0 ? n : 1 )))
 
 fuzz: $(FUZZ_BIN) $(FUZZ_SMALL) fuzz-regress
 	$(call fuzz_run,$(FUZZ_HALF),profile,tests/fuzz/corpus,)
-	$(call fuzz_run,$(FUZZ_QUARTER),perfmap,tests/fuzz/corpus_perfmap,perfmap-)
-	$(call fuzz_run,$(FUZZ_QUARTER),maps,tests/fuzz/corpus_maps,maps-)
+	$(call fuzz_run,$(FUZZ_SIXTH),perfmap,tests/fuzz/corpus_perfmap,perfmap-)
+	$(call fuzz_run,$(FUZZ_SIXTH),maps,tests/fuzz/corpus_maps,maps-)
+	$(call fuzz_run,$(FUZZ_SIXTH),jattach,tests/fuzz/corpus_jattach,jattach-)
 
 # Every benchmark program in its --quick form, so that none can rot.
 bench-quick: $(BENCHES) all

@@ -2,8 +2,9 @@
  * seed corpora through the fuzz targets, so a parser bug the fuzzer found
  * once stays fixed: the profile reader (tests/fuzz/corpus/, findings
  * crash-*...), the perf map reader (tests/fuzz/corpus_perfmap/, findings
- * perfmap-*) and the /proc/PID/maps parser (tests/fuzz/corpus_maps/,
- * findings maps-*). Run from the repository root
+ * perfmap-*), the /proc/PID/maps parser (tests/fuzz/corpus_maps/,
+ * findings maps-*) and the JVM attach reply check (tests/fuzz/corpus_jattach/,
+ * findings jattach-*). Run from the repository root
  * (build/test_fuzz_regress; `make fuzz-regress`). Under `make asan` the
  * replay runs with AddressSanitizer/UBSan.
  *
@@ -22,6 +23,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int os_fuzz_perfmap(const uint8_t *data, size_t size);
 int os_fuzz_maps(const uint8_t *data, size_t size);
+int os_fuzz_jattach(const uint8_t *data, size_t size);
 
 /* Loads dir/name; returns its bytes (malloc'd, at least 1 byte allocated). */
 static uint8_t *load(const char *dir, const char *name, size_t *len)
@@ -69,9 +71,12 @@ static void replay(const char *dir, const char *name)
 	int rc;
 
 	cr_log_info("replaying %s/%s (%zu bytes)", dir, name, len);
-	if (!strncmp(name, "perfmap-", 8) || !strncmp(name, "maps-", 5)) {
+	if (!strncmp(name, "perfmap-", 8) || !strncmp(name, "maps-", 5) ||
+	    !strncmp(name, "jattach-", 8)) {
 		if (name[0] == 'p')
 			os_fuzz_perfmap(buf, len);
+		else if (name[0] == 'j')
+			os_fuzz_jattach(buf, len);
 		else
 			os_fuzz_maps(buf, len);
 		free(buf);
@@ -132,8 +137,19 @@ static void replay_maps(const char *dir, const char *name)
 	free(buf);
 }
 
+static void replay_jattach(const char *dir, const char *name)
+{
+	size_t len;
+	uint8_t *buf = load(dir, name, &len);
+
+	cr_log_info("replaying %s/%s (%zu bytes)", dir, name, len);
+	os_fuzz_jattach(buf, len);
+	free(buf);
+}
+
 Test(fuzz_regress, parser_seeds_replay)
 {
+	cr_expect_geq(each_file("tests/fuzz/corpus_jattach", replay_jattach), 3);
 	cr_expect_geq(each_file("tests/fuzz/corpus_perfmap", replay_perfmap), 2);
 	cr_expect_geq(each_file("tests/fuzz/corpus_maps", replay_maps), 2);
 }
