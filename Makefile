@@ -46,7 +46,15 @@ ALL_CFLAGS  += -I$(GEN)
 TOOL_LIBS   += -lprotobuf-c
 
 .PHONY: all deps demo test unit e2e bench fixtures clean help
-.PHONY: fuzz fuzz-regress bench-quick asan
+.PHONY: fuzz fuzz-regress bench-quick asan install uninstall
+
+# `make install`: $(DESTDIR)$(PREFIX)/bin/objscope and
+# $(DESTDIR)$(PREFIX)/lib/objscope/libobjscope.so. objscope finds the library
+# relative to its own executable (bin/../lib/objscope/, attacher/session.c),
+# so the tree works from wherever the prefix is copied, without environment
+# variables; OBJSCOPE_LIB names the library for other layouts.
+PREFIX  ?= /usr/local
+DESTDIR ?=
 all: $(OBJSCOPE) $(PRELOAD_SO)
 
 help:
@@ -57,6 +65,8 @@ help:
 	@echo "make fuzz       fuzz the profile, perf map and maps parsers for FUZZ_SECONDS in all"
 	@echo "                (default 20), replay findings"
 	@echo "make asan       build tools + tests with ASan/UBSan in build-asan/, run unit + e2e there"
+	@echo "make install    install bin/objscope and lib/objscope/libobjscope.so under"
+	@echo "                \$$(DESTDIR)\$$(PREFIX) (PREFIX default /usr/local); make uninstall"
 
 # Installs missing Debian packages (needs root on a fresh machine).
 deps: $(DEPS_STAMP)
@@ -282,6 +292,15 @@ demo: deps
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all $(BENCHES) $(FIXTURES)
 	sh bench/run.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/objscope
+	install -m 0755 $(OBJSCOPE) $(DESTDIR)$(PREFIX)/bin/objscope
+	install -m 0644 $(PRELOAD_SO) $(DESTDIR)$(PREFIX)/lib/objscope/libobjscope.so
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/objscope $(DESTDIR)$(PREFIX)/lib/objscope/libobjscope.so
+	-rmdir $(DESTDIR)$(PREFIX)/lib/objscope 2>/dev/null
 
 clean:
 	rm -rf $(BUILD)
