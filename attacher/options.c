@@ -117,7 +117,7 @@ static int parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi, u
 int os_opts_parse(struct os_opts *o, const char *cmd, int argc, char **argv)
 {
 	uint64_t v;
-	int c;
+	int c, arg = 1;
 
 	memset(o, 0, sizeof(*o));
 	o->output = OS_DEFAULT_OUTPUT;
@@ -280,17 +280,24 @@ int os_opts_parse(struct os_opts *o, const char *cmd, int argc, char **argv)
 			return -2;
 		case '?':
 		default:
-			if (optopt)
-				os_err("%s: unknown option '-%c' — see 'objscope %s --help'", cmd, optopt,
-				       cmd);
+			/* argv[arg]: the element getopt was reading (no permutation:
+			 * "+"; optind moves past a group of short options only at its
+			 * end), so the message names what the user typed */
+			if (!strncmp(argv[arg], "--", 2) && strchr(argv[arg], '='))
+				os_err("%s: option '%s' is unknown or takes no value — see "
+				       "'objscope %s --help'", cmd, argv[arg], cmd);
+			else if (!strncmp(argv[arg], "--", 2))
+				os_err("%s: unknown or ambiguous option '%s' — see 'objscope %s "
+				       "--help'", cmd, argv[arg], cmd);
 			else
-				os_err("%s: unknown option '%s' — see 'objscope %s --help'", cmd,
-				       argv[optind - 1], cmd);
+				os_err("%s: unknown option '-%c' — see 'objscope %s --help'", cmd,
+				       optopt, cmd);
 			return -1;
 		case ':':
-			os_err("%s: option '%s' needs a value", cmd, argv[optind - 1]);
+			os_err("%s: option '%s' needs a value", cmd, argv[arg]);
 			return -1;
 		}
+		arg = optind;
 	}
 	return optind;
 }
