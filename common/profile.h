@@ -250,7 +250,7 @@ int os_profile_merge(struct os_profile *dst, const struct os_profile *src);
 /* String `id`, or NULL for OS_NONE / out of range. */
 const char *os_profile_str(const struct os_profile *p, uint32_t id);
 
-/* Formats frame `id` into buf (always NUL-terminated), as INTERFACE.md says:
+/* Formats frame `id` into buf (always NUL-terminated), as docs/INTERFACE.md says:
  *   Java     "Class.method(File.java:LINE)", "Class.method" without a file
  *   native   "function (file.c:LINE)" (basename), "function" without a line,
  *            "module+0xOFF" (basename) when only the module is known

@@ -25,7 +25,7 @@
 
 enum { EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
-/* Formats named by INTERFACE.md; render NULL = not implemented yet. */
+/* Formats named by docs/INTERFACE.md; render NULL = not implemented yet. */
 static const struct {
 	const char *name;
 	report_render_fn render;
