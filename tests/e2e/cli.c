@@ -167,6 +167,8 @@ Test(e2e_cli, unknown_options_and_missing_values_are_refused)
 	/* no command, no PID, unknown command */
 	one_line_usage_error(OPTS(E2E_OBJSCOPE, "record", "-q"), "no command given");
 	one_line_usage_error(OPTS(E2E_OBJSCOPE, "record", "-q", "--"), "no command given");
+	one_line_usage_error(OPTS(E2E_OBJSCOPE, "attach", "-q"), "expected one process id");
+	one_line_usage_error(OPTS(E2E_OBJSCOPE, "attach", "-q", "12x"), "expected one process id");
 	one_line_usage_error(OPTS(E2E_OBJSCOPE, "recrod", "--", "true"),
 			     "unknown command 'recrod'");
 }
