@@ -27,10 +27,10 @@ struct os_opts {
 	unsigned perf_pages;     /* perf buffer pages per CPU */
 	bool progress;           /* --progress: live status even if not a tty */
 	bool quiet;              /* -q: no summary line */
-	bool no_mmap;
+	bool no_mmap;            /* --no-mmap: do not track anonymous mmaps as objects */
 	bool debug_lines;        /* --debug-lines: lines from separate debug files too */
 	bool call_graph_dwarf;   /* --call-graph dwarf (default) | fp */
-	unsigned stack_copy;     /* --call-graph dwarf,SIZE: user stack bytes per sample */            /* --no-mmap: do not track anonymous mmaps as objects */
+	unsigned stack_copy;     /* --call-graph dwarf,SIZE: user stack bytes per sample */
 	bool replicas;           /* --replicas (--lifetimes/--reuse/--numa: errors until
 				  * issues 19, 20, 22) */
 	int watch_route;         /* --watch-route perf (default) | ptrace: enum watch_route */
