@@ -117,39 +117,28 @@ Test(fuzz_regress, seed_corpus_reads_and_replays)
 	each_file("tests/fuzz/corpus", replay);
 }
 
-static void replay_perfmap(const char *dir, const char *name)
+/* The fuzz target of a parser seed (each_file's callback has no context). */
+static int (*seed_target)(const uint8_t *, size_t);
+
+static void replay_seed(const char *dir, const char *name)
 {
 	size_t len;
 	uint8_t *buf = load(dir, name, &len);
 
 	cr_log_info("replaying %s/%s (%zu bytes)", dir, name, len);
-	os_fuzz_perfmap(buf, len);
+	seed_target(buf, len);
 	free(buf);
 }
 
-static void replay_maps(const char *dir, const char *name)
+static int replay_seeds(const char *dir, int (*target)(const uint8_t *, size_t))
 {
-	size_t len;
-	uint8_t *buf = load(dir, name, &len);
-
-	cr_log_info("replaying %s/%s (%zu bytes)", dir, name, len);
-	os_fuzz_maps(buf, len);
-	free(buf);
-}
-
-static void replay_jattach(const char *dir, const char *name)
-{
-	size_t len;
-	uint8_t *buf = load(dir, name, &len);
-
-	cr_log_info("replaying %s/%s (%zu bytes)", dir, name, len);
-	os_fuzz_jattach(buf, len);
-	free(buf);
+	seed_target = target;
+	return each_file(dir, replay_seed);
 }
 
 Test(fuzz_regress, parser_seeds_replay)
 {
-	cr_expect_geq(each_file("tests/fuzz/corpus_jattach", replay_jattach), 3);
-	cr_expect_geq(each_file("tests/fuzz/corpus_perfmap", replay_perfmap), 2);
-	cr_expect_geq(each_file("tests/fuzz/corpus_maps", replay_maps), 2);
+	cr_expect_geq(replay_seeds("tests/fuzz/corpus_jattach", os_fuzz_jattach), 3);
+	cr_expect_geq(replay_seeds("tests/fuzz/corpus_perfmap", os_fuzz_perfmap), 2);
+	cr_expect_geq(replay_seeds("tests/fuzz/corpus_maps", os_fuzz_maps), 2);
 }
