@@ -6,8 +6,9 @@
  * the style, the libraries and the script, each inlined, and the data: the
  * JSON report (fmt_json.c, every object) plus why nothing was attributed
  * and the kind of each frame (the flame graphs colour frames by it), as
- * {"report": ..., "why_empty": "...", "frame_kinds": {"FRAME": "KIND"}}. Nothing in the page refers to
- * another file or URL, and its Content-Security-Policy forbids fetches. */
+ * {"report": ..., "why_empty": "...", "frame_kinds": {"FRAME": "KIND"}}.
+ * Nothing in the page refers to another file or URL, and its
+ * Content-Security-Policy forbids fetches. */
 #include <errno.h>
 #include <json-c/json.h>
 #include <stdio.h>

@@ -258,7 +258,8 @@ static void print_header(const struct os_profile *p, bool verbose, FILE *out)
 	if (!verbose) {
 		uint32_t notes = m->nnotes + (report_has_est(p) ? 1 : 0);
 
-		fprintf(out, "# samples:     %" PRIu64 " of %" PRIu64 " attributed to objects (%.1f%%)",
+		fprintf(out, "# samples:     %" PRIu64 " of %" PRIu64
+			     " attributed to objects (%.1f%%)",
 			c->samples_attributed, c->samples_total,
 			pct(c->samples_attributed, c->samples_total));
 		if (report_has_est(p))
@@ -555,8 +556,8 @@ int report_render_text(const struct report_view *v, const struct report_opts *o,
 			p->c.samples_attributed ? "" : "\n",
 			report_has_est(p) ? " (estimated)" : "", max, v->nobjects);
 		if (silent)
-			fprintf(out, "# (%" PRIu32 " without samples left out, -v lists %s)\n", silent,
-				silent == 1 ? "it" : "them");
+			fprintf(out, "# (%" PRIu32 " without samples left out, -v lists %s)\n",
+				silent, silent == 1 ? "it" : "them");
 		if (max && report_has_est(p))
 			fprintf(out, "# rank    share    samples %-16s  %11s  %10s  type\n",
 				"(estimated)", "allocations", "bytes");
