@@ -263,7 +263,8 @@ static void print_header(const struct os_profile *p, bool verbose, FILE *out)
 			c->samples_attributed, c->samples_total,
 			pct(c->samples_attributed, c->samples_total));
 		if (report_has_est(p))
-			fprintf(out, ", ranked by Horvitz-Thompson estimates");
+			fprintf(out, "; %.0f estimated (Horvitz-Thompson), which rank the objects",
+				p->est.samples_attributed);
 		fputc('\n', out);
 		print_lost(c, out);
 		fputs("# -v shows ", out);

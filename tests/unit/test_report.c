@@ -921,6 +921,21 @@ Test(report, text_short_header_keeps_losses)
 	txt = slurp_text(rpath("noloss.txt"));
 	cr_assert_null(strstr(txt, "# lost:"), "a loss line without a loss:\n%s", txt);
 	free(txt);
+
+	/* with estimates, the estimated total, which ranks the objects */
+	p = build_small();
+	p->contexts[1].samples_est = 1000;
+	p->est.samples_attributed = 1350;
+	p->analyses |= OS_AN_ESTIMATES;
+	write_profile(p, rpath("est.data"));
+	cr_assert_eq(REPORT("-o", rpath("est.txt"), rpath("est.data")), 0);
+	txt = slurp_text(rpath("est.txt"));
+	cr_assert_not_null(strstr(txt, "# samples:     500 of 1000 attributed to objects (50.0%); 1350"
+				       " estimated (Horvitz-Thompson), which rank the objects\n"),
+			   "%s", txt);
+	cr_assert_not_null(strstr(txt, "# -v shows 2 notes,"), "the estimates' note not counted:\n%s",
+			   txt);
+	free(txt);
 }
 
 /* A context found at samples only (a synthetic first frame, no allocation
