@@ -150,7 +150,7 @@
     tableEl.textContent = '';
     cols.forEach(function (c, i) {
       var th = el('th', c.num ? 'num' : null, c.label);
-      if (c.title) th.title = c.title;
+      th.title = c.title || c.label;
       if (c.width) th.style.width = c.width;
       if (tableEl.classList.contains('sortable')) {
         th.addEventListener('click', function () {
@@ -222,11 +222,13 @@
     } };
   }
   function numCol(label, f, fmt, width) {
-    return { label: label, num: true, value: f, width: width || '92px',
+    /* narrower with the seven replica columns, so that the text columns keep room */
+    return { label: label, num: true, value: f, width: width || (hasReplicas ? '84px' : '100px'),
              cell: function (r) { return el('td', 'num', (fmt || num)(f(r))); } };
   }
   function shareCol(label, f, whole) {
-    return { label: label, value: f, width: '150px', cell: function (r) { return shareCell(f(r), whole); } };
+    return { label: label, value: f, width: hasReplicas ? '120px' : '160px',
+             cell: function (r) { return shareCell(f(r), whole); } };
   }
   function optionalCol(key, label) {
     if (!objects.some(function (o) { return o[key] !== null && o[key] !== undefined; })) return null;
@@ -245,15 +247,15 @@
   function replicaCols() {
     if (!hasReplicas) return [];
     function figCol(label, k, title) {
-      var c = numCol(label, function (o) { return repVal(o, k); }, function (v) { return v < 0 ? '\u2014' : fig(v); }, '56px');
+      var c = numCol(label, function (o) { return repVal(o, k); }, function (v) { return v < 0 ? '\u2014' : fig(v); }, '52px');
       c.title = title;
       return c;
     }
     return [
       numCol('replica cost', function (o) { var t = repVal(o, 'theta'); return t < 0 ? -1 : t * o.samples; },
-             function (v) { return v < 0 ? '\u2014' : v.toFixed(1); }, '96px'),
+             function (v) { return v < 0 ? '\u2014' : v.toFixed(1); }, '88px'),
       figCol('\u03b8', 'theta', 'replication factor: share of watchpoint comparisons that found equal values'),
-      numCol('comparisons', function (o) { return o.replica ? o.replica.comparisons : 0; }, null, '100px'),
+      numCol('comparisons', function (o) { return o.replica ? o.replica.comparisons : 0; }, null, '92px'),
       figCol('\u03b1', 'alpha', 'share of whole-content checks of differing pairs whose compared offset matched'),
       figCol('\u03c9', 'omega', 'lower bound: theta - alpha'),
       figCol('\u03b3', 'gamma', 'upper bound'),
@@ -444,12 +446,12 @@
       (hasEst ? ' (Horvitz-Thompson estimates)' : '');
     var cols = [
       numCol('#', function (o) { return o.id; }, String, '56px'),
-      textCol('type', function (o) { return o.type || '\u2014'; }, null, '17%'),
+      textCol('type', function (o) { return o.type || '\u2014'; }, null, hasReplicas ? null : '17%'),
       textCol('allocated at', function (o) { return firstFrame(o.alloc_stack); }, 'frame'),
       shareCol('share', rankSamples, estAttributed),
       numCol('samples', function (o) { return o.samples; }),
       hasEst ? numCol('est. samples', function (o) { return o.samples_estimated; },
-        function (v) { return num(Math.round(v)); }, '104px') : null,
+        function (v) { return num(Math.round(v)); }, '112px') : null,
       numCol('allocations', function (o) { return o.allocations; }),
       numCol('bytes', function (o) { return o.bytes; }, bytes),
     ].concat(replicaCols(), [

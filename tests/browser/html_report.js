@@ -147,6 +147,11 @@ async function checkFit(page, fail, when) {
     (td.clientHeight > 40 || td.title !== td.textContent)).map((td) => td.textContent.slice(0, 60) +
     ' (' + td.clientHeight + ' px high, title "' + td.title.slice(0, 30) + '")'));
   for (const x of bad.slice(0, 5)) fail(when + ': text cell wraps or lacks its tooltip: ' + x);
+  /* fitting by squeezing a column to nothing does not count: the columns
+   * that take the room left (type, allocated at) keep 120 px */
+  const thin = await page.$$eval('table.ranked thead th', (ths) => ths.filter((th) => th.offsetParent !== null &&
+    th.offsetWidth < (th.style.width ? 40 : th.closest('#objects') ? 120 : 60)).map((th) => '"' + th.textContent + '" ' + th.offsetWidth + ' px'));
+  for (const x of thin.slice(0, 5)) fail(when + ': column squeezed: ' + x);
 }
 
 async function main() {
