@@ -214,12 +214,20 @@
   /* Text cells hold one line; what does not fit ends in an ellipsis and
    * the whole text is the cell's tooltip (and the selected object's
    * details show whole paths). */
-  function textCol(label, f, cls, width) {
+  function textCol(label, f, cls, width, shorten) {
     return { label: label, value: f, width: width, cell: function (r) {
-      var td = el('td', 'clip' + (cls ? ' ' + cls : ''), f(r));
+      var td = el('td', 'clip' + (cls ? ' ' + cls : ''), shorten ? shortName(f(r)) : f(r));
       td.title = f(r);
       return td;
     } };
+  }
+  /* Java package names abbreviated to their initials in table cells, so
+   * that the class and method stay in view: com.example.Foo.bar(Foo.java:3)
+   * reads c.e.Foo.bar(Foo.java:3). */
+  function shortName(s) {
+    return String(s).replace(/^((?:[a-z_][\w]*\.)+)(?=[A-Z_$][\w$]*(?:[.[$]|$))/, function (pkg) {
+      return pkg.split('.').filter(Boolean).map(function (p) { return p[0]; }).join('.') + '.';
+    });
   }
   function numCol(label, f, fmt, width) {
     /* narrower with the seven replica columns, so that the text columns keep room */
@@ -446,8 +454,8 @@
       (hasEst ? ' (Horvitz-Thompson estimates)' : '');
     var cols = [
       numCol('#', function (o) { return o.id; }, String, '56px'),
-      textCol('type', function (o) { return o.type || '\u2014'; }, null, hasReplicas ? null : '17%'),
-      textCol('allocated at', function (o) { return firstFrame(o.alloc_stack); }, 'frame'),
+      textCol('type', function (o) { return o.type || '\u2014'; }, null, hasReplicas ? null : '15%', true),
+      textCol('allocated at', function (o) { return firstFrame(o.alloc_stack); }, 'frame', null, true),
       shareCol('share', rankSamples, estAttributed),
       numCol('samples', function (o) { return o.samples; }),
       hasEst ? numCol('est. samples', function (o) { return o.samples_estimated; },
@@ -472,7 +480,7 @@
 
   function typesView() {
     table($('types'), [
-      textCol('type', function (t) { return t.type || '(unknown type)'; }, 'frame'),
+      textCol('type', function (t) { return t.type || '(unknown type)'; }, 'frame', null, true),
       shareCol('share', function (t) { return t.samples; }, attributed),
       numCol('samples', function (t) { return t.samples; })
     ], R.types || [], null, null);
