@@ -41,7 +41,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: objscope report [--format text|json|html|collapsed|pprof] [-o OUT]\n"
-		"                       [--top N] [--no-lines] [FILE...]\n"
+		"                       [--top N] [--no-lines] [-v] [FILE...]\n"
 		"\n"
 		"Shows which objects the sampled memory accesses touched. Several FILEs\n"
 		"(default: " DEFAULT_INPUT ") are merged into one report.\n"
@@ -54,6 +54,8 @@ static void usage(FILE *out)
 		"  --no-lines     frames without source lines or addresses (Class.method,\n"
 		"                 function): contexts and access paths that differ only\n"
 		"                 by lines are merged\n"
+		"  -v, --verbose  text: every header line and note, and the objects\n"
+		"                 without samples\n"
 		"  -h, --help     this help\n",
 		DEFAULT_TOP);
 }
@@ -65,6 +67,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		{ "output", required_argument, NULL, 'o' },
 		{ "top", required_argument, NULL, 't' },
 		{ "no-lines", no_argument, NULL, 'L' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -76,7 +79,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 	o->top = DEFAULT_TOP;
 	optind = 0; /* full re-initialisation: cmd_report may run more than once */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:hv", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			o->format = optarg;
@@ -96,6 +99,9 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 			break;
 		case 'L':
 			o->no_lines = true;
+			break;
+		case 'v':
+			o->verbose = true;
 			break;
 		case 'h':
 			usage(stdout);
