@@ -111,7 +111,8 @@ static int add_note(struct os_profile *q, const char *dir, const struct os_offli
 	return os_profile_add_note(q, note);
 }
 
-int os_sym_name_from_dir(struct os_profile **pp, const char *dir, struct os_offline_stats *st)
+int os_sym_name_from_dir(struct os_profile **pp, const char *dir, bool lines,
+			 struct os_offline_stats *st)
 {
 	struct os_profile *p = *pp, *q;
 	struct dbg_mod *mods = NULL;
@@ -130,7 +131,7 @@ int os_sym_name_from_dir(struct os_profile **pp, const char *dir, struct os_offl
 		struct os_frame *f = &p->frames[i];
 		const char *id, *file = NULL;
 		struct os_elfsym es;
-		uint32_t line = 0;
+		uint32_t line = 0, name, sfile;
 		uint64_t k;
 
 		if (f->kind != OS_FRAME_NATIVE || f->name != OS_NONE || f->module == OS_NONE)
@@ -170,16 +171,19 @@ int os_sym_name_from_dir(struct os_profile **pp, const char *dir, struct os_offl
 			st->unnamed++;
 			continue;
 		}
-		f->name = os_profile_string(p, es.name);
-		os_elfmod_line(mods[k].m, f->addr, &file, &line);
-		f->file = file ? os_profile_string(p, file) : OS_NONE;
-		f->line = file ? line : 0;
-		if (f->name == OS_NONE || (file && f->file == OS_NONE)) {
-			f->name = f->file = OS_NONE; /* out of memory: left as it was */
-			f->line = 0;
-			ret = -ENOMEM;
+		if (lines)
+			os_elfmod_line(mods[k].m, f->addr, &file, &line);
+		name = os_profile_string(p, es.name);
+		sfile = file ? os_profile_string(p, file) : OS_NONE;
+		if (name == OS_NONE || (file && sfile == OS_NONE)) {
+			ret = -ENOMEM; /* the frame left as it was */
 			break;
 		}
+		f->name = name;
+		f->file = sfile;
+		f->line = file ? line : 0;
+		if (!lines)
+			f->addr = 0; /* as report --no-lines leaves named frames */
 		f->near_sym = OS_NONE; /* a name, no hint any more */
 		f->near_off = 0;
 		st->named++;

@@ -19,6 +19,7 @@
 #ifndef OBJSCOPE_SYM_OFFLINE_H
 #define OBJSCOPE_SYM_OFFLINE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct os_profile;
@@ -34,8 +35,11 @@ struct os_offline_stats {
 /* Names the unnamed native frames of *p from the files of dir and replaces
  * *p by the profile refolded (frames, paths and objects that now read the
  * same are merged), with a note saying what was named and what was not.
+ * lines false (report --no-lines): named frames get no file and line, and
+ * lose their offset, as the report's other named frames then do.
  * -ENOTDIR / -ENOENT when dir is not a directory (nothing changed), -ENOMEM
  * (*p then unchanged or refolded as far as it got, always a valid profile). */
-int os_sym_name_from_dir(struct os_profile **p, const char *dir, struct os_offline_stats *st);
+int os_sym_name_from_dir(struct os_profile **p, const char *dir, bool lines,
+			 struct os_offline_stats *st);
 
 #endif

@@ -96,7 +96,7 @@ Test(offline, names_frames_by_build_id)
 							.allocations = 1, .bytes = 64,
 							.samples = 3 });
 
-	cr_assert_eq(os_sym_name_from_dir(&p, dir, &st), 0);
+	cr_assert_eq(os_sym_name_from_dir(&p, dir, true, &st), 0);
 	cr_assert_eq(st.named, 2);
 	cr_assert_eq(st.modules_found, 1);
 	cr_assert_eq(st.modules_missing, 1);
@@ -129,8 +129,47 @@ Test(offline, names_frames_by_build_id)
 	cr_assert_not_null(strstr(note, "libother.so (build-id 00112233445566778899)"), "%s", note);
 	cr_assert_not_null(strstr(note, "1 frames have no build-id"), "%s", note);
 
-	cr_assert_eq(os_sym_name_from_dir(&p, "/nonexistent-objscope-dir", &st), -ENOENT);
-	cr_assert_eq(os_sym_name_from_dir(&p, lib, &st), -ENOTDIR);
+	cr_assert_eq(os_sym_name_from_dir(&p, "/nonexistent-objscope-dir", true, &st), -ENOENT);
+	cr_assert_eq(os_sym_name_from_dir(&p, lib, true, &st), -ENOTDIR);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	cr_assert_eq(system(cmd), 0);
+	free(id);
+	os_profile_free(p);
+}
+
+/* report --no-lines: a frame named from the directory gets no file or line
+ * and loses its offset, like the other named frames of such a report. */
+Test(offline, no_lines)
+{
+	char lib[PATH_MAX], rel[PATH_MAX], dir[] = "/tmp/objscope-dbgdir-XXXXXX";
+	char cmd[3 * PATH_MAX], *id;
+	struct os_offline_stats st;
+	struct os_profile *p = os_profile_new();
+	const struct os_frame *f;
+	struct os_elfmod *m;
+	uint32_t fr;
+
+	snprintf(rel, sizeof(rel), "%s/fixtures/libsymlib.so", build_dir());
+	cr_assert_not_null(realpath(rel, lib), "fixtures missing: run `make fixtures`");
+	m = os_elfmod_new(lib);
+	cr_assert_eq(os_elfmod_load(m, NULL), 0);
+	id = strdup(os_elfmod_build_id(m));
+	os_elfmod_free(m);
+	cr_assert_not_null(mkdtemp(dir));
+	/* the symfs layout: the module's path under the directory */
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/opt/app' && cp '%s' '%s/opt/app/libsym.so'", dir,
+		 lib, dir);
+	cr_assert_eq(system(cmd), 0);
+	fr = unnamed_frame(p, "/opt/app/libsym.so", sym_vaddr(lib, "symlib_hidden") + 4, id);
+	os_profile_add_context(p, &(struct os_context){ .type = OS_NONE,
+							.stack = os_profile_stack(p, &fr, 1) });
+	cr_assert_eq(os_sym_name_from_dir(&p, dir, false, &st), 0);
+	cr_assert_eq(st.named, 1);
+	f = &p->frames[p->stacks[p->contexts[0].stack].frames[0]];
+	cr_assert_str_eq(os_profile_str(p, f->name), "symlib_hidden");
+	cr_assert_eq(f->file, OS_NONE);
+	cr_assert_eq(f->line, 0);
+	cr_assert_eq(f->addr, 0);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	cr_assert_eq(system(cmd), 0);
 	free(id);
