@@ -220,3 +220,77 @@ Test(e2e_stripped, xz_frames_are_module_offset)
 	free(input);
 	free(xzc);
 }
+
+/* The build-id of the ELF file at path (readelf -n), into id. */
+static void build_id_of(const char *path, char *id, size_t len)
+{
+	char cmd[4200], line[512];
+	FILE *f;
+
+	id[0] = 0;
+	snprintf(cmd, sizeof(cmd), "readelf -n '%s'", path);
+	f = popen(cmd, "r");
+	cr_assert_not_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		const char *at = strstr(line, "Build ID: ");
+
+		if (at)
+			snprintf(id, len, "%.*s", (int)strcspn(at + 10, " \n"), at + 10);
+	}
+	pclose(f);
+	cr_assert_gt(strlen(id), 2, "%s has no build-id", path);
+}
+
+/* Recorded where the program is stripped, named later from a directory of
+ * debug files by build-id: `report --debug-dir DIR` gives the functions
+ * and lines the unstripped program would have had. */
+Test(e2e_stripped, debug_dir_names_frames_later)
+{
+	const char *help[] = { E2E_OBJSCOPE, "report", "--help", NULL };
+	char *prog = e2e_path(tmp, "three_sites_stripped"), *profile = e2e_path(tmp, "ts.data");
+	char *dbg = e2e_path(tmp, "debug"), id[256], cmd[8192];
+	const char *argv[] = { prog, NULL };
+	const char *rep[] = { E2E_OBJSCOPE, "report", profile, NULL, NULL, NULL };
+	struct e2e_result res;
+
+	if (!e2e_help_mentions(tmp, help, "--debug-dir"))
+		cr_skip_test("report --debug-dir is not wired into report.c in this build");
+	build_id_of(E2E_FIXTURE("three_sites"), id, sizeof(id));
+	snprintf(cmd, sizeof(cmd),
+		 "strip --strip-all -o '%s' '%s' && mkdir -p '%s/.build-id/%.2s' && "
+		 "objcopy --only-keep-debug '%s' '%s/.build-id/%.2s/%s.debug'",
+		 prog, E2E_FIXTURE("three_sites"), dbg, id, E2E_FIXTURE("three_sites"), dbg, id,
+		 id + 2);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	cr_assert_eq(e2e_record(tmp, profile, NULL, argv, &res), 0);
+	cr_assert_eq(res.status, 0, "objscope record exited %d; stderr: %s", res.status, res.err);
+	e2e_result_free(&res);
+
+	/* without the directory: module+offset, no name */
+	cr_assert_eq(e2e_run(tmp, rep, NULL, &res), 0);
+	cr_assert_eq(res.status, 0, "%s", res.err);
+	cr_assert_null(strstr(res.out, "alloc_random_block"), "%.2000s", res.out);
+	cr_assert_not_null(strstr(res.out, "three_sites_stripped+0x"), "%.2000s", res.out);
+	e2e_result_free(&res);
+
+	rep[2] = "--debug-dir";
+	rep[3] = dbg;
+	rep[4] = profile;
+	cr_assert_eq(e2e_run(tmp, rep, NULL, &res), 0);
+	cr_assert_eq(res.status, 0, "%s", res.err);
+	cr_assert_not_null(strstr(res.out, "alloc_random_block (three_sites.c:"), "%.3000s",
+			   res.out);
+	cr_assert_null(strstr(res.out, "three_sites_stripped+0x"), "%.3000s", res.out);
+	e2e_result_free(&res);
+
+	/* a directory that is not one: one line, non-zero exit */
+	rep[3] = prog;
+	cr_assert_eq(e2e_run(tmp, rep, NULL, &res), 0);
+	cr_assert_neq(res.status, 0);
+	cr_assert_not_null(strstr(res.err, "--debug-dir"), "%s", res.err);
+	cr_assert_eq(e2e_count_lines(res.err, res.err_len), 1, "%s", res.err);
+	e2e_result_free(&res);
+	free(prog);
+	free(profile);
+	free(dbg);
+}
