@@ -487,7 +487,8 @@ static int open_debuglink(const struct os_elfmod *m, Elf *elf, Elf **out)
 		bool own = m->open_path && !strcmp(m->open_path, m->path);
 
 		if (i == 0)
-			snprintf(path, sizeof(path), DEBUG_ROOT "%.*s/%s", (int)dlen, m->path, link);
+			snprintf(path, sizeof(path), DEBUG_ROOT "%.*s/%s", (int)dlen, m->path,
+				 link);
 		else if (!own)
 			break;
 		else if (i == 1)

@@ -154,8 +154,9 @@ int os_sym_name_from_dir(struct os_profile **pp, const char *dir, bool lines,
 				mods = n;
 				cap = ncap;
 			}
-			mods[nmods] = (struct dbg_mod){ f->build_id, f->module,
-							find_file(dir, id, os_profile_str(p, f->module)) };
+			mods[nmods] = (struct dbg_mod){
+				f->build_id, f->module,
+				find_file(dir, id, os_profile_str(p, f->module)) };
 			if (os_hmap_put(&ix, f->build_id, nmods)) {
 				os_elfmod_free(mods[nmods].m);
 				ret = -ENOMEM;
