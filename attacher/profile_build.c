@@ -28,7 +28,7 @@ static uint32_t frame_of(struct builder *b, uint32_t asid, uint64_t pc, bool exa
 	if (os_hmap_get(&b->frames, key, &id))
 		return (uint32_t)id;
 	memset(&f, 0, sizeof(f));
-	f.name = f.module = f.file = OS_NONE;
+	f.name = f.module = f.file = f.near_sym = f.build_id = OS_NONE;
 	if (os_sym_resolve(b->c->sym, asid, look, &r) == 0 && r.func) {
 		const struct os_runtime *rt = b->c->attrib.rt;
 		const char *name = r.func;
@@ -46,6 +46,21 @@ static uint32_t frame_of(struct builder *b, uint32_t asid, uint64_t pc, bool exa
 			f.file = os_profile_string(b->p, r.file);
 		f.line = r.line;
 		f.addr = r.is_java ? 0 : r.offset;
+		if (r.build_id && !r.is_java)
+			f.build_id = os_profile_string(b->p, r.build_id);
+	} else if (r.module && r.module[0] == '/') {
+		/* a mapped file without a name for addr (stripped): module+offset,
+		 * the same in every run, with the nearest exported function as a
+		 * hint where there is a plausible one */
+		f.kind = OS_FRAME_NATIVE;
+		f.module = os_profile_string(b->p, r.module);
+		f.addr = r.offset;
+		if (r.near_func) {
+			f.near_sym = os_profile_string(b->p, r.near_func);
+			f.near_off = r.near_off;
+		}
+		if (r.build_id)
+			f.build_id = os_profile_string(b->p, r.build_id);
 	} else {
 		f.kind = OS_FRAME_UNKNOWN;
 		f.addr = pc;
@@ -76,7 +91,7 @@ static uint32_t runtime_word(struct builder *b, uint32_t asid, uint64_t word, ui
 		return OS_NONE;
 	}
 	memset(&f, 0, sizeof(f));
-	f.name = f.module = f.file = OS_NONE;
+	f.name = f.module = f.file = f.near_sym = f.build_id = OS_NONE;
 	f.kind = OS_FRAME_UNKNOWN;
 	f.addr = word;
 	if ((w == OS_RT_WORD_FRAME || w == OS_RT_WORD_SYNTHETIC) && name) {

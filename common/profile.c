@@ -96,7 +96,9 @@ static bool eq_frame(const struct os_profile *p, uint32_t id, const void *key)
 	const struct os_frame *a = &p->frames[id], *b = key;
 
 	return a->kind == b->kind && a->name == b->name && a->module == b->module &&
-	       a->file == b->file && a->line == b->line && a->addr == b->addr;
+	       a->file == b->file && a->line == b->line && a->addr == b->addr &&
+	       a->near_sym == b->near_sym && a->near_off == b->near_off &&
+	       a->build_id == b->build_id;
 }
 
 static bool eq_stack(const struct os_profile *p, uint32_t id, const void *key)
@@ -449,6 +451,10 @@ void os_profile_frame_str(const struct os_profile *p, uint32_t id, char *buf, si
 			snprintf(buf, len, "%s (%s:%" PRIu32 ")", name, basename_of(file), f->line);
 		else if (name)
 			snprintf(buf, len, "%s", name);
+		else if (module && *module && os_profile_str(p, f->near_sym))
+			snprintf(buf, len, "%s+0x%" PRIx64 " (nearest export: %s+0x%" PRIx64 ")",
+				 basename_of(module), f->addr, os_profile_str(p, f->near_sym),
+				 f->near_off);
 		else if (module && *module)
 			snprintf(buf, len, "%s+0x%" PRIx64, basename_of(module), f->addr);
 		else

@@ -81,6 +81,12 @@ struct os_frame {
 	uint32_t file;     /* string id: source file, or OS_NONE */
 	uint32_t line;     /* 0 when unknown */
 	uint64_t addr;     /* offset in module (native), or raw address (unknown) */
+	/* Native frames without a name (stripped module): the nearest exported
+	 * function before addr, a hint and not the frame's function (string id
+	 * or OS_NONE), and addr's distance from its start. */
+	uint32_t near_sym;
+	uint32_t build_id; /* string id: hex GNU build-id of module, or OS_NONE */
+	uint64_t near_off;
 };
 
 struct os_stack {
@@ -296,7 +302,8 @@ const char *os_profile_str(const struct os_profile *p, uint32_t id);
 /* Formats frame `id` into buf (always NUL-terminated), as docs/INTERFACE.md says:
  *   Java     "Class.method(File.java:LINE)", "Class.method" without a file
  *   native   "function (file.c:LINE)" (basename), "function" without a line,
- *            "module+0xOFF" (basename) when only the module is known
+ *            "module+0xOFF" (basename) when only the module is known,
+ *            "module+0xOFF (nearest export: function+0xD)" with a near_sym
  *   kernel   "function [kernel]"
  *   synthetic the name as is ("[allocated before attach]")
  *   anything unresolved "[unknown] 0xADDR". */

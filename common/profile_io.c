@@ -21,8 +21,10 @@
 #define HEADER_SIZE 24      /* magic, version, flags, file size */
 #define SECHDR_SIZE 16      /* type, flags, length */
 #define END_SIZE (SECHDR_SIZE + 4)
-/* Record sizes written by version 1; readers accept larger records. */
-#define FRAME_REC 28
+/* Record sizes written by version 1; readers accept larger records (and
+ * FRAMES records of the first writers, FRAME_REC_V1). */
+#define FRAME_REC_V1 28 /* kind, name, module, file, line, addr */
+#define FRAME_REC 44    /* ... near_sym, build_id, near_off */
 #define CONTEXT_REC (4 + 4 + 8 + 8 + 8 + 8 * OS_M_COUNT)
 #define ACCESS_REC (4 + 4 + 8 + 8 * OS_M_COUNT)
 #define THREAD_REC (4 + 4 + 4 + 4 + 8)
@@ -222,6 +224,9 @@ static void serialize(const struct os_profile *p, struct wbuf *b)
 		put_u32(b, f->file);
 		put_u32(b, f->line);
 		put_u64(b, f->addr);
+		put_u32(b, f->near_sym);
+		put_u32(b, f->build_id);
+		put_u64(b, f->near_off);
 	}
 	sec_end(b, off);
 
@@ -525,7 +530,7 @@ static int read_frames(struct cur *c, struct os_profile *p)
 {
 	uint32_t n = get_u32(c), rec = get_u32(c), i;
 
-	if (c->bad || rec < FRAME_REC || (uint64_t)n * rec > left(c)) {
+	if (c->bad || rec < FRAME_REC_V1 || (uint64_t)n * rec > left(c)) {
 		c->bad = true;
 		return 0;
 	}
@@ -542,6 +547,12 @@ static int read_frames(struct cur *c, struct os_profile *p)
 		f->file = get_u32(&r);
 		f->line = get_u32(&r);
 		f->addr = get_u64(&r);
+		f->near_sym = f->build_id = OS_NONE;
+		if (rec >= FRAME_REC) { /* absent from files of earlier writers */
+			f->near_sym = get_u32(&r);
+			f->build_id = get_u32(&r);
+			f->near_off = get_u64(&r);
+		}
 	}
 	p->nframes = n;
 	return 0;
@@ -797,7 +808,8 @@ static int validate(const struct os_profile *p, char *what, size_t len)
 		const struct os_frame *f = &p->frames[i];
 
 		if (!str_ok(p, f->name, true) || !str_ok(p, f->module, true) ||
-		    !str_ok(p, f->file, true))
+		    !str_ok(p, f->file, true) || !str_ok(p, f->near_sym, true) ||
+		    !str_ok(p, f->build_id, true))
 			return snprintf(what, len, "frame %" PRIu32 " refers to a missing string", i);
 	}
 	for (i = 0; i < p->nstacks; i++)

@@ -364,6 +364,8 @@ static int merge_tables(struct os_profile *dst, const struct os_profile *src,
 		f.name = map_str(st, f.name);
 		f.module = map_str(st, f.module);
 		f.file = map_str(st, f.file);
+		f.near_sym = map_str(st, f.near_sym);
+		f.build_id = map_str(st, f.build_id);
 		st->framemap[i] = os_profile_frame(dst, &f);
 		if (st->framemap[i] == OS_NONE)
 			return -ENOMEM;

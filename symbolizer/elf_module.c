@@ -18,9 +18,15 @@
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #define PAGE_MASK_4K (~(uint64_t)0xfff)
 #define DEBUG_ROOT "/usr/lib/debug"
+/* How far past an exported function an address may lie for that function
+ * to be offered as its nearest exported symbol (os_elfmod_nearest): static
+ * functions sit between the exported ones, a few KiB apart in liblzma and
+ * libsqlite3; further away the name tells little about where the code is. */
+#define NEAR_MAX 0x10000
 
 struct seg {
 	uint64_t offset;
@@ -34,6 +40,13 @@ struct sym {
 	uint64_t size;
 	uint32_t name;   /* offset into strs */
 	uint32_t rank;   /* lower wins among symbols at the same address */
+	uint32_t shndx;  /* section of the symbol */
+};
+
+struct sec {             /* an executable section (for os_elfmod_nearest) */
+	uint64_t addr;
+	uint64_t size;
+	uint32_t index;
 };
 
 struct line_ent {
@@ -55,6 +68,10 @@ struct os_elfmod {
 
 	struct sym *syms;
 	size_t nsyms;
+	bool exported_only;    /* symbols from .dynsym: static functions are missing */
+	struct sec *secs;
+	size_t nsecs;
+	char build_id[2 * 64 + 1]; /* hex, "" when the file has none */
 	char *strs;
 	size_t strs_len, strs_cap;
 	char **demangled;      /* lazily filled; NULL = not yet */
@@ -101,6 +118,7 @@ void os_elfmod_free(struct os_elfmod *m)
 	os_hmap_destroy(&m->line_cache);
 	free(m->lines);
 	free(m->syms);
+	free(m->secs);
 	free(m->strs);
 	free(m->segs);
 	free(m->open_path);
@@ -232,7 +250,8 @@ static int read_symbols(struct os_elfmod *m, Elf *elf, Elf_Scn *scn, const GElf_
 			cap = ncap;
 		}
 		m->syms[m->nsyms] = (struct sym){ .start = s.st_value, .size = s.st_size,
-						  .rank = sym_rank(&s, name) };
+						  .rank = sym_rank(&s, name),
+						  .shndx = s.st_shndx };
 		ret = add_str(m, name, &m->syms[m->nsyms].name);
 		if (ret)
 			return ret;
@@ -317,7 +336,9 @@ static uint64_t seg_end(const struct os_elfmod *m, uint64_t vaddr)
 }
 
 /* Sorts, keeps one symbol per address, gives zero-sized ones the room up to
- * the next symbol (or the end of their segment). */
+ * the next symbol (or the end of their segment). Not from .dynsym: there the
+ * next symbol is the next exported one, and the room up to it holds static
+ * functions; a zero-sized exported symbol names its first byte only. */
 static void finish_symbols(struct os_elfmod *m)
 {
 	size_t i, j = 0;
@@ -339,38 +360,173 @@ static void finish_symbols(struct os_elfmod *m)
 
 		if (m->syms[i].size)
 			continue;
+		if (m->exported_only) {
+			m->syms[i].size = 1;
+			continue;
+		}
 		end = i + 1 < m->nsyms ? m->syms[i + 1].start : seg_end(m, m->syms[i].start);
 		m->syms[i].size = end > m->syms[i].start ? end - m->syms[i].start : 1;
 	}
 }
 
-/* Opens the separate debug file of `elf` by build-id, if installed. */
-static int open_debug_file(Elf *elf, Elf **out)
+/* The hex build-id of the file, into m->build_id ("" without one). */
+static void read_build_id(struct os_elfmod *m, Elf *elf)
 {
 	const unsigned char *id;
-	char path[sizeof(DEBUG_ROOT) + 16 + 2 * 64 + 8];
 	ssize_t len, i;
-	int pos, fd;
 
 	len = dwelf_elf_gnu_build_id(elf, (const void **)&id);
 	if (len < 2 || len > 64)
-		return -ENOENT;
-	pos = snprintf(path, sizeof(path), DEBUG_ROOT "/.build-id/%02x/", id[0]);
-	for (i = 1; i < len; i++)
-		pos += snprintf(path + pos, sizeof(path) - pos, "%02x", id[i]);
-	snprintf(path + pos, sizeof(path) - pos, ".debug");
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
+		return;
+	for (i = 0; i < len; i++)
+		snprintf(m->build_id + 2 * i, 3, "%02x", id[i]);
+}
+
+/* Executable sections, for os_elfmod_nearest. */
+static int read_sections(struct os_elfmod *m, Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	size_t cap = 0;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    (sh.sh_flags & (SHF_ALLOC | SHF_EXECINSTR)) != (SHF_ALLOC | SHF_EXECINSTR))
+			continue;
+		if (m->nsecs == cap) {
+			size_t ncap = cap ? cap * 2 : 8;
+			struct sec *n = realloc(m->secs, ncap * sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			m->secs = n;
+			cap = ncap;
+		}
+		m->secs[m->nsecs++] = (struct sec){ sh.sh_addr, sh.sh_size,
+						    (uint32_t)elf_ndxscn(scn) };
+	}
+	return 0;
+}
+
+/* fd as an ELF file (the fd is closed: libelf keeps its mapping). */
+static int elf_of_fd(int fd, Elf **out)
+{
 	*out = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	close(fd);
 	if (!*out)
 		return -ENOEXEC;
 	if (elf_kind(*out) != ELF_K_ELF) {
 		elf_end(*out);
+		*out = NULL;
 		return -ENOEXEC;
 	}
 	return 0;
+}
+
+/* A host file under DEBUG_ROOT, named from hex we formatted or from a
+ * checked debuglink: never blocks (O_NONBLOCK), regular files only. Links
+ * are followed (Fedora's .build-id entries are links into the tree). */
+static int open_debug_root(const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), fl;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EFTYPE_OS;
+	}
+	fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	return fd;
+}
+
+/* The GNU debuglink CRC (the zlib CRC-32) of fd's whole content. */
+static int file_crc(int fd, uint32_t *crc)
+{
+	unsigned char buf[65536];
+	uLong c = crc32(0L, Z_NULL, 0);
+	off_t off = 0;
+	ssize_t n;
+
+	while ((n = pread(fd, buf, sizeof(buf), off)) > 0) {
+		c = crc32(c, buf, (uInt)n);
+		off += n;
+	}
+	if (n < 0)
+		return -errno;
+	*crc = (uint32_t)c;
+	return 0;
+}
+
+/* The .gnu_debuglink file of `elf`, where gdb looks for it: DEBUG_ROOT
+ * followed by the module's directory, and, for a module read by its own
+ * path, that directory and its .debug/. The name comes from the target's
+ * file: a bare file name only (no '/', not "." or ".."), under a directory
+ * without ".." components, and the file's CRC must be the one the link
+ * records, else it is not the debug file of this build. */
+static int open_debuglink(const struct os_elfmod *m, Elf *elf, Elf **out)
+{
+	const char *link, *slash;
+	char path[4096 + 512];
+	GElf_Word crc;
+	uint32_t have;
+	size_t dlen;
+	int i, fd;
+
+	link = dwelf_elf_gnu_debuglink(elf, &crc);
+	if (!link || !*link || strchr(link, '/') || !strcmp(link, ".") || !strcmp(link, ".."))
+		return -ENOENT;
+	slash = strrchr(m->path, '/');
+	if (m->path[0] != '/' || !slash || strstr(m->path, "/../") || strstr(m->path, "/./"))
+		return -ENOENT;
+	dlen = (size_t)(slash - m->path);
+	for (i = 0; i < 3; i++) {
+		bool own = m->open_path && !strcmp(m->open_path, m->path);
+
+		if (i == 0)
+			snprintf(path, sizeof(path), DEBUG_ROOT "%.*s/%s", (int)dlen, m->path,
+				 link);
+		else if (!own)
+			break;
+		else if (i == 1)
+			snprintf(path, sizeof(path), "%.*s/.debug/%s", (int)dlen, m->path, link);
+		else
+			snprintf(path, sizeof(path), "%.*s/%s", (int)dlen, m->path, link);
+		if (i == 2 && !strcmp(path, m->path))
+			continue;
+		/* beside the module: where its owner may plant files (no final link) */
+		fd = i == 0 ? open_debug_root(path) : os_open_untrusted(AT_FDCWD, path,
+									 OS_ANY_OWNER, NULL);
+		if (fd < 0)
+			continue;
+		if (file_crc(fd, &have) || have != crc) {
+			close(fd);
+			continue;
+		}
+		return elf_of_fd(fd, out);
+	}
+	return -ENOENT;
+}
+
+/* Opens the separate debug file of the module: by build-id, else by
+ * .gnu_debuglink, if installed. */
+static int open_debug_file(const struct os_elfmod *m, Elf *elf, Elf **out)
+{
+	char path[sizeof(DEBUG_ROOT) + 16 + 2 * 64 + 8];
+	int fd;
+
+	*out = NULL;
+	if (m->build_id[0]) {
+		snprintf(path, sizeof(path), DEBUG_ROOT "/.build-id/%.2s/%s.debug", m->build_id,
+			 m->build_id + 2);
+		fd = open_debug_root(path);
+		if (fd >= 0 && !elf_of_fd(fd, out))
+			return 0;
+	}
+	return open_debuglink(m, elf, out);
 }
 
 static int load_symbols(struct os_elfmod *m, Elf *elf)
@@ -380,12 +536,16 @@ static int load_symbols(struct os_elfmod *m, Elf *elf)
 	Elf_Scn *scn;
 	int ret = 0;
 
+	read_build_id(m, elf);
+	ret = read_sections(m, elf);
+	if (ret)
+		return ret;
 	scn = find_symtab(elf, SHT_SYMTAB, &sh);
 	if (scn) {
 		ret = read_symbols(m, elf, scn, &sh);
 		goto out;
 	}
-	if (!open_debug_file(elf, &dbg)) {
+	if (!open_debug_file(m, elf, &dbg)) {
 		scn = find_symtab(dbg, SHT_SYMTAB, &sh);
 		if (scn) {
 			ret = read_symbols(m, dbg, scn, &sh);
@@ -393,8 +553,10 @@ static int load_symbols(struct os_elfmod *m, Elf *elf)
 		}
 	}
 	scn = find_symtab(elf, SHT_DYNSYM, &sh);
-	if (scn)
+	if (scn) {
+		m->exported_only = true;
 		ret = read_symbols(m, elf, scn, &sh);
+	}
 out:
 	if (dbg)
 		elf_end(dbg);
@@ -594,6 +756,41 @@ int os_elfmod_symbol(struct os_elfmod *m, uint64_t vaddr, struct os_elfsym *out)
 	out->start = s->start;
 	out->size = s->size;
 	return 0;
+}
+
+int os_elfmod_nearest(struct os_elfmod *m, uint64_t vaddr, struct os_elfsym *out)
+{
+	size_t lo = 0, hi = m->nsyms, i;
+	struct sym *s;
+
+	if (!m->exported_only)
+		return -ENOENT;
+	while (lo < hi) {   /* first symbol starting after vaddr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->syms[mid].start <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return -ENOENT;
+	s = &m->syms[lo - 1];
+	if (vaddr - s->start < s->size || vaddr - s->start > NEAR_MAX)
+		return -ENOENT;   /* inside it (the function itself), or too far */
+	for (i = 0; i < m->nsecs; i++)
+		if (vaddr >= m->secs[i].addr && vaddr - m->secs[i].addr < m->secs[i].size)
+			break;
+	if (i == m->nsecs || m->secs[i].index != s->shndx)
+		return -ENOENT;   /* not in the section the symbol is in (.plt, .init) */
+	if (os_elfmod_symbol(m, s->start, out))
+		return -ENOENT;
+	return 0;
+}
+
+const char *os_elfmod_build_id(const struct os_elfmod *m)
+{
+	return m && m->loaded && !m->load_ret && m->build_id[0] ? m->build_id : NULL;
 }
 
 static const Dwfl_Callbacks offline_callbacks = {

@@ -7,8 +7,11 @@
  * the caller maps process addresses to them with os_elfmod_vaddr().
  *
  * Symbols: STT_FUNC and STT_GNU_IFUNC from .symtab, else from the .symtab of
- * the separate debug file (/usr/lib/debug/.build-id/xx/yyyy.debug), else
- * from .dynsym; zero-sized symbols extend to the next symbol. Names are
+ * the separate debug file (/usr/lib/debug/.build-id/xx/yyyy.debug, else the
+ * .gnu_debuglink file under /usr/lib/debug/DIR, DIR/.debug or DIR, its CRC
+ * checked), else from .dynsym (exported functions only: an address outside
+ * them is no function's, os_elfmod_nearest gives a hint); zero-sized
+ * symbols extend to the next symbol (not those of .dynsym). Names are
  * demangled on first use. Lines come from libdwfl (which also finds separate
  * debug files by build-id and debuglink) and are cached per address.
  *
@@ -59,6 +62,16 @@ uint64_t os_elfmod_vaddr(const struct os_elfmod *m, uint64_t map_start, uint64_t
 
 /* The function containing vaddr: 0, or -ENOENT. */
 int os_elfmod_symbol(struct os_elfmod *m, uint64_t vaddr, struct os_elfsym *sym);
+/* For a module named from .dynsym only (stripped, no debug file), an
+ * address in none of its functions: the exported function before it, in the
+ * same executable section, at most NEAR_MAX (64 KiB) before it. Code there
+ * is a static function placed after that one (or its cold part), not the
+ * function itself: a hint for the reader, never its name. 0, or -ENOENT
+ * (modules with a .symtab, addresses inside a function, too far, another
+ * section). */
+int os_elfmod_nearest(struct os_elfmod *m, uint64_t vaddr, struct os_elfsym *sym);
+/* The file's GNU build-id in hex, NULL without one (or before the load). */
+const char *os_elfmod_build_id(const struct os_elfmod *m);
 /* Only the start (vaddr) of that function: no name demangled. */
 int os_elfmod_symbol_start(struct os_elfmod *m, uint64_t vaddr, uint64_t *start);
 

@@ -551,10 +551,14 @@ int os_sym_resolve(struct os_symbolizer *s, uint32_t pid, uint64_t addr,
 		r->module = map->mod->name;
 		elf = module_elf(s, map->mod);
 		r->offset = os_elfmod_vaddr(elf, map->start, map->pgoff, addr);
+		r->build_id = os_elfmod_build_id(elf);
 		if (!os_elfmod_symbol(elf, r->offset, &es)) {
 			r->func = es.name;
 			r->sym_start = addr - (r->offset - es.start);
 			r->sym_size = es.size;
+		} else if (!os_elfmod_nearest(elf, r->offset, &es)) {
+			r->near_func = es.name;
+			r->near_off = r->offset - es.start;
 		}
 		os_elfmod_line(elf, r->offset, &r->file, &r->line);
 		return 0;

@@ -33,6 +33,14 @@ struct os_sym_result {
 	uint64_t sym_start;   /* absolute address where the function starts, 0 if unknown */
 	uint64_t sym_size;    /* 0 if unknown */
 	bool is_java;         /* named from a perf map (JIT code) */
+	/* func NULL in a module named from its exported symbols only (stripped,
+	 * no debug file): the exported function just before the address in the
+	 * same section (elf_module.h, os_elfmod_nearest), and the distance from
+	 * its start. The code there is not that function: a hint to show as
+	 * such, NULL if there is no plausible one. */
+	const char *near_func;
+	uint64_t near_off;
+	const char *build_id; /* hex GNU build-id of the module's file, NULL if none */
 };
 
 struct os_symbolizer *os_sym_new(void);

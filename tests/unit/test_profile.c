@@ -37,12 +37,31 @@ static char *tmp_path(const char *name)
 }
 
 /* A profile with every section and field set. */
+/* A frame of a stripped module: no name, the nearest exported function as
+ * a hint, the module's build-id. */
+static uint32_t stripped_frame(struct os_profile *p, const char *module, uint64_t off,
+			       const char *near, uint64_t near_off, const char *build_id)
+{
+	struct os_frame f = {
+		.kind = OS_FRAME_NATIVE,
+		.name = OS_NONE,
+		.module = os_profile_string(p, module),
+		.file = OS_NONE,
+		.addr = off,
+		.near_sym = near ? os_profile_string(p, near) : OS_NONE,
+		.near_off = near_off,
+		.build_id = build_id ? os_profile_string(p, build_id) : OS_NONE,
+	};
+
+	return os_profile_frame(p, &f);
+}
+
 static struct os_profile *build_full(void)
 {
 	struct os_profile *p = os_profile_new();
 	char *argv[] = { "java", "-Xmx1g", "Bench" };
 	uint64_t *c;
-	uint32_t f[6], s_alloc, s_alloc2, s_acc, ctx;
+	uint32_t f[7], s_alloc, s_alloc2, s_acc, ctx;
 	size_t i;
 
 	cr_assert_not_null(p);
@@ -69,8 +88,9 @@ static struct os_profile *build_full(void)
 	f[3] = ut_frame(p, OS_FRAME_UNKNOWN, NULL, NULL, NULL, 0, 0x7f0012345678);
 	f[4] = ut_frame(p, OS_FRAME_KERNEL, "do_page_fault", NULL, NULL, 0, 0);
 	f[5] = ut_frame(p, OS_FRAME_SYNTHETIC, "[allocated before attach]", NULL, NULL, 0, 0);
+	f[6] = stripped_frame(p, "/lib/liblzma.so.5", 0x1e94e, "lzma_code", 0x4e, "72a44fc3ed");
 	s_alloc = os_profile_stack(p, (uint32_t[]){ f[0], f[1] }, 2);
-	s_alloc2 = os_profile_stack(p, (uint32_t[]){ f[2], f[3], f[5] }, 3);
+	s_alloc2 = os_profile_stack(p, (uint32_t[]){ f[6], f[2], f[3], f[5] }, 4);
 	s_acc = os_profile_stack(p, (uint32_t[]){ f[4], f[1] }, 2);
 
 	ctx = os_profile_add_context(p, &(struct os_context){
@@ -128,6 +148,9 @@ static void assert_profiles_eq(const struct os_profile *a, const struct os_profi
 		cr_assert_eq(a->frames[i].file, b->frames[i].file);
 		cr_assert_eq(a->frames[i].line, b->frames[i].line);
 		cr_assert_eq(a->frames[i].addr, b->frames[i].addr);
+		cr_assert_eq(a->frames[i].near_sym, b->frames[i].near_sym);
+		cr_assert_eq(a->frames[i].near_off, b->frames[i].near_off);
+		cr_assert_eq(a->frames[i].build_id, b->frames[i].build_id);
 	}
 	cr_assert_eq(a->nstacks, b->nstacks);
 	for (i = 0; i < a->nstacks; i++)
@@ -480,6 +503,77 @@ Test(profile, unknown_sections_are_skipped)
 	os_profile_free(q);
 	os_profile_free(p);
 	free(nbuf);
+	free(buf);
+}
+
+/* Files of the first writers have 28-byte FRAMES records (no near_sym,
+ * build_id, near_off): they read, those fields none. */
+Test(profile, frames_of_28_byte_records_still_read)
+{
+	struct os_profile *p = build_full(), *q;
+	size_t len, nlen, sec, n, rec, i;
+	uint8_t *buf = full_bytes(&len), *nbuf;
+	uint64_t slen;
+	char err[256], s[160];
+
+	sec = find_section(buf, len, OS_SEC_FRAMES);
+	n = le32_get(buf + sec);
+	rec = le32_get(buf + sec + 4);
+	cr_assert_eq(rec, 44);
+	nlen = len - n * (rec - 28);
+	nbuf = malloc(nlen);
+	cr_assert_not_null(nbuf);
+	memcpy(nbuf, buf, sec + 8);
+	le32_put(nbuf + sec + 4, 28);
+	for (i = 0; i < n; i++)
+		memcpy(nbuf + sec + 8 + i * 28, buf + sec + 8 + i * rec, 28);
+	memcpy(nbuf + sec + 8 + n * 28, buf + sec + 8 + n * rec, len - (sec + 8 + n * rec));
+	slen = 8 + n * 28;
+	le32_put(nbuf + sec - 8, (uint32_t)slen);
+	le32_put(nbuf + sec - 4, (uint32_t)(slen >> 32));
+	reseal(nbuf, nlen);
+	cr_assert_eq(os_profile_read_mem(nbuf, nlen, &q, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(q->nframes, p->nframes);
+	for (i = 0; i < p->nframes; i++) {
+		cr_assert_eq(q->frames[i].kind, p->frames[i].kind);
+		cr_assert_eq(q->frames[i].name, p->frames[i].name);
+		cr_assert_eq(q->frames[i].module, p->frames[i].module);
+		cr_assert_eq(q->frames[i].addr, p->frames[i].addr);
+		cr_assert_eq(q->frames[i].near_sym, OS_NONE);
+		cr_assert_eq(q->frames[i].build_id, OS_NONE);
+		cr_assert_eq(q->frames[i].near_off, 0);
+	}
+	/* the stripped frame prints as module+offset, without a hint */
+	os_profile_frame_str(q, q->stacks[q->contexts[1].stack].frames[0], s, sizeof(s));
+	cr_assert_str_eq(s, "liblzma.so.5+0x1e94e");
+	os_profile_frame_str(p, p->stacks[p->contexts[1].stack].frames[0], s, sizeof(s));
+	cr_assert_str_eq(s, "liblzma.so.5+0x1e94e (nearest export: lzma_code+0x4e)");
+	os_profile_free(q);
+	os_profile_free(p);
+	free(nbuf);
+	free(buf);
+}
+
+/* A near_sym or build_id naming no string is corrupt. */
+Test(profile, frame_hint_ids_are_checked)
+{
+	struct os_profile *q;
+	size_t len, sec, n, i;
+	uint8_t *buf = full_bytes(&len);
+	char err[256];
+
+	sec = find_section(buf, len, OS_SEC_FRAMES);
+	n = le32_get(buf + sec);
+	for (int field = 0; field < 2; field++) {
+		uint8_t *b2 = malloc(len);
+
+		memcpy(b2, buf, len);
+		for (i = 0; i < n; i++)
+			le32_put(b2 + sec + 8 + i * 44 + 28 + 4 * field, 1u << 30);
+		reseal(b2, len);
+		cr_assert_eq(os_profile_read_mem(b2, len, &q, err, sizeof(err)), -EPROTO);
+		free(b2);
+	}
 	free(buf);
 }
 
@@ -837,7 +931,7 @@ Test(profile, merge_matches_contexts_by_strings)
 Test(profile, frame_strings)
 {
 	struct os_profile *p = os_profile_new();
-	char buf[128];
+	char buf[160];
 	struct {
 		uint32_t id;
 		const char *want;
@@ -852,6 +946,11 @@ Test(profile, frame_strings)
 		{ ut_frame(p, OS_FRAME_NATIVE, "memcpy", "/lib/libc.so.6", NULL, 0, 0x40), "memcpy" },
 		{ ut_frame(p, OS_FRAME_NATIVE, NULL, "/lib/libfoo.so", NULL, 0, 0x1a2b),
 		  "libfoo.so+0x1a2b" },
+		{ stripped_frame(p, "/usr/lib/liblzma.so.5.4.1", 0x16928, "lzma_mf_is_supported",
+				 0xfb8, "72a44f"),
+		  "liblzma.so.5.4.1+0x16928 (nearest export: lzma_mf_is_supported+0xfb8)" },
+		{ stripped_frame(p, "/usr/lib/liblzma.so.5.4.1", 0x2000, NULL, 0, NULL),
+		  "liblzma.so.5.4.1+0x2000" },
 		{ ut_frame(p, OS_FRAME_NATIVE, NULL, NULL, NULL, 0, 0xdeadbeef), "[unknown] 0xdeadbeef" },
 		{ ut_frame(p, OS_FRAME_UNKNOWN, NULL, NULL, NULL, 0, 0x7f00aa), "[unknown] 0x7f00aa" },
 		{ ut_frame(p, OS_FRAME_JAVA, NULL, NULL, NULL, 0, 0x1234), "[unknown] 0x1234" },

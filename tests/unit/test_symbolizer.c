@@ -246,6 +246,137 @@ Test(symbolizer, dynsym_only)
 	os_sym_free(s);
 }
 
+/* vaddr of section `name` of the ELF file at path (0 when absent). */
+static uint64_t section_vaddr(const char *path, const char *name)
+{
+	char cmd[PATH_MAX + 128], line[512];
+	unsigned long long a = 0;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "readelf -SW '%s'", path);
+	f = popen(cmd, "r");
+	cr_assert_not_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		char *at = strstr(line, name), sec[64], type[64];
+
+		if (at && at[strlen(name)] == ' ' && at[-1] == ' ' &&
+		    sscanf(at, "%63s %63s %llx", sec, type, &a) == 3)
+			break;
+		a = 0;
+	}
+	pclose(f);
+	return a;
+}
+
+/* Issue 24: a stripped module (no .symtab, no debug file) names only its
+ * exported functions. Other addresses keep their module and an offset that
+ * is the ELF vaddr (the same in every run, what addr2line takes); the
+ * exported function just before them, in the same section, is offered as
+ * a hint, never as their name. */
+Test(symbolizer, stripped_module_offsets_and_nearest_export)
+{
+	struct os_symbolizer *s = os_sym_new();
+	char copy[] = "/tmp/objscope-symlib-XXXXXX", cmd[2 * PATH_MAX];
+	struct os_sym_result r, w;
+	uint64_t work, hidden, fini;
+	struct target t;
+	struct copy_ctx c;
+	int fd;
+
+	start_target(&t);
+	fd = mkstemp(copy);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "strip --strip-all -o '%s' '%s'", copy, t.lib);
+	cr_assert_eq(system(cmd), 0, "strip failed");
+	c = (struct copy_ctx){ s, t.lib, copy, 4242, 0 };
+	cr_assert_eq(os_maps_foreach_pid(t.pid, add_as_copy, &c), 0);
+	work = func(&t, "symlib_work")->addr;
+	hidden = func(&t, "symlib_hidden")->addr;
+
+	cr_assert_eq(os_sym_resolve(s, 4242, work, &w), 0);
+	cr_assert_str_eq(w.func, "symlib_work");
+	cr_assert_null(w.near_func, "a named frame has no hint");
+	cr_assert_not_null(w.build_id);
+	cr_assert_eq(strlen(w.build_id), 40, "%s", w.build_id);
+	cr_assert_eq(strspn(w.build_id, "0123456789abcdef"), 40);
+
+	/* the first byte past symlib_work (alignment padding before the next
+	 * exported function): no name, symlib_work as the nearest export */
+	cr_assert_eq(os_sym_resolve(s, 4242, work + w.sym_size, &r), 0);
+	cr_assert_null(r.func, "%s", r.func);
+	cr_assert_str_eq(base(r.module), base(copy));
+	cr_assert_eq(r.offset, w.offset + w.sym_size);
+	cr_assert_str_eq(r.near_func, "symlib_work");
+	cr_assert_eq(r.near_off, w.sym_size);
+
+	/* the static function lies before every exported one of .text */
+	cr_assert_lt(hidden, work);
+	cr_assert_eq(os_sym_resolve(s, 4242, hidden + 4, &r), 0);
+	cr_assert_null(r.func, "%s", r.func);
+	cr_assert_str_eq(base(r.module), base(copy));
+	cr_assert_eq(r.offset, w.offset - (work - hidden) + 4, "offset %#lx",
+		     (unsigned long)r.offset);
+	cr_assert_null(r.near_func, "%s: nothing exported before it in .text", r.near_func);
+
+	/* .fini follows the last exported function, in another section */
+	fini = section_vaddr(copy, ".fini");
+	cr_assert_gt(fini, w.offset);
+	cr_assert_eq(os_sym_resolve(s, 4242, work + (fini - w.offset), &r), 0);
+	cr_assert_null(r.func);
+	cr_assert_eq(r.offset, fini);
+	cr_assert_null(r.near_func, "%s across a section boundary", r.near_func);
+	unlink(copy);
+	stop_target(&t);
+	os_sym_free(s);
+}
+
+/* A stripped library whose .gnu_debuglink names a debug file beside it
+ * (DIR/.debug/NAME, as gdb looks): names come from that file's .symtab,
+ * static functions included; a file by that name whose CRC is not the
+ * link's (another build) is not used. */
+Test(symbolizer, debuglink_file_names_functions)
+{
+	char dir[] = "/tmp/objscope-dbglink-XXXXXX", lib[64], dbg[80], cmd[3 * PATH_MAX];
+	struct os_sym_result r;
+	struct target t;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(lib, sizeof(lib), "%s/libsym.so", dir);
+	snprintf(dbg, sizeof(dbg), "%s/.debug/libsym.dbg", dir);
+	start_target(&t);
+	snprintf(cmd, sizeof(cmd),
+		 "mkdir '%s/.debug' && objcopy --only-keep-debug '%s' '%s' && "
+		 "objcopy --strip-all --add-gnu-debuglink='%s' '%s' '%s'",
+		 dir, t.lib, dbg, dbg, t.lib, lib);
+	cr_assert_eq(system(cmd), 0, "objcopy failed");
+
+	for (int good = 1; good >= 0; good--) {
+		struct os_symbolizer *s = os_sym_new();
+		struct copy_ctx c = { s, t.lib, lib, 4242, 0 };
+
+		if (!good) { /* the same name, other bytes */
+			snprintf(cmd, sizeof(cmd), "printf x >> '%s'", dbg);
+			cr_assert_eq(system(cmd), 0);
+		}
+		cr_assert_eq(os_maps_foreach_pid(t.pid, add_as_copy, &c), 0);
+		cr_assert_eq(os_sym_resolve(s, 4242, func(&t, "symlib_hidden")->addr + 4, &r), 0);
+		if (good) {
+			cr_assert_not_null(r.func, "debuglink file not used");
+			cr_assert_str_eq(r.func, "symlib_hidden");
+			cr_assert_eq(r.sym_start, func(&t, "symlib_hidden")->addr);
+		} else {
+			cr_assert_null(r.func, "debug file with the wrong CRC used: %s", r.func);
+		}
+		cr_assert_eq(os_sym_resolve(s, 4242, func(&t, "symlib_work")->addr, &r), 0);
+		cr_assert_str_eq(r.func, "symlib_work");
+		os_sym_free(s);
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	cr_assert_eq(system(cmd), 0);
+	stop_target(&t);
+}
+
 struct id_ctx {
 	struct os_symbolizer *s;
 	const char *lib, *name;

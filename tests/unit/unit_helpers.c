@@ -40,6 +40,8 @@ uint32_t ut_frame(struct os_profile *p, uint32_t kind, const char *name, const c
 		.file = file ? os_profile_string(p, file) : OS_NONE,
 		.line = line,
 		.addr = addr,
+		.near_sym = OS_NONE,
+		.build_id = OS_NONE,
 	};
 
 	return os_profile_frame(p, &f);
