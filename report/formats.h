@@ -18,6 +18,7 @@ struct report_opts {
 	bool top_set;         /* --top given (json shows all objects otherwise) */
 	bool no_lines;        /* --no-lines: frames without source lines, contexts merged */
 	bool verbose;         /* -v: text shows every header line, note and object */
+	const char *debug_dir; /* --debug-dir / --symfs DIR: unnamed frames named from there */
 };
 
 typedef int (*report_render_fn)(const struct report_view *v, const struct report_opts *o,

@@ -19,6 +19,7 @@
 #include "common/safefs.h"
 #include "report/formats.h"
 #include "report/view.h"
+#include "report/debug_dir.h"
 
 #define DEFAULT_INPUT "objscope.data"
 #define DEFAULT_TOP 20
@@ -56,6 +57,9 @@ static void usage(FILE *out)
 		"                 by lines are merged\n"
 		"  -v, --verbose  text: every header line and note, and the objects\n"
 		"                 without samples\n"
+		"  --debug-dir DIR, --symfs DIR\n"
+		"                 name frames of stripped modules from the debug files in\n"
+		"                 DIR (.build-id/xx/rest.debug, or a copy of the target's root)\n"
 		"  -h, --help     this help\n",
 		DEFAULT_TOP);
 }
@@ -68,6 +72,8 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		{ "top", required_argument, NULL, 't' },
 		{ "no-lines", no_argument, NULL, 'L' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "debug-dir", required_argument, NULL, 'D' },
+		{ "symfs", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -102,6 +108,9 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 			break;
 		case 'v':
 			o->verbose = true;
+			break;
+		case 'D':
+			o->debug_dir = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -351,6 +360,10 @@ int cmd_report(int argc, char **argv)
 	}
 	if (load(argv + optind, argc - optind, opts.no_lines, &p))
 		return EXIT_FAIL;
+	if (opts.debug_dir && report_debug_dir(&p, opts.debug_dir, !opts.no_lines)) {
+		os_profile_free(p);
+		return EXIT_FAIL;
+	}
 	ret = report_view_build(&view, p);
 	if (ret) {
 		os_err("report: %s", strerror(-ret));
