@@ -283,12 +283,13 @@ static char *victim_file(const char *name, const char *content)
 	return p;
 }
 
-/* tmp/NAME, a root-owned directory of mode 0700 holding one file, "keep". */
-static char *victim_dir(const char *name)
+/* tmp/NAME, a root-owned directory of mode `mode` holding one file, "keep". */
+static char *victim_dir(const char *name, mode_t mode)
 {
 	char *d = e2e_path(tmp, name), *f;
 
-	cr_assert_eq(mkdir(d, 0700), 0);
+	cr_assert_eq(mkdir(d, mode), 0);
+	cr_assert_eq(chmod(d, mode), 0);
 	f = e2e_path(d, "keep");
 	root_file(f, "kept\n");
 	free(f);
@@ -353,8 +354,8 @@ static void expect_unchanged(const char *path, const struct fsnap *before)
 	cr_expect_eq(now.st.st_mode, before->st.st_mode, "%s changed mode: %o -> %o", path,
 		     (unsigned)before->st.st_mode, (unsigned)now.st.st_mode);
 	cr_expect(now.len == before->len && memcmp(now.data, before->data, now.len) == 0,
-		  "%s changed content: '%.*s' -> '%.*s'", path, (int)before->len, before->data,
-		  (int)now.len, now.data);
+		  "%s changed content: '%.*s' -> '%.*s'", path, (int)(before->len < 300 ? before->len : 300),
+		  before->data, (int)(now.len < 300 ? now.len : 300), now.data);
 }
 
 /* objscope (run as tmp/NAME) either worked or refused in one line. */
@@ -716,7 +717,7 @@ Test(security, mount_namespace_symlinks)
 	if (!have_tools())
 		cr_skip_test("needs unshare and setpriv");
 	dir = nobody_dir("w");
-	vdir = victim_dir("vdir");
+	vdir = victim_dir("vdir", 0700);
 	vfile = victim_file("vfile", "root's file, ring name\n");
 	cr_assert_not_null(realpath(NATIVE, exe));
 	cr_assert_not_null(realpath("build/libobjscope.so", lib));
@@ -846,4 +847,140 @@ Test(security, target_scribbles_over_rings)
 Test(security, target_in_pid_namespace_scribbles_over_rings)
 {
 	scribbled_attach(true);
+}
+
+/* An unprivileged target in its own user and mount namespaces (unshare
+ * -Urm, as nobody may make them) bind-mounted a root-owned directory of
+ * the host, that nobody may read but not write, on its /tmp, where
+ * objscope puts the library copy: root must not create anything there for
+ * nobody (before the fix: a directory of nobody's with the library in it).
+ * The directory stays as it was; the attach works or refuses in one line. */
+Test(security, user_namespace_binds_host_directory_on_tmp)
+{
+	char *dir, *vdir, *profile, exe[PATH_MAX];
+	const char *argv[] = { "/usr/bin/unshare", "-Urm", "--", "/bin/sh", "-c",
+			       "mount --bind \"$1\" /tmp && exec \"$0\" 30 steady", exe, NULL, NULL };
+	struct fsnap before;
+	pid_t pid;
+	int st;
+
+	need_root();
+	if (!have_tools())
+		cr_skip_test("needs unshare");
+	dir = nobody_dir("w");
+	vdir = victim_dir("vdir", 0755);
+	argv[7] = vdir;
+	cr_assert_not_null(realpath(NATIVE, exe));
+	pid = spawn_as("t", argv, dir, NOBODY, -1);
+	for (int i = 0; i < 1000 && !strstr(slurp("t", "out"), "ready"); i++) {
+		if (waitpid(pid, NULL, WNOHANG) == pid)
+			cr_skip_test("nobody cannot make user and mount namespaces here: %s",
+				     slurp("t", "err"));
+		usleep(10000);
+	}
+	cr_assert(strstr(slurp("t", "out"), "ready"), "the target did not start: %s",
+		  slurp("t", "err"));
+	snap(vdir, &before);
+	st = attach_bounded("att", pid, &profile);
+	expect_unchanged(vdir, &before);
+	expect_clean_outcome("att", st, profile);
+	free(profile);
+	free(vdir);
+	free(dir);
+}
+
+/* ---- record ------------------------------------------------------------------ */
+
+/* `objscope record -- java ...` as root adds -XX:+DumpPerfMapAtExit, then
+ * reads /tmp/perf-<PID>.map and removes it. While the JVM runs, nobody
+ * makes that path a symlink to a root-only file written as a perf map.
+ * With read_only, the file lies on a read-only bind mount (in a mount
+ * namespace of the record's own) so that only objscope's reading is
+ * tested; without, the JVM, root, may write its map at exit. The file
+ * stays as it was and its symbol name is not in the profile. */
+static void record_with_planted_map(bool read_only)
+{
+	char *dir, *vdir, *victim, *profile, *stop, exe[PATH_MAX], cp[PATH_MAX];
+	char secret[64], content[128];
+	const char *argv[32];
+	struct fsnap before;
+	pid_t rec, jvm;
+	int n = 0, st, fd;
+
+	need_java();
+	if (read_only && !have_tools())
+		cr_skip_test("needs unshare");
+	cr_assert_not_null(realpath(E2E_OBJSCOPE, exe));
+	cr_assert_not_null(realpath("build/java", cp));
+	dir = e2e_path(tmp, "w");
+	cr_assert_eq(mkdir(dir, 0755), 0);
+	stop = e2e_path(dir, "stop");
+	profile = e2e_path(tmp, "rec.data");
+	vdir = victim_dir("vdir", 0755);
+	snprintf(secret, sizeof(secret), "ROOT_ONLY_%d_%ld", (int)getpid(), (long)time(NULL));
+	snprintf(content, sizeof(content), "0 7fffffffffff %s\n", secret);
+	victim = e2e_path(vdir, "map");
+	root_file(victim, content);
+	if (read_only) {
+		argv[n++] = "/usr/bin/unshare";
+		argv[n++] = "--mount";
+		argv[n++] = "--propagation";
+		argv[n++] = "private";
+		argv[n++] = "--";
+		argv[n++] = "/bin/sh";
+		argv[n++] = "-c";
+		argv[n++] = "mount --bind \"$0\" \"$0\" && mount -o remount,bind,ro \"$0\" && "
+			    "exec \"$@\"";
+		argv[n++] = vdir;
+	}
+	argv[n++] = exe;
+	argv[n++] = "record";
+	argv[n++] = "-q";
+	argv[n++] = "-o";
+	argv[n++] = profile;
+	argv[n++] = "--";
+	argv[n++] = "/usr/bin/java";
+	argv[n++] = "-cp";
+	argv[n++] = cp;
+	argv[n++] = "AttachFixture";
+	argv[n++] = "60";
+	argv[n++] = "0";
+	argv[n++] = stop;
+	argv[n] = NULL;
+	rec = spawn_as("rec", argv, dir, 0, -1);
+	for (int i = 0; i < 3000 && !strstr(slurp("rec", "out"), "ready"); i++) {
+		if (waitpid(rec, &st, WNOHANG) == rec)
+			cr_assert_fail("record ended early (status %d): %s %s", st,
+				       slurp("rec", "out"), slurp("rec", "err"));
+		usleep(10000);
+	}
+	cr_assert(strstr(slurp("rec", "out"), "ready"), "the JVM did not start: %s",
+		  slurp("rec", "err"));
+	jvm = child_of(rec);
+	plant(NOBODY, PLANT_SYMLINK, track_path("/tmp/perf-%d.map", (int)jvm), victim, 0);
+	snap(victim, &before);
+	fd = open(stop, O_WRONLY | O_CREAT, 0644);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	st = reap_within(rec, 60000);
+	expect_unchanged(victim, &before);
+	expect_clean_outcome("rec", st, profile);
+	if (st == 0)
+		cr_expect(!report_mentions(profile, secret), "the root-only file %s was read into "
+			  "the profile (%s)", victim, secret);
+	free(victim);
+	free(vdir);
+	free(profile);
+	free(stop);
+	free(dir);
+}
+
+Test(security, record_perf_map_symlink_not_read)
+{
+	record_with_planted_map(true);
+}
+
+Test(security, record_perf_map_symlink_not_written)
+{
+	record_with_planted_map(false);
 }
