@@ -24,6 +24,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -481,6 +482,36 @@ static bool report_mentions(const char *profile, const char *text)
 	return found;
 }
 
+/* ---- the same targets, not attacking -------------------------------------- */
+
+/* Without an attack, the targets of this suite (a JVM and a native program
+ * of nobody's, a root objscope) attach cleanly: exit 0, nothing on stderr
+ * but notes, a profile with samples. What the attacks change is theirs. */
+Test(security, baseline_without_attack)
+{
+	char *dir, *profile, msg[512];
+	json_object *report;
+	pid_t pid;
+	int st;
+
+	need_java();
+	dir = nobody_dir("w");
+	pid = start_jvm("jvm", dir, NULL);
+	st = attach_bounded("att", pid, &profile);
+	cr_assert_eq(st, 0, "attach to nobody's JVM exited %d: %s", st, slurp("att", "err"));
+	report = e2e_report_json(tmp, profile, msg, sizeof(msg));
+	cr_assert_not_null(report, "%s", msg);
+	cr_expect_gt(e2e_get_int(e2e_get(report, "meta"), "samples_total"), 100, "too few samples");
+	cr_expect_not_null(e2e_note(report, "Compiler.perfmap"), "no perf map from the JVM");
+	json_object_put(report);
+	free(profile);
+	pid = start_native("t", dir);
+	st = attach_bounded("natt", pid, &profile);
+	cr_assert_eq(st, 0, "attach to nobody's program exited %d: %s", st, slurp("natt", "err"));
+	free(profile);
+	free(dir);
+}
+
 /* ---- the JVM's attach trigger -------------------------------------------- */
 
 /* objscope starts a JVM's attach listener by creating .attach_pid<PID> in
@@ -804,15 +835,17 @@ Test(security, precreated_ring_files)
 /* tests/fixtures/sec_scribble.c, as nobody, overwrites the rings' header
  * and its slots with hostile values while a root objscope drains them:
  * objscope must neither crash nor hang (exit 0 with a profile, or one
- * error line). In a PID namespace the collector copies events of the
- * target's own ids: that copy is attacked as well. */
+ * error line). The target scribbles for the first 1.5 s of a 3 s attach,
+ * then puts the rings back in order for the detach. In a PID namespace
+ * the collector copies events of the target's own ids: that copy is
+ * attacked as well. */
 static void scribbled_attach(bool pidns)
 {
 	char exe[PATH_MAX], *dir, *profile;
-	const char *plain[] = { exe, "8", NULL };
+	const char *plain[] = { exe, "5", "1.5", NULL };
 	const char *wrapped[] = { "/usr/bin/unshare", "--pid", "--fork", "--mount-proc", "--",
 				  "/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
-				  "--clear-groups", exe, "8", NULL };
+				  "--clear-groups", exe, "5", "1.5", NULL };
 	pid_t wrapper, pid;
 	int st, tst;
 
@@ -831,7 +864,7 @@ static void scribbled_attach(bool pidns)
 	pid = pidns ? child_of(wrapper) : wrapper;
 	st = reap_within(start_attach("att", "3", pid, -1, &profile), ATTACH_LIMIT_MS);
 	expect_clean_outcome("att", st, profile);
-	tst = reap_within(wrapper, 15000);
+	tst = reap_within(wrapper, 10000);
 	if (st == 0)
 		cr_expect(strstr(slurp("t", "out"), "scribbled"), "the target did not scribble "
 			  "(exit %d): %s %s", tst, slurp("t", "out"), slurp("t", "err"));
@@ -983,4 +1016,148 @@ Test(security, record_perf_map_symlink_not_read)
 Test(security, record_perf_map_symlink_not_written)
 {
 	record_with_planted_map(false);
+}
+
+/* ---- vmStructs of the target's JVM ----------------------------------------- */
+
+/* libjvm.so of process pid: its path and load address (0 when not found). */
+static uint64_t libjvm_of(pid_t pid, char *path, size_t len)
+{
+	char maps[64], line[1024];
+	uint64_t base = 0;
+	FILE *f;
+
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
+	f = fopen(maps, "r");
+	cr_assert_not_null(f);
+	while (!base && fgets(line, sizeof(line), f)) {
+		char *p = strchr(line, '/');
+		unsigned long long lo, off;
+
+		if (!p || !strstr(p, "/libjvm.so") ||
+		    sscanf(line, "%llx-%*x %*s %llx", &lo, &off) != 2 || off != 0)
+			continue;
+		p[strcspn(p, "\n")] = 0;
+		snprintf(path, len, "%s", p);
+		base = lo;
+	}
+	fclose(f);
+	return base;
+}
+
+enum { VS_TABLE, VS_STRIDE, VS_TYPE, VS_FIELD, VS_OFFSET, VS_N };
+
+/* Values (link-time addresses) of the gHotSpotVMStruct* symbols of libjvm
+ * at path, from `nm -D`; false when nm is missing or they are not all there. */
+static bool vmstructs_symbols(const char *path, uint64_t sym[VS_N])
+{
+	static const char *const names[VS_N] = {
+		" gHotSpotVMStructs@", " gHotSpotVMStructEntryArrayStride@",
+		" gHotSpotVMStructEntryTypeNameOffset@", " gHotSpotVMStructEntryFieldNameOffset@",
+		" gHotSpotVMStructEntryOffsetOffset@",
+	};
+	const char *argv[] = { "nm", "-D", "--defined-only", path, NULL };
+	struct e2e_result res;
+	int found = 0;
+
+	if (e2e_run(tmp, argv, NULL, &res) != 0)
+		return false;
+	for (int k = 0; k < VS_N && res.status == 0; k++) {
+		const char *p = strstr(res.out, names[k]);
+
+		while (p && p > res.out && p[-1] != '\n')
+			p--;
+		if (p && sscanf(p, "%" SCNx64, &sym[k]) == 1)
+			found++;
+	}
+	e2e_result_free(&res);
+	return found == VS_N;
+}
+
+/* As nobody (the JVM's user, who may write its memory): sets the offset of
+ * vmStructs entry TYPE::FIELD in process pid to value. Returns the number
+ * of entries changed, -1 when the table could not be read. */
+static int vmstructs_poison(pid_t pid, uint64_t base, const uint64_t sym[VS_N], const char *type,
+			    const char *field, uint64_t value)
+{
+	int p[2], count = -1;
+	pid_t child;
+
+	cr_assert_eq(pipe(p), 0);
+	child = fork();
+	cr_assert_geq(child, 0);
+	if (child == 0) {
+		uint64_t table = 0, stride = 0, o_type = 0, o_field = 0, o_off = 0;
+		char mem[64];
+		int fd, n = 0;
+
+		close(p[0]);
+		drop_to(NOBODY);
+		snprintf(mem, sizeof(mem), "/proc/%d/mem", (int)pid);
+		fd = open(mem, O_RDWR);
+		if (fd < 0 || pread(fd, &table, 8, (off_t)(base + sym[VS_TABLE])) != 8 ||
+		    pread(fd, &stride, 8, (off_t)(base + sym[VS_STRIDE])) != 8 ||
+		    pread(fd, &o_type, 8, (off_t)(base + sym[VS_TYPE])) != 8 ||
+		    pread(fd, &o_field, 8, (off_t)(base + sym[VS_FIELD])) != 8 ||
+		    pread(fd, &o_off, 8, (off_t)(base + sym[VS_OFFSET])) != 8 || !table ||
+		    stride > 256 || o_type + 8 > stride || o_field + 8 > stride || o_off + 8 > stride)
+			n = -1;
+		for (uint64_t i = 0; n >= 0 && i < 100000; i++) {
+			uint8_t ent[256];
+			uint64_t tp, fp;
+			char t[64] = "", f[64] = "";
+
+			if (pread(fd, ent, stride, (off_t)(table + i * stride)) != (ssize_t)stride)
+				break;
+			memcpy(&tp, ent + o_type, 8);
+			memcpy(&fp, ent + o_field, 8);
+			if (!tp)
+				break;
+			if (!fp || pread(fd, t, sizeof(t) - 1, (off_t)tp) <= 0 ||
+			    pread(fd, f, sizeof(f) - 1, (off_t)fp) <= 0)
+				continue;
+			if (strcmp(t, type) == 0 && strcmp(f, field) == 0 &&
+			    pwrite(fd, &value, 8, (off_t)(table + i * stride + o_off)) == 8)
+				n++;
+		}
+		if (write(p[1], &n, sizeof(n)) != sizeof(n))
+			_exit(1);
+		_exit(0);
+	}
+	close(p[1]);
+	if (read(p[0], &count, sizeof(count)) != sizeof(count))
+		count = -1;
+	close(p[0]);
+	waitpid(child, NULL, 0);
+	return count;
+}
+
+/* The JVM's user wrote absurd offsets into its JVM's vmStructs table (the
+ * JVM itself never reads it; objscope does, from the target's memory):
+ * ConstMethod::_constants near INT64_MAX, where a signed sum wraps a
+ * bounds check of the collector's method-name reads (before the fix: a
+ * read far outside a 64-byte stack buffer of root's process). objscope
+ * must not crash: exit 0 with a profile (names missing, a note), or one
+ * error line. */
+Test(security, vmstructs_absurd_offsets)
+{
+	char *dir, *profile, libjvm[PATH_MAX];
+	uint64_t sym[VS_N], base;
+	pid_t jvm;
+	int st, n;
+
+	need_java();
+	dir = nobody_dir("w");
+	jvm = start_jvm("jvm", dir, NULL);
+	base = libjvm_of(jvm, libjvm, sizeof(libjvm));
+	cr_assert_neq(base, 0, "no libjvm.so in the JVM's maps");
+	if (!vmstructs_symbols(libjvm, sym))
+		cr_skip_test("needs nm (binutils) to find gHotSpotVMStructs in %s", libjvm);
+	n = vmstructs_poison(jvm, base, sym, "ConstMethod", "_constants", 0x7ffffffffffffff8ULL);
+	cr_assert_gt(n, 0, "nobody could not change the JVM's vmStructs (%d entries)", n);
+	st = attach_bounded("att", jvm, &profile);
+	expect_clean_outcome("att", st, profile);
+	cr_expect_eq(kill(jvm, 0), 0, "the JVM died");
+	free(profile);
+	free(dir);
 }
