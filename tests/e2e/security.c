@@ -41,7 +41,7 @@
 
 #define NOBODY 65534    /* the attacker: the target's user */
 #define OTHER 12345     /* a third user */
-#define ATTACH_LIMIT_MS 30000 /* a 2 s attach, the JVM's perf map (up to 15 s) and slack */
+#define ATTACH_LIMIT_MS 40000 /* a 2 s attach, the JVM's perf map (up to 15 s) and slack */
 #define JAVA_CLASS "build/java/AttachFixture.class"
 #define NATIVE E2E_FIXTURE("attach_target")
 #define SCRIBBLE E2E_FIXTURE("sec_scribble")
@@ -92,7 +92,8 @@ TestSuite(security, .init = setup, .fini = teardown, .timeout = 120);
 static void need_root(void)
 {
 	if (geteuid() != 0)
-		cr_skip_test("needs root: the attacks run as uid %d against a root objscope", NOBODY);
+		cr_skip_test("needs root: the attacks run as uid %d against a root objscope",
+			     NOBODY);
 }
 
 static void need_java(void)
@@ -157,10 +158,11 @@ static void plant(uid_t uid, enum plant_kind kind, const char *path, const char 
 			break;
 		case PLANT_FILE:
 			fd = open(path, O_WRONLY | O_CREAT | O_EXCL, mode);
-			rc = fd >= 0 && write(fd, arg, strlen(arg)) == (ssize_t)strlen(arg) ? 0 : -1;
+			rc = fd >= 0 && write(fd, arg, strlen(arg)) == (ssize_t)strlen(arg)
+				     ? 0 : -1;
 			break;
 		}
-		_exit(rc == 0 ? 0 : errno & 0x7f);
+		_exit(rc == 0 ? 0 : errno ? errno & 0x7f : EIO);
 	}
 	cr_assert_eq(waitpid(pid, &st, 0), pid);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "uid %d could not make %s: %s",
@@ -182,7 +184,8 @@ static pid_t spawn_as(const char *name, const char *const argv[], const char *cw
 	pid = fork();
 	cr_assert_geq(pid, 0);
 	if (pid == 0) {
-		int in = open("/dev/null", O_RDONLY), o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int in = open("/dev/null", O_RDONLY);
+		int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		char c;
 
@@ -355,8 +358,9 @@ static void expect_unchanged(const char *path, const struct fsnap *before)
 	cr_expect_eq(now.st.st_mode, before->st.st_mode, "%s changed mode: %o -> %o", path,
 		     (unsigned)before->st.st_mode, (unsigned)now.st.st_mode);
 	cr_expect(now.len == before->len && memcmp(now.data, before->data, now.len) == 0,
-		  "%s changed content: '%.*s' -> '%.*s'", path, (int)(before->len < 300 ? before->len : 300),
-		  before->data, (int)(now.len < 300 ? now.len : 300), now.data);
+		  "%s changed content: '%.*s' -> '%.*s'", path,
+		  (int)(before->len < 300 ? before->len : 300), before->data,
+		  (int)(now.len < 300 ? now.len : 300), now.data);
 }
 
 /* objscope (run as tmp/NAME) either worked or refused in one line. */
@@ -612,7 +616,8 @@ static int fake_attach_socket(const char *path)
 			if (n > 0) {
 				req[n] = 0;
 				snprintf(line, sizeof(line), "got %zd: %s\n", n, req);
-				if (write(p[1], line, strlen(line)) < 0 || write(c.fd, "0\n", 2) < 0)
+				if (write(p[1], line, strlen(line)) < 0 ||
+				    write(c.fd, "0\n", 2) < 0)
 					_exit(1);
 			}
 			close(c.fd);
@@ -774,8 +779,8 @@ Test(security, mount_namespace_symlinks)
 	att = start_attach("att", "1", pid, gate[0], &profile);
 	close(gate[0]);
 	/* /dev/shm is the host's (the mount namespace copied it) */
-	plant(NOBODY, PLANT_SYMLINK, track_path("/dev/shm/objscope-%d-%d.rings", (int)att, (int)pid),
-	      vfile, 0);
+	plant(NOBODY, PLANT_SYMLINK,
+	      track_path("/dev/shm/objscope-%d-%d.rings", (int)att, (int)pid), vfile, 0);
 	snprintf(path, sizeof(path), "/proc/%d/root/tmp/objscope-%d-%d.rings", (int)pid, (int)att,
 		 (int)pid);
 	plant(NOBODY, PLANT_SYMLINK, path, vfile, 0);
@@ -843,9 +848,12 @@ static void scribbled_attach(bool pidns)
 {
 	char exe[PATH_MAX], *dir, *profile;
 	const char *plain[] = { exe, "5", "1.5", NULL };
+	/* a /tmp of its own: objscope's library copy goes there */
 	const char *wrapped[] = { "/usr/bin/unshare", "--pid", "--fork", "--mount-proc", "--",
-				  "/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
-				  "--clear-groups", exe, "5", "1.5", NULL };
+				  "/bin/sh", "-c",
+				  "mount -t tmpfs -o uid=65534,gid=65534,mode=0755 sec-tmp /tmp && "
+				  "exec /usr/bin/setpriv --reuid=65534 --regid=65534 "
+				  "--clear-groups \"$0\" 5 1.5", exe, NULL };
 	pid_t wrapper, pid;
 	int st, tst;
 
@@ -854,7 +862,8 @@ static void scribbled_attach(bool pidns)
 		cr_skip_test("needs unshare and setpriv");
 	cr_assert_not_null(realpath(SCRIBBLE, exe));
 	dir = nobody_dir("w");
-	wrapper = pidns ? spawn_as("t", wrapped, dir, 0, -1) : spawn_as("t", plain, dir, NOBODY, -1);
+	wrapper = pidns ? spawn_as("t", wrapped, dir, 0, -1)
+			: spawn_as("t", plain, dir, NOBODY, -1);
 	for (int i = 0; i < 1000 && !strstr(slurp("t", "out"), "ready"); i++) {
 		if (waitpid(wrapper, NULL, WNOHANG) == wrapper)
 			cr_skip_test("cannot start the target%s: %s",
@@ -892,7 +901,8 @@ Test(security, user_namespace_binds_host_directory_on_tmp)
 {
 	char *dir, *vdir, *profile, exe[PATH_MAX];
 	const char *argv[] = { "/usr/bin/unshare", "-Urm", "--", "/bin/sh", "-c",
-			       "mount --bind \"$1\" /tmp && exec \"$0\" 30 steady", exe, NULL, NULL };
+			       "mount --bind \"$1\" /tmp && exec \"$0\" 30 steady", exe, NULL,
+			       NULL };
 	struct fsnap before;
 	pid_t pid;
 	int st;
@@ -1100,7 +1110,8 @@ static int vmstructs_poison(pid_t pid, uint64_t base, const uint64_t sym[VS_N], 
 		    pread(fd, &o_type, 8, (off_t)(base + sym[VS_TYPE])) != 8 ||
 		    pread(fd, &o_field, 8, (off_t)(base + sym[VS_FIELD])) != 8 ||
 		    pread(fd, &o_off, 8, (off_t)(base + sym[VS_OFFSET])) != 8 || !table ||
-		    stride > 256 || o_type + 8 > stride || o_field + 8 > stride || o_off + 8 > stride)
+		    stride > 256 || o_type + 8 > stride || o_field + 8 > stride ||
+		    o_off + 8 > stride)
 			n = -1;
 		for (uint64_t i = 0; n >= 0 && i < 100000; i++) {
 			uint8_t ent[256];
