@@ -1,0 +1,93 @@
+/* safefs.h - file-system actions on paths that another user can influence.
+ *
+ * objscope attach usually runs as root against a process of another user;
+ * everything that user can reach (its working directory, its /tmp, the
+ * /dev/shm or /tmp inside its container, its perf map, its JVM's attach
+ * files) is hostile input. The rules, used by attach, record and the
+ * symbolizer:
+ *   - a path inside the target's root is resolved with openat2's
+ *     RESOLVE_IN_ROOT relative to an fd of /proc/PID/root, so that an
+ *     absolute symlink planted in a container resolves inside the container,
+ *     never against the host (os_open_in_root);
+ *   - files are created, removed and renamed there with the target's
+ *     file-system identity (os_fs_enter/os_fs_leave: setfsuid/setfsgid of
+ *     this thread), so that nothing is done with root's rights that the
+ *     target's user could not do itself, and nothing needs a chown;
+ *   - files someone else may have planted are opened with O_NOFOLLOW and
+ *     O_NONBLOCK and checked to be regular files of the expected owner
+ *     (a symlink, FIFO or device is refused; os_open_untrusted), and read
+ *     with a size cap (os_read_capped);
+ *   - a file is removed only if it is still the inode that was created
+ *     (os_unlink_same).
+ *
+ * Return convention: a file descriptor or 0 on success, -errno on failure.
+ * Specific refusals: -ELOOP a symbolic link, -EFTYPE_OS not a regular file
+ * (FIFO, device, socket, directory), -EPERM owned by another user, -EFBIG
+ * larger than the cap.
+ */
+#ifndef OBJSCOPE_SAFEFS_H
+#define OBJSCOPE_SAFEFS_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+/* "not a regular file" (Linux has no EFTYPE) */
+#define EFTYPE_OS EBADFD
+
+/* Any owner is accepted (only the file type is checked). */
+#define OS_ANY_OWNER ((uid_t)-1)
+
+#define OS_FSID_MAX_GROUPS 64
+
+struct os_fsid {
+	bool switched;
+	uid_t old_uid;
+	gid_t old_gid;
+	int ngroups; /* -1: supplementary groups were not changed */
+	gid_t groups[OS_FSID_MAX_GROUPS];
+};
+
+/* From now on this thread's file-system accesses are checked as uid/gid:
+ * setfsuid/setfsgid (the kernel then also drops the file capabilities such
+ * as CAP_DAC_OVERRIDE and CAP_CHOWN from this thread) and, when we are
+ * root, no supplementary groups (the raw setgroups system call, which
+ * changes this thread only). Nothing happens when uid/gid are already
+ * ours. Always paired with os_fs_leave. */
+void os_fs_enter(struct os_fsid *s, uid_t uid, gid_t gid);
+void os_fs_leave(struct os_fsid *s);
+
+/* An O_PATH descriptor of /proc/PID/root (the target's root directory,
+ * its container's when it runs in one), or -errno. */
+int os_proc_root(pid_t pid);
+
+/* openat2(rootfd, path, flags, mode, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS):
+ * `path` (absolute or relative) is resolved with rootfd as "/": neither
+ * "..", nor absolute symlinks, nor /proc magic links can leave it. O_CLOEXEC
+ * is added. -ENOSYS on kernels before 5.6 (callers refuse rather than fall
+ * back to a resolution that can escape). */
+int os_open_in_root(int rootfd, const char *path, int flags, mode_t mode);
+
+/* mkdirat inside the root: the parent is opened with os_open_in_root and
+ * the last component created there (0 or -errno; -EEXIST when it exists). */
+int os_mkdir_in_root(int rootfd, const char *path, mode_t mode);
+
+/* A file that its owner (or anyone) may have planted, opened read-only:
+ * O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, relative to dirfd (AT_FDCWD for a
+ * plain path), then fstat'ed: it must be a regular file and, unless owner
+ * is OS_ANY_OWNER, owned by `owner` or by root. O_NONBLOCK is cleared
+ * before returning. *st (may be NULL) gets its stat. */
+int os_open_untrusted(int dirfd, const char *path, uid_t owner, struct stat *st);
+
+/* Reads fd from its current offset to the end, at most max bytes, into a
+ * malloc'ed NUL-terminated buffer (*out, *len). -EFBIG when there is more. */
+int os_read_capped(int fd, size_t max, char **out, size_t *len);
+
+/* unlinkat(dirfd, name) only if `name` is still the inode `created`
+ * describes (st_dev, st_ino): something else put there meanwhile stays.
+ * Not a symlink-following check: the name itself is compared. */
+int os_unlink_same(int dirfd, const char *name, const struct stat *created);
+
+#endif

@@ -1,0 +1,217 @@
+/* common/safefs: links, FIFOs and foreign owners refused; paths resolved
+ * inside a root; identity switched for file-system calls. */
+#include "common/safefs.h"
+
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char dir[64];
+
+static void mk_dir(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/os-safefs-XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+}
+
+static void rm_dir(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+static void put(const char *name, const char *text, mode_t mode)
+{
+	char p[256];
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, mode);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	chmod(p, mode);
+}
+
+TestSuite(safefs, .init = mk_dir, .fini = rm_dir);
+
+Test(safefs, untrusted_open_refuses_links_fifos_and_other_owners)
+{
+	char p[256], q[256], *buf;
+	struct stat st;
+	size_t len;
+	int dfd, fd;
+
+	put("plain", "hello\n", 0644);
+	put("secret", "root only\n", 0600);
+	snprintf(p, sizeof(p), "%s/secret", dir);
+	snprintf(q, sizeof(q), "%s/link", dir);
+	cr_assert_eq(symlink(p, q), 0);
+	snprintf(q, sizeof(q), "%s/fifo", dir);
+	cr_assert_eq(mkfifo(q, 0666), 0);
+	dfd = open(dir, O_PATH | O_DIRECTORY);
+	cr_assert_geq(dfd, 0);
+
+	fd = os_open_untrusted(dfd, "plain", OS_ANY_OWNER, &st);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(os_read_capped(fd, 100, &buf, &len), 0);
+	cr_assert_str_eq(buf, "hello\n");
+	free(buf);
+	close(fd);
+
+	cr_assert_eq(os_open_untrusted(dfd, "link", OS_ANY_OWNER, NULL), -ELOOP);
+	/* a FIFO with no writer would block a plain open(): refused at once */
+	cr_assert_eq(os_open_untrusted(dfd, "fifo", OS_ANY_OWNER, NULL), -EFTYPE_OS);
+	cr_assert_eq(os_open_untrusted(dfd, ".", OS_ANY_OWNER, NULL), -EFTYPE_OS);
+	/* owned by us: refused when another owner (not root) is required,
+	 * accepted when the owner is us or root is the owner */
+	fd = os_open_untrusted(dfd, "plain", getuid(), NULL);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	if (getuid() != 0)
+		cr_assert_eq(os_open_untrusted(dfd, "plain", getuid() + 1, NULL), -EPERM);
+	else
+		cr_assert_geq(fd = os_open_untrusted(dfd, "plain", 12345, NULL), 0,
+			      "a root-owned file is trusted whoever the owner must be");
+	close(dfd);
+}
+
+Test(safefs, read_capped_refuses_more)
+{
+	char p[256], *buf = (char *)1, big[10000];
+	size_t len = 1;
+	int fd;
+
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = 0;
+	put("big", big, 0644);
+	snprintf(p, sizeof(p), "%s/big", dir);
+	fd = open(p, O_RDONLY);
+	cr_assert_eq(os_read_capped(fd, 5000, &buf, &len), -EFBIG);
+	cr_assert_null(buf);
+	cr_assert_eq(len, 0);
+	lseek(fd, 0, SEEK_SET);
+	cr_assert_eq(os_read_capped(fd, sizeof(big) - 1, &buf, &len), 0);
+	cr_assert_eq(len, sizeof(big) - 1);
+	cr_assert_eq(strlen(buf), sizeof(big) - 1);
+	free(buf);
+	close(fd);
+}
+
+Test(safefs, paths_resolve_inside_the_root)
+{
+	char p[256], outside[64], *buf;
+	size_t len;
+	int root, fd;
+
+	/* a "container" root with an absolute symlink that, followed by the
+	 * host, would reach a file outside it */
+	snprintf(outside, sizeof(outside), "/tmp/os-safefs-out-%d", (int)getpid());
+	fd = open(outside, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, "host\n", 5), 5);
+	close(fd);
+	snprintf(p, sizeof(p), "%s/tmp", dir);
+	cr_assert_eq(mkdir(p, 0777), 0);
+	snprintf(p, sizeof(p), "%s/tmp/evil", dir);
+	cr_assert_eq(symlink(outside, p), 0);
+	snprintf(p, sizeof(p), "%s/tmp/up", dir);
+	cr_assert_eq(symlink("../../../../../../..", p), 0);
+	root = open(dir, O_PATH | O_DIRECTORY);
+	cr_assert_geq(root, 0);
+
+	fd = os_open_in_root(root, "/tmp/evil", O_RDONLY, 0);
+	if (fd == -ENOSYS)
+		cr_skip_test("openat2 is not available on this kernel (Linux < 5.6)");
+	/* the link's target is looked up as <root>/tmp/os-safefs-out-N: absent */
+	cr_assert_eq(fd, -ENOENT, "the absolute symlink left the root (fd %d)", fd);
+	/* ".." stops at the root */
+	fd = os_open_in_root(root, "/tmp/up/tmp", O_PATH | O_DIRECTORY, 0);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	/* creation inside the root lands inside it */
+	fd = os_open_in_root(root, "tmp/new", O_WRONLY | O_CREAT | O_EXCL, 0600);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	snprintf(p, sizeof(p), "%s/tmp/new", dir);
+	cr_assert_eq(access(p, F_OK), 0);
+	cr_assert_eq(os_mkdir_in_root(root, "/tmp/d", 0700), 0);
+	cr_assert_eq(os_mkdir_in_root(root, "/tmp/d", 0700), -EEXIST);
+	/* the outside file is untouched */
+	fd = open(outside, O_RDONLY);
+	cr_assert_eq(os_read_capped(fd, 100, &buf, &len), 0);
+	cr_assert_str_eq(buf, "host\n");
+	free(buf);
+	close(fd);
+	close(root);
+	unlink(outside);
+}
+
+Test(safefs, unlink_only_the_inode_created)
+{
+	struct stat created;
+	int dfd = open(dir, O_PATH | O_DIRECTORY);
+	char p[256];
+
+	put("ours", "x", 0600);
+	cr_assert_eq(fstatat(dfd, "ours", &created, AT_SYMLINK_NOFOLLOW), 0);
+	/* replaced by someone else meanwhile (made while ours still exists,
+	 * so that its inode number differs) */
+	put("other", "y", 0600);
+	snprintf(p, sizeof(p), "%s/other", dir);
+	{
+		char q[256];
+
+		snprintf(q, sizeof(q), "%s/ours", dir);
+		cr_assert_eq(rename(p, q), 0);
+	}
+	cr_assert_eq(os_unlink_same(dfd, "ours", &created), -ESTALE);
+	cr_assert_eq(faccessat(dfd, "ours", F_OK, 0), 0, "another file was removed");
+	cr_assert_eq(fstatat(dfd, "ours", &created, AT_SYMLINK_NOFOLLOW), 0);
+	cr_assert_eq(os_unlink_same(dfd, "ours", &created), 0);
+	cr_assert_neq(faccessat(dfd, "ours", F_OK, 0), 0);
+	close(dfd);
+}
+
+Test(safefs, identity_switch_applies_to_file_calls)
+{
+	struct os_fsid s;
+	char p[256];
+	int fd;
+
+	if (geteuid() != 0)
+		cr_skip_test("needs root: switching to another user's identity");
+	put("rootonly", "secret\n", 0600);
+	snprintf(p, sizeof(p), "%s/rootonly", dir);
+	os_fs_enter(&s, 65534, 65534);
+	fd = open(p, O_RDONLY);
+	cr_assert_lt(fd, 0, "nobody read a root-only file");
+	cr_assert_eq(errno, EACCES);
+	/* and no chown with root's capability */
+	cr_assert_neq(chown(p, 65534, 65534), 0);
+	os_fs_leave(&s);
+	fd = open(p, O_RDONLY);
+	cr_assert_geq(fd, 0, "root's identity came back");
+	close(fd);
+	/* a file created as nobody belongs to nobody without a chown */
+	chmod(dir, 0777);
+	snprintf(p, sizeof(p), "%s/made", dir);
+	os_fs_enter(&s, 65534, 65534);
+	fd = open(p, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	os_fs_leave(&s);
+	cr_assert_geq(fd, 0);
+	{
+		struct stat st;
+
+		cr_assert_eq(fstat(fd, &st), 0);
+		cr_assert_eq(st.st_uid, 65534);
+		cr_assert_eq(st.st_gid, 65534);
+	}
+	close(fd);
+}
