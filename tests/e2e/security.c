@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -42,6 +43,7 @@
 #define NOBODY 65534    /* the attacker: the target's user */
 #define OTHER 12345     /* a third user */
 #define ATTACH_LIMIT_MS 40000 /* a 2 s attach, the JVM's perf map (up to 15 s) and slack */
+#define NATIVE_LIMIT_MS 20000 /* a 2 s attach to a native target, and slack */
 #define JAVA_CLASS "build/java/AttachFixture.class"
 #define NATIVE E2E_FIXTURE("attach_target")
 #define SCRIBBLE E2E_FIXTURE("sec_scribble")
@@ -131,10 +133,11 @@ static void drop_to(uid_t uid)
 		_exit(125);
 }
 
-enum plant_kind { PLANT_SYMLINK, PLANT_DIR, PLANT_FIFO, PLANT_FILE };
+enum plant_kind { PLANT_SYMLINK, PLANT_DIR, PLANT_FIFO, PLANT_FILE, PLANT_SPARSE };
 
-/* Makes path as uid (a symlink to arg, a directory, a FIFO, or a file
- * holding arg), with mode. Fails the test when uid cannot. */
+/* Makes path as uid (a symlink to arg, a directory, a FIFO, a file
+ * holding arg, or a sparse file of arg bytes), with mode. Fails the test
+ * when uid cannot. */
 static void plant(uid_t uid, enum plant_kind kind, const char *path, const char *arg, mode_t mode)
 {
 	pid_t pid = fork();
@@ -160,6 +163,10 @@ static void plant(uid_t uid, enum plant_kind kind, const char *path, const char 
 			fd = open(path, O_WRONLY | O_CREAT | O_EXCL, mode);
 			rc = fd >= 0 && write(fd, arg, strlen(arg)) == (ssize_t)strlen(arg)
 				     ? 0 : -1;
+			break;
+		case PLANT_SPARSE:
+			fd = open(path, O_WRONLY | O_CREAT | O_EXCL, mode);
+			rc = fd >= 0 ? ftruncate(fd, (off_t)strtoll(arg, NULL, 10)) : -1;
 			break;
 		}
 		_exit(rc == 0 ? 0 : errno ? errno & 0x7f : EIO);
@@ -238,23 +245,53 @@ static void wait_output(const char *name, pid_t pid, const char *what, int ms)
 	cr_assert_fail("%s did not say '%s' within %d ms: %s", name, what, ms, slurp(name, "err"));
 }
 
-/* Exit status of pid (128 + N when killed by signal N), or -1 when it did
- * not end within ms (it is then killed). */
-static int reap_within(pid_t pid, int ms)
+/* Waits up to 10 s for tmp/NAME.out to say "ready" from a target started
+ * through unshare (pid: the wrapper). Skips the test when the wrapper
+ * ended on a namespace or mount refusal (the kernel or the machine does
+ * not allow it: what says so is unshare's or mount's own message). */
+static void wait_wrapped_ready(const char *name, pid_t pid, const char *what)
 {
+	for (int i = 0; i < 1000 && !strstr(slurp(name, "out"), "ready"); i++) {
+		if (waitpid(pid, NULL, WNOHANG) == pid) {
+			const char *err = slurp(name, "err");
+
+			if (strstr(err, "unshare") || strstr(err, "mount"))
+				cr_skip_test("cannot %s: %s", what, err);
+			cr_assert_fail("the target ended before it was ready: %s", err);
+		}
+		usleep(10000);
+	}
+	cr_assert(strstr(slurp(name, "out"), "ready"), "the target did not start: %s",
+		  slurp(name, "err"));
+}
+
+/* Exit status of pid (128 + N when killed by signal N), or -1 when it did
+ * not end within ms (it is then killed); its peak memory in *maxrss_kb
+ * (when not NULL). */
+static int reap_within_rss(pid_t pid, int ms, long *maxrss_kb)
+{
+	struct rusage ru;
 	int st;
 
 	for (int waited = 0; waited <= ms; waited += 10) {
-		pid_t r = waitpid(pid, &st, WNOHANG);
+		pid_t r = wait4(pid, &st, WNOHANG, &ru);
 
-		cr_assert_geq(r, 0, "waitpid: %s", strerror(errno));
-		if (r == pid)
+		cr_assert_geq(r, 0, "wait4: %s", strerror(errno));
+		if (r == pid) {
+			if (maxrss_kb)
+				*maxrss_kb = ru.ru_maxrss;
 			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+		}
 		usleep(10000);
 	}
 	kill(pid, SIGKILL);
 	waitpid(pid, &st, 0);
 	return -1;
+}
+
+static int reap_within(pid_t pid, int ms)
+{
+	return reap_within_rss(pid, ms, NULL);
 }
 
 /* A working directory of the attacker's: tmp/NAME, owned by nobody. */
@@ -403,11 +440,16 @@ static pid_t start_attach(const char *name, const char *seconds, pid_t target, i
 	return spawn_as(name, argv, NULL, 0, gate);
 }
 
-/* Attaches for 2 s and waits for objscope to end (or kills it at the
- * limit); its exit status, -1 when it had to be killed. */
+/* Attaches for 2 s and waits for objscope to end (or kills it after
+ * limit_ms); its exit status, -1 when it had to be killed. */
+static int attach_within(const char *name, pid_t target, char **profile, int limit_ms)
+{
+	return reap_within(start_attach(name, "2", target, -1, profile), limit_ms);
+}
+
 static int attach_bounded(const char *name, pid_t target, char **profile)
 {
-	return reap_within(start_attach(name, "2", target, -1, profile), ATTACH_LIMIT_MS);
+	return attach_within(name, target, profile, ATTACH_LIMIT_MS);
 }
 
 /* ---- targets ------------------------------------------------------------ */
@@ -495,13 +537,15 @@ Test(security, baseline_without_attack)
 {
 	char *dir, *profile, msg[512];
 	json_object *report;
+	long rss_kb = 0;
 	pid_t pid;
 	int st;
 
 	need_java();
 	dir = nobody_dir("w");
 	pid = start_jvm("jvm", dir, NULL);
-	st = attach_bounded("att", pid, &profile);
+	st = reap_within_rss(start_attach("att", "2", pid, -1, &profile), ATTACH_LIMIT_MS, &rss_kb);
+	cr_log_info("baseline JVM attach: peak %ld MiB", rss_kb >> 10);
 	cr_assert_eq(st, 0, "attach to nobody's JVM exited %d: %s", st, slurp("att", "err"));
 	report = e2e_report_json(tmp, profile, msg, sizeof(msg));
 	cr_assert_not_null(report, "%s", msg);
@@ -720,6 +764,32 @@ Test(security, perf_map_symlink_not_read)
 	free(dir);
 }
 
+/* The JVM's user left at /tmp/perf-<PID>.map a file of its own that the
+ * JVM cannot rewrite (mode 0400): 1 GiB without a line end (sparse).
+ * objscope reads perf maps with size and line caps: it ends within its
+ * limit and its peak memory stays far below the file's size (a 2 s attach
+ * to this JVM peaks near 20 MiB). */
+Test(security, perf_map_endless_line)
+{
+	char *dir, *profile;
+	const char *map;
+	long rss_kb = 0;
+	pid_t jvm;
+	int st;
+
+	need_java();
+	dir = nobody_dir("w");
+	jvm = start_jvm("jvm", dir, NULL);
+	map = track_path("/tmp/perf-%d.map", (int)jvm);
+	plant(NOBODY, PLANT_SPARSE, map, "1073741824", 0400);
+	st = reap_within_rss(start_attach("att", "2", jvm, -1, &profile), ATTACH_LIMIT_MS, &rss_kb);
+	expect_clean_outcome("att", st, profile);
+	cr_expect_lt(rss_kb, 256L << 10, "objscope grew to %ld MiB reading a 1 GiB line",
+		     rss_kb >> 10);
+	free(profile);
+	free(dir);
+}
+
 /* ---- the target's root: library copy and ring files ------------------------- */
 
 static bool have_tools(void)
@@ -759,14 +829,7 @@ Test(security, mount_namespace_symlinks)
 	cr_assert_not_null(realpath("build/libobjscope.so", lib));
 	cr_assert_eq(stat(lib, &st_lib), 0);
 	pid = spawn_as("t", argv, dir, 0, -1);
-	for (int i = 0; i < 1000 && !strstr(slurp("t", "out"), "ready"); i++) {
-		if (waitpid(pid, NULL, WNOHANG) == pid)
-			cr_skip_test("cannot give a target its own mount namespace and /tmp: %s",
-				     slurp("t", "err"));
-		usleep(10000);
-	}
-	cr_assert(strstr(slurp("t", "out"), "ready"), "the target did not start: %s",
-		  slurp("t", "err"));
+	wait_wrapped_ready("t", pid, "give a target its own mount namespace and /tmp");
 	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
 	cr_assert(readlink("/proc/self/ns/mnt", ours, sizeof(ours)) > 0 &&
 		  readlink(path, theirs, sizeof(theirs)) > 0 && strcmp(ours, theirs) != 0,
@@ -788,7 +851,7 @@ Test(security, mount_namespace_symlinks)
 	snap(vfile, &before_file);
 	cr_assert_eq(write(gate[1], "g", 1), 1);
 	close(gate[1]);
-	st = reap_within(att, ATTACH_LIMIT_MS);
+	st = reap_within(att, NATIVE_LIMIT_MS);
 	expect_unchanged(vdir, &before_dir);
 	expect_unchanged(vfile, &before_file);
 	expect_clean_outcome("att", st, profile);
@@ -825,7 +888,7 @@ Test(security, precreated_ring_files)
 	snap(vfile, &before_file);
 	cr_assert_eq(write(gate[1], "g", 1), 1);
 	close(gate[1]);
-	st = reap_within(att, ATTACH_LIMIT_MS);
+	st = reap_within(att, NATIVE_LIMIT_MS);
 	expect_unchanged(other, &before_other);
 	expect_unchanged(vfile, &before_file);
 	expect_clean_outcome("att", st, profile);
@@ -833,6 +896,72 @@ Test(security, precreated_ring_files)
 	free(profile);
 	free(vfile);
 	free(dir);
+}
+
+/* A target in its own mount namespace (a private tmpfs of nobody's on
+ * /tmp) runs a copy of attach_target from /tmp/...: its maps name a path
+ * that objscope, root, opened on the host by name. On the host that path is
+ * a root-only ELF file (a copy of three_sites, mode 0600), or a FIFO the
+ * attacker made there. objscope reads the target's own file (through
+ * /proc/PID/map_files or root) or none: none of the host file's symbols is
+ * in the profile, and it ends within its limit. */
+static void mapped_path_on_host(bool fifo)
+{
+	static const char *const host_syms[] = { "alloc_once_block", "alloc_random_block",
+						 "alloc_seq_block", "alloc_small_object",
+						 "random_phase" };
+	char *dir, *bin, *profile, exe[PATH_MAX], other[PATH_MAX];
+	const char *argv[] = { "/usr/bin/unshare", "--mount", "--propagation", "private", "--",
+			       "/bin/sh", "-c",
+			       "mount -t tmpfs -o uid=65534,gid=65534,mode=0755 sec-tmp /tmp && "
+			       "exec /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups "
+			       "/bin/sh -c 'mkdir -p \"${1%/*}\" && cp \"$0\" \"$1\" && "
+			       "exec \"$1\" 30 steady' \"$0\" \"$1\"", exe, NULL, NULL };
+	struct fsnap before;
+	pid_t pid;
+	int st;
+
+	need_root();
+	if (!have_tools())
+		cr_skip_test("needs unshare and setpriv");
+	cr_assert_not_null(realpath(NATIVE, exe));
+	cr_assert_not_null(realpath(E2E_FIXTURE("three_sites"), other));
+	dir = nobody_dir("w");
+	bin = e2e_path(dir, "prog");
+	if (fifo) {
+		plant(NOBODY, PLANT_FIFO, bin, NULL, 0600);
+	} else {
+		const char *cp[] = { "cp", other, bin, NULL };
+		struct e2e_result res;
+
+		cr_assert_eq(e2e_run(tmp, cp, NULL, &res), 0);
+		cr_assert_eq(res.status, 0, "cp: %s", res.err);
+		e2e_result_free(&res);
+		cr_assert_eq(chmod(bin, 0600), 0);
+	}
+	argv[9] = bin;
+	pid = spawn_as("t", argv, dir, 0, -1);
+	wait_wrapped_ready("t", pid, "give a target its own mount namespace and /tmp");
+	snap(bin, &before);
+	st = attach_within("att", pid, &profile, NATIVE_LIMIT_MS);
+	expect_unchanged(bin, &before);
+	expect_clean_outcome("att", st, profile);
+	for (size_t i = 0; st == 0 && i < sizeof(host_syms) / sizeof(*host_syms); i++)
+		cr_expect(!report_mentions(profile, host_syms[i]), "the host's root-only %s was "
+			  "read for the target's symbols (%s in the profile)", bin, host_syms[i]);
+	free(profile);
+	free(bin);
+	free(dir);
+}
+
+Test(security, mapped_path_is_root_only_host_file)
+{
+	mapped_path_on_host(false);
+}
+
+Test(security, mapped_path_is_host_fifo)
+{
+	mapped_path_on_host(true);
 }
 
 /* ---- shared memory written by the target ------------------------------------ */
@@ -864,14 +993,12 @@ static void scribbled_attach(bool pidns)
 	dir = nobody_dir("w");
 	wrapper = pidns ? spawn_as("t", wrapped, dir, 0, -1)
 			: spawn_as("t", plain, dir, NOBODY, -1);
-	for (int i = 0; i < 1000 && !strstr(slurp("t", "out"), "ready"); i++) {
-		if (waitpid(wrapper, NULL, WNOHANG) == wrapper)
-			cr_skip_test("cannot start the target%s: %s",
-				     pidns ? " in its own PID namespace" : "", slurp("t", "err"));
-		usleep(10000);
-	}
+	if (pidns)
+		wait_wrapped_ready("t", wrapper, "start a target in its own PID namespace");
+	else
+		wait_output("t", wrapper, "ready", 10000);
 	pid = pidns ? child_of(wrapper) : wrapper;
-	st = reap_within(start_attach("att", "3", pid, -1, &profile), ATTACH_LIMIT_MS);
+	st = reap_within(start_attach("att", "3", pid, -1, &profile), NATIVE_LIMIT_MS);
 	expect_clean_outcome("att", st, profile);
 	tst = reap_within(wrapper, 10000);
 	if (st == 0)
@@ -915,16 +1042,9 @@ Test(security, user_namespace_binds_host_directory_on_tmp)
 	argv[7] = vdir;
 	cr_assert_not_null(realpath(NATIVE, exe));
 	pid = spawn_as("t", argv, dir, NOBODY, -1);
-	for (int i = 0; i < 1000 && !strstr(slurp("t", "out"), "ready"); i++) {
-		if (waitpid(pid, NULL, WNOHANG) == pid)
-			cr_skip_test("nobody cannot make user and mount namespaces here: %s",
-				     slurp("t", "err"));
-		usleep(10000);
-	}
-	cr_assert(strstr(slurp("t", "out"), "ready"), "the target did not start: %s",
-		  slurp("t", "err"));
+	wait_wrapped_ready("t", pid, "let nobody make user and mount namespaces");
 	snap(vdir, &before);
-	st = attach_bounded("att", pid, &profile);
+	st = attach_within("att", pid, &profile, NATIVE_LIMIT_MS);
 	expect_unchanged(vdir, &before);
 	expect_clean_outcome("att", st, profile);
 	free(profile);
