@@ -91,10 +91,22 @@ static void teardown(void)
 
 TestSuite(security, .init = setup, .fini = teardown, .timeout = 120);
 
+/* cr_skip_test ends the test without its .fini: clean up first (teardown
+ * may then run twice; the second time finds nothing to do). The message is
+ * formatted before, while the logs it may quote still exist. */
+#define SEC_SKIP(...)                                                 \
+	do {                                                          \
+		char skip_msg_[8192];                                 \
+                                                                      \
+		snprintf(skip_msg_, sizeof(skip_msg_), __VA_ARGS__);  \
+		teardown();                                           \
+		cr_skip_test("%s", skip_msg_);                        \
+	} while (0)
+
 static void need_root(void)
 {
 	if (geteuid() != 0)
-		cr_skip_test("needs root: the attacks run as uid %d against a root objscope",
+		SEC_SKIP("needs root: the attacks run as uid %d against a root objscope",
 			     NOBODY);
 }
 
@@ -102,7 +114,7 @@ static void need_java(void)
 {
 	need_root();
 	if (access(JAVA_CLASS, R_OK) != 0 || access("/usr/bin/java", X_OK) != 0)
-		cr_skip_test("needs java and " JAVA_CLASS " (make " JAVA_CLASS ")");
+		SEC_SKIP("needs java and " JAVA_CLASS " (make " JAVA_CLASS ")");
 }
 
 static void track_kid(pid_t pid)
@@ -256,7 +268,7 @@ static void wait_wrapped_ready(const char *name, pid_t pid, const char *what)
 			const char *err = slurp(name, "err");
 
 			if (strstr(err, "unshare") || strstr(err, "mount"))
-				cr_skip_test("cannot %s: %s", what, err);
+				SEC_SKIP("cannot %s: %s", what, err);
 			cr_assert_fail("the target ended before it was ready: %s", err);
 		}
 		usleep(10000);
@@ -821,7 +833,7 @@ Test(security, mount_namespace_symlinks)
 
 	need_root();
 	if (!have_tools())
-		cr_skip_test("needs unshare and setpriv");
+		SEC_SKIP("needs unshare and setpriv");
 	dir = nobody_dir("w");
 	vdir = victim_dir("vdir", 0700);
 	vfile = victim_file("vfile", "root's file, ring name\n");
@@ -923,7 +935,7 @@ static void mapped_path_on_host(bool fifo)
 
 	need_root();
 	if (!have_tools())
-		cr_skip_test("needs unshare and setpriv");
+		SEC_SKIP("needs unshare and setpriv");
 	cr_assert_not_null(realpath(NATIVE, exe));
 	cr_assert_not_null(realpath(E2E_FIXTURE("three_sites"), other));
 	dir = nobody_dir("w");
@@ -988,7 +1000,7 @@ static void scribbled_attach(bool pidns)
 
 	need_root();
 	if (pidns && !have_tools())
-		cr_skip_test("needs unshare and setpriv");
+		SEC_SKIP("needs unshare and setpriv");
 	cr_assert_not_null(realpath(SCRIBBLE, exe));
 	dir = nobody_dir("w");
 	wrapper = pidns ? spawn_as("t", wrapped, dir, 0, -1)
@@ -1036,7 +1048,7 @@ Test(security, user_namespace_binds_host_directory_on_tmp)
 
 	need_root();
 	if (!have_tools())
-		cr_skip_test("needs unshare");
+		SEC_SKIP("needs unshare");
 	dir = nobody_dir("w");
 	vdir = victim_dir("vdir", 0755);
 	argv[7] = vdir;
@@ -1072,7 +1084,7 @@ static void record_with_planted_map(bool read_only)
 
 	need_java();
 	if (read_only && !have_tools())
-		cr_skip_test("needs unshare");
+		SEC_SKIP("needs unshare");
 	cr_assert_not_null(realpath(E2E_OBJSCOPE, exe));
 	cr_assert_not_null(realpath("build/java", cp));
 	dir = e2e_path(tmp, "w");
@@ -1283,7 +1295,7 @@ Test(security, vmstructs_absurd_offsets)
 	base = libjvm_of(jvm, libjvm, sizeof(libjvm));
 	cr_assert_neq(base, 0, "no libjvm.so in the JVM's maps");
 	if (!vmstructs_symbols(libjvm, sym))
-		cr_skip_test("needs nm (binutils) to find gHotSpotVMStructs in %s", libjvm);
+		SEC_SKIP("needs nm (binutils) to find gHotSpotVMStructs in %s", libjvm);
 	n = vmstructs_poison(jvm, base, sym, "ConstMethod", "_constants", 0x7ffffffffffffff8ULL);
 	cr_assert_gt(n, 0, "nobody could not change the JVM's vmStructs (%d entries)", n);
 	st = attach_bounded("att", jvm, &profile);
