@@ -19,17 +19,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
-#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -107,7 +105,7 @@ static void need_root(void)
 {
 	if (geteuid() != 0)
 		SEC_SKIP("needs root: the attacks run as uid %d against a root objscope",
-			     NOBODY);
+			 NOBODY);
 }
 
 static void need_java(void)
@@ -543,8 +541,9 @@ static bool report_mentions(const char *profile, const char *text)
 /* ---- the same targets, not attacking -------------------------------------- */
 
 /* Without an attack, the targets of this suite (a JVM and a native program
- * of nobody's, a root objscope) attach cleanly: exit 0, nothing on stderr
- * but notes, a profile with samples. What the attacks change is theirs. */
+ * of nobody's, a root objscope) attach cleanly: exit 0, a profile with
+ * samples, JIT names from the perf map the JVM wrote on request. What the
+ * attacks below change is theirs. */
 Test(security, baseline_without_attack)
 {
 	char *dir, *profile, msg[512];
@@ -850,7 +849,7 @@ Test(security, mount_namespace_symlinks)
 	snprintf(path, sizeof(path), "/proc/%d/root/tmp/objscope-%u-%lx", (int)pid, NOBODY,
 		 (unsigned long)st_lib.st_mtime);
 	plant(NOBODY, PLANT_SYMLINK, path, vdir, 0);
-	cr_assert_eq(pipe(gate), 0);
+	cr_assert_eq(pipe2(gate, O_CLOEXEC), 0);
 	att = start_attach("att", "1", pid, gate[0], &profile);
 	close(gate[0]);
 	/* /dev/shm is the host's (the mount namespace copied it) */
@@ -889,7 +888,7 @@ Test(security, precreated_ring_files)
 	dir = nobody_dir("w");
 	vfile = victim_file("vfile", "root's file, ring name in /tmp\n");
 	pid = start_native("t", dir);
-	cr_assert_eq(pipe(gate), 0);
+	cr_assert_eq(pipe2(gate, O_CLOEXEC), 0);
 	att = start_attach("att", "1", pid, gate[0], &profile);
 	close(gate[0]);
 	other = track_path("/dev/shm/objscope-%d-%d.rings", (int)att, (int)pid);
