@@ -704,19 +704,18 @@ static void take_sample(struct os_collector *c, struct raw *w, const uint64_t *c
 
 static void ring_event(const struct os_event *ev, void *arg)
 {
-	static uint64_t copy[8192]; /* an event with our ids (attach to a container) */
 	struct os_collector *c = arg;
 	struct os_obj_event oe;
 	struct os_qitem *q;
 
-	if (c->pidns && ev->pid == c->pidns->ns_pid && ev->len <= sizeof(copy)) {
-		struct os_event *t = (struct os_event *)copy;
+	if (c->pidns && ev->pid == c->pidns->ns_pid) {
+		/* our ids (attach to a container), written into the drain's
+		 * private copy of the record (os_shm_host_drain): ours to change */
+		struct os_event *t = (struct os_event *)ev;
 		uint32_t tid = os_pidns_host_tid(c->pidns, ev->tid);
 
-		memcpy(t, ev, ev->len);
 		t->pid = c->pidns->host_pid;
 		t->tid = tid ? tid : ev->tid;
-		ev = t;
 	}
 
 	if (!os_attrib_prepare(&c->attrib, ev, &oe))

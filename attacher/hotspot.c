@@ -126,6 +126,7 @@ struct hs_jx {
 	bool outer;                /* the compiled method alone (no scope there) */
 };
 
+#define HS_FRAME_SLOTS_MAX 64 /* interpreter frame slots lie within this many words of fp */
 #define HS_JX_MAX (1u << 20) /* cached expansions; the cache starts afresh when full */
 
 /* A method's bytecodes and line table, and its source file. */
@@ -400,13 +401,19 @@ static void frames_resolve(struct hotspot *h, struct hs_jvm *j)
 	memset(l, 0, sizeof(*l));
 	os_hs_scope_layout(&j->scl, &j->vm);
 	os_hs_line_layout(&j->lil, &j->vm);
-	j->blob_size_off = os_hs_vm_get(&j->vm, "CodeBlob::_size", &ss) == 0 ? (int64_t)ss : -1;
+	if (os_hs_vm_field(&j->vm, "CodeBlob::_size", &j->blob_size_off) != 0)
+		j->blob_size_off = -1;
 	j->method_ok = true;
 	if (os_hs_vm_get(&j->vm, "frame::interpreter_frame_method_offset", &ss) != 0) {
 		if (os_hs_vm_get(&j->vm, "frame::interpreter_frame_last_sp_offset", &ss) == 0)
 			ss -= 1; /* JDK 17, x86: the method slot is the one below last_sp */
 		else
 			j->method_ok = false;
+	}
+	/* frame slots are a few words from fp: a wild table value is not used */
+	if ((int64_t)ss < -HS_FRAME_SLOTS_MAX || (int64_t)ss > HS_FRAME_SLOTS_MAX) {
+		j->method_ok = false;
+		ss = 0;
 	}
 	j->method_off = (int64_t)ss * 8;
 	for (int i = 0; i < NNEED; i++) {
@@ -419,6 +426,8 @@ static void frames_resolve(struct hotspot *h, struct hs_jvm *j)
 	/* the interpreter's caller-sp slot: -1 word from fp on x86 */
 	if (os_hs_vm_get(&j->vm, "frame::interpreter_frame_sender_sp_offset", &ss) != 0)
 		ss = (uint64_t)-1;
+	if ((int64_t)ss < -HS_FRAME_SLOTS_MAX || (int64_t)ss > HS_FRAME_SLOTS_MAX)
+		goto bad;
 	if (!rd_u64(h, j, v[P_HEAPS], &ga) || !rd_i32(h, j, ga + v[O_LEN], &len) ||
 	    !rd_u64(h, j, ga + v[O_DATA], &arr) || len <= 0 || len > OS_HSF_MAX_HEAPS)
 		goto bad;

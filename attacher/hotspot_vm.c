@@ -85,15 +85,21 @@ static int rd_u64(const struct os_hs_mem *m, uint32_t pid, uint64_t addr, uint64
 }
 
 /* Two fields of one object at base: in one read when they lie within 64
- * bytes of each other (each read is a system call), else in two. */
+ * bytes of each other (each read is a system call), else in two. The
+ * offsets come from the target's tables: outside [0, OS_HS_FIELD_MAX] they
+ * are refused before any arithmetic on them. */
 static int rd_two(const struct os_hs_mem *m, uint32_t pid, uint64_t base, int64_t off1,
 		  void *buf1, size_t len1, int64_t off2, void *buf2, size_t len2)
 {
-	int64_t lo = off1 < off2 ? off1 : off2;
-	int64_t hi = off1 + (int64_t)len1 > off2 + (int64_t)len2 ? off1 + (int64_t)len1
-								 : off2 + (int64_t)len2;
+	int64_t lo, hi;
 	uint8_t span[64];
 
+	if (off1 < 0 || off1 > OS_HS_FIELD_MAX || off2 < 0 || off2 > OS_HS_FIELD_MAX ||
+	    len1 > sizeof(span) || len2 > sizeof(span))
+		return -EINVAL;
+	lo = off1 < off2 ? off1 : off2;
+	hi = off1 + (int64_t)len1 > off2 + (int64_t)len2 ? off1 + (int64_t)len1
+							: off2 + (int64_t)len2;
 	if (hi - lo > (int64_t)sizeof(span))
 		return rd(m, pid, base + (uint64_t)off1, buf1, len1) < 0 ||
 				       rd(m, pid, base + (uint64_t)off2, buf2, len2) < 0
@@ -182,14 +188,32 @@ int os_hs_vm_get(const struct os_hs_vm *vm, const char *name, uint64_t *value)
 	return 0;
 }
 
-/* The first of the names that exists, as a signed offset (-1: none). */
-static int64_t first_of(const struct os_hs_vm *vm, const char *const *names)
+int os_hs_vm_field(const struct os_hs_vm *vm, const char *name, int64_t *value)
 {
 	uint64_t v;
 
-	for (; *names; names++)
-		if (os_hs_vm_get(vm, *names, &v) == 0)
-			return (int64_t)v;
+	if (os_hs_vm_get(vm, name, &v) != 0)
+		return -ENOENT;
+	if (v > OS_HS_FIELD_MAX) /* negative ones too */
+		return -ERANGE;
+	*value = (int64_t)v;
+	return 0;
+}
+
+/* The first of the names that exists, as an offset in [0, OS_HS_FIELD_MAX]
+ * (-1: none, or the first one found is out of range). */
+static int64_t first_of(const struct os_hs_vm *vm, const char *const *names)
+{
+	int64_t v;
+
+	for (; *names; names++) {
+		int rc = os_hs_vm_field(vm, *names, &v);
+
+		if (rc == 0)
+			return v;
+		if (rc == -ERANGE)
+			return -1;
+	}
 	return -1;
 }
 
@@ -227,8 +251,12 @@ int os_hs_vm_finish(struct os_hs_vm *vm, const struct os_hs_mem *m, uint32_t pid
 	e = find(vm, "CompressedKlassPointers::_narrow_klass._shift");
 	if (!e)
 		e = find(vm, "CompressedKlassPointers::_shift");
-	if (e && e->is_static && rd(m, pid, e->value, &shift, 4) == 0)
-		l->narrow_klass_shift = shift;
+	if (e && e->is_static && rd(m, pid, e->value, &shift, 4) == 0) {
+		if (shift < 64)
+			l->narrow_klass_shift = shift;
+		else
+			l->oop_cklass = -1; /* compressed class words not decodable */
+	}
 	if (l->klass_name < 0 || l->symbol_length < 0 || l->symbol_body < 0)
 		return -EINVAL;
 	return 0;
@@ -242,12 +270,20 @@ static int load_table(struct os_hs_vm *vm, const struct os_hs_mem *m, uint32_t p
 	char a[MAX_NAME], b[MAX_NAME], name[2 * MAX_NAME + 4];
 	int rc;
 
-	int nf = kind == OS_JVM_STRUCTS || kind == OS_JVM_TYPES ? 6 : 2;
+	/* bytes read at each off[]: names and 8-byte values, IsStatic and the
+	 * int constants' values 4; 0: not read */
+	static const uint8_t width[OS_JVM_NTABLES][6] = {
+		[OS_JVM_STRUCTS] = { 8, 8, 0, 4, 8, 8 },
+		[OS_JVM_TYPES] = { 8, 0, 0, 0, 0, 8 },
+		[OS_JVM_INTS] = { 8, 4 },
+		[OS_JVM_LONGS] = { 8, 8 },
+	};
 
-	if (!t->addr || !t->stride || t->stride > sizeof(ent))
+	if (kind < 0 || kind >= OS_JVM_NTABLES || !t->addr || !t->stride || t->stride > sizeof(ent))
 		return -EINVAL;
-	for (int k = 0; k < nf; k++)
-		if (t->off[k] + 4 > t->stride)
+	for (int k = 0; k < 6; k++)
+		if (width[kind][k] &&
+		    (t->off[k] > t->stride || t->stride - t->off[k] < width[kind][k]))
 			return -EINVAL;
 	for (uint32_t i = 0; i < MAX_ENTRIES; i++) {
 		uint64_t p1 = 0, p2 = 0, val = 0;
@@ -361,6 +397,8 @@ static int symbol_str(const struct os_hs_vm *vm, const struct os_hs_mem *m, uint
 
 	if (!sym || len < 1)
 		return -EFAULT;
+	if (lo < 0 || lo > OS_HS_FIELD_MAX || body < 0 || body > OS_HS_FIELD_MAX)
+		return -EINVAL;
 	/* Most symbols are short: the length and the body in one read (the
 	 * collector names many methods; each read is a system call). A read
 	 * that stops at an unmapped page reads the length alone first. */

@@ -40,13 +40,19 @@ extern const struct os_hs_mem os_hs_mem_proc;
 size_t os_hs_mem_words(const struct os_hs_mem *m, uint32_t pid, const uint64_t *addrs, size_t n,
 		       uint64_t *out, bool *ok);
 
+/* A field offset or type size above this is not believed (the metadata
+ * objects read here are far smaller): the tables come from the target, and
+ * a wild value must not reach a bounds check as a negative or huge one. */
+#define OS_HS_FIELD_MAX 4096
+
 struct os_hs_entry {
 	char *name;
 	uint64_t value;
 	bool is_static;  /* static field: value is its address */
 };
 
-/* What the adapter needs, resolved from the tables (-1 when absent). */
+/* What the adapter needs, resolved from the tables (-1 when absent, or when
+ * the table's value lies outside [0, OS_HS_FIELD_MAX]). */
 struct os_hs_layout {
 	int64_t klass_name;          /* Klass::_name (Symbol*) */
 	int64_t symbol_length;       /* Symbol::_length (u2) */
@@ -84,6 +90,9 @@ int os_hs_vm_add(struct os_hs_vm *vm, const char *name, uint64_t value, bool is_
 int os_hs_vm_finish(struct os_hs_vm *vm, const struct os_hs_mem *m, uint32_t pid);
 /* Looks a name up: 0 and *value, or -ENOENT. */
 int os_hs_vm_get(const struct os_hs_vm *vm, const char *name, uint64_t *value);
+/* A field offset or type size: 0 and *value in [0, OS_HS_FIELD_MAX], -ENOENT,
+ * or -ERANGE (the table says something else: not believed). */
+int os_hs_vm_field(const struct os_hs_vm *vm, const char *name, int64_t *value);
 
 /* Internal name of the Klass* ("[B", "java/lang/String") into buf. */
 int os_hs_klass_name(const struct os_hs_vm *vm, const struct os_hs_mem *m, uint32_t pid,

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <elf.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -270,6 +271,8 @@ int os_inject_begin(struct os_inject *in, pid_t pid, unsigned timeout_ms, char *
 
 			if (tid <= 0 || (round < 3 && !maybe_safe(pid, tid)))
 				continue;
+			if (now_ms() > deadline)
+				break; /* a process with ever more threads: checked below */
 			rc = seize_thread(in, tid, deadline);
 			if (rc == -EPERM) {
 				closedir(d);
@@ -377,6 +380,22 @@ static bool kernel_sent(struct os_inject *in)
 	return ptrace(PTRACE_GETSIGINFO, in->tid, NULL, &si) != 0 || si.si_code > 0;
 }
 
+/* The call is given up while the thread is stopped; st is that stop. A
+ * signal-delivery-stop's signal is the target's: it is delivered when the
+ * thread is let go (os_inject_end), or sent again when one is kept already. */
+static void keep_signal(struct os_inject *in, int st)
+{
+	int sig;
+
+	if (st < 0 || (st >> 16) != 0 || !WIFSTOPPED(st))
+		return;
+	sig = WSTOPSIG(st);
+	if (!in->pending_sig)
+		in->pending_sig = sig;
+	else if (sig != in->pending_sig)
+		syscall(SYS_tgkill, (int)in->pid, (int)in->tid, sig);
+}
+
 int os_inject_call(struct os_inject *in, uint64_t fn, const char *str, uint64_t a1, uint64_t a2,
 		   unsigned timeout_ms, uint64_t *ret, char *err, size_t errlen)
 {
@@ -429,7 +448,7 @@ int os_inject_call(struct os_inject *in, uint64_t fn, const char *str, uint64_t 
 				 timeout_ms);
 			/* stop it again so that end() can put the registers back */
 			ptrace(PTRACE_INTERRUPT, in->tid, NULL, NULL);
-			wait_stop(in->tid, now_ms() + 1000);
+			keep_signal(in, wait_stop(in->tid, now_ms() + 1000));
 			return -ETIMEDOUT;
 		}
 		if (st < 0) {
@@ -470,6 +489,15 @@ int os_inject_call(struct os_inject *in, uint64_t fn, const char *str, uint64_t 
 			}
 			*ret = now.rax;
 			break;
+		}
+		/* wait_stop returns at once while stops keep coming (a target
+		 * that signals itself without pause): the deadline is checked
+		 * here too. The thread is stopped: end() can put it back. */
+		if (now_ms() > deadline) {
+			snprintf(err, errlen, "the call in the target did not return within %u ms",
+				 timeout_ms);
+			keep_signal(in, st);
+			return -ETIMEDOUT;
 		}
 		/* event stops (our interrupt, group stop): go on; other signals are
 		 * the target's: deliver them */
@@ -586,6 +614,7 @@ int os_inject_stop_others(struct os_inject_group *g, pid_t pid, pid_t except,
 		size_t first = g->n;
 		struct dirent *de;
 		DIR *d = opendir(dir);
+		bool late = false;
 
 		if (!d) {
 			rc = -ESRCH;
@@ -597,6 +626,11 @@ int os_inject_stop_others(struct os_inject_group *g, pid_t pid, pid_t except,
 
 			if (tid <= 0 || tid == except || group_has(g, tid))
 				continue;
+			if (now_ms() > deadline) {
+				late = true; /* ever more threads: the ones seized are
+					      * waited for, then it fails below */
+				break;
+			}
 			if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) != 0) {
 				if (errno == EPERM || errno == EACCES) {
 					closedir(d);
@@ -614,7 +648,7 @@ int os_inject_stop_others(struct os_inject_group *g, pid_t pid, pid_t except,
 			ptrace(PTRACE_INTERRUPT, tid, NULL, NULL);
 		}
 		closedir(d);
-		if (g->n == first)
+		if (g->n == first && !late)
 			return 0; /* a pass with no new thread: all are held */
 		for (size_t i = first; i < g->n;) {
 			struct user_regs_struct r;
@@ -648,7 +682,7 @@ fail:
 
 struct find_obj {
 	const char *suffix;
-	uint64_t start, end, offset;
+	uint64_t start, end, offset, inode;
 	char path[PATH_MAX];
 	bool found;
 };
@@ -664,10 +698,29 @@ static int find_mapping(const struct os_maps_entry *e, void *arg)
 		f->start = e->start;
 		f->end = e->end;
 		f->offset = e->offset;
+		f->inode = e->inode;
 		snprintf(f->path, sizeof(f->path), "%s", e->path);
 		f->found = true;
 	}
 	return 0;
+}
+
+/* A file opened by a path the target's user may have placed (a symlink,
+ * a FIFO): used only when it is a regular file with the mapping's inode
+ * (the device may differ: overlayfs). O_NONBLOCK: a FIFO does not block the
+ * open. */
+static int open_checked(const char *path, uint64_t inode)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_ino != inode) {
+		close(fd);
+		return -ENOENT;
+	}
+	return fd;
 }
 
 static int open_mapped(pid_t pid, const struct find_obj *f)
@@ -681,11 +734,10 @@ static int open_mapped(pid_t pid, const struct find_obj *f)
 	if (fd >= 0)
 		return fd;
 	snprintf(p, sizeof(p), "/proc/%d/root%s", (int)pid, f->path);
-	fd = open(p, O_RDONLY | O_CLOEXEC);
+	fd = open_checked(p, f->inode);
 	if (fd >= 0)
 		return fd;
-	fd = open(f->path, O_RDONLY | O_CLOEXEC);
-	return fd >= 0 ? fd : -errno;
+	return open_checked(f->path, f->inode);
 }
 
 int os_inject_symbol(pid_t pid, const char *suffix, const char *name, uint64_t *addr)

@@ -71,7 +71,9 @@ void os_inject_end(struct os_inject *in);
 
 /* Address of `name` (.dynsym, defined) in the object mapped in pid whose
  * path ends with `suffix` (e.g. "/libc.so.6"). The file is read through
- * /proc/PID/map_files, else its path, else /proc/PID/root + path. */
+ * /proc/PID/map_files, else /proc/PID/root + path, else its path: those two
+ * only when they open (never blocking) a regular file with the mapping's
+ * inode. */
 int os_inject_symbol(pid_t pid, const char *suffix, const char *name, uint64_t *addr);
 
 /* Reads a NUL-terminated string of the target (for dlerror()). */

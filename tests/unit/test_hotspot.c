@@ -536,6 +536,162 @@ Test(hotspot, vmstructs_bad_layout)
 	cr_expect_eq(os_hs_vm_load(&vm, &os_hs_mem_proc, (uint32_t)getpid(), &info), -EFAULT);
 }
 
+/* The entry of S[] for "type::field". */
+static struct s_ent *s_entry(const char *type, const char *field)
+{
+	for (struct s_ent *e = S; e->type; e++)
+		if (!strcmp(e->type, type) && !strcmp(e->field, field))
+			return e;
+	cr_assert_fail("no %s::%s in S[]", type, field);
+	return NULL;
+}
+
+/* Offsets a hostile target may put in its vmStructs: negative ones that
+ * wrap a signed bounds check, huge ones that wrap an unsigned one. */
+static const uint64_t absurd[] = {
+	(uint64_t)INT64_MIN, (uint64_t)INT64_MIN + 8, (uint64_t)-2, (uint64_t)-4096,
+	1ULL << 40, (uint64_t)INT64_MAX, UINT64_MAX - 3, OS_HS_FIELD_MAX + 1,
+};
+
+/* A required field out of range: the load is refused (no crash, nothing
+ * read at the offset); an optional one: that feature is off. */
+Test(hotspot, vmstructs_absurd_offsets)
+{
+	static const char *const required[][2] = {
+		{ "Klass", "_name" }, { "Symbol", "_length" }, { "Symbol", "_body[0]" },
+	};
+	uint32_t pid = (uint32_t)getpid();
+	struct os_jvm_info info;
+	struct os_hs_vm vm;
+	uint32_t total = 0;
+	bool active;
+	char buf[128];
+
+	fill_info(&info, 0, 0);
+	for (size_t r = 0; r < 3; r++) {
+		struct s_ent *e = s_entry(required[r][0], required[r][1]);
+		uint64_t keep = e->offset;
+
+		for (size_t i = 0; i < sizeof(absurd) / sizeof(*absurd); i++) {
+			e->offset = absurd[i];
+			cr_expect_eq(os_hs_vm_load(&vm, &os_hs_mem_proc, pid, &info), -EINVAL,
+				     "%s::%s = %#llx", required[r][0], required[r][1],
+				     (unsigned long long)absurd[i]);
+		}
+		e->offset = keep;
+	}
+	for (size_t i = 0; i < sizeof(absurd) / sizeof(*absurd); i++) {
+		struct s_ent *mc = s_entry("Method", "_constMethod");
+		struct s_ent *tc = s_entry("CollectedHeap", "_total_collections");
+		struct s_ent *ga = s_entry("CollectedHeap", "_is_gc_active");
+		uint64_t keep[3] = { mc->offset, tc->offset, ga->offset };
+
+		mc->offset = absurd[i];
+		tc->offset = absurd[i];
+		ga->offset = absurd[(i + 1) % (sizeof(absurd) / sizeof(*absurd))];
+		cr_assert_eq(os_hs_vm_load(&vm, &os_hs_mem_proc, pid, &info), 0);
+		cr_expect_eq(vm.lay.method_const, -1);
+		cr_expect_eq(os_hs_method_name(&vm, &os_hs_mem_proc, pid, (uintptr_t)&method, buf,
+					       sizeof(buf)),
+			     -ENOENT);
+		cr_expect_eq(os_hs_gc_state(&vm, &os_hs_mem_proc, pid, &total, &active), -ENOENT);
+		cr_expect_eq(os_hs_klass_name(&vm, &os_hs_mem_proc, pid, (uintptr_t)&k_string, buf,
+					      sizeof(buf)),
+			     0, "what is sound still works");
+		cr_expect_str_eq(buf, "java/lang/String");
+		os_hs_vm_free(&vm);
+		mc->offset = keep[0];
+		tc->offset = keep[1];
+		ga->offset = keep[2];
+	}
+}
+
+/* A layout changed after the load (or made by hand) with wild offsets: the
+ * readers refuse it before any arithmetic on a local buffer. */
+Test(hotspot, vmstructs_layout_checked_again_by_readers)
+{
+	uint32_t pid = (uint32_t)getpid();
+	struct os_jvm_info info;
+	struct os_hs_vm vm;
+	uint32_t total = 0;
+	bool active;
+	char buf[128];
+
+	fill_info(&info, 0, 0);
+	cr_assert_eq(os_hs_vm_load(&vm, &os_hs_mem_proc, pid, &info), 0);
+	cr_assert_eq(os_hs_gc_state(&vm, &os_hs_mem_proc, pid, &total, &active), 0);
+	cr_expect_eq(total, 1);
+	for (size_t i = 0; i < sizeof(absurd) / sizeof(*absurd); i++) {
+		struct os_hs_layout keep = vm.lay;
+
+		vm.lay.symbol_length = (int64_t)absurd[i];
+		cr_expect_lt(os_hs_klass_name(&vm, &os_hs_mem_proc, pid, (uintptr_t)&k_string, buf,
+					      sizeof(buf)),
+			     0);
+		vm.lay = keep;
+		vm.lay.symbol_body = (int64_t)absurd[i];
+		cr_expect_lt(os_hs_klass_name(&vm, &os_hs_mem_proc, pid, (uintptr_t)&k_string, buf,
+					      sizeof(buf)),
+			     0);
+		vm.lay = keep;
+		vm.lay.heap_total_coll = (int64_t)absurd[i];
+		cr_expect_lt(os_hs_gc_state(&vm, &os_hs_mem_proc, pid, &total, &active), 0);
+		vm.lay = keep;
+		vm.lay.const_name_index = (int64_t)absurd[i];
+		cr_expect_lt(os_hs_method_name(&vm, &os_hs_mem_proc, pid, (uintptr_t)&method, buf,
+					       sizeof(buf)),
+			     0);
+		vm.lay = keep;
+	}
+	os_hs_vm_free(&vm);
+}
+
+/* The tables' own geometry (entry field offsets, stride) is checked against
+ * the width read at each offset, without wrapping. */
+Test(hotspot, vmstructs_table_geometry)
+{
+	uint32_t pid = (uint32_t)getpid();
+	struct os_jvm_info info;
+	struct os_hs_vm vm;
+
+	for (int k = 0; k < OS_JVM_NTABLES; k++) {
+		static const uint64_t bad[] = { UINT64_MAX - 2, UINT64_MAX - 7, 1ULL << 63 };
+
+		for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+			fill_info(&info, 0, 0);
+			info.tables[k].off[0] = bad[i];
+			if (k == OS_JVM_STRUCTS || k == OS_JVM_TYPES) {
+				cr_expect_eq(os_hs_vm_load(&vm, &os_hs_mem_proc, pid, &info),
+					     -EINVAL, "table %d off[0] %#llx", k,
+					     (unsigned long long)bad[i]);
+			} else {
+				/* the optional constants are left out, the load goes on */
+				cr_assert_eq(os_hs_vm_load(&vm, &os_hs_mem_proc, pid, &info), 0);
+				const char *c = k == OS_JVM_INTS ? "oopSize"
+								 : "markWord::hash_mask";
+
+				cr_expect_eq(os_hs_vm_get(&vm, c, &(uint64_t){ 0 }), -ENOENT);
+				os_hs_vm_free(&vm);
+			}
+		}
+	}
+	/* an 8-byte value whose offset leaves 4 bytes in the entry */
+	fill_info(&info, 0, 0);
+	info.tables[OS_JVM_STRUCTS].off[4] = info.tables[OS_JVM_STRUCTS].stride - 4;
+	cr_expect_eq(os_hs_vm_load(&vm, &os_hs_mem_proc, pid, &info), -EINVAL);
+	fill_info(&info, 0, 0);
+	info.tables[OS_JVM_TYPES].off[5] = info.tables[OS_JVM_TYPES].stride - 4;
+	cr_expect_eq(os_hs_vm_load(&vm, &os_hs_mem_proc, pid, &info), -EINVAL);
+	/* a compressed-class shift no shift can take: compressed words off */
+	narrow_shift = 200;
+	fill_info(&info, 0, 0);
+	cr_assert_eq(os_hs_vm_load(&vm, &os_hs_mem_proc, pid, &info), 0);
+	cr_expect_eq(vm.lay.oop_cklass, -1);
+	cr_expect_eq(vm.lay.narrow_klass_shift, 0);
+	os_hs_vm_free(&vm);
+	narrow_shift = 0;
+}
+
 /* ---- the adapter behind os_attrib ---- */
 
 static struct os_event *mk_event(uint16_t type, uint64_t addr, uint64_t size, uint64_t aux,

@@ -153,21 +153,22 @@ Test(hotspot_lines, line_of_a_bci_follows_hotspot)
 static struct os_hs_vm vm;
 static struct os_hs_line_layout lay;
 
+static const struct {
+	const char *name;
+	uint64_t v;
+} names[] = {
+	{ "Method::_constMethod", 8 },
+	{ "ConstMethod::_constants", 8 },
+	{ "ConstMethod::_constMethod_size", 24 },
+	{ "ConstMethod::_flags", 28 },
+	{ "ConstMethod::_code_size", 32 },
+	{ "ConstantPool::_source_file_name_index", 54 },
+	{ "ConstMethod", 48 },
+	{ "ConstantPool", 72 },
+};
+
 static void setup(void)
 {
-	static const struct {
-		const char *name;
-		uint64_t v;
-	} names[] = {
-		{ "Method::_constMethod", 8 },
-		{ "ConstMethod::_constants", 8 },
-		{ "ConstMethod::_constMethod_size", 24 },
-		{ "ConstMethod::_flags", 28 },
-		{ "ConstMethod::_code_size", 32 },
-		{ "ConstantPool::_source_file_name_index", 54 },
-		{ "ConstMethod", 48 },
-		{ "ConstantPool", 72 },
-	};
 	uint64_t cm = BASE + CM_AT, cp = BASE + CP_AT, sym = SYM;
 	uint16_t code = 100, flags = 0x1, src = 5;
 	int32_t words;
@@ -259,4 +260,32 @@ Test(hotspot_lines, bytecode_pointer_to_index)
 	cr_expect_eq(os_hs_bci_of(&ml, (ml.code_base + 40) & 0x1fff, true), -1,
 		     "ambiguous in a method over 8 KiB");
 	cr_expect_eq(os_hs_bci_of(&ml, ml.code_base + 0x2000, false), 0x2000);
+}
+
+/* Any one field offset or size of the target's tables out of range (negative
+ * ones that would pass a signed bounds check, huge ones): no layout, so no
+ * line is read at all. */
+Test(hotspot_lines, absurd_offsets_leave_the_layout_unresolved)
+{
+	static const uint64_t absurd[] = { (uint64_t)INT64_MIN, (uint64_t)-8, (uint64_t)-1,
+					   1ULL << 40, UINT64_MAX - 3, 4097 };
+	const size_t nn = sizeof(names) / sizeof(names[0]);
+
+	for (size_t k = 0; k < nn; k++) {
+		for (size_t a = 0; a < sizeof(absurd) / sizeof(absurd[0]); a++) {
+			struct os_hs_line_layout l;
+			struct os_hs_vm v;
+
+			memset(&v, 0, sizeof(v));
+			for (size_t i = 0; i < nn; i++)
+				cr_assert_eq(os_hs_vm_add(&v, names[i].name,
+							  i == k ? absurd[a] : names[i].v, false),
+					     0);
+			os_hs_vm_finish(&v, NULL, 1);
+			os_hs_line_layout(&l, &v);
+			cr_expect(!l.ok, "%s = %#llx", names[k].name,
+				  (unsigned long long)absurd[a]);
+			os_hs_vm_free(&v);
+		}
+	}
 }

@@ -279,3 +279,41 @@ Test(hotspot_scopes, missing_names_leave_the_layout_unresolved)
 	cr_expect(!l.ok);
 	os_hs_vm_free(&v);
 }
+
+/* Any one field offset or size of the target's tables out of range: no
+ * layout (a header offset that passed would index the collector's copy of
+ * the header). */
+Test(hotspot_scopes, absurd_offsets_leave_the_layout_unresolved)
+{
+	static const char *const fields[] = {
+		"CodeBlob::_name", "CompiledMethod::_method", "CompiledMethod::_scopes_data_begin",
+		"nmethod::_metadata_offset", "nmethod::_scopes_pcs_offset",
+		"nmethod::_dependencies_offset", "nmethod::_compile_id", "PcDesc::_pc_offset",
+		"PcDesc::_scope_decode_offset", "PcDesc",
+	};
+	static const uint64_t absurd[] = { (uint64_t)INT64_MIN, (uint64_t)-8, (uint64_t)-1,
+					   1ULL << 40, UINT64_MAX - 3, 4097 };
+
+	for (size_t k = 0; k < sizeof(fields) / sizeof(fields[0]); k++) {
+		for (size_t a = 0; a < sizeof(absurd) / sizeof(absurd[0]); a++) {
+			struct os_hs_scope_layout l;
+			struct os_hs_vm v;
+			uint64_t keep = 0;
+
+			/* the suite's tables, one value replaced */
+			cr_assert_eq(os_hs_vm_get(&vm, fields[k], &keep), 0);
+			memset(&v, 0, sizeof(v));
+			for (size_t i = 0; i < vm.n; i++)
+				cr_assert_eq(os_hs_vm_add(&v, vm.e[i].name,
+							  strcmp(vm.e[i].name, fields[k])
+								  ? vm.e[i].value
+								  : absurd[a],
+							  false),
+					     0);
+			os_hs_vm_finish(&v, NULL, 1);
+			os_hs_scope_layout(&l, &v);
+			cr_expect(!l.ok, "%s = %#llx", fields[k], (unsigned long long)absurd[a]);
+			os_hs_vm_free(&v);
+		}
+	}
+}

@@ -297,7 +297,10 @@ Test(ring, drain_reports_consumed_ranges)
 
 	while (put(s, rb, seq, 20)) /* 224-byte records until full */
 		seq++;
-	cr_assert_eq(os_ring_drain_ex(s, rb, on_event, &g, &bad, on_release, &r), seq - 1);
+	struct os_ring_copy *copy = malloc(sizeof(*copy));
+
+	cr_assert_not_null(copy);
+	cr_assert_eq(os_ring_drain_ex(s, rb, on_event, &g, &bad, on_release, &r, copy), seq - 1);
 	cr_assert_eq(r.n, 1);
 	cr_expect_eq(r.off[0], 0);
 	cr_expect_eq(r.len[0], atomic_load(&s->tail));
@@ -308,7 +311,7 @@ Test(ring, drain_reports_consumed_ranges)
 	r.n = 0;
 	uint64_t tail0 = atomic_load(&s->tail);
 
-	os_ring_drain_ex(s, rb, on_event, &g, &bad, on_release, &r);
+	os_ring_drain_ex(s, rb, on_event, &g, &bad, on_release, &r, copy);
 	cr_assert(g.ok);
 	cr_assert_eq(bad, 0);
 	cr_assert_eq(r.n, 2, "a wrapped range comes in two pieces");
@@ -316,5 +319,188 @@ Test(ring, drain_reports_consumed_ranges)
 	cr_expect_eq(r.off[0] + r.len[0], rb);
 	cr_expect_eq(r.off[1], 0);
 	cr_expect_eq(r.len[0] + r.len[1], atomic_load(&s->tail) - tail0);
+	free(copy);
+	free(s);
+}
+
+/* ---- a ring written by someone hostile (attach mode: the target's user
+ * owns the ring file and may write anything, at any time) -------------- */
+
+struct copy_seen {
+	const struct os_ring_copy *copy;
+	uint64_t n, not_copy, inconsistent, sum;
+};
+
+/* What a consumer does: reads len and nframes, then every frame, then len
+ * and nframes again. With the private copy nothing moves meanwhile. */
+static void on_copy(const struct os_event *ev, void *arg)
+{
+	struct copy_seen *c = arg;
+	uint32_t len = ev->len;
+	uint16_t nf = ev->nframes;
+
+	if ((const void *)ev != (const void *)c->copy->w)
+		c->not_copy++;
+	if (len < OS_EVENT_FIXED || len > sizeof(*c->copy) || os_event_len(nf) > len)
+		c->inconsistent++;
+	for (uint32_t i = 0; i < nf; i++)
+		c->sum += ev->frames[i];
+	if (ev->len != len || ev->nframes != nf)
+		c->inconsistent++;
+	c->n++;
+}
+
+/* Writes a record's first word (type, nframes, len) in one store. */
+static void set_first(struct os_event *ev, uint16_t type, uint16_t nframes, uint32_t len)
+{
+	struct os_event h = { .type = type, .nframes = nframes, .len = len };
+	uint64_t w;
+
+	memcpy(&w, &h, sizeof(w));
+	__atomic_store_n((uint64_t *)ev, w, __ATOMIC_RELAXED);
+}
+
+/* Puts one ALLOC record of `nframes` at data offset `off`, head past it. */
+static struct os_event *plant(struct os_slot *s, uint64_t off, uint16_t nframes)
+{
+	struct os_event *ev = (struct os_event *)(os_slot_data(s) + off);
+
+	memset(ev, 0, os_event_len(nframes));
+	set_first(ev, OS_EV_ALLOC, nframes, os_event_len(nframes));
+	for (uint16_t i = 0; i < nframes; i++)
+		ev->frames[i] = i + 1;
+	atomic_store(&s->tail, off);
+	atomic_store(&s->head, off + os_event_len(nframes));
+	return ev;
+}
+
+Test(ring, hostile_records_are_counted_not_read)
+{
+	const uint64_t rb = 4096;
+	struct os_slot *s = slot_new(rb);
+	struct os_ring_copy *copy = malloc(sizeof(*copy));
+	struct copy_seen c = { .copy = copy };
+	struct os_event *ev;
+	uint64_t bad = 0;
+
+	cr_assert_not_null(copy);
+	/* len past the end of the buffer, past head, unaligned, tiny, huge */
+	static const uint32_t lens[] = { 0, 4, 12, 56 + 4, 4096 + 64, 0xfffffff8u, 1u << 31 };
+	for (size_t i = 0; i < sizeof(lens) / sizeof(*lens); i++) {
+		ev = plant(s, rb - 64, 1);
+		set_first(ev, OS_EV_ALLOC, 1, lens[i]);
+		bad = 0;
+		cr_expect_eq(os_ring_drain_ex(s, rb, on_copy, &c, &bad, NULL, NULL, copy), 0,
+			     "len %u", lens[i]);
+		cr_expect_eq(bad, 64, "len %u: the rest of the ring is counted", lens[i]);
+		cr_expect_eq(atomic_load(&s->tail), atomic_load(&s->head), "resynchronised");
+	}
+	/* more frames than the length holds (65535 frames: 512 KiB) */
+	ev = plant(s, 0, 2);
+	set_first(ev, OS_EV_ALLOC, 65535, os_event_len(2));
+	bad = 0;
+	cr_expect_eq(os_ring_drain_ex(s, rb, on_copy, &c, &bad, NULL, NULL, copy), 0);
+	cr_expect_eq(bad, os_event_len(2));
+	/* a record longer than the consumer takes, consistent otherwise: the
+	 * ring is large enough to hold it */
+	{
+		const uint64_t big = 1 << 16;
+		struct os_slot *b = slot_new(big);
+
+		ev = plant(b, 0, OS_EVENT_MAX_FRAMES + 1);
+		bad = 0;
+		cr_expect_eq(os_ring_drain_ex(b, big, on_copy, &c, &bad, NULL, NULL, copy), 0);
+		cr_expect_eq(bad, os_event_len(OS_EVENT_MAX_FRAMES + 1));
+		ev = plant(b, 0, OS_EVENT_MAX_FRAMES); /* the longest taken */
+		cr_expect_eq(os_ring_drain_ex(b, big, on_copy, &c, &bad, NULL, NULL, copy), 1);
+		free(b);
+	}
+	/* head and tail: far apart, reversed, a misaligned tail */
+	plant(s, 0, 1);
+	atomic_store(&s->head, UINT64_MAX - 7);
+	bad = 0;
+	cr_expect_eq(os_ring_drain_ex(s, rb, on_copy, &c, &bad, NULL, NULL, copy), 0);
+	cr_expect_eq(bad, UINT64_MAX - 7, "the whole impossible range is counted");
+	cr_expect_eq(atomic_load(&s->tail), UINT64_MAX - 7);
+	plant(s, 64, 1);
+	atomic_store(&s->tail, 64 + 3);
+	bad = 0;
+	cr_expect_eq(os_ring_drain_ex(s, rb, on_copy, &c, &bad, NULL, NULL, copy), 0);
+	cr_expect_gt(bad, 0);
+	/* a tail that wrapped around 2^64 with head just past it: still read */
+	ev = (struct os_event *)(os_slot_data(s) + (UINT64_MAX - 63) % rb);
+	memset(ev, 0, 64);
+	set_first(ev, OS_EV_ALLOC, 1, os_event_len(1));
+	atomic_store(&s->tail, UINT64_MAX - 63);
+	atomic_store(&s->head, UINT64_MAX - 63 + os_event_len(1));
+	bad = 0;
+	cr_expect_eq(os_ring_drain_ex(s, rb, on_copy, &c, &bad, NULL, NULL, copy), 1);
+	cr_expect_eq(bad, 0);
+	cr_expect_eq(c.not_copy, 0);
+	cr_expect_eq(c.inconsistent, 0);
+	free(copy);
+	free(s);
+}
+
+struct flipper {
+	struct os_event *ev;
+	_Atomic bool stop;
+	uint64_t flips;
+};
+
+/* Keeps rewriting the record's first word and frames, as a hostile target
+ * would while the collector drains. */
+static void *flip(void *arg)
+{
+	struct flipper *f = arg;
+	static const struct { uint16_t nf; uint32_t len; } v[] = {
+		{ 4, 56 + 32 }, { 65535, 56 + 32 }, { 4, 0xfffffff8u }, { 2000, 56 + 16000 },
+		{ 0, 56 }, { 4, 4096 }, { 65535, 0 }, { 4, 56 + 32 + 4 },
+	};
+	uint64_t i = 0;
+
+	while (!atomic_load_explicit(&f->stop, memory_order_relaxed)) {
+		set_first(f->ev, OS_EV_ALLOC, v[i % 8].nf, v[i % 8].len);
+		f->ev->frames[i % 4] = i;
+		i++;
+	}
+	f->flips = i;
+	return NULL;
+}
+
+/* A second thread flips len and nframes while the drain runs: every record
+ * handed out is the private copy, consistent with itself, and stays so
+ * while the consumer reads it (no second read of the shared ring). Under
+ * ASan a read past the copy or the ring fails the test too. */
+Test(ring, record_flipped_during_drain, .timeout = 60)
+{
+	const uint64_t rb = 4096;
+	struct os_slot *s = slot_new(rb);
+	struct os_ring_copy *copy = malloc(sizeof(*copy));
+	struct copy_seen c = { .copy = copy };
+	struct flipper f = { 0 };
+	uint64_t bad = 0, handed = 0, rounds = 0;
+	pthread_t th;
+
+	cr_assert_not_null(copy);
+	/* the record ends 64 bytes before the end of the ring's allocation */
+	f.ev = plant(s, rb - 64 - os_event_len(4), 4);
+	cr_assert_eq(pthread_create(&th, NULL, flip, &f), 0);
+	/* at least 300000 rounds, and until both outcomes were seen (10 s at most) */
+	for (rounds = 0; rounds < 300000 || ((!handed || !bad) && rounds < 300000000); rounds++) {
+		atomic_store(&s->tail, rb - 64 - os_event_len(4));
+		atomic_store(&s->head, rb - 64);
+		handed += os_ring_drain_ex(s, rb, on_copy, &c, &bad, NULL, NULL, copy);
+		if (rounds % 1024 == 0)
+			sched_yield();
+	}
+	atomic_store(&f.stop, true);
+	pthread_join(th, NULL);
+	cr_expect_eq(c.not_copy, 0);
+	cr_expect_eq(c.inconsistent, 0, "%lu records changed under the consumer", c.inconsistent);
+	cr_expect_gt(handed, 0, "the record was never handed out");
+	cr_expect_gt(bad, 0, "the flips were never seen");
+	cr_expect_gt(f.flips, 0);
+	free(copy);
 	free(s);
 }
