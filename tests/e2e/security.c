@@ -1012,9 +1012,17 @@ static void scribbled_attach(bool pidns)
 	st = reap_within(start_attach("att", "3", pid, -1, &profile), NATIVE_LIMIT_MS);
 	expect_clean_outcome("att", st, profile);
 	tst = reap_within(wrapper, 10000);
-	if (st == 0)
+	if (st == 0) {
+		char msg[512];
+		json_object *report = e2e_report_json(tmp, profile, msg, sizeof(msg));
+		json_object *counters = e2e_get(e2e_get(report, "meta"), "counters");
+
 		cr_expect(strstr(slurp("t", "out"), "scribbled"), "the target did not scribble "
 			  "(exit %d): %s %s", tst, slurp("t", "out"), slurp("t", "err"));
+		/* nothing lost silently: the garbage is counted */
+		cr_expect_gt(e2e_get_int(counters, "bad_events"), 0, "no bad event counted");
+		json_object_put(report);
+	}
 	free(profile);
 	free(dir);
 }
