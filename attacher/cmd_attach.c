@@ -29,7 +29,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
@@ -37,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "attacher/attach_fs.h"
 #include "attacher/collector.h"
 #include "attacher/commands.h"
 #include "attacher/session.h"
@@ -44,9 +44,11 @@
 #include "attacher/inject.h"
 #include "attacher/jattach.h"
 #include "attacher/pidns.h"
+#include "attacher/ptrace_refusal.h"
 #include "common/attach_abi.h"
 #include "common/attach_orphan.h"
 #include "common/log.h"
+#include "common/safefs.h"
 
 #define INJECT_SAFE_MS 2000   /* to find a thread that may call dlopen */
 #define INJECT_CALL_MS 10000  /* for dlopen / objscope_attach to return */
@@ -79,8 +81,9 @@ struct attach_ctx {
 	pid_t pid;
 	char lib[PATH_MAX];        /* libobjscope.so here */
 	char lib_target[PATH_MAX]; /* its path inside the target's root */
-	char shm_host[128];        /* the rings' file, seen from here */
-	char shm_target[48];       /* ... and from the target */
+	struct os_tfs tfs;         /* the target's ids and root (attacher/attach_fs.h) */
+	struct os_tfs_file shm;    /* the rings' file, made inside its root */
+	char shm_target[64];       /* ... its path as the target sees it */
 	char cmdline[4096];
 	char *argv[MAX_ARGS];
 	int argc;
@@ -88,6 +91,7 @@ struct attach_ctx {
 	struct os_attach_orphan orphan; /* left by an attach that never detached */
 	char fate[192];            /* how the target ended, when it did */
 	char orphan_note[320];
+	char jit_note[640];        /* why the JVM's perf map was not used */
 };
 
 /* The preload library: $OBJSCOPE_LIB, else next to this executable, else
@@ -103,135 +107,50 @@ static bool same_ns(pid_t pid, const char *ns)
 	       sa.st_dev == sb.st_dev;
 }
 
-static int copy_file(const char *from, const char *to, uid_t uid, gid_t gid)
-{
-	struct stat st;
-	char tmp[PATH_MAX * 2 + 16];
-	int in = -1, out = -1, rc = 0;
-	off_t off = 0;
-
-	snprintf(tmp, sizeof(tmp), "%s.%d", to, (int)getpid());
-	in = open(from, O_RDONLY | O_CLOEXEC);
-	if (in < 0 || fstat(in, &st) != 0) {
-		rc = -errno;
-		goto out;
-	}
-	out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
-	if (out < 0) {
-		rc = -errno;
-		goto out;
-	}
-	while (off < st.st_size)
-		if (sendfile(out, in, &off, (size_t)(st.st_size - off)) <= 0) {
-			rc = -errno;
-			goto out;
-		}
-	if (fchown(out, uid, gid) != 0 && errno != EPERM) {
-		rc = -errno;
-		goto out;
-	}
-	rc = rename(tmp, to) == 0 ? 0 : -errno; /* never rewrite a mapped file */
-out:
-	if (in >= 0)
-		close(in);
-	if (out >= 0)
-		close(out);
-	if (rc < 0)
-		unlink(tmp);
-	return rc;
-}
-
 /* Makes the library reachable inside the target's root: the same file when
  * the target shares our mount namespace, else a copy in its /tmp (kept, so
  * that the next attach dlopens the same path and the loaded copy is reused;
- * replaced only when ours changed). */
-static int place_library(struct attach_ctx *a, const struct stat *target)
+ * replaced only when ours changed), made as the target's user
+ * (os_tfs_place_library). */
+static int place_library(struct attach_ctx *a, char *err, size_t errlen)
 {
-	char dir[PATH_MAX], dst[PATH_MAX * 2];
-	struct stat ours, theirs;
-	int rc;
-
 	if (same_ns(a->pid, "mnt")) {
 		snprintf(a->lib_target, sizeof(a->lib_target), "%s", a->lib);
 		return 0;
 	}
-	if (stat(a->lib, &ours) != 0)
-		return -errno;
-	snprintf(a->lib_target, sizeof(a->lib_target), "/tmp/objscope-%u-%lx/libobjscope.so",
-		 (unsigned)target->st_uid, (unsigned long)ours.st_mtime);
-	snprintf(dir, sizeof(dir), "/proc/%d/root/tmp/objscope-%u-%lx", (int)a->pid,
-		 (unsigned)target->st_uid, (unsigned long)ours.st_mtime);
-	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-		return -errno;
-	if (chown(dir, target->st_uid, target->st_gid) != 0 && errno != EPERM)
-		return -errno;
-	snprintf(dst, sizeof(dst), "/proc/%d/root%s", (int)a->pid, a->lib_target);
-	if (stat(dst, &theirs) == 0 && theirs.st_size == ours.st_size)
-		return 0;
-	rc = copy_file(a->lib, dst, target->st_uid, target->st_gid);
-	return rc;
-}
-
-/* Removes rings files of this target left by an objscope killed before it
- * unlinked them (between creating them and the end of the injection): the
- * collector's PID is gone and the file is older than any injection lasts. */
-static void drop_stale_shm(pid_t pid, const char *dir)
-{
-	char path[PATH_MAX], suffix[32];
-	struct dirent *de;
-	struct stat st;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, dir);
-	snprintf(suffix, sizeof(suffix), "-%d.rings", (int)pid);
-	d = opendir(path);
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		size_t n = strlen(de->d_name), k = strlen(suffix);
-		int owner = atoi(de->d_name + 9);
-		char file[PATH_MAX * 2];
-
-		if (n <= k || strncmp(de->d_name, "objscope-", 9) != 0 ||
-		    strcmp(de->d_name + n - k, suffix) != 0 || owner <= 0 ||
-		    (kill(owner, 0) == 0 || errno != ESRCH))
-			continue;
-		snprintf(file, sizeof(file), "%s/%s", path, de->d_name);
-		if (stat(file, &st) == 0 && time(NULL) - st.st_mtime > 60 && unlink(file) == 0)
-			os_debug("attach: removed %s, left by a killed objscope", file);
-	}
-	closedir(d);
+	return os_tfs_place_library(&a->tfs, a->lib, a->lib_target, sizeof(a->lib_target), err,
+				    errlen);
 }
 
 /* Moves the collector's rings into a file of the target's /dev/shm (else
- * /tmp) that the target's user may open. */
-static int place_shm(struct os_collector *c, struct attach_ctx *a, const struct stat *target)
+ * /tmp) that the target's user may open: created as that user, exclusively,
+ * mode 0600 (os_tfs_create). Files of this target left by a killed objscope
+ * are removed first (os_tfs_drop_stale_rings: older than any injection
+ * lasts). */
+static int place_shm(struct os_collector *c, struct attach_ctx *a)
 {
 	static const char *const dirs[] = { "/dev/shm", "/tmp" };
 	struct os_shm_host *h = &c->shm;
+	char name[48];
 	void *map = MAP_FAILED;
 	int fd = -1, rc = -ENOENT;
 
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(*dirs); i++)
-		drop_stale_shm(a->pid, dirs[i]);
+	os_tfs_rings_name(name, sizeof(name), getpid(), a->pid);
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(*dirs); i++) {
+		int n = os_tfs_drop_stale_rings(&a->tfs, dirs[i], 60);
+
+		if (n > 0)
+			os_debug("attach: removed %d rings file(s) of process %d from its %s, left "
+				 "by a killed objscope", n, (int)a->pid, dirs[i]);
+	}
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(*dirs) && fd < 0; i++) {
-		snprintf(a->shm_target, sizeof(a->shm_target), "%s/objscope-%d-%d.rings", dirs[i],
-			 (int)getpid(), (int)a->pid);
-		snprintf(a->shm_host, sizeof(a->shm_host), "/proc/%d/root%s", (int)a->pid,
-			 a->shm_target);
-		unlink(a->shm_host);
-		fd = open(a->shm_host, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		snprintf(a->shm_target, sizeof(a->shm_target), "%s/%s", dirs[i], name);
+		fd = os_tfs_create(&a->tfs, dirs[i], name, 0600, &a->shm);
 		if (fd < 0)
-			rc = -errno;
+			rc = fd;
 	}
-	if (fd < 0) {
-		a->shm_host[0] = 0;
+	if (fd < 0)
 		return rc;
-	}
-	if (fchown(fd, target->st_uid, target->st_gid) != 0 && errno != EPERM) {
-		rc = -errno;
-		goto out;
-	}
 	if (ftruncate(fd, (off_t)h->size) != 0) {
 		rc = -errno;
 		goto out;
@@ -251,16 +170,13 @@ static int place_shm(struct os_collector *c, struct attach_ctx *a, const struct 
 	return 0;
 out:
 	close(fd);
-	unlink(a->shm_host);
-	a->shm_host[0] = 0;
+	os_tfs_remove(&a->tfs, &a->shm);
 	return rc;
 }
 
 static void drop_shm_file(struct attach_ctx *a)
 {
-	if (a->shm_host[0])
-		unlink(a->shm_host);
-	a->shm_host[0] = 0;
+	os_tfs_remove(&a->tfs, &a->shm);
 }
 
 /* The target's command line, for the profile's metadata. */
@@ -322,20 +238,12 @@ static void name_threads(struct os_collector *c, pid_t pid)
 
 static void explain_ptrace_refusal(pid_t pid)
 {
-	char scope[16] = "?";
-	int fd = open("/proc/sys/kernel/yama/ptrace_scope", O_RDONLY | O_CLOEXEC);
+	struct os_ptrace_facts f;
+	char why[512];
 
-	if (fd >= 0) {
-		ssize_t n = read(fd, scope, sizeof(scope) - 1);
-
-		scope[n > 0 ? n : 0] = 0;
-		scope[strcspn(scope, "\n")] = 0;
-		close(fd);
-	}
-	os_err("attach: not allowed to ptrace process %d (kernel.yama.ptrace_scope = %s) — run "
-	       "objscope as root or as the target's user with CAP_SYS_PTRACE, or set "
-	       "kernel.yama.ptrace_scope to 0; a process already traced (gdb, strace) cannot be "
-	       "attached", (int)pid, scope);
+	os_ptrace_facts(pid, &f);
+	os_ptrace_refusal(pid, &f, why, sizeof(why));
+	os_err("attach: %s", why);
 }
 
 /* A running JVM: the detours objscope_attach prepared are written while
@@ -491,7 +399,8 @@ static int inject_and_arm(struct os_collector *c, struct attach_ctx *a, bool *pe
 		    os_inject_call(&in, dlerr, NULL, 0, 0, INJECT_CALL_MS, &s, msg,
 				   sizeof(msg)) == 0 && s &&
 		    os_inject_read_str(a->pid, s, msg, sizeof(msg)) == 0)
-			snprintf(err, sizeof(err), "dlopen failed in the target: %.400s", msg);
+			snprintf(err, sizeof(err), "dlopen failed in the target: %.400s",
+				 os_untrusted_text(msg));
 		rc = -ENOEXEC;
 		goto fail;
 	}
@@ -573,21 +482,30 @@ static int disarm_target(struct attach_ctx *a)
 /* A JVM too slow to answer Compiler.perfmap (a safepoint it cannot reach
  * yet; under ASan) still runs the command and writes the map: waits up to
  * JATTACH_LATE_MS for it to appear and stop growing, so that it is used and
- * then removed rather than left behind. True when it is there. */
-static bool late_perf_map(const char *path)
+ * then removed rather than left behind. 0 when it is there; -ENOENT when
+ * it is not (or stays empty); another -errno with err set when what is
+ * there is refused. */
+static int late_perf_map(pid_t pid, char *err, size_t errlen)
 {
 	off_t last = -1;
 	struct stat st;
+	int rc = -ENOENT;
 
+	/* in the JVM's /tmp, resolved inside its root; a regular file of its
+	 * uid, never followed (os_jattach_map_stat) */
 	for (int waited = 0; waited < JATTACH_LATE_MS; waited += 50) {
-		if (stat(path, &st) == 0) {
+		rc = os_jattach_map_stat(pid, &st, err, errlen);
+		if (rc == 0) {
 			if (st.st_size > 0 && st.st_size == last)
-				return true;
+				return 0;
 			last = st.st_size;
+		} else if (rc != -ENOENT) {
+			return rc; /* refused: err says why */
 		}
 		usleep(50 * 1000);
 	}
-	return stat(path, &st) == 0 && st.st_size > 0;
+	rc = os_jattach_map_stat(pid, &st, err, errlen);
+	return rc == 0 && st.st_size == 0 ? -ENOENT : rc;
 }
 
 /* JIT names: the JVM writes its perf map on request (HotSpot attach
@@ -595,15 +513,23 @@ static bool late_perf_map(const char *path)
  * compiled meanwhile and costs nothing to the detach itself. */
 static void fetch_perf_map(struct os_collector *c, struct attach_ctx *a)
 {
-	char path[128], err[512] = "";
+	char path[128], err[512] = "", late[256] = "";
 	uint64_t t0 = os_now_ns();
 	int existed = 0, rc;
 
 	rc = os_jattach_perf_map(a->pid, JATTACH_MS, path, sizeof(path), &existed, err,
 				 sizeof(err));
-	if (rc == -ETIMEDOUT && !existed && late_perf_map(path))
-		rc = 0;
+	if (rc == -ETIMEDOUT && !existed && path[0]) {
+		int late_rc = late_perf_map(a->pid, late, sizeof(late));
+
+		if (late_rc == 0)
+			rc = 0;
+		else if (late_rc != -ENOENT)
+			snprintf(err, sizeof(err), "%s", late);
+	}
 	if (rc < 0) {
+		snprintf(a->jit_note, sizeof(a->jit_note), "no perf map from the JVM (process %d): "
+			 "%s", (int)a->pid, err);
 		os_warn("attach: no perf map from the JVM (process %d): %s — JIT frames stay "
 			"unnamed%s%s", (int)a->pid, err,
 			rc == -ETIMEDOUT && !existed ? "; the JVM may still write " : "",
@@ -751,6 +677,8 @@ int cmd_attach(int argc, char **argv)
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return OS_EXIT_FAIL;
+	a->tfs.root = -1;
+	a->shm.dir = -1;
 	if (idx != argc - 1 || parse_pid(argv[idx], &a->pid) < 0) {
 		os_err("attach: expected one process id — usage: objscope attach [options] "
 		       "[-d SECONDS] [-o FILE] PID");
@@ -789,6 +717,12 @@ int cmd_attach(int argc, char **argv)
 		goto out;
 	}
 	read_cmdline(a);
+	/* everything made inside its root is made as its user, resolved there */
+	rc = os_tfs_open(&a->tfs, a->pid, err, sizeof(err));
+	if (rc < 0) {
+		os_err("attach: %s", err);
+		goto out;
+	}
 	rc = os_collector_init(&c, &o, err, sizeof(err));
 	inited = true;
 	if (rc < 0) {
@@ -800,13 +734,13 @@ int cmd_attach(int argc, char **argv)
 		have_ns = true;
 		c.pidns = &pidns;
 	}
-	rc = place_library(a, &tst);
+	rc = place_library(a, err, sizeof(err));
 	if (rc < 0) {
 		os_err("attach: cannot make libobjscope.so reachable inside process %d's root: %s",
-		       (int)a->pid, strerror(-rc));
+		       (int)a->pid, err[0] ? err : strerror(-rc));
 		goto out;
 	}
-	rc = place_shm(&c, a, &tst);
+	rc = place_shm(&c, a);
 	if (rc < 0) {
 		os_err("attach: cannot create the shared rings in process %d's /dev/shm or /tmp: "
 		       "%s", (int)a->pid, strerror(-rc));
@@ -887,16 +821,16 @@ int cmd_attach(int argc, char **argv)
 		 (t_detached - t_req) / 1e6);
 	{
 		char fate_note[256];
-		const char *notes[] = { a->orphan_note, fate_note };
+		const char *notes[] = { a->orphan_note, fate_note, a->jit_note };
 
 		snprintf(fate_note, sizeof(fate_note), "%s%s", a->fate,
 			 gone ? " during the attach" : "");
 		ret = os_session_write_profile_notes(&c, &o, "attach", a->argc, a->argv, notes,
-						     2) < 0 ? OS_EXIT_FAIL : 0;
+						     3) < 0 ? OS_EXIT_FAIL : 0;
 	}
 out:
-	if (a->shm_host[0])
-		drop_shm_file(a);
+	drop_shm_file(a);
+	os_tfs_close(&a->tfs);
 	if (inited)
 		os_collector_destroy(&c);
 	if (have_ns)

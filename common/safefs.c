@@ -55,6 +55,63 @@ int os_proc_root(pid_t pid)
 	return fd < 0 ? -errno : fd;
 }
 
+int os_proc_status_field(pid_t pid, const char *key, char *out, size_t len)
+{
+	char path[64], *buf, *l;
+	size_t n, klen = strlen(key);
+	int fd, rc;
+
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/status");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	rc = os_read_capped(fd, 64 << 10, &buf, &n);
+	close(fd);
+	if (rc < 0)
+		return rc;
+	rc = -ENOENT;
+	for (l = buf; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		size_t k;
+
+		if (strncmp(l, key, klen) != 0 || l[klen] != ':')
+			continue;
+		l += klen + 1;
+		l += strspn(l, " \t");
+		k = strcspn(l, "\n");
+		if (len) {
+			k = k < len - 1 ? k : len - 1;
+			memcpy(out, l, k);
+			out[k] = 0;
+		}
+		rc = 0;
+		break;
+	}
+	free(buf);
+	return rc;
+}
+
+int os_proc_ids(pid_t pid, uid_t *euid, gid_t *egid)
+{
+	char u[128], g[128];
+	unsigned long r, e;
+	int rc = os_proc_status_field(pid, "Uid", u, sizeof(u));
+
+	if (rc == 0)
+		rc = os_proc_status_field(pid, "Gid", g, sizeof(g));
+	if (rc < 0)
+		return rc == -ENOENT ? -EPROTO : rc;
+	if (sscanf(u, "%lu %lu", &r, &e) != 2)
+		return -EPROTO;
+	*euid = (uid_t)e;
+	if (sscanf(g, "%lu %lu", &r, &e) != 2)
+		return -EPROTO;
+	*egid = (gid_t)e;
+	return 0;
+}
+
 int os_open_in_root(int rootfd, const char *path, int flags, mode_t mode)
 {
 	struct open_how how = {
@@ -186,6 +243,17 @@ int os_read_capped(int fd, size_t max, char **out, size_t *len)
 	*out = buf;
 	*len = n;
 	return 0;
+}
+
+char *os_untrusted_text(char *s)
+{
+	for (unsigned char *p = (unsigned char *)s; *p; p++) {
+		if (*p == '\n' || *p == '\r' || *p == '\t')
+			*p = ' ';
+		else if (*p < 0x20 || *p >= 0x7f)
+			*p = '?';
+	}
+	return s;
 }
 
 int os_unlink_same(int dirfd, const char *name, const struct stat *created)

@@ -74,6 +74,18 @@ int os_open_in_root(int rootfd, const char *path, int flags, mode_t mode);
  * the last component created there (0 or -errno; -EEXIST when it exists). */
 int os_mkdir_in_root(int rootfd, const char *path, mode_t mode);
 
+/* The effective uid and gid of process pid (the Uid:/Gid: lines of
+ * /proc/PID/status, second field; as seen from our user namespace): the
+ * identity its files are created with and the owner HotSpot accepts for
+ * its attach trigger. Unlike the owner of /proc/PID, which is root for a
+ * process that is not dumpable. 0 or -errno (-ESRCH: gone). */
+int os_proc_ids(pid_t pid, uid_t *euid, gid_t *egid);
+
+/* The value of line "key:" of /proc/PID/status (pid 0: our own), leading
+ * blanks skipped, cut to len; the file is read with a cap. 0, -ENOENT (no
+ * such line) or -errno (-ESRCH: gone). */
+int os_proc_status_field(pid_t pid, const char *key, char *out, size_t len);
+
 /* A file that its owner (or anyone) may have planted, opened read-only:
  * O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, relative to dirfd (AT_FDCWD for a
  * plain path), then fstat'ed: it must be a regular file and, unless owner
@@ -84,6 +96,12 @@ int os_open_untrusted(int dirfd, const char *path, uid_t owner, struct stat *st)
 /* Reads fd from its current offset to the end, at most max bytes, into a
  * malloc'ed NUL-terminated buffer (*out, *len). -EFBIG when there is more. */
 int os_read_capped(int fd, size_t max, char **out, size_t *len);
+
+/* Makes text another user wrote (a JVM's attach reply, a dlerror message
+ * read from the target) safe to print on one line of a terminal: tabs and
+ * line breaks become spaces, other control bytes (escape sequences) and
+ * bytes >= 0x7f become '?'. In place; returns s. */
+char *os_untrusted_text(char *s);
 
 /* unlinkat(dirfd, name) only if `name` is still the inode `created`
  * describes (st_dev, st_ino): something else put there meanwhile stays.

@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static char dir[64];
@@ -214,4 +216,58 @@ Test(safefs, identity_switch_applies_to_file_calls)
 		cr_assert_eq(st.st_gid, 65534);
 	}
 	close(fd);
+}
+
+/* The effective ids of a process, from its status (not the owner of
+ * /proc/PID, which is root for a process that is not dumpable). */
+Test(safefs, proc_ids_are_the_effective_ones)
+{
+	char name[64];
+	uid_t u = 1;
+	gid_t g = 1;
+	pid_t child;
+	int p[2], status;
+
+	cr_assert_eq(os_proc_ids(getpid(), &u, &g), 0);
+	cr_expect_eq(u, geteuid());
+	cr_expect_eq(g, getegid());
+	cr_assert_eq(os_proc_status_field(0, "Name", name, sizeof(name)), 0);
+	cr_expect_str_eq(name, "test_unit");
+	cr_expect_eq(os_proc_status_field(0, "NoSuchLine", name, sizeof(name)), -ENOENT);
+	if (geteuid() != 0)
+		return;
+	/* effective 65534, real root; not dumpable: /proc/PID stays root's */
+	cr_assert_eq(pipe(p), 0);
+	child = fork();
+	cr_assert_geq(child, 0);
+	if (child == 0) {
+		char c;
+
+		if (setresgid(0, 65534, 0) != 0 || setresuid(0, 65534, 0) != 0)
+			_exit(1);
+		prctl(PR_SET_DUMPABLE, 0);
+		close(p[1]);
+		if (read(p[0], &c, 1) < 0)
+			_exit(2);
+		_exit(0);
+	}
+	close(p[0]);
+	for (int i = 0; i < 200; i++) {
+		if (os_proc_ids(child, &u, &g) == 0 && u == 65534)
+			break;
+		usleep(5000);
+	}
+	cr_expect_eq(u, 65534);
+	cr_expect_eq(g, 65534);
+	close(p[1]);
+	cr_assert_eq(waitpid(child, &status, 0), child);
+	cr_expect_eq(os_proc_ids(child, &u, &g), -ESRCH, "a reaped process has ids");
+}
+
+/* Another user's text on root's terminal: no escape sequence, one line. */
+Test(safefs, untrusted_text_is_one_printable_line)
+{
+	char s[] = "0\nok\x1b]0;owned\x07\x1b[2J\tdone\r\xc2\x9b";
+
+	cr_expect_str_eq(os_untrusted_text(s), "0 ok?]0;owned??[2J done ??");
 }
