@@ -464,6 +464,12 @@ static int attach_bounded(const char *name, pid_t target, char **profile)
 
 /* ---- targets ------------------------------------------------------------ */
 
+/* Shell steps of a target wrapper (`sh -c SCRIPT EXE ...`): fd 3 keeps the
+ * target's executable $0 reachable (/proc/self/fd/3) after /tmp is covered,
+ * should the checkout lie below /tmp; then a tmpfs of nobody's on /tmp. */
+#define KEEP_EXE "exec 3<\"$0\" && "
+#define PRIVATE_TMP "mount -t tmpfs -o uid=65534,gid=65534,mode=0755 sec-tmp /tmp && "
+
 /* `java [flag] -cp build/java AttachFixture 60 0 DIR/stop` as nobody in
  * its own directory dir; waits for "ready". */
 static pid_t start_jvm(const char *name, const char *dir, const char *flag)
@@ -821,10 +827,9 @@ Test(security, mount_namespace_symlinks)
 	char *dir, *vdir, *vfile, *profile, exe[PATH_MAX], lib[PATH_MAX], path[PATH_MAX];
 	char ours[64], theirs[64];
 	const char *argv[] = { "/usr/bin/unshare", "--mount", "--propagation", "private", "--",
-			       "/bin/sh", "-c",
-			       "mount -t tmpfs -o uid=65534,gid=65534,mode=0755 sec-tmp /tmp && "
+			       "/bin/sh", "-c", KEEP_EXE PRIVATE_TMP
 			       "exec /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups "
-			       "\"$0\" 30 steady", exe, NULL };
+			       "/proc/self/fd/3 30 steady", exe, NULL };
 	struct fsnap before_dir, before_file;
 	struct stat st_lib;
 	int gate[2], st;
@@ -923,11 +928,11 @@ static void mapped_path_on_host(bool fifo)
 						 "random_phase" };
 	char *dir, *bin, *profile, exe[PATH_MAX], other[PATH_MAX];
 	const char *argv[] = { "/usr/bin/unshare", "--mount", "--propagation", "private", "--",
-			       "/bin/sh", "-c",
-			       "mount -t tmpfs -o uid=65534,gid=65534,mode=0755 sec-tmp /tmp && "
+			       "/bin/sh", "-c", KEEP_EXE PRIVATE_TMP
 			       "exec /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups "
-			       "/bin/sh -c 'mkdir -p \"${1%/*}\" && cp \"$0\" \"$1\" && "
-			       "exec \"$1\" 30 steady' \"$0\" \"$1\"", exe, NULL, NULL };
+			       "/bin/sh -c 'mkdir -p \"${1%/*}\" && cp /proc/self/fd/3 \"$1\" && "
+			       "exec 3<&- && exec \"$1\" 30 steady' \"$0\" \"$1\"", exe, NULL,
+			       NULL };
 	struct fsnap before;
 	pid_t pid;
 	int st;
@@ -935,6 +940,9 @@ static void mapped_path_on_host(bool fifo)
 	need_root();
 	if (!have_tools())
 		SEC_SKIP("needs unshare and setpriv");
+	if (strncmp(tmp, "/tmp/", 5) != 0)
+		SEC_SKIP("needs the scratch directory below /tmp (TMPDIR is %s): the target's "
+			 "private /tmp must hide the host's file", tmp);
 	cr_assert_not_null(realpath(NATIVE, exe));
 	cr_assert_not_null(realpath(E2E_FIXTURE("three_sites"), other));
 	dir = nobody_dir("w");
@@ -990,10 +998,9 @@ static void scribbled_attach(bool pidns)
 	const char *plain[] = { exe, "5", "1.5", NULL };
 	/* a /tmp of its own: objscope's library copy goes there */
 	const char *wrapped[] = { "/usr/bin/unshare", "--pid", "--fork", "--mount-proc", "--",
-				  "/bin/sh", "-c",
-				  "mount -t tmpfs -o uid=65534,gid=65534,mode=0755 sec-tmp /tmp && "
+				  "/bin/sh", "-c", KEEP_EXE PRIVATE_TMP
 				  "exec /usr/bin/setpriv --reuid=65534 --regid=65534 "
-				  "--clear-groups \"$0\" 5 1.5", exe, NULL };
+				  "--clear-groups /proc/self/fd/3 5 1.5", exe, NULL };
 	pid_t wrapper, pid;
 	int st, tst;
 
@@ -1047,8 +1054,8 @@ Test(security, user_namespace_binds_host_directory_on_tmp)
 {
 	char *dir, *vdir, *profile, exe[PATH_MAX];
 	const char *argv[] = { "/usr/bin/unshare", "-Urm", "--", "/bin/sh", "-c",
-			       "mount --bind \"$1\" /tmp && exec \"$0\" 30 steady", exe, NULL,
-			       NULL };
+			       KEEP_EXE "mount --bind \"$1\" /tmp && "
+			       "exec /proc/self/fd/3 30 steady", exe, NULL, NULL };
 	struct fsnap before;
 	pid_t pid;
 	int st;
