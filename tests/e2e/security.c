@@ -544,6 +544,19 @@ static bool report_mentions(const char *profile, const char *text)
 	return found;
 }
 
+/* With exit 0: a note of the profile contains text (what was refused). */
+static void expect_note(int status, const char *profile, const char *text)
+{
+	char msg[512];
+	json_object *report;
+
+	if (status != 0)
+		return;
+	report = e2e_report_json(tmp, profile, msg, sizeof(msg));
+	cr_expect_not_null(e2e_note(report, text), "no note of the profile mentions '%s'", text);
+	json_object_put(report);
+}
+
 /* ---- the same targets, not attacking -------------------------------------- */
 
 /* Without an attack, the targets of this suite (a JVM and a native program
@@ -694,7 +707,8 @@ static int fake_attach_socket(const char *path)
 
 /* Another user (uid 12345) bound /tmp/.java_pid<PID> before objscope asks
  * the JVM (nobody's) for its perf map: objscope must not talk to it (its
- * owner is not the JVM's user); the JVM is profiled all the same. */
+ * owner is not the JVM's user); the JVM is profiled all the same, without
+ * JIT names, and a note of the profile names the socket. */
 Test(security, fake_attach_socket_of_another_user)
 {
 	char *dir, *profile, got[4096] = "";
@@ -723,13 +737,15 @@ Test(security, fake_attach_socket_of_another_user)
 	cr_expect(strstr(got, "got") == NULL, "objscope sent a request to uid %d's socket %s: %s",
 		  OTHER, sock, got);
 	expect_clean_outcome("att", st, profile);
+	expect_note(st, profile, ".java_pid");
 	free(profile);
 	free(dir);
 }
 
 /* The JVM's user made /tmp/perf-<PID>.map a FIFO that the JVM cannot open
  * (mode 0): the JVM writes no map, and objscope, root, would block on the
- * FIFO forever; it must end within its limit. */
+ * FIFO forever; it must end within its limit, and say in a note of the
+ * profile that the map was not used. */
 Test(security, perf_map_fifo_does_not_hang)
 {
 	char *dir, *profile;
@@ -744,6 +760,7 @@ Test(security, perf_map_fifo_does_not_hang)
 	plant(NOBODY, PLANT_FIFO, fifo, NULL, 0);
 	st = attach_bounded("att", jvm, &profile);
 	expect_clean_outcome("att", st, profile);
+	expect_note(st, profile, strrchr(fifo, '/') + 1);
 	free(profile);
 	free(dir);
 }
@@ -751,7 +768,7 @@ Test(security, perf_map_fifo_does_not_hang)
 /* The JVM's user made /tmp/perf-<PID>.map a symlink to a root-only file
  * written as a perf map: the JVM (nobody) cannot write it, objscope must
  * not read it as root (its symbol name would show in the profile) nor
- * change it. */
+ * change it; a note of the profile says the map was not used. */
 Test(security, perf_map_symlink_not_read)
 {
 	char *dir, *victim, *profile, secret[64], content[128];
@@ -773,6 +790,7 @@ Test(security, perf_map_symlink_not_read)
 	st = attach_bounded("att", jvm, &profile);
 	expect_unchanged(victim, &before);
 	expect_clean_outcome("att", st, profile);
+	expect_note(st, profile, strrchr(link, '/') + 1);
 	if (st == 0)
 		cr_expect(!report_mentions(profile, secret), "the root-only file %s was read into "
 			  "the profile (%s)", victim, secret);
