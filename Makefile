@@ -46,7 +46,15 @@ ALL_CFLAGS  += -I$(GEN)
 TOOL_LIBS   += -lprotobuf-c
 
 .PHONY: all deps demo test unit e2e bench fixtures clean help
-.PHONY: fuzz fuzz-regress bench-quick asan
+.PHONY: fuzz fuzz-regress bench-quick asan install uninstall
+
+# `make install`: $(DESTDIR)$(PREFIX)/bin/objscope and
+# $(DESTDIR)$(PREFIX)/lib/objscope/libobjscope.so. objscope finds the library
+# relative to its own executable (bin/../lib/objscope/, attacher/session.c),
+# so the tree works from wherever the prefix is copied, without environment
+# variables; OBJSCOPE_LIB names the library for other layouts.
+PREFIX  ?= /usr/local
+DESTDIR ?=
 all: $(OBJSCOPE) $(PRELOAD_SO)
 
 help:
@@ -54,8 +62,11 @@ help:
 	@echo "make demo       install missing Debian packages, build, profile the bundled demo"
 	@echo "make test       install missing Debian packages, build, run unit + end-to-end tests"
 	@echo "make bench      run the benchmarks (results: docs/BENCHMARKS.md)"
-	@echo "make fuzz       fuzz the profile reader for FUZZ_SECONDS (default 20), replay findings"
+	@echo "make fuzz       fuzz the profile, perf map and maps parsers for FUZZ_SECONDS in all"
+	@echo "                (default 20), replay findings"
 	@echo "make asan       build tools + tests with ASan/UBSan in build-asan/, run unit + e2e there"
+	@echo "make install    install bin/objscope and lib/objscope/libobjscope.so under"
+	@echo "                \$$(DESTDIR)\$$(PREFIX) (PREFIX default /usr/local); make uninstall"
 
 # Installs missing Debian packages (needs root on a fresh machine).
 deps: $(DEPS_STAMP)
@@ -182,34 +193,68 @@ test: deps
 	$(Q)$(MAKE) --no-print-directory bench-quick
 
 # ---- robustness (issue 7): fuzzing, sanitizers, quick benchmarks ----------
-# `make fuzz`: libFuzzer (clang) over os_profile_read_mem for FUZZ_SECONDS,
-# seeded from tests/fuzz/corpus/; a finding is written to tests/fuzz/crashes/
+# `make fuzz`: libFuzzer (clang) over the parsers of untrusted input, for
+# FUZZ_SECONDS in all: the profile reader (os_profile_read_mem) half of it,
+# the perf map reader (written by the profiled JVM: symbolizer/perfmap.c),
+# the /proc/PID/maps parser (paths chosen by the target: common/procmaps.c)
+# and the check of a JVM's attach reply (attacher/jattach.c) a sixth each.
+# Seeds: tests/fuzz/corpus*/; a finding is written to tests/fuzz/crashes/
+# (perfmap-*, maps-*, jattach-* for the small ones)
 # and from then on replayed by build/test_fuzz_regress (`make fuzz-regress`).
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 20
-FUZZ_SRC     := tests/fuzz/fuzz_profile.c common/profile.c common/profile_io.c common/hashmap.c
+FUZZ_FLAGS   := -g -O1 -std=gnu11 -D_GNU_SOURCE -I. -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=all
+FUZZ_SRC     := tests/fuzz/fuzz_profile.c common/profile.c common/profile_io.c common/hashmap.c \
+		common/safefs.c
 FUZZ_BIN     := $(BUILD)/fuzz/fuzz_profile
-$(FUZZ_BIN): $(FUZZ_SRC) common/profile.h $(DEPS_STAMP)
+FUZZ_PM_SRC  := tests/fuzz/fuzz_perfmap.c symbolizer/perfmap.c common/safefs.c
+FUZZ_MAPS_SRC := tests/fuzz/fuzz_maps.c common/procmaps.c
+FUZZ_JA_SRC  := tests/fuzz/fuzz_jattach.c attacher/jattach.c common/safefs.c
+FUZZ_SMALL   := $(BUILD)/fuzz/fuzz_perfmap $(BUILD)/fuzz/fuzz_maps $(BUILD)/fuzz/fuzz_jattach
+$(FUZZ_BIN): $(FUZZ_SRC) common/profile.h common/safefs.h $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  FUZZCC  $@")
-	$(Q)$(FUZZ_CC) -g -O1 -std=gnu11 -D_GNU_SOURCE -I. -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=all -o $@ $(FUZZ_SRC) -lz
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(FUZZ_SRC) -lz
+$(BUILD)/fuzz/fuzz_perfmap: $(FUZZ_PM_SRC) symbolizer/perfmap.h common/safefs.h $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  FUZZCC  $@")
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -DOS_FUZZ_ENTRY -o $@ $(FUZZ_PM_SRC)
+$(BUILD)/fuzz/fuzz_maps: $(FUZZ_MAPS_SRC) common/procmaps.h $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  FUZZCC  $@")
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -DOS_FUZZ_ENTRY -o $@ $(FUZZ_MAPS_SRC)
+$(BUILD)/fuzz/fuzz_jattach: $(FUZZ_JA_SRC) attacher/jattach.h common/safefs.h $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  FUZZCC  $@")
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -DOS_FUZZ_ENTRY -o $@ $(FUZZ_JA_SRC)
 
-$(BUILD)/test_fuzz_regress: $(call obj,tests/fuzz/regress.c tests/fuzz/fuzz_profile.c) $(TOOL_LIB)
+$(BUILD)/test_fuzz_regress: $(call obj,tests/fuzz/regress.c tests/fuzz/fuzz_profile.c \
+		tests/fuzz/fuzz_perfmap.c tests/fuzz/fuzz_maps.c tests/fuzz/fuzz_jattach.c) $(TOOL_LIB)
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(TOOL_LIBS) -lcriterion
 
 fuzz-regress: $(BUILD)/test_fuzz_regress
 	$(BUILD)/test_fuzz_regress --jobs 1
 
-fuzz: $(FUZZ_BIN) fuzz-regress
-	@mkdir -p $(BUILD)/fuzz/corpus tests/fuzz/crashes
-	@echo "  FUZZ    $(FUZZ_BIN) for $(FUZZ_SECONDS) s (log: $(BUILD)/fuzz/fuzz.log)"
-	$(Q)if $(FUZZ_BIN) -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
-		-print_final_stats=1 -artifact_prefix=tests/fuzz/crashes/ \
-		$(BUILD)/fuzz/corpus tests/fuzz/corpus >$(BUILD)/fuzz/fuzz.log 2>&1; then \
-		grep -E '^Done|stat::number_of_executed_units' $(BUILD)/fuzz/fuzz.log; \
-	else cat $(BUILD)/fuzz/fuzz.log; echo "fuzz: finding saved in tests/fuzz/crashes/:" \
-		"fix the reader; build/test_fuzz_regress replays it from now on" >&2; exit 1; fi
+# One fuzzer for $(1) seconds: name $(2), seeds $(3), findings prefix $(4).
+define fuzz_run
+	$(Q)mkdir -p $(BUILD)/fuzz/corpus-$(2) tests/fuzz/crashes
+	@echo "  FUZZ    $(2) for $(1) s (log: $(BUILD)/fuzz/$(2).log)"
+	$(Q)if $(BUILD)/fuzz/fuzz_$(2) -max_total_time=$(1) -timeout=10 -rss_limit_mb=2048 \
+		-print_final_stats=1 -artifact_prefix=tests/fuzz/crashes/$(4) \
+		$(BUILD)/fuzz/corpus-$(2) $(3) >$(BUILD)/fuzz/$(2).log 2>&1; then \
+		grep -E '^Done|stat::number_of_executed_units' $(BUILD)/fuzz/$(2).log; \
+	else cat $(BUILD)/fuzz/$(2).log; echo "fuzz: finding saved in tests/fuzz/crashes/:" \
+		"fix the parser; build/test_fuzz_regress replays it from now on" >&2; exit 1; fi
+endef
+FUZZ_HALF    = $(shell n=$$(( $(FUZZ_SECONDS) / 2 )); echo $$(( n > 0 ? n : 1 )))
+FUZZ_SIXTH   = $(shell n=$$(( $(FUZZ_SECONDS) / 6 )); echo $$(( n > 0 ? n : 1 )))
+
+fuzz: $(FUZZ_BIN) $(FUZZ_SMALL) fuzz-regress
+	$(call fuzz_run,$(FUZZ_HALF),profile,tests/fuzz/corpus,)
+	$(call fuzz_run,$(FUZZ_SIXTH),perfmap,tests/fuzz/corpus_perfmap,perfmap-)
+	$(call fuzz_run,$(FUZZ_SIXTH),maps,tests/fuzz/corpus_maps,maps-)
+	$(call fuzz_run,$(FUZZ_SIXTH),jattach,tests/fuzz/corpus_jattach,jattach-)
 
 # Every benchmark program in its --quick form, so that none can rot.
 bench-quick: $(BENCHES) all
@@ -247,6 +292,15 @@ demo: deps
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all $(BENCHES) $(FIXTURES)
 	sh bench/run.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/objscope
+	install -m 0755 $(OBJSCOPE) $(DESTDIR)$(PREFIX)/bin/objscope
+	install -m 0644 $(PRELOAD_SO) $(DESTDIR)$(PREFIX)/lib/objscope/libobjscope.so
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/objscope $(DESTDIR)$(PREFIX)/lib/objscope/libobjscope.so
+	-rmdir $(DESTDIR)$(PREFIX)/lib/objscope 2>/dev/null
 
 clean:
 	rm -rf $(BUILD)

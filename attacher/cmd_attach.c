@@ -48,6 +48,7 @@
 #include "common/attach_abi.h"
 #include "common/attach_orphan.h"
 #include "common/log.h"
+#include "common/profile.h"
 #include "common/safefs.h"
 
 #define INJECT_SAFE_MS 2000   /* to find a thread that may call dlopen */
@@ -703,6 +704,12 @@ int cmd_attach(int argc, char **argv)
 		close(rc);
 	if (a->pid == getpid()) {
 		os_err("attach: process %d is objscope itself", (int)a->pid);
+		goto out;
+	}
+	/* before the attach begins: a profile that cannot be written is an
+	 * attach (and the target's disturbance) wasted */
+	if (os_profile_check_output(o.output, err, sizeof(err)) < 0) {
+		os_err("attach: %s", err);
 		goto out;
 	}
 	if (os_session_find_preload(a->lib, sizeof(a->lib)) < 0) {

@@ -24,6 +24,7 @@
 #include "attacher/watch.h"
 #include "common/hotspot_abi.h"
 #include "common/log.h"
+#include "common/profile.h"
 
 static volatile sig_atomic_t stop_requested;
 static int stop_pipe[2] = { -1, -1 }; /* self-pipe: a stop signal wakes the poll */
@@ -92,6 +93,30 @@ static void child_exec(char **cmd, const char *lib, const char *shm, const char 
 	_exit(e == ENOENT ? OS_EXIT_NOTFOUND : OS_EXIT_NOEXEC);
 }
 
+/* Ends the profiling while COMMAND runs on: the path of -d and of a stop
+ * signal. A -d stop says so in the profile (its duration is the -d). */
+static int stop_early(struct os_collector *c, const struct os_opts *o, int argc, char **argv,
+		       bool by_duration)
+{
+	char note[160];
+	const char *notes[1] = { note };
+	int rc;
+
+	os_collector_stop(c);
+	os_collector_round(c, true);
+	os_collector_status(c, true);
+	note[0] = 0;
+	if (by_duration)
+		snprintf(note, sizeof(note),
+			 "record -d %g: the first %g s of the command were profiled; it ran on "
+			 "unprofiled to its end", o->duration, o->duration);
+	rc = os_session_write_profile_notes(c, o, "record", argc, argv, notes, by_duration ? 1 : 0);
+	if (rc == 0 && by_duration && !o->quiet)
+		fprintf(stderr, "objscope: -d %g s reached: profiling stopped; %s runs on, "
+			"objscope exits with its status when it ends\n", o->duration, argv[0]);
+	return rc;
+}
+
 static int exit_status_of(int status)
 {
 	if (WIFEXITED(status))
@@ -108,10 +133,11 @@ int cmd_record(int argc, char **argv)
 	char lib[PATH_MAX], err[512] = "";
 	int idx, go[2] = { -1, -1 }, ep[2] = { -1, -1 }, status = 0, rc, e = 0, pidfd = -1;
 	int ret = OS_EXIT_FAIL;
-	bool exited = false, written = false;
+	bool exited = false, written = false, write_failed = false;
 	pid_t child = -1;
 	struct sigaction sa;
 	bool pressed = false; /* samples were lost: poll as often as before */
+	uint64_t dur_ns = 0;
 	ssize_t n;
 
 	idx = os_opts_parse(&o, "record", argc, argv);
@@ -123,6 +149,13 @@ int cmd_record(int argc, char **argv)
 		os_err("record: no command given — usage: objscope record [options] -- COMMAND "
 		       "[ARGS...]");
 		return OS_EXIT_USAGE;
+	}
+	dur_ns = (uint64_t)(o.duration * 1e9);
+	/* before the command runs: a run whose profile cannot be written is
+	 * a run wasted */
+	if (os_profile_check_output(o.output, err, sizeof(err)) < 0) {
+		os_err("record: %s", err);
+		return OS_EXIT_FAIL;
 	}
 	if (os_session_find_preload(lib, sizeof(lib)) < 0) {
 		os_err("record: cannot find libobjscope.so next to the objscope binary — set "
@@ -210,6 +243,11 @@ int cmd_record(int argc, char **argv)
 		pressed = pressed || c.lost != 0;
 		if (o.replicas || pressed)
 			ms = POLL_SHORT_MS;
+		/* profiling over (-d, stop signal): only COMMAND's exit or a
+		 * signal to pass on is awaited; --replicas' ptrace route still
+		 * needs watch_reap_child's rounds */
+		if (written && ipid >= 0 && !o.replicas)
+			ms = -1;
 		if (!stop_requested)
 			poll(pfd, (nfds_t)nfd, ms);
 		if (istop >= 0 && pfd[istop].revents) {
@@ -232,12 +270,14 @@ int cmd_record(int argc, char **argv)
 			w = waitpid(child, &status, WNOHANG);
 		if (w == child)
 			exited = true;
-		if (stop_requested && !written) {
+		if (!exited && !written && !stop_requested && dur_ns &&
+		    os_now_ns() - c.start_ns >= dur_ns) {
+			/* -d: the first SECONDS are the profile; COMMAND runs on */
+			write_failed = stop_early(&c, &o, argc - idx, argv + idx, true) < 0;
+			written = true;
+		} else if (stop_requested && !written) {
 			/* stop profiling; COMMAND runs on and we still pass its status */
-			os_collector_stop(&c);
-			os_collector_round(&c, true);
-			os_collector_status(&c, true);
-			os_session_write_profile(&c, &o, "record", argc - idx, argv + idx);
+			write_failed = stop_early(&c, &o, argc - idx, argv + idx, false) < 0;
 			written = true;
 			stop_requested = 0;
 		} else if (stop_requested && written) {
@@ -246,6 +286,8 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 	ret = exit_status_of(status);
+	if (write_failed && ret == 0) /* as when the profile is written at the end */
+		ret = OS_EXIT_FAIL;
 	if (WIFSIGNALED(status))
 		os_err("record: %s was killed by signal %d (%s)%s; exiting with %d", argv[idx],
 		       WTERMSIG(status), strsignal(WTERMSIG(status)),

@@ -50,6 +50,7 @@ struct side {
 	bool exec;
 	uint32_t prot;
 	uint64_t addr, len, pgoff;
+	struct os_file_id id; /* MMAP2: the file's device and inode */
 	size_t str;    /* offset into strs */
 };
 
@@ -199,7 +200,8 @@ static void cb_exit(void *arg, uint32_t pid, uint32_t ppid, uint32_t tid, uint32
 }
 
 static void cb_mmap(void *arg, uint32_t pid, uint32_t tid, uint64_t addr, uint64_t len,
-		    uint64_t pgoff, uint32_t prot, uint32_t flags, const char *file, uint64_t time)
+		    uint64_t pgoff, uint32_t prot, uint32_t flags, const char *file,
+		    const struct os_file_id *id, uint64_t time)
 {
 	struct round *r = arg;
 	struct side *e = round_side(r);
@@ -215,6 +217,7 @@ static void cb_mmap(void *arg, uint32_t pid, uint32_t tid, uint64_t addr, uint64
 	e->len = len;
 	e->pgoff = pgoff;
 	e->prot = prot;
+	e->id = *id;
 	e->str = round_str(r, file);
 }
 
@@ -456,7 +459,8 @@ static void apply_side(struct os_collector *c, struct round *r, const struct sid
 			os_shm_host_thread_gone(&c->shm, e->pid, e->tid);
 		break;
 	case PERF_RECORD_MMAP2:
-		os_tasks_mmap(&c->tasks, e->pid, e->addr, e->len, e->pgoff, e->prot, s);
+		os_tasks_mmap_id(&c->tasks, e->pid, e->addr, e->len, e->pgoff, e->prot, s,
+				 e->id.maj, e->id.min, e->id.ino);
 		break;
 	}
 }

@@ -2,10 +2,12 @@
 #include "attacher/hotspot.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "attacher/collector.h"
@@ -17,6 +19,7 @@
 #include "common/hs_frames.h"
 #include "common/hotspot_abi.h"
 #include "common/log.h"
+#include "common/safefs.h"
 
 #define NAME_MAX_LEN 512
 /* Java walks (hs_java_walk): code blobs looked up, cached per JVM */
@@ -46,6 +49,9 @@ struct hs_jvm {
 	uint32_t asid, pid;
 	bool have_info, vm_ok;
 	bool map_ours;             /* its perf map is written only for objscope (OS_JVM_F_MAP_OURS) */
+	uid_t uid;                 /* its owner when first seen: the only one (with root) */
+	gid_t gid;                 /*   whose perf map is read, whose identity removes it */
+	char map_note[400];        /* why its perf map was not read, "" read or none */
 	struct os_jvm_info info;
 	struct os_hs_vm vm;
 	struct os_hmap names;      /* tagged word (klass / method) -> string index */
@@ -180,6 +186,18 @@ static struct hs_jvm *jvm_find(struct hotspot *h, uint32_t asid)
 	return os_hmap_get(&h->asid2jvm, asid, &i) ? h->jvms[i] : NULL;
 }
 
+/* The JVM's uid/gid (of /proc/PID), ours when it cannot be known: then only
+ * our own or root's perf map is read. */
+static void jvm_owner(struct hs_jvm *j)
+{
+	char proc[32];
+	struct stat st;
+
+	snprintf(proc, sizeof(proc), "/proc/%u", j->pid);
+	j->uid = stat(proc, &st) == 0 ? st.st_uid : geteuid();
+	j->gid = stat(proc, &st) == 0 ? st.st_gid : getegid();
+}
+
 static struct hs_jvm *jvm_get(struct hotspot *h, struct os_aspace *as)
 {
 	struct hs_jvm *j = jvm_find(h, as->id);
@@ -200,6 +218,7 @@ static struct hs_jvm *jvm_get(struct hotspot *h, struct os_aspace *as)
 		return NULL;
 	j->asid = as->id;
 	j->pid = as->pid;
+	jvm_owner(j);
 	os_hmap_init(&j->names);
 	os_hmap_init(&j->unnamed);
 	os_hmap_init(&j->pre);
@@ -1031,28 +1050,120 @@ static uint64_t hs_sample_addr(struct os_runtime *rt, uint32_t asid, uint64_t ad
 	return canon(jvm_find(h, asid), addr);
 }
 
+/* The perf map is the target's file, in a directory its user can write
+ * (its /tmp, its container's): opened without following a link, never a
+ * FIFO or device (O_NONBLOCK), only if it belongs to the JVM's user or root,
+ * a path under /proc/PID/root resolved inside that root; read with caps
+ * (symbolizer/perfmap.h); removed (when objscope asked for it) only if it
+ * is still the file read, with the JVM's file-system identity. A map that
+ * fails a check is not read: a warning and a note say so. */
 static void hs_before_symbolize(struct os_runtime *rt)
 {
 	struct hotspot *h = hs_of(rt);
-	char path[160];
+	char path[160], dir[160];
 
+	if (!h->sym) /* no symbolizer: nothing to name, nothing to remove */
+		return;
 	for (uint32_t i = 0; i < h->njvms; i++) {
 		struct hs_jvm *j = h->jvms[i];
 		/* one JVM per attach; its pid may be the container's view */
 		bool attached = h->att.on && (j->pid == h->att.pid || h->njvms == 1) &&
 				h->att.map[0];
+		int rootfd = -1, dirfd, fd, off = 0;
+		const char *name, *slash, *why = NULL;
+		unsigned int rpid;
+		size_t long_lines = 0;
+		struct os_fsid fsid;
+		struct stat st;
+		uid_t uid = j->uid;
+		gid_t gid = j->gid;
 
-		if (attached) /* written on request, possibly in a container's /tmp */
+		if (attached) { /* written on request, possibly in a container's /tmp */
 			snprintf(path, sizeof(path), "%s", h->att.map);
-		else
+			snprintf(dir, sizeof(dir), "/proc/%u", h->att.pid);
+			if (stat(dir, &st) == 0) { /* the host's pid: the owner for sure */
+				uid = st.st_uid;
+				gid = st.st_gid;
+			}
+		} else {
 			snprintf(path, sizeof(path), "/tmp/perf-%u.map", j->pid);
-		if (access(path, R_OK) < 0)
+		}
+		slash = strrchr(path, '/');
+		if (!slash || !slash[1])
 			continue;
-		if (os_sym_load_perf_map(h->sym, j->asid, path) < 0)
-			os_debug("hotspot: cannot read %s", path);
-		/* written because objscope asked for it: leave no artifact */
-		if (attached ? h->att.remove_map : j->map_ours)
-			unlink(path);
+		name = slash + 1;
+		if (sscanf(path, "/proc/%u/root%n", &rpid, &off) == 1 && off > 0 &&
+		    path[off] == '/') {
+			rootfd = os_proc_root((pid_t)rpid);
+			if (rootfd < 0) {
+				os_debug("hotspot: perf map %s: %s", path, strerror(-rootfd));
+				continue;
+			}
+			snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path - off), path + off);
+			dirfd = os_open_in_root(rootfd, dir[0] ? dir : "/", O_PATH | O_DIRECTORY,
+						0);
+		} else {
+			snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+			dirfd = open(dir[0] ? dir : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+			dirfd = dirfd < 0 ? -errno : dirfd;
+		}
+		if (dirfd == -ENOSYS) { /* no openat2 (< 5.6): no resolution that stays inside */
+			snprintf(j->map_note, sizeof(j->map_note),
+				 "HotSpot pid %u: perf map %s cannot be opened inside the target's "
+				 "root on this kernel (no openat2): not read — JIT frames unnamed",
+				 j->pid, path);
+			os_warn("%s", j->map_note);
+		} else if (dirfd < 0) {
+			os_debug("hotspot: perf map %s: its directory: %s", path, strerror(-dirfd));
+		}
+		if (dirfd < 0) {
+			if (rootfd >= 0)
+				close(rootfd);
+			continue;
+		}
+		fd = os_open_untrusted(dirfd, name, uid, &st);
+		if (fd == -ELOOP)
+			why = "is a symbolic link";
+		else if (fd == -EFTYPE_OS)
+			why = "is not a regular file (a FIFO, device or directory)";
+		else if (fd == -EPERM)
+			why = "is owned by another user than the JVM's";
+		if (fd >= 0) {
+			int rc = os_sym_load_perf_map_fd(h->sym, j->asid, fd, &long_lines);
+
+			if (rc == -EFBIG)
+				why = "is larger than 512 MiB";
+			else if (rc < 0)
+				os_debug("hotspot: cannot read %s: %s", path, strerror(-rc));
+			else if (long_lines)
+				os_debug("hotspot: %s: %zu lines over 64 KiB skipped", path,
+					 long_lines);
+			close(fd);
+		} else if (fd != -ENOENT && !why) {
+			os_debug("hotspot: cannot open %s: %s", path, strerror(-fd));
+		}
+		if (why) {
+			struct stat lst;
+			char owner[48] = "";
+
+			if (fd == -EPERM && fstatat(dirfd, name, &lst, AT_SYMLINK_NOFOLLOW) == 0)
+				snprintf(owner, sizeof(owner), " (uid %u, the JVM runs as uid %u)",
+					 (unsigned)lst.st_uid, (unsigned)uid);
+			snprintf(j->map_note, sizeof(j->map_note),
+				 "HotSpot pid %u: perf map %s %s%s: not read — JIT frames unnamed",
+				 j->pid, path, why, owner);
+			os_warn("%s", j->map_note);
+		}
+		/* written because objscope asked for it: leave no artifact, but
+		 * remove only the file read, as the JVM's user would */
+		if (fd >= 0 && (attached ? h->att.remove_map : j->map_ours)) {
+			os_fs_enter(&fsid, uid, gid);
+			os_unlink_same(dirfd, name, &st);
+			os_fs_leave(&fsid);
+		}
+		close(dirfd);
+		if (rootfd >= 0)
+			close(rootfd);
 	}
 }
 
@@ -1809,6 +1920,9 @@ static void hs_notes(struct os_runtime *rt, struct os_profile *p)
 	for (uint32_t i = 0; i < h->njvms; i++) {
 		struct hs_jvm *j = h->jvms[i];
 		const char *gc = j->have_info && j->info.gc[0] ? j->info.gc : "unknown";
+
+		if (j->map_note[0]) /* hs_before_symbolize refused its perf map */
+			os_profile_add_note(p, j->map_note);
 
 		if (j->info.mode == OS_JVM_MODE_HYBRID) {
 			unsigned long long t = (unsigned long long)j->info.tlab_bytes;

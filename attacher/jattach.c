@@ -313,6 +313,27 @@ static int ja_write_all(int fd, const char *buf, size_t n)
 	return 0;
 }
 
+int os_jattach_parse_reply(const char *buf, size_t n, const char *command, char *err,
+			   size_t errlen)
+{
+	char shown[201];
+	size_t k = 0;
+
+	/* the status line: "0" alone or followed by a newline and the output */
+	if (n >= 1 && buf[0] == '0' && (n == 1 || buf[1] == '\n' || buf[1] == 0))
+		return 0;
+	/* the JVM's words (up to a NUL, at most 200 bytes), not escape
+	 * sequences for root's terminal */
+	while (k < n && k < sizeof(shown) - 1 && buf[k]) {
+		shown[k] = buf[k];
+		k++;
+	}
+	shown[k] = 0;
+	snprintf(err, errlen, "the JVM refused '%s': %s", command,
+		 k ? os_untrusted_text(shown) : "(no answer)");
+	return -EPROTO;
+}
+
 int os_jattach_jcmd(pid_t pid, const char *command, unsigned timeout_ms, char *out, size_t len,
 		    char *err, size_t errlen)
 {
@@ -361,15 +382,7 @@ int os_jattach_jcmd(pid_t pid, const char *command, unsigned timeout_ms, char *o
 	}
 	if (len)
 		out[n] = 0;
-	if (strncmp(out, "0\n", 2) != 0 && strcmp(out, "0") != 0) {
-		char shown[201];
-
-		/* the JVM's words, not escape sequences for root's terminal */
-		snprintf(shown, sizeof(shown), "%s", out);
-		snprintf(err, errlen, "the JVM refused '%s': %s", command,
-			 os_untrusted_text(shown));
-		rc = -EPROTO;
-	}
+	rc = os_jattach_parse_reply(out, n, command, err, errlen);
 out:
 	close(fd);
 	return rc;

@@ -36,6 +36,13 @@
  * or -errno. */
 pid_t os_jattach_ns_pid(pid_t pid);
 
+/* Checks the JVM's answer to a command (buf, n bytes, not necessarily
+ * NUL-terminated; anything the JVM or whoever serves the socket sent):
+ * 0 when its status line says success ("0"), else -EPROTO with err
+ * saying so, the answer's start made one printable line. */
+int os_jattach_parse_reply(const char *buf, size_t n, const char *command, char *err,
+			   size_t errlen);
+
 /* Runs one jcmd command (e.g. "Compiler.perfmap") in JVM pid; its status
  * and output are put into out (NUL-terminated, cut to len). timeout_ms
  * bounds the whole exchange. -ECONNREFUSED / -ETIMEDOUT when the JVM did

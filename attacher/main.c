@@ -25,9 +25,11 @@ static void usage(FILE *f)
 		   "take the memory accesses of a program, and from which code.\n\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f, "\n  objscope record [options] [-o FILE] -- COMMAND [ARGS...]\n"
+	fprintf(f, "  %-8s %s\n  %-8s %s\n", "help", "this text", "version",
+		"objscope's version");
+	fprintf(f, "\n  objscope record [options] [-o FILE] [-d SECONDS] -- COMMAND [ARGS...]\n"
 		   "  objscope attach [options] [-o FILE] [-d SECONDS] PID\n"
-		   "  objscope report [--format text|json] [-o OUT] FILE [FILE...]\n\n"
+		   "  objscope report [--format text|json|html|pprof|collapsed] [-o OUT] [FILE...]\n\n"
 		   "'objscope COMMAND --help' lists a command's options.\n");
 }
 

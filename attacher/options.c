@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,9 +53,14 @@ void os_opts_usage(const char *cmd)
 	printf("\n"
 	       "  -o, --output FILE     profile file (default %s)\n"
 	       "  -F, --freq HZ         access samples per second per thread (default %d)\n"
-	       "  -e, --event NAME      sampling source: soft (software sampler, default) or a PMU\n"
-	       "                        event name (libpfm4)\n"
-	       "  -d, --duration SEC    attach: stop after SEC seconds\n"
+	       "  -e, --event NAME      sampling source: soft (the software sampler on task-clock,\n"
+	       "                        the default; task-clock is the same); PMU events are not\n"
+	       "                        available yet (issue 22)\n"
+	       "  -d, --duration SEC    profile for SEC seconds (> 0, at most %d), then stop:\n"
+	       "                        attach detaches and leaves the target running; record\n"
+	       "                        writes the profile of the first SEC seconds and lets\n"
+	       "                        COMMAND run on unprofiled, waiting for it and exiting\n"
+	       "                        with its status\n"
 	       "      --min-size BYTES  smallest allocation tracked as an object (default %d);\n"
 	       "                        smaller ones are counted, not tracked\n"
 	       "      --no-mmap         do not track anonymous mmap regions as objects\n"
@@ -86,9 +92,8 @@ void os_opts_usage(const char *cmd)
 	       "                        context with equal contents, by hardware watchpoints,\n"
 	       "                        checked against whole-content comparison\n"
 	       "      --watch-route R   watchpoints through perf breakpoint events (perf,\n"
-	       "                        default) or ptrace debug registers (ptrace)\n"
-	       "      --lifetimes, --reuse, --numa   analyses (not available yet)\n",
-	       OS_DEFAULT_OUTPUT, OS_DEFAULT_FREQ, OS_DEFAULT_MIN_SIZE, OS_DEFAULT_JAVA_TLAB,
+	       "                        default) or ptrace debug registers (ptrace)\n",
+	       OS_DEFAULT_OUTPUT, OS_DEFAULT_FREQ, OS_MAX_DURATION, OS_DEFAULT_MIN_SIZE, OS_DEFAULT_JAVA_TLAB,
 	       OS_JAVA_TLAB_MIN, OS_JAVA_TLAB_MAX, OS_DEFAULT_STACK_COPY, OS_MAX_STACK_COPY,
 	       OS_DEFAULT_RING_BYTES / 1024, OS_DEFAULT_SLOTS);
 }
@@ -112,7 +117,7 @@ static int parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi, u
 int os_opts_parse(struct os_opts *o, const char *cmd, int argc, char **argv)
 {
 	uint64_t v;
-	int c;
+	int c, arg = 1;
 
 	memset(o, 0, sizeof(*o));
 	o->output = OS_DEFAULT_OUTPUT;
@@ -135,6 +140,13 @@ int os_opts_parse(struct os_opts *o, const char *cmd, int argc, char **argv)
 			o->output = optarg;
 			break;
 		case 'e':
+			/* only the software sampler exists (attacher/sampler.c): any
+			 * other name would fail after the options, so it fails here */
+			if (strcmp(optarg, "soft") && strcmp(optarg, "task-clock")) {
+				os_err("%s: -e %s: PMU events are not implemented yet (issue 22); "
+				       "-e soft (the default) is the software sampler", cmd, optarg);
+				return -1;
+			}
 			o->event = optarg;
 			break;
 		case 'F':
@@ -144,9 +156,12 @@ int os_opts_parse(struct os_opts *o, const char *cmd, int argc, char **argv)
 		case 'd': {
 			char *end;
 
+			errno = 0;
 			o->duration = strtod(optarg, &end);
-			if (end == optarg || *end || !(o->duration > 0)) {
-				os_err("invalid value '%s' for -d (expected seconds > 0)", optarg);
+			if (errno || end == optarg || *end || !isfinite(o->duration) ||
+			    !(o->duration > 0) || o->duration > OS_MAX_DURATION) {
+				os_err("invalid value '%s' for -d (expected seconds > 0, at most %d)",
+				       optarg, OS_MAX_DURATION);
 				return -1;
 			}
 			break;
@@ -242,15 +257,17 @@ int os_opts_parse(struct os_opts *o, const char *cmd, int argc, char **argv)
 			o->watch_route = route;
 			break;
 		}
+		/* analyses of later issues: an error until they land, so that
+		 * no run is taken believing they were done */
 		case OPT_LIFETIMES:
-			o->lifetimes = true;
-			break;
+			os_err("--lifetimes is not implemented yet (issue 19)");
+			return -1;
 		case OPT_REUSE:
-			o->reuse = true;
-			break;
+			os_err("--reuse is not implemented yet (issue 20)");
+			return -1;
 		case OPT_NUMA:
-			o->numa = true;
-			break;
+			os_err("--numa is not implemented yet (issue 22)");
+			return -1;
 		case 'q':
 			o->quiet = true;
 			break;
@@ -263,17 +280,24 @@ int os_opts_parse(struct os_opts *o, const char *cmd, int argc, char **argv)
 			return -2;
 		case '?':
 		default:
-			if (optopt)
-				os_err("%s: unknown option '-%c' — see 'objscope %s --help'", cmd, optopt,
-				       cmd);
+			/* argv[arg]: the element getopt was reading (no permutation:
+			 * "+"; optind moves past a group of short options only at its
+			 * end), so the message names what the user typed */
+			if (!strncmp(argv[arg], "--", 2) && strchr(argv[arg], '='))
+				os_err("%s: option '%s' is unknown or takes no value — see "
+				       "'objscope %s --help'", cmd, argv[arg], cmd);
+			else if (!strncmp(argv[arg], "--", 2))
+				os_err("%s: unknown or ambiguous option '%s' — see 'objscope %s "
+				       "--help'", cmd, argv[arg], cmd);
 			else
-				os_err("%s: unknown option '%s' — see 'objscope %s --help'", cmd,
-				       argv[optind - 1], cmd);
+				os_err("%s: unknown option '-%c' — see 'objscope %s --help'", cmd,
+				       optopt, cmd);
 			return -1;
 		case ':':
-			os_err("%s: option '%s' needs a value", cmd, argv[optind - 1]);
+			os_err("%s: option '%s' needs a value", cmd, argv[arg]);
 			return -1;
 		}
+		arg = optind;
 	}
 	return optind;
 }

@@ -11,26 +11,28 @@
 #define OS_MAX_STACK_COPY 65528    /* the kernel's limit (below 64 KiB, 8-aligned) */
 #define OS_DEFAULT_MIN_SIZE 1024
 #define OS_DEFAULT_OUTPUT "objscope.data"
+#define OS_MAX_DURATION (7 * 24 * 3600) /* -d: a week, in seconds */
 #define OS_DEFAULT_JAVA_TLAB 16384 /* = OS_JAVA_TLAB_DEFAULT (hotspot_abi.h) */
 #define OS_JAVA_TLAB_MIN 1024
 #define OS_JAVA_TLAB_MAX (256 * 1024) /* G1 caps TLABs at half a region (>= 512 KiB) */
 
 struct os_opts {
 	const char *output;      /* -o */
-	const char *event;       /* -e: "soft" (default) or a PMU event name */
+	const char *event;       /* -e: "soft" (default) or "task-clock" (the same) */
 	uint64_t freq;           /* -F samples per second per thread */
 	uint64_t min_size;       /* --min-size */
-	double duration;         /* -d (attach) seconds, 0 = until target exits */
+	double duration;         /* -d seconds of profiling, 0 = until the target exits */
 	unsigned ring_kb;        /* --ring-kb per thread ring (power of two) */
 	unsigned slots;          /* --threads max concurrently tracked threads */
 	unsigned perf_pages;     /* perf buffer pages per CPU */
 	bool progress;           /* --progress: live status even if not a tty */
 	bool quiet;              /* -q: no summary line */
-	bool no_mmap;
+	bool no_mmap;            /* --no-mmap: do not track anonymous mmaps as objects */
 	bool debug_lines;        /* --debug-lines: lines from separate debug files too */
 	bool call_graph_dwarf;   /* --call-graph dwarf (default) | fp */
-	unsigned stack_copy;     /* --call-graph dwarf,SIZE: user stack bytes per sample */            /* --no-mmap: do not track anonymous mmaps as objects */
-	bool replicas, lifetimes, reuse, numa; /* analyses (lifetimes/reuse/numa: later issues) */
+	unsigned stack_copy;     /* --call-graph dwarf,SIZE: user stack bytes per sample */
+	bool replicas;           /* --replicas (--lifetimes/--reuse/--numa: errors until
+				  * issues 19, 20, 22) */
 	int watch_route;         /* --watch-route perf (default) | ptrace: enum watch_route */
 	const char *java_objects; /* --java-objects hybrid (default) | exact | sampled (HotSpot) */
 	uint64_t java_tlab;      /* --java-tlab: hybrid mode's fixed TLAB size in bytes */

@@ -565,9 +565,19 @@ static void dispatch(struct os_perf *p, const struct perf_event_header *h,
 			n = sizeof(file) - 1;
 		memcpy(file, body + sizeof(m), n);
 		file[n] = 0;
-		if (cb->mmap)
+		if (cb->mmap) {
+			struct os_file_id id = { 0 };
+
+			/* without PERF_RECORD_MISC_MMAP_BUILD_ID the id bytes are
+			 * maj, min, ino, ino_generation */
+			if (!(h->misc & (1 << 14))) {
+				memcpy(&id.maj, m.id, 4);
+				memcpy(&id.min, m.id + 4, 4);
+				memcpy(&id.ino, m.id + 8, 8);
+			}
 			cb->mmap(arg, m.pid, m.tid, m.addr, m.len, m.pgoff, m.prot, m.flags, file,
-				 time);
+				 &id, time);
+		}
 		break;
 	}
 	case PERF_RECORD_LOST: {

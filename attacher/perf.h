@@ -27,6 +27,12 @@ enum {
 	OS_PS_IN_RING = 1 << 4,  /* stack points into the ring: valid until os_perf_release */
 };
 
+/* A mapped file's identity as an MMAP2 record gives it. */
+struct os_file_id {
+	uint32_t maj, min;
+	uint64_t ino;
+};
+
 struct os_perf_sample {
 	uint32_t pid, tid, cpu;
 	uint32_t has;            /* OS_PS_* */
@@ -51,9 +57,11 @@ struct os_perf_cb {
 		     uint64_t time);
 	void (*exit)(void *arg, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid,
 		     uint64_t time);
+	/* id: the mapped file's device and inode (MMAP2 without build ids);
+	 * ino 0 when the record carries none */
 	void (*mmap)(void *arg, uint32_t pid, uint32_t tid, uint64_t addr, uint64_t len,
 		     uint64_t pgoff, uint32_t prot, uint32_t flags, const char *file,
-		     uint64_t time);
+		     const struct os_file_id *id, uint64_t time);
 	void (*lost)(void *arg, uint64_t n);
 };
 

@@ -62,7 +62,9 @@ int os_session_write_profile_notes(struct os_collector *c, const struct os_opts 
 	rc = os_profile_write(p, o->output, err, sizeof(err));
 	if (rc < 0)
 		os_err("%s: %s", mode, err[0] ? err : strerror(-rc));
-	else if (!o->quiet) {
+	else if (err[0])
+		os_warn("%s: %s", mode, err); /* written; FILE.old could not be kept */
+	if (rc == 0 && !o->quiet) {
 		char jit[64] = "";
 
 		if (p->c.samples_jit)

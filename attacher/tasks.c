@@ -111,7 +111,8 @@ static int seed_one(const struct os_maps_entry *e, void *arg)
 		prot |= PROT_WRITE;
 	if (e->perms[2] == 'x')
 		prot |= PROT_EXEC;
-	os_tasks_mmap(c->t, c->pid, e->start, e->end - e->start, e->offset, prot, e->path);
+	os_tasks_mmap_id(c->t, c->pid, e->start, e->end - e->start, e->offset, prot, e->path,
+			 e->dev_major, e->dev_minor, e->inode);
 	return 0;
 }
 
@@ -178,6 +179,13 @@ static bool is_anon_name(const char *file)
 void os_tasks_mmap(struct os_tasks *t, uint32_t pid, uint64_t addr, uint64_t len, uint64_t pgoff,
 		   uint32_t prot, const char *file)
 {
+	os_tasks_mmap_id(t, pid, addr, len, pgoff, prot, file, 0, 0, 0);
+}
+
+void os_tasks_mmap_id(struct os_tasks *t, uint32_t pid, uint64_t addr, uint64_t len,
+		      uint64_t pgoff, uint32_t prot, const char *file, uint32_t maj, uint32_t min,
+		      uint64_t ino)
+{
 	struct os_aspace *a = os_tasks_aspace(t, pid);
 
 	if (!a || !len)
@@ -195,7 +203,7 @@ void os_tasks_mmap(struct os_tasks *t, uint32_t pid, uint64_t addr, uint64_t len
 		return;
 	}
 	if ((prot & PROT_EXEC) && t->sym)
-		os_sym_add_mapping(t->sym, a->id, addr, addr + len, pgoff, file);
+		os_sym_add_mapping_id(t->sym, a->id, addr, addr + len, pgoff, file, maj, min, ino);
 }
 
 struct os_thread_info *os_tasks_thread(struct os_tasks *t, uint32_t pid, uint32_t tid,

@@ -59,6 +59,11 @@ int os_tasks_exec(struct os_tasks *t, uint32_t pid);
 /* A mapping seen in a perf MMAP2 record or /proc maps. */
 void os_tasks_mmap(struct os_tasks *t, uint32_t pid, uint64_t addr, uint64_t len, uint64_t pgoff,
 		   uint32_t prot, const char *file);
+/* ... with the mapped file's device and inode (ino 0: unknown), which the
+ * symbolizer checks the file it opens by that name against. */
+void os_tasks_mmap_id(struct os_tasks *t, uint32_t pid, uint64_t addr, uint64_t len,
+		      uint64_t pgoff, uint32_t prot, const char *file, uint32_t maj, uint32_t min,
+		      uint64_t ino);
 /* Thread bookkeeping; name may be NULL (an undated name: /proc at attach). */
 struct os_thread_info *os_tasks_thread(struct os_tasks *t, uint32_t pid, uint32_t tid,
 				       const char *name);

@@ -5,6 +5,7 @@
 #include <elfutils/libdwfl.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "common/hashmap.h"
@@ -131,14 +132,22 @@ static bool report_module(struct os_unwinder *u, uint64_t pc)
 	const char *path;
 	uint64_t bias, start, end;
 	Dwfl_Module *m;
+	int fd;
 
 	if (dwfl_addrmodule(u->cur->dwfl, pc))
 		return true;
 	if (os_sym_module_at(u->sym, u->asid, pc, &path, &bias, &start, &end) < 0)
 		return false;
+	/* the file the symbolizer checked (the mapped inode, no link, inside
+	 * the process's root), not whatever the name leads to now */
+	fd = os_sym_module_fd(u->sym, u->asid, pc);
+	if (fd < 0)
+		return false;
 	dwfl_report_begin_add(u->cur->dwfl);
-	m = dwfl_report_elf(u->cur->dwfl, path, path, -1, bias, true);
+	m = dwfl_report_elf(u->cur->dwfl, path, path, fd, bias, true);
 	dwfl_report_end(u->cur->dwfl, NULL, NULL);
+	if (!m)
+		close(fd); /* libdwfl owns it only when the module was made */
 	return m != NULL;
 }
 

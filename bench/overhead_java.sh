@@ -1,6 +1,6 @@
 #!/bin/sh
 # overhead_java.sh - runtime and memory overhead of `objscope record` on real
-# Java programs (../shared/WORKLOADS.md), the Java counterpart of overhead.sh.
+# Java programs (docs/WORKLOADS.md), the Java counterpart of overhead.sh.
 #
 # For each workload it runs, ALTERNATING, N rounds of: the program alone,
 # under `objscope record` at the default rate FREQ and at 10 x FREQ (-F), and

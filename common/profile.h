@@ -212,9 +212,20 @@ int os_profile_add_pid(struct os_profile *p, uint32_t pid);
 int os_profile_add_note(struct os_profile *p, const char *note);
 int os_profile_set_argv(struct os_profile *p, int argc, char *const argv[]);
 
-/* Writes atomically: to "<path>.tmp", fsync, rename. Never leaves a file
- * at `path` that is incomplete. */
+/* Writes atomically, mode 0600 (as perf.data: it holds the target's command
+ * line and symbols): into a file only objscope can have created in path's
+ * directory (O_TMPFILE, else an O_EXCL|O_NOFOLLOW random name), fsync,
+ * rename over `path` (a symbolic link there is replaced, never written
+ * through). A regular file already at `path` is kept as "<path>.old" (if
+ * that fails the profile is still written, returns 0 and `err` says so).
+ * An existing FIFO, /dev/null or terminal is written in place, other
+ * special files are refused (common/safefs.h, os_out_open). Never leaves a
+ * file at `path` that is incomplete. */
 int os_profile_write(const struct os_profile *p, const char *path, char *err, size_t errlen);
+/* Checks before a run that os_profile_write could write `path` (the
+ * directory exists and is writable, the name is not a directory or an
+ * unusable special file); nothing is left behind. 0 or -errno and `err`. */
+int os_profile_check_output(const char *path, char *err, size_t errlen);
 
 /* Reads and fully validates (every id in range, checksums). */
 int os_profile_read(const char *path, struct os_profile **out, char *err, size_t errlen);
@@ -239,7 +250,7 @@ int os_profile_merge(struct os_profile *dst, const struct os_profile *src);
 /* String `id`, or NULL for OS_NONE / out of range. */
 const char *os_profile_str(const struct os_profile *p, uint32_t id);
 
-/* Formats frame `id` into buf (always NUL-terminated), as INTERFACE.md says:
+/* Formats frame `id` into buf (always NUL-terminated), as docs/INTERFACE.md says:
  *   Java     "Class.method(File.java:LINE)", "Class.method" without a file
  *   native   "function (file.c:LINE)" (basename), "function" without a line,
  *            "module+0xOFF" (basename) when only the module is known

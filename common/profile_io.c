@@ -1,6 +1,7 @@
 /* profile_io.c - writing and reading the profile file (version 1).
  * The layout is documented field by field in docs/PROFILE-FORMAT.md. */
 #include "common/profile.h"
+#include "common/safefs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -356,26 +357,16 @@ static int write_all(int fd, const uint8_t *d, size_t n)
 	return 0;
 }
 
-static void fsync_dir(const char *path)
+int os_profile_check_output(const char *path, char *err, size_t errlen)
 {
-	char *copy = strdup(path);
-	int fd;
-
-	if (!copy)
-		return;
-	fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		fsync(fd); /* best effort: makes the rename durable */
-		close(fd);
-	}
-	free(copy);
+	return os_out_check(path, err, errlen);
 }
 
 int os_profile_write(const struct os_profile *p, const char *path, char *err, size_t errlen)
 {
+	struct os_outfile o;
 	struct wbuf b = { 0 };
-	char *tmp = NULL;
-	int fd = -1, ret;
+	int ret;
 
 	serialize(p, &b);
 	if (b.oom) {
@@ -383,63 +374,22 @@ int os_profile_write(const struct os_profile *p, const char *path, char *err, si
 		set_err(err, errlen, path, "cannot write profile: %s", strerror(-ret));
 		goto out;
 	}
-	/* An existing path that is not a regular file (/dev/null, a FIFO, a
-	 * terminal) is written directly: renaming a temporary file over it
-	 * would replace the device or pipe with a file. */
-	struct stat st;
-
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		if (S_ISDIR(st.st_mode)) {
-			ret = -EISDIR;
-			set_err(err, errlen, path, "cannot write profile: %s", strerror(-ret));
-			goto out;
-		}
-		fd = open(path, O_WRONLY | O_CLOEXEC);
-		if (fd < 0) {
-			ret = -errno;
-			set_err(err, errlen, path, "cannot open: %s", strerror(-ret));
-			goto out;
-		}
-		ret = write_all(fd, b.d, b.len);
-		if (close(fd) < 0 && !ret)
-			ret = -errno;
-		if (ret)
-			set_err(err, errlen, path, "cannot write profile: %s", strerror(-ret));
+	/* 0600 as perf.data: the profile holds the target's command line,
+	 * its function names and paths (safefs.h: how the file is made). */
+	ret = os_out_open(&o, path, 0600, err, errlen);
+	if (ret)
 		goto out;
-	}
-	if (asprintf(&tmp, "%s.tmp", path) < 0) {
-		tmp = NULL;
-		ret = -ENOMEM;
-		set_err(err, errlen, path, "cannot write profile: %s", strerror(-ret));
-		goto out;
-	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		ret = -errno;
-		set_err(err, errlen, path, "cannot create %s: %s", tmp, strerror(-ret));
-		goto out;
-	}
-	ret = write_all(fd, b.d, b.len);
-	if (!ret && fsync(fd) < 0)
-		ret = -errno;
-	if (close(fd) < 0 && !ret)
-		ret = -errno;
-	fd = -1;
+	ret = write_all(o.fd, b.d, b.len);
 	if (ret) {
 		set_err(err, errlen, path, "cannot write profile: %s", strerror(-ret));
-		unlink(tmp);
+		os_out_abort(&o);
 		goto out;
 	}
-	if (rename(tmp, path) < 0) {
-		ret = -errno;
-		set_err(err, errlen, path, "cannot rename %s into place: %s", tmp, strerror(-ret));
-		unlink(tmp);
-		goto out;
-	}
-	fsync_dir(path);
-	ret = 0;
+	ret = os_out_commit(&o, true, err, errlen);
+	if (!ret && o.old_errno && err && errlen) /* written; only FILE.old is missing */
+		set_err(err, errlen, path, "the previous profile could not be kept as %s.old: %s",
+			path, strerror(o.old_errno));
 out:
-	free(tmp);
 	free(b.d);
 	return ret;
 }

@@ -108,4 +108,47 @@ char *os_untrusted_text(char *s);
  * Not a symlink-following check: the name itself is compared. */
 int os_unlink_same(int dirfd, const char *name, const struct stat *created);
 
+/* ---- output files (profiles, reports) ----
+ * The user names the output; the directory may be shared (/tmp), so what
+ * already lies there may have been planted by someone else:
+ *   - the content is written to a file only objscope can have created
+ *     (O_TMPFILE in the output's directory, linked under a random name, or
+ *     failing that a random name opened O_CREAT|O_EXCL|O_NOFOLLOW), synced,
+ *     and rename()d over the name: a symbolic link there is replaced, never
+ *     written through, and a reader never sees a half-written file;
+ *   - an existing name that is not a regular file is written in place only
+ *     when it is what a user names on purpose: /dev/null, a terminal, or a
+ *     FIFO (or pipe, e.g. /dev/stdout) owned by us or root that has a reader
+ *     (opened O_NONBLOCK, retried for 2 s: without a reader it fails
+ *     then, never hangs);
+ *     a directory, socket, block device or other character device, or a
+ *     FIFO of another user, is refused with one line. A symbolic link is
+ *     followed to such a target only when the link is ours or root's (as
+ *     the kernel's protected_symlinks does in sticky directories): /dev/stdout
+ *     works, a link planted by another user is replaced like a file.
+ * Errors: -errno, and `err` gets "PATH: what is wrong". */
+struct os_outfile {
+	int fd;           /* write the content here */
+	int dirfd;        /* the output's directory (O_PATH); -1 when direct */
+	bool direct;      /* an existing FIFO / null device / terminal */
+	bool linked;      /* tmpname exists in dirfd (st describes it) */
+	bool tmpfile;     /* fd is an unnamed O_TMPFILE until linked */
+	int old_errno;    /* keeping FILE.old failed (commit still succeeded) */
+	char *path;
+	const char *base; /* last component of path */
+	char tmpname[96];
+	struct stat st;
+};
+
+/* Checks, without writing or leaving anything, that `path` can be written
+ * by os_out_open (used before a run starts so that no run is wasted). */
+int os_out_check(const char *path, char *err, size_t errlen);
+/* Opens the output; a new file gets mode & ~umask. */
+int os_out_open(struct os_outfile *o, const char *path, mode_t mode, char *err, size_t errlen);
+/* fsync, then the file takes the name (keep_old: a regular file already
+ * there is renamed to PATH.old first, as perf keeps perf.data.old); closes. */
+int os_out_commit(struct os_outfile *o, bool keep_old, char *err, size_t errlen);
+/* Closes and removes what os_out_open created (nothing else). */
+void os_out_abort(struct os_outfile *o);
+
 #endif

@@ -1,4 +1,4 @@
-/* fmt_json.c - `report --format json`, version 1 (INTERFACE.md). Fields
+/* fmt_json.c - `report --format json`, version 1 (docs/INTERFACE.md). Fields
  * beyond the contract: meta.freq/min_size/mode/hostname/start_time/notes,
  * meta.counters (every os_counters field), meta.unaddressed, objects_total,
  * per-access metrics, thread pid/tid, replica.exact/alpha_checks/

@@ -164,24 +164,53 @@ static double pct(uint64_t part, uint64_t whole)
 	return 100.0 * report_ratio(part, whole);
 }
 
-static void print_header(const struct os_profile *p, FILE *out)
+/* The short header's line on what was lost: the non-zero loss counters
+ * (a profile that lost nothing prints no line), so that nothing is lost
+ * silently even without -v. */
+static void print_lost(const struct os_counters *c, FILE *out)
 {
-	const struct os_meta *m = &p->meta;
-	const struct os_counters *c = &p->c;
-	char b1[32], b2[32];
+	const char *sep = "";
+
+	if (!c->lost && !c->dropped_events && !c->bad_events && !c->truncated_paths)
+		return;
+	fputs("# lost:        ", out);
+	if (c->lost) {
+		fprintf(out, "%" PRIu64 " sample%s lost", c->lost, c->lost == 1 ? "" : "s");
+		sep = ", ";
+	}
+	if (c->dropped_events) {
+		fprintf(out, "%s%" PRIu64 " allocation event%s dropped", sep, c->dropped_events,
+			c->dropped_events == 1 ? "" : "s");
+		sep = ", ";
+	}
+	if (c->bad_events) {
+		fprintf(out, "%s%" PRIu64 " malformed event%s", sep, c->bad_events,
+			c->bad_events == 1 ? "" : "s");
+		sep = ", ";
+	}
+	if (c->truncated_paths)
+		fprintf(out, "%s%" PRIu64 " allocation path%s cut at the frame limit", sep,
+			c->truncated_paths, c->truncated_paths == 1 ? "" : "s");
+	fputc('\n', out);
+}
+
+static void print_pids(const struct os_meta *m, FILE *out)
+{
 	uint32_t i;
 
-	fprintf(out, "# objscope report\n");
-	fprintf(out, "# command:     ");
-	for (i = 0; i < m->argc; i++)
-		print_arg(report_str(p, m->argv[i]), i ? " " : "", out);
-	fprintf(out, "%s\n", m->argc ? "" : "(unknown)");
 	fprintf(out, "# pids:        ");
 	for (i = 0; i < m->npids && i < PIDS_SHOWN; i++)
 		fprintf(out, "%s%" PRIu32, i ? ", " : "", m->pids[i]);
 	if (m->npids > PIDS_SHOWN)
 		fprintf(out, ", ... (%" PRIu32 " processes)", m->npids);
 	fprintf(out, "%s\n", m->npids ? "" : "(none)");
+}
+
+/* Duration, where and when; the sampler, its event and period or rate. */
+static void print_run(const struct os_profile *p, FILE *out)
+{
+	const struct os_meta *m = &p->meta;
+
 	fprintf(out, "# duration:    %.2f s", m->duration_s);
 	if (m->mode != OS_NONE)
 		fprintf(out, " (%s)", report_str(p, m->mode));
@@ -205,6 +234,45 @@ static void print_header(const struct os_profile *p, FILE *out)
 	if (m->freq)
 		fprintf(out, ", %" PRIu64 " samples/s per thread requested", m->freq);
 	fprintf(out, "\n");
+}
+
+/* The header: command, duration, sampler, samples attributed and what was
+ * lost (answer first); -v adds the pids, the sample breakdown, allocations,
+ * GC and the notes (a Java profile has 7 notes of up to 600 characters,
+ * which pushed the first object below a screen). */
+static void print_header(const struct os_profile *p, bool verbose, FILE *out)
+{
+	const struct os_meta *m = &p->meta;
+	const struct os_counters *c = &p->c;
+	char b1[32], b2[32];
+	uint32_t i;
+
+	fprintf(out, "# objscope report\n");
+	fprintf(out, "# command:     ");
+	for (i = 0; i < m->argc; i++)
+		print_arg(report_str(p, m->argv[i]), i ? " " : "", out);
+	fprintf(out, "%s\n", m->argc ? "" : "(unknown)");
+	if (verbose)
+		print_pids(m, out);
+	print_run(p, out);
+	if (!verbose) {
+		uint32_t notes = m->nnotes + (report_has_est(p) ? 1 : 0);
+
+		fprintf(out, "# samples:     %" PRIu64 " of %" PRIu64
+			     " attributed to objects (%.1f%%)",
+			c->samples_attributed, c->samples_total,
+			pct(c->samples_attributed, c->samples_total));
+		if (report_has_est(p))
+			fprintf(out, "; %.0f estimated (Horvitz-Thompson), which rank the objects",
+				p->est.samples_attributed);
+		fputc('\n', out);
+		print_lost(c, out);
+		fputs("# -v shows ", out);
+		if (notes)
+			fprintf(out, "%" PRIu32 " note%s, ", notes, notes == 1 ? "" : "s");
+		fputs("the pids, the sample breakdown, allocations and GC\n", out);
+		return;
+	}
 	fprintf(out, "# samples:     %" PRIu64 " taken, %" PRIu64 " with a data address (%.1f%%),\n",
 		c->samples_total, c->samples_addressed, pct(c->samples_addressed, c->samples_total));
 	fprintf(out, "#              %" PRIu64 " in a tracked heap (%.1f%%), %" PRIu64
@@ -465,12 +533,19 @@ static void print_threads(const struct report_view *v, FILE *out)
 int report_render_text(const struct report_view *v, const struct report_opts *o, FILE *out)
 {
 	const struct os_profile *p = v->p;
-	uint32_t i, n = v->nobjects;
+	uint32_t i, shown = 0, max = v->nobjects, silent = 0;
 	char why[512];
 
-	if (o->top && o->top < n)
-		n = o->top;
-	print_header(p, out);
+	/* Objects without a sample (a JVM's heap and code cache reservations,
+	 * buffers never read while sampled) are counted, not listed, unless
+	 * -v: they filled ranks 6-20 of a Java top 20. */
+	for (i = 0; i < v->nobjects; i++)
+		silent += !o->verbose && !p->contexts[v->objects[i].context].samples;
+	if (o->top && o->top < max)
+		max = o->top;
+	if (max > v->nobjects - silent)
+		max = v->nobjects - silent;
+	print_header(p, o->verbose, out);
 	fprintf(out, "\n");
 	if (!p->c.samples_attributed) {
 		report_why_empty(p, why, sizeof(why));
@@ -480,15 +555,21 @@ int report_render_text(const struct report_view *v, const struct report_opts *o,
 		fprintf(out, "%s# Objects (allocation contexts) ranked by access samples%s, %" PRIu32
 			     " of %" PRIu32 " shown:\n",
 			p->c.samples_attributed ? "" : "\n",
-			report_has_est(p) ? " (estimated)" : "", n, v->nobjects);
-		if (report_has_est(p))
+			report_has_est(p) ? " (estimated)" : "", max, v->nobjects);
+		if (silent)
+			fprintf(out, "# (%" PRIu32 " without samples left out, -v lists %s)\n",
+				silent, silent == 1 ? "it" : "them");
+		if (max && report_has_est(p))
 			fprintf(out, "# rank    share    samples %-16s  %11s  %10s  type\n",
 				"(estimated)", "allocations", "bytes");
-		else
+		else if (max)
 			fprintf(out, "# rank    share    samples  allocations       bytes  type\n");
-		for (i = 0; i < n; i++) {
+		for (i = 0; i < v->nobjects && shown < max; i++) {
+			if (!o->verbose && !p->contexts[v->objects[i].context].samples)
+				continue;
 			fprintf(out, "\n");
 			print_object(v, i, out);
+			shown++;
 		}
 	}
 	if (p->analyses & OS_AN_REPLICAS)

@@ -17,6 +17,7 @@ struct report_opts {
 	uint32_t top;         /* objects shown; 0 = all */
 	bool top_set;         /* --top given (json shows all objects otherwise) */
 	bool no_lines;        /* --no-lines: frames without source lines, contexts merged */
+	bool verbose;         /* -v: text shows every header line, note and object */
 };
 
 typedef int (*report_render_fn)(const struct report_view *v, const struct report_opts *o,

@@ -16,6 +16,7 @@
 
 #include "common/log.h"
 #include "common/profile.h"
+#include "common/safefs.h"
 #include "report/formats.h"
 #include "report/view.h"
 
@@ -24,7 +25,7 @@
 
 enum { EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
-/* Formats named by INTERFACE.md; render NULL = not implemented yet. */
+/* Formats named by docs/INTERFACE.md; render NULL = not implemented yet. */
 static const struct {
 	const char *name;
 	report_render_fn render;
@@ -40,7 +41,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: objscope report [--format text|json|html|collapsed|pprof] [-o OUT]\n"
-		"                       [--top N] [--no-lines] [FILE...]\n"
+		"                       [--top N] [--no-lines] [-v] [FILE...]\n"
 		"\n"
 		"Shows which objects the sampled memory accesses touched. Several FILEs\n"
 		"(default: " DEFAULT_INPUT ") are merged into one report.\n"
@@ -53,6 +54,8 @@ static void usage(FILE *out)
 		"  --no-lines     frames without source lines or addresses (Class.method,\n"
 		"                 function): contexts and access paths that differ only\n"
 		"                 by lines are merged\n"
+		"  -v, --verbose  text: every header line and note, and the objects\n"
+		"                 without samples\n"
 		"  -h, --help     this help\n",
 		DEFAULT_TOP);
 }
@@ -64,6 +67,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		{ "output", required_argument, NULL, 'o' },
 		{ "top", required_argument, NULL, 't' },
 		{ "no-lines", no_argument, NULL, 'L' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -75,7 +79,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 	o->top = DEFAULT_TOP;
 	optind = 0; /* full re-initialisation: cmd_report may run more than once */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:hv", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			o->format = optarg;
@@ -95,6 +99,9 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 			break;
 		case 'L':
 			o->no_lines = true;
+			break;
+		case 'v':
+			o->verbose = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -226,52 +233,42 @@ static int out_error(const struct out_sink *s)
 	return s->err ? -s->err : errno ? -errno : -EIO;
 }
 
-/* Renders into OUT.tmp, fsyncs and renames it to OUT, or to stdout. An OUT
- * that exists and is not a regular file (/dev/null, a FIFO, /dev/stdout) is
- * written directly: renaming a file over it would replace the device. */
+/* Renders into a new file of OUT's directory that only we can have created
+ * (O_TMPFILE, else an O_EXCL|O_NOFOLLOW random name), fsyncs it and renames
+ * it to OUT (a symbolic link there is replaced, never written through), or
+ * to stdout. Mode 0666 & ~umask, as any file a user's command creates: a
+ * report is meant to be shared, and the umask says how far. An OUT that
+ * exists and is a FIFO, /dev/null or a terminal is written in place
+ * (renaming a file over it would replace it); other special files are
+ * refused (common/safefs.h, os_out_open). */
 static int emit(const struct report_view *v, const struct report_opts *o,
 		report_render_fn render)
 {
 	static const cookie_io_functions_t io = { .write = out_write, .close = out_close };
 	struct out_sink sink = { .fd = STDOUT_FILENO };
 	const char *name = o->output ? o->output : "the output";
-	char *tmp = NULL;
+	struct os_outfile of = { .fd = -1, .dirfd = -1 };
+	char err[512] = "";
 	FILE *f = NULL;
-	struct stat st;
 	int ret;
 
-	if (o->output && stat(o->output, &st) == 0 && !S_ISREG(st.st_mode)) {
-		sink.fd = open(o->output, O_WRONLY | O_CLOEXEC);
-		if (sink.fd < 0) {
-			ret = -errno;
-			os_err("report: cannot open %s: %s", o->output, strerror(-ret));
-			goto out;
+	if (o->output) {
+		ret = os_out_open(&of, o->output, 0666, err, sizeof(err));
+		if (ret) {
+			os_err("report: %s", err);
+			return ret;
 		}
-		sink.owned = true;
-	} else if (o->output) {
-		if (asprintf(&tmp, "%s.tmp", o->output) < 0) {
-			os_err("report: %s", strerror(ENOMEM));
-			return -ENOMEM;
-		}
-		sink.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-		if (sink.fd < 0) {
-			ret = -errno;
-			os_err("report: cannot create %s: %s", tmp, strerror(-ret));
-			goto out;
-		}
-		sink.owned = true;
+		sink.fd = of.fd; /* closed by os_out_commit / os_out_abort */
 	} else if (fflush(stdout) == EOF) {
 		ret = -errno;
 		os_err("report: cannot write the output: %s", strerror(-ret));
-		goto out;
+		return ret;
 	}
 	f = fopencookie(&sink, "w", io);
 	if (!f) {
 		ret = -ENOMEM;
 		os_err("report: %s", strerror(ENOMEM));
-		if (sink.owned)
-			close(sink.fd);
-		goto out_unlink;
+		goto done;
 	}
 	setvbuf(f, NULL, _IOFBF, 1 << 16);
 	/* only this thread writes it: no lock per fputc (2.5x faster) */
@@ -287,28 +284,22 @@ static int emit(const struct report_view *v, const struct report_opts *o,
 		os_err("report: cannot write %s: %s", name, strerror(-ret));
 		goto close;
 	}
-	if (tmp && fsync(sink.fd) < 0) {
-		ret = -errno;
-		os_err("report: cannot write %s: %s", o->output, strerror(-ret));
-	}
 close:
 	errno = 0;
 	if (fclose(f) == EOF && !ret) {
 		ret = out_error(&sink);
 		os_err("report: cannot write %s: %s", name, strerror(-ret));
 	}
-out_unlink:
-	if (tmp) {
-		if (!ret && rename(tmp, o->output) < 0) {
-			ret = -errno;
-			os_err("report: cannot rename %s to %s: %s", tmp, o->output,
-			       strerror(-ret));
+done:
+	if (o->output) {
+		if (ret) {
+			os_out_abort(&of);
+		} else {
+			ret = os_out_commit(&of, false, err, sizeof(err));
+			if (ret)
+				os_err("report: %s", err);
 		}
-		if (ret)
-			unlink(tmp);
 	}
-out:
-	free(tmp);
 	return ret;
 }
 
@@ -336,6 +327,15 @@ int cmd_report(int argc, char **argv)
 	if (!render) {
 		os_err("report: format %s is not implemented yet — use text or json", opts.format);
 		return EXIT_USAGE;
+	}
+	if (opts.output) { /* before loading: a wrong -o should not cost the wait */
+		char err[512];
+
+		ret = os_out_check(opts.output, err, sizeof(err));
+		if (ret) {
+			os_err("report: %s", err);
+			return EXIT_FAIL;
+		}
 	}
 	if (load(argv + optind, argc - optind, opts.no_lines, &p))
 		return EXIT_FAIL;

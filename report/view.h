@@ -42,7 +42,7 @@ void report_view_free(struct report_view *v);
 
 /* "" for OS_NONE. */
 const char *report_str(const struct os_profile *p, uint32_t id);
-/* "java", "gc", "jit", "vm" or "native" (INTERFACE.md thread kinds). */
+/* "java", "gc", "jit", "vm" or "native" (docs/INTERFACE.md thread kinds). */
 const char *report_thread_kind(uint32_t kind);
 /* part / whole, 0 when whole is 0. */
 double report_ratio(uint64_t part, uint64_t whole);

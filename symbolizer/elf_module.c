@@ -1,6 +1,7 @@
 #include "symbolizer/elf_module.h"
 
 #include "common/hashmap.h"
+#include "common/safefs.h"
 #include "symbolizer/symbolizer.h"
 
 #include <elf.h>
@@ -13,6 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #define PAGE_MASK_4K (~(uint64_t)0xfff)
@@ -42,6 +46,9 @@ struct os_elfmod {
 	int load_ret;          /* result of the first os_elfmod_load() */
 	bool loaded;
 	char *open_path;       /* what was actually opened, for libdwfl */
+	bool have_id;          /* the file must be this inode (os_elfmod_expect_id) */
+	uint32_t id_major, id_minor;
+	uint64_t id_ino;
 
 	struct seg *segs;
 	size_t nsegs;
@@ -401,6 +408,75 @@ const char *os_elfmod_open_path(const struct os_elfmod *m)
 	return m && m->loaded && m->load_ret == 0 ? m->open_path : NULL;
 }
 
+void os_elfmod_expect_id(struct os_elfmod *m, uint32_t dev_major, uint32_t dev_minor,
+			 uint64_t ino)
+{
+	if (!m || m->loaded || !ino)
+		return;
+	m->have_id = true;
+	m->id_major = dev_major;
+	m->id_minor = dev_minor;
+	m->id_ino = ino;
+}
+
+#define OVERLAYFS_MAGIC 0x794c7630
+
+/* Opens p for reading as the file the target mapped: the target names it
+ * (its /proc/PID/maps), so it is hostile input. Never blocks (O_NONBLOCK: a
+ * FIFO), regular files only, a last component that is a symlink refused;
+ * "/proc/PID/root/X" resolved inside that root (RESOLVE_IN_ROOT: a link in
+ * a container cannot name a host file); "/proc/PID/map_files/A-B" is the
+ * mapped file itself. When the maps entry's device and inode are known the
+ * file must be that inode (-ESTALE otherwise: a same-named file of the host
+ * or another container, or a root-only file a container path names). On
+ * overlayfs the maps entry shows the underlying file's device: the inode
+ * alone is compared there. */
+static int open_checked(const struct os_elfmod *m, const char *p)
+{
+	unsigned int pid;
+	struct statfs sfs;
+	struct stat st;
+	int fd, off = 0, fl;
+
+	if (sscanf(p, "/proc/%u/root%n", &pid, &off) == 1 && off > 0 && p[off] == '/') {
+		int rootfd = os_proc_root((pid_t)pid);
+
+		if (rootfd < 0)
+			return rootfd;
+		fd = os_open_in_root(rootfd, p + off, O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
+		close(rootfd);
+	} else if (!strncmp(p, "/proc/", 6) && strstr(p, "/map_files/")) {
+		fd = open(p, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		fd = fd < 0 ? -errno : fd;
+	} else {
+		fd = os_open_untrusted(AT_FDCWD, p, OS_ANY_OWNER, NULL);
+	}
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EFTYPE_OS;
+	}
+	if (m->have_id && !strstr(p, "/map_files/") &&
+	    (st.st_ino != m->id_ino ||
+	     (st.st_dev != makedev(m->id_major, m->id_minor) &&
+	      !(fstatfs(fd, &sfs) == 0 && sfs.f_type == OVERLAYFS_MAGIC)))) {
+		close(fd);
+		return -ESTALE;
+	}
+	fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	return fd;
+}
+
+int os_elfmod_open_fd(const struct os_elfmod *m)
+{
+	if (!m || !m->loaded || m->load_ret || !m->open_path)
+		return -ENOENT;
+	return open_checked(m, m->open_path);
+}
+
 int os_elfmod_load(struct os_elfmod *m, const char *open_path)
 {
 	const char *p = open_path ? open_path : m->path;
@@ -412,9 +488,9 @@ int os_elfmod_load(struct os_elfmod *m, const char *open_path)
 		return m->load_ret;
 	m->loaded = true;
 	elf_version(EV_CURRENT);
-	fd = open(p, O_RDONLY | O_CLOEXEC);
+	fd = open_checked(m, p);
 	if (fd < 0) {
-		ret = -errno;
+		ret = fd;
 		goto out;
 	}
 	m->open_path = strdup(p);
@@ -559,6 +635,7 @@ void os_elfmod_set_separate_lines(struct os_elfmod *m, bool on)
 static int open_dwfl(struct os_elfmod *m)
 {
 	GElf_Addr bias;
+	int fd;
 
 	m->dwfl_state = -1;
 	if (!m->open_path || m->load_ret)
@@ -566,7 +643,14 @@ static int open_dwfl(struct os_elfmod *m)
 	m->dwfl = dwfl_begin(m->separate_lines ? &offline_callbacks : &own_dwarf_callbacks);
 	if (!m->dwfl)
 		return -ENOMEM;
-	m->dmod = dwfl_report_offline(m->dwfl, m->path, m->open_path, -1);
+	/* the file checked again (libdwfl would open the name: another file
+	 * may lie there now); the fd is libdwfl's from here */
+	fd = open_checked(m, m->open_path);
+	if (fd < 0)
+		return fd;
+	m->dmod = dwfl_report_offline(m->dwfl, m->path, m->open_path, fd);
+	if (!m->dmod)
+		close(fd); /* consumed only on success */
 	dwfl_report_end(m->dwfl, NULL, NULL);
 	if (!m->dmod || !dwfl_module_getelf(m->dmod, &bias))
 		return -ENOENT;

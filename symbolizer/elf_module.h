@@ -38,9 +38,17 @@ void os_elfmod_free(struct os_elfmod *m);
  * Later calls return the result of the first one; -ENOENT etc. when the file
  * could not be opened, -ENOEXEC when it is not a usable ELF file. */
 int os_elfmod_load(struct os_elfmod *m, const char *open_path);
+/* Before the load: the file must be this inode (of the maps entry that
+ * names it); a file opened by name that is another gives -ESTALE. Files
+ * are opened without blocking, regular files only (elf_module.c). */
+void os_elfmod_expect_id(struct os_elfmod *m, uint32_t dev_major, uint32_t dev_minor,
+			 uint64_t ino);
 bool os_elfmod_loaded(const struct os_elfmod *m);
 /* The file actually opened (NULL unless loaded successfully). */
 const char *os_elfmod_open_path(const struct os_elfmod *m);
+/* That file opened again with the same checks (the name may now be another
+ * file): a read-only fd for the caller, or -errno. */
+int os_elfmod_open_fd(const struct os_elfmod *m);
 
 /* The ELF vaddr of the byte at `addr` of a mapping [map_start, ...) of this
  * file that starts at file offset `pgoff`: the PT_LOAD segment holding that

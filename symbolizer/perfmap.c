@@ -2,9 +2,14 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "common/safefs.h"
 
 struct pm_ent {
 	uint64_t start;
@@ -16,7 +21,11 @@ struct pm_ent {
 struct os_perfmap {
 	struct pm_ent *ents;
 	size_t n;
+	size_t bad;        /* lines that do not parse (skipped) */
+	size_t long_lines; /* lines over OS_PERFMAP_MAX_LINE (skipped) */
 };
+
+#define PM_CHUNK 65536
 
 static int parse_hex(char **p, uint64_t *out)
 {
@@ -73,52 +82,106 @@ void os_perfmap_free(struct os_perfmap *pm)
 	free(pm);
 }
 
-int os_perfmap_load(const char *path, struct os_perfmap **out)
+/* The perf map is written by the target (hostile input): read in chunks,
+ * lines longer than OS_PERFMAP_MAX_LINE skipped and counted, the whole
+ * file at most OS_PERFMAP_MAX_BYTES. */
+struct pm_reader {
+	struct os_perfmap *pm;
+	size_t cap;        /* of pm->ents */
+	char *line;        /* the line being assembled (OS_PERFMAP_MAX_LINE + 1) */
+	size_t llen;
+	bool skipping;     /* the current line is over-long: dropped to its end */
+};
+
+static int pm_add(struct pm_reader *r)
 {
-	struct os_perfmap *pm = NULL;
-	char *line = NULL;
-	size_t lcap = 0, cap = 0, i, j;
-	FILE *f;
-	int ret = 0;
+	struct os_perfmap *pm = r->pm;
+	uint64_t start, size;
+	char *name;
 
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	pm = calloc(1, sizeof(*pm));
-	if (!pm) {
-		ret = -ENOMEM;
-		goto out;
+	r->line[r->llen] = 0;
+	r->llen = 0;
+	if (os_perfmap_parse_line(r->line, &start, &size, &name) || !size) {
+		pm->bad++;
+		return 0;
 	}
-	while (getline(&line, &lcap, f) > 0) {
-		uint64_t start, size;
-		char *name;
+	if (pm->n == r->cap) {
+		size_t ncap = r->cap ? r->cap * 2 : 256;
+		struct pm_ent *n = realloc(pm->ents, ncap * sizeof(*n));
 
-		if (os_perfmap_parse_line(line, &start, &size, &name) || !size)
-			continue;
-		if (pm->n == cap) {
-			size_t ncap = cap ? cap * 2 : 256;
-			struct pm_ent *n = realloc(pm->ents, ncap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		pm->ents = n;
+		r->cap = ncap;
+	}
+	pm->ents[pm->n].name = strdup(name);
+	if (!pm->ents[pm->n].name)
+		return -ENOMEM;
+	pm->ents[pm->n].start = start;
+	pm->ents[pm->n].size = size;
+	pm->ents[pm->n].seq = pm->n;
+	pm->n++;
+	return 0;
+}
 
-			if (!n) {
-				ret = -ENOMEM;
-				goto out;
+static int pm_feed(struct pm_reader *r, const char *buf, size_t n)
+{
+	while (n) {
+		const char *nl = memchr(buf, '\n', n);
+		size_t take = nl ? (size_t)(nl - buf) : n;
+
+		if (!r->skipping) {
+			if (r->llen + take > OS_PERFMAP_MAX_LINE) {
+				r->skipping = true;
+				r->pm->long_lines++;
+				r->llen = 0;
+			} else {
+				memcpy(r->line + r->llen, buf, take);
+				r->llen += take;
 			}
-			pm->ents = n;
-			cap = ncap;
 		}
-		pm->ents[pm->n].name = strdup(name);
-		if (!pm->ents[pm->n].name) {
-			ret = -ENOMEM;
-			goto out;
+		if (!nl)
+			break;
+		if (!r->skipping) {
+			int ret = pm_add(r);
+
+			if (ret)
+				return ret;
 		}
-		pm->ents[pm->n].start = start;
-		pm->ents[pm->n].size = size;
-		pm->ents[pm->n].seq = pm->n;
-		pm->n++;
+		r->skipping = false;
+		r->llen = 0;
+		buf = nl + 1;
+		n -= take + 1;
 	}
-	if (ferror(f)) {
-		ret = -EIO;
-		goto out;
+	return 0;
+}
+
+static int pm_begin(struct pm_reader *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->pm = calloc(1, sizeof(*r->pm));
+	r->line = malloc(OS_PERFMAP_MAX_LINE + 1);
+	if (!r->pm || !r->line) {
+		free(r->line);
+		free(r->pm);
+		r->line = NULL;
+		r->pm = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int pm_end(struct pm_reader *r, int ret, struct os_perfmap **out)
+{
+	struct os_perfmap *pm = r->pm;
+	size_t i, j;
+
+	if (!ret && !r->skipping && r->llen)   /* a last line without its newline */
+		ret = pm_add(r);
+	free(r->line);
+	if (ret) {
+		os_perfmap_free(pm);
+		return ret;
 	}
 	if (pm->n)
 		qsort(pm->ents, pm->n, sizeof(*pm->ents), cmp_ent);
@@ -133,12 +196,76 @@ int os_perfmap_load(const char *path, struct os_perfmap **out)
 	}
 	pm->n = j;
 	*out = pm;
-	pm = NULL;
-out:
-	os_perfmap_free(pm);
-	free(line);
-	fclose(f);
+	return 0;
+}
+
+int os_perfmap_load_mem(const char *buf, size_t len, struct os_perfmap **out)
+{
+	struct pm_reader r;
+	int ret = pm_begin(&r);
+
+	if (ret)
+		return ret;
+	if (len > OS_PERFMAP_MAX_BYTES)
+		ret = -EFBIG;
+	else
+		ret = pm_feed(&r, buf, len);
+	return pm_end(&r, ret, out);
+}
+
+int os_perfmap_load_fd(int fd, struct os_perfmap **out)
+{
+	struct pm_reader r;
+	char *chunk = malloc(PM_CHUNK);
+	uint64_t total = 0;
+	int ret;
+
+	if (!chunk)
+		return -ENOMEM;
+	ret = pm_begin(&r);
+	while (!ret) {
+		ssize_t n = read(fd, chunk, PM_CHUNK);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		total += (uint64_t)n;
+		if (total > OS_PERFMAP_MAX_BYTES) {
+			ret = -EFBIG;
+			break;
+		}
+		ret = pm_feed(&r, chunk, (size_t)n);
+	}
+	free(chunk);
+	if (!r.pm) /* pm_begin failed */
+		return ret;
+	return pm_end(&r, ret, out);
+}
+
+int os_perfmap_load(const char *path, struct os_perfmap **out)
+{
+	int fd = os_open_untrusted(AT_FDCWD, path, OS_ANY_OWNER, NULL), ret;
+
+	if (fd < 0)
+		return fd;
+	ret = os_perfmap_load_fd(fd, out);
+	close(fd);
 	return ret;
+}
+
+size_t os_perfmap_count(const struct os_perfmap *pm)
+{
+	return pm ? pm->n : 0;
+}
+
+size_t os_perfmap_long_lines(const struct os_perfmap *pm)
+{
+	return pm ? pm->long_lines : 0;
 }
 
 int os_perfmap_find(const struct os_perfmap *pm, uint64_t addr, struct os_perfmap_sym *sym)

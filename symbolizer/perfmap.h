@@ -9,6 +9,7 @@
 #ifndef OBJSCOPE_SYM_PERFMAP_H
 #define OBJSCOPE_SYM_PERFMAP_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct os_perfmap;
@@ -22,8 +23,22 @@ struct os_perfmap_sym {
 /* Parses one line in place (*name points into `line`). */
 int os_perfmap_parse_line(char *line, uint64_t *start, uint64_t *size, char **name);
 
-/* Reads a perf map file; lines that do not parse are skipped. */
+/* Bounds of what is read from a perf map (written by the target: hostile
+ * input). A real JVM's map is a few MiB; a longer one is refused (-EFBIG),
+ * a longer line (the longest Java signatures are a few KiB) is skipped and
+ * counted (os_perfmap_long_lines). */
+#define OS_PERFMAP_MAX_BYTES (512ULL << 20)
+#define OS_PERFMAP_MAX_LINE (64u << 10)
+
+/* Reads a perf map file; lines that do not parse are skipped. Opened with
+ * os_open_untrusted (no symlink, regular files only, never blocks). */
 int os_perfmap_load(const char *path, struct os_perfmap **out);
+/* The same from an open file (read from its offset to its end), or from
+ * memory (tests, the fuzzer). */
+int os_perfmap_load_fd(int fd, struct os_perfmap **out);
+int os_perfmap_load_mem(const char *buf, size_t len, struct os_perfmap **out);
+size_t os_perfmap_count(const struct os_perfmap *pm);
+size_t os_perfmap_long_lines(const struct os_perfmap *pm);
 void os_perfmap_free(struct os_perfmap *pm);
 
 /* The entry containing addr: 0, or -ENOENT. */

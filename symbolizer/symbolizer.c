@@ -3,6 +3,7 @@
 #include "symbolizer/symbolizer.h"
 
 #include "common/hashmap.h"
+#include "common/log.h"
 #include "common/procmaps.h"
 #include "symbolizer/elf_module.h"
 #include "symbolizer/perfmap.h"
@@ -22,6 +23,10 @@ struct sym_module {
 	struct sym_module *hnext;
 	char *open_path;         /* set when the file must be read elsewhere */
 	uint32_t hint_pid;       /* a process that maps it, for /proc/PID/root */
+	uint64_t hint_start, hint_end; /* ... where: /proc/PID/map_files/START-END */
+	bool have_id;            /* the maps entry's device and inode are known */
+	uint32_t id_major, id_minor;
+	uint64_t id_ino;
 	bool separate_lines;     /* os_sym_set_separate_lines() when created */
 };
 
@@ -42,6 +47,7 @@ struct os_symbolizer {
 	struct os_hmap procs;     /* pid -> struct sym_proc * */
 	struct os_hmap modules;   /* name hash -> struct sym_module * (chained) */
 	bool separate_lines;      /* lines from separate debug files too */
+	size_t refused;           /* modules not read: not the file the target maps */
 };
 
 static uint64_t hash_str(const char *s)
@@ -240,8 +246,9 @@ static int proc_insert(struct sym_proc *p, const struct sym_map *nm)
 	return 0;
 }
 
-int os_sym_add_mapping(struct os_symbolizer *s, uint32_t pid, uint64_t start, uint64_t end,
-		       uint64_t pgoff, const char *path)
+int os_sym_add_mapping_id(struct os_symbolizer *s, uint32_t pid, uint64_t start, uint64_t end,
+			  uint64_t pgoff, const char *path, uint32_t dev_major,
+			  uint32_t dev_minor, uint64_t ino)
 {
 	struct sym_proc *p;
 	struct sym_map m;
@@ -254,7 +261,29 @@ int os_sym_add_mapping(struct os_symbolizer *s, uint32_t pid, uint64_t start, ui
 	m = (struct sym_map){ start, end, pgoff, module_get(s, path, pid) };
 	if (!m.mod)
 		return -ENOMEM;
+	if (!m.mod->hint_end && m.mod->hint_pid == pid) {
+		m.mod->hint_start = start;
+		m.mod->hint_end = end;
+	}
+	if (ino && m.mod->elf && !m.mod->have_id && !os_elfmod_loaded(m.mod->elf)) {
+		m.mod->have_id = true;
+		m.mod->id_major = dev_major;
+		m.mod->id_minor = dev_minor;
+		m.mod->id_ino = ino;
+		os_elfmod_expect_id(m.mod->elf, dev_major, dev_minor, ino);
+	}
 	return proc_insert(p, &m);
+}
+
+int os_sym_add_mapping(struct os_symbolizer *s, uint32_t pid, uint64_t start, uint64_t end,
+		       uint64_t pgoff, const char *path)
+{
+	return os_sym_add_mapping_id(s, pid, start, end, pgoff, path, 0, 0, 0);
+}
+
+size_t os_sym_modules_refused(const struct os_symbolizer *s)
+{
+	return s->refused;
 }
 
 struct load_ctx {
@@ -272,7 +301,8 @@ static int add_maps_entry(const struct os_maps_entry *e, void *arg)
 	if (!os_maps_is_exec(e))
 		return 0;
 	if (!e->deleted)
-		return os_sym_add_mapping(c->s, c->pid, e->start, e->end, e->offset, e->path);
+		return os_sym_add_mapping_id(c->s, c->pid, e->start, e->end, e->offset, e->path,
+					     e->dev_major, e->dev_minor, e->inode);
 	/* A deleted file is only still readable through map_files while the
 	 * process lives: remember where. */
 	snprintf(name, sizeof(name), "%s (deleted)", e->path);
@@ -332,23 +362,36 @@ void os_sym_exec(struct os_symbolizer *s, uint32_t pid)
 	p->jit = NULL;
 }
 
-int os_sym_load_perf_map(struct os_symbolizer *s, uint32_t pid, const char *path)
+static int set_perf_map(struct os_symbolizer *s, uint32_t pid, struct os_perfmap *pm,
+			size_t *long_lines)
 {
-	struct os_perfmap *pm;
-	struct sym_proc *p;
-	int ret;
+	struct sym_proc *p = proc_get(s, pid, true);
 
-	ret = os_perfmap_load(path, &pm);
-	if (ret)
-		return ret;
-	p = proc_get(s, pid, true);
 	if (!p) {
 		os_perfmap_free(pm);
 		return -ENOMEM;
 	}
+	if (long_lines)
+		*long_lines = os_perfmap_long_lines(pm);
 	os_perfmap_free(p->jit);
 	p->jit = pm;
 	return 0;
+}
+
+int os_sym_load_perf_map(struct os_symbolizer *s, uint32_t pid, const char *path)
+{
+	struct os_perfmap *pm;
+	int ret = os_perfmap_load(path, &pm);
+
+	return ret ? ret : set_perf_map(s, pid, pm, NULL);
+}
+
+int os_sym_load_perf_map_fd(struct os_symbolizer *s, uint32_t pid, int fd, size_t *long_lines)
+{
+	struct os_perfmap *pm;
+	int ret = os_perfmap_load_fd(fd, &pm);
+
+	return ret ? ret : set_perf_map(s, pid, pm, long_lines);
 }
 
 bool os_sym_has_process(struct os_symbolizer *s, uint32_t pid)
@@ -356,32 +399,69 @@ bool os_sym_has_process(struct os_symbolizer *s, uint32_t pid)
 	return proc_get(s, pid, false) != NULL;
 }
 
+/* A fresh module object for `alt` (os_elfmod_load() only runs once), with
+ * the same expected inode; replaces m->elf when it loads. */
+static int module_try(struct sym_module *m, const char *alt)
+{
+	struct os_elfmod *e = os_elfmod_new(m->name);
+	int ret;
+
+	if (!e)
+		return -ENOMEM;
+	os_elfmod_set_separate_lines(e, m->separate_lines);
+	if (m->have_id)
+		os_elfmod_expect_id(e, m->id_major, m->id_minor, m->id_ino);
+	ret = os_elfmod_load(e, alt);
+	if (ret) {
+		os_elfmod_free(e);
+		return ret;
+	}
+	os_elfmod_free(m->elf);
+	m->elf = e;
+	return 0;
+}
+
 /* Opens the module's file on first use: its own path, else the same path
- * inside the root of a process that maps it (containers). */
-static struct os_elfmod *module_elf(struct sym_module *m)
+ * inside the root of a process that maps it (containers, resolved inside
+ * that root), else that process's /proc/PID/map_files entry (the mapped
+ * file itself, while it lives; needs privileges). A file that exists by
+ * name but is not the inode the maps entry names is not read (its frames
+ * stay [unknown]): counted. */
+static struct os_elfmod *module_elf(struct os_symbolizer *s, struct sym_module *m)
 {
 	char alt[4200];
+	int ret;
 
 	if (!m->elf)
 		return NULL;
-	if (!os_elfmod_loaded(m->elf)) {
-		if (m->open_path) {
-			os_elfmod_load(m->elf, m->open_path);
-		} else if (os_elfmod_load(m->elf, NULL) == -ENOENT && m->hint_pid) {
-			/* os_elfmod_load() only runs once: try the alternative on a
-			 * fresh module object. */
-			struct os_elfmod *e;
+	if (os_elfmod_loaded(m->elf))
+		return m->elf;
+	if (m->open_path) {
+		os_elfmod_load(m->elf, m->open_path);
+		return m->elf;
+	}
+	ret = os_elfmod_load(m->elf, NULL);
+	if ((ret == -ENOENT || ret == -ESTALE) && m->hint_pid) {
+		int r2;
 
-			snprintf(alt, sizeof(alt), "/proc/%u/root%s", m->hint_pid, m->name);
-			e = os_elfmod_new(m->name);
-			os_elfmod_set_separate_lines(e, m->separate_lines);
-			if (e && !os_elfmod_load(e, alt)) {
-				os_elfmod_free(m->elf);
-				m->elf = e;
-			} else {
-				os_elfmod_free(e);
-			}
+		snprintf(alt, sizeof(alt), "/proc/%u/root%s", m->hint_pid, m->name);
+		r2 = module_try(m, alt);
+		if ((r2 == -ENOENT || r2 == -ESTALE) && m->hint_end) {
+			snprintf(alt, sizeof(alt), "/proc/%u/map_files/%llx-%llx", m->hint_pid,
+				 (unsigned long long)m->hint_start,
+				 (unsigned long long)m->hint_end);
+			if (!module_try(m, alt))
+				r2 = 0;
 		}
+		if (r2 == -ESTALE)
+			ret = r2;
+		else if (!r2)
+			ret = 0;
+	}
+	if (ret == -ESTALE) {
+		s->refused++;
+		os_debug("symbolizer: %s is not the file process %u maps (device/inode "
+			 "differ): not read, its frames stay unnamed", m->name, m->hint_pid);
 	}
 	return m->elf;
 }
@@ -400,7 +480,7 @@ int os_sym_module_at(struct os_symbolizer *s, uint32_t pid, uint64_t addr, const
 	if (i >= p->n || p->maps[i].start > addr || !p->maps[i].mod->elf)
 		return -ENOENT;
 	map = &p->maps[i];
-	elf = module_elf(map->mod);
+	elf = module_elf(s, map->mod);
 	*path = os_elfmod_open_path(elf);
 	if (!*path)
 		return -ENOENT;
@@ -408,6 +488,19 @@ int os_sym_module_at(struct os_symbolizer *s, uint32_t pid, uint64_t addr, const
 	*start = map->start;
 	*end = map->end;
 	return 0;
+}
+
+int os_sym_module_fd(struct os_symbolizer *s, uint32_t pid, uint64_t addr)
+{
+	struct sym_proc *p = proc_get(s, pid, false);
+	size_t i;
+
+	if (!p)
+		return -ENOENT;
+	i = map_lower_bound(p, addr);
+	if (i >= p->n || p->maps[i].start > addr || !p->maps[i].mod->elf)
+		return -ENOENT;
+	return os_elfmod_open_fd(module_elf(s, p->maps[i].mod));
 }
 
 uint64_t os_sym_func_start(struct os_symbolizer *s, uint32_t pid, uint64_t addr)
@@ -424,7 +517,7 @@ uint64_t os_sym_func_start(struct os_symbolizer *s, uint32_t pid, uint64_t addr)
 	i = map_lower_bound(p, addr);
 	map = i < p->n && p->maps[i].start <= addr ? &p->maps[i] : NULL;
 	if (map && map->mod->elf) {
-		elf = module_elf(map->mod);
+		elf = module_elf(s, map->mod);
 		os_elfmod_warm_lines(elf); /* line tables are needed at the end */
 		off = os_elfmod_vaddr(elf, map->start, map->pgoff, addr);
 		if (os_elfmod_symbol_start(elf, off, &start))
@@ -456,7 +549,7 @@ int os_sym_resolve(struct os_symbolizer *s, uint32_t pid, uint64_t addr,
 
 	if (map && map->mod->elf) {
 		r->module = map->mod->name;
-		elf = module_elf(map->mod);
+		elf = module_elf(s, map->mod);
 		r->offset = os_elfmod_vaddr(elf, map->start, map->pgoff, addr);
 		if (!os_elfmod_symbol(elf, r->offset, &es)) {
 			r->func = es.name;

@@ -19,6 +19,7 @@
 #define OBJSCOPE_SYMBOLIZER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct os_symbolizer;
@@ -49,6 +50,15 @@ void os_sym_set_separate_lines(struct os_symbolizer *s, bool on);
  * older mappings), as mmap does. -EINVAL when end <= start. */
 int os_sym_add_mapping(struct os_symbolizer *s, uint32_t pid, uint64_t start, uint64_t end,
 		       uint64_t pgoff, const char *path);
+/* The same with the device and inode of the mapped file (from the maps
+ * entry or a perf MMAP2 record; ino 0: unknown): the file opened by name
+ * must be that inode, else it is looked for in the process's root and its
+ * map_files, and not read at all when none is (os_sym_modules_refused). */
+int os_sym_add_mapping_id(struct os_symbolizer *s, uint32_t pid, uint64_t start, uint64_t end,
+			  uint64_t pgoff, const char *path, uint32_t dev_major,
+			  uint32_t dev_minor, uint64_t ino);
+/* Modules not read because the file by that name was not the one mapped. */
+size_t os_sym_modules_refused(const struct os_symbolizer *s);
 /* Adds the executable mappings of /proc/PID/maps (over those known). Files
  * that cannot be opened by their path are looked for under /proc/PID/root
  * (containers); deleted files are read at once through
@@ -63,6 +73,11 @@ void os_sym_exec(struct os_symbolizer *s, uint32_t pid);
  * 0x, the name may contain spaces) for pid's JIT code, replacing the one
  * read before (read it again when it has grown). Bad lines are skipped. */
 int os_sym_load_perf_map(struct os_symbolizer *s, uint32_t pid, const char *path);
+/* The same from a file the caller opened and checked (os_open_untrusted:
+ * regular, owner, no link). The map is bounded (perfmap.h: 512 MiB, lines
+ * of 64 KiB; -EFBIG when larger); *long_lines (may be NULL) gets the number
+ * of over-long lines skipped. */
+int os_sym_load_perf_map_fd(struct os_symbolizer *s, uint32_t pid, int fd, size_t *long_lines);
 bool os_sym_has_process(struct os_symbolizer *s, uint32_t pid);
 
 /* Resolves an absolute address of pid. Returns 0 and fills *r (fields NULL
@@ -74,6 +89,13 @@ bool os_sym_has_process(struct os_symbolizer *s, uint32_t pid);
  * addr - 1. Line lookups are cached per address. */
 int os_sym_resolve(struct os_symbolizer *s, uint32_t pid, uint64_t addr,
 		   struct os_sym_result *r);
+/* The file of the module at addr (os_sym_module_at's path), opened again
+ * with the checks it was read with (regular, no final symlink, the mapped
+ * inode, inside the process's root): a read-only fd for the caller to pass
+ * to libdwfl instead of the path (a name can be replaced meanwhile, and a
+ * /proc/PID/root/... path opened by name resolves links against the host),
+ * or -errno. */
+int os_sym_module_fd(struct os_symbolizer *s, uint32_t pid, uint64_t addr);
 /* os_sym_resolve's sym_start where it names a function (func != NULL), else
  * 0; without the name's demangling and the source line lookup. */
 uint64_t os_sym_func_start(struct os_symbolizer *s, uint32_t pid, uint64_t addr);

@@ -1,7 +1,9 @@
 /* app.js - the HTML report's behaviour (inlined by report/fmt_html.c).
- * Reads the JSON report from #objscope-data ({report, why_empty}) and builds
- * the header, the sortable ranked tables, the selected object's details and
- * the flame graphs (d3-flame-graph, global `flamegraph`). Text goes in with
+ * Reads the JSON report from #objscope-data ({report, why_empty, frame_kinds})
+ * and builds the header, the sortable ranked tables (50 rows a page), the
+ * search box, the selected object's details and the flame graphs
+ * (d3-flame-graph, global `flamegraph`; frames coloured by kind, callers
+ * view on demand). Text goes in with
  * textContent only: frame names are never parsed as HTML. */
 (function () {
   'use strict';
@@ -10,6 +12,8 @@
   var R = data.report;
   var M = R.meta;
   var objects = R.objects || [];
+  var kinds = data.frame_kinds || {};
+  var PAGE = 50;
   var attributed = M.samples_attributed || 0;
   /* Horvitz-Thompson sample estimates (Java hybrid / sampled modes): objects
    * come ranked by them and share is of them; null without. */
@@ -41,13 +45,26 @@
     td.appendChild(box);
     return td;
   }
-  function firstFrame(stack) { return stack && stack.length ? stack[0] : '[unknown allocation path]'; }
+  /* A frame is the JSON report's string (or an object with a name or
+   * function, should the report give frames as objects). */
+  function frameName(f) {
+    if (f === null || f === undefined) return '[unknown]';
+    if (typeof f !== 'object') return String(f);
+    return String(f.name || f.function || f.module || '[unknown]');
+  }
+  /* java, jvm, native, kernel, unknown or synthetic (fmt_html.c). */
+  function frameKind(f) {
+    if (f && typeof f === 'object' && f.kind) return String(f.kind);
+    return kinds[frameName(f)] || 'native';
+  }
+  function names(stack) { return (stack || []).map(frameName); }
+  function firstFrame(stack) { return stack && stack.length ? frameName(stack[0]) : '[unknown allocation path]'; }
   function objName(o) { return '#' + o.id + ' ' + (o.type || firstFrame(o.alloc_stack)); }
   /* A stack as a list, leaf first; long ones folded after `keep` frames. */
   function stackList(stack, keep) {
     var ol = el('ol', 'stack'), i, more;
     stack = stack && stack.length ? stack : ['[unknown path]'];
-    for (i = 0; i < stack.length && (!keep || i < keep); i++) ol.appendChild(el('li', null, stack[i]));
+    for (i = 0; i < stack.length && (!keep || i < keep); i++) ol.appendChild(el('li', null, frameName(stack[i])));
     if (keep && stack.length > keep) {
       more = el('li', 'more', '\u2026 ' + (stack.length - keep) + ' more frame' + (stack.length - keep > 1 ? 's' : ''));
       more.addEventListener('click', function (ev) {
@@ -104,7 +121,11 @@
       num(M.samples_heap) + ' in a tracked heap, ' + num(attributed) + ' attributed to objects (' + pct(attributed, total) + ')'));
     cov.appendChild(bar);
     cov.appendChild(legend);
-    (M.notes || []).forEach(function (n) { $('notes').appendChild(el('li', null, n)); });
+    var notes = M.notes || [];
+    notes.forEach(function (n) { $('notes').appendChild(el('li', null, n)); });
+    $('notes-box').hidden = !notes.length;
+    $('notes-count').textContent = notes.length + ' note' + (notes.length === 1 ? '' : 's') +
+      ' on how this profile was taken';
     $('foot').textContent = 'objscope report format ' + R.version + (M.hostname ? ' \u00b7 host ' + M.hostname : '') +
       (M.start_time ? ' \u00b7 started ' + new Date(M.start_time * 1000).toISOString().replace('T', ' ').slice(0, 19) + ' UTC' : '');
     if (!objects.length || !attributed) {
@@ -113,19 +134,29 @@
     }
   }
 
-  /* ---- sortable tables ---- */
-  /* cols: {label, num, value(row) for sorting, cell(row) -> td} */
+  /* ---- sortable, paginated tables ---- */
+  /* cols: {label, num, width, value(row) for sorting, cell(row) -> td}.
+   * Past PAGE rows, a pager below the table (.pager) pages through them.
+   * Returns {setRows(rows)}: the search box filters through it. */
   function table(tableEl, cols, rows, onRow, initial) {
     var thead = el('thead'), tr = el('tr'), tbody = el('tbody');
-    var state = { col: initial ? initial[0] : -1, dir: initial ? initial[1] : 1 };
+    var state = { col: initial ? initial[0] : -1, dir: initial ? initial[1] : 1, page: 0 };
+    var pager = tableEl.nextElementSibling && tableEl.nextElementSibling.classList.contains('pager') ?
+      tableEl.nextElementSibling : null;
+    if (!pager) {
+      pager = el('div', 'pager');
+      tableEl.parentNode.insertBefore(pager, tableEl.nextSibling);
+    }
     tableEl.textContent = '';
     cols.forEach(function (c, i) {
       var th = el('th', c.num ? 'num' : null, c.label);
-      if (c.title) th.title = c.title;
+      th.title = c.title || c.label;
+      if (c.width) th.style.width = c.width;
       if (tableEl.classList.contains('sortable')) {
         th.addEventListener('click', function () {
           state.dir = state.col === i ? -state.dir : (c.num ? -1 : 1);
           state.col = i;
+          state.page = 0;
           render();
         });
       }
@@ -134,8 +165,15 @@
     thead.appendChild(tr);
     tableEl.appendChild(thead);
     tableEl.appendChild(tbody);
+    function button(label, page, enabled) {
+      var b = el('button', null, label);
+      b.disabled = !enabled;
+      b.dataset.page = page;
+      b.addEventListener('click', function () { state.page = page; render(); });
+      return b;
+    }
     function render() {
-      var sorted = rows.slice();
+      var sorted = rows.slice(), pages = Math.max(1, Math.ceil(rows.length / PAGE));
       if (state.col >= 0) {
         var v = cols[state.col].value;
         sorted.sort(function (a, b) {
@@ -153,23 +191,52 @@
         td.colSpan = cols.length;
         tbody.appendChild(el('tr')).appendChild(td);
       }
-      sorted.forEach(function (r) {
+      state.page = Math.min(state.page, pages - 1);
+      sorted.slice(state.page * PAGE, (state.page + 1) * PAGE).forEach(function (r) {
         var row = el('tr');
         cols.forEach(function (c) { row.appendChild(c.cell(r)); });
         if (onRow) onRow(row, r);
         tbody.appendChild(row);
       });
+      pager.textContent = '';
+      pager.hidden = rows.length <= PAGE;
+      if (rows.length > PAGE) {
+        pager.appendChild(button('\u2039 previous', state.page - 1, state.page > 0));
+        pager.appendChild(el('span', 'range', 'rows ' + num(state.page * PAGE + 1) + '\u2013' +
+          num(Math.min(rows.length, (state.page + 1) * PAGE)) + ' of ' + num(rows.length) +
+          ' \u00b7 page ' + (state.page + 1) + ' of ' + pages));
+        pager.appendChild(button('next \u203a', state.page + 1, state.page < pages - 1));
+      }
     }
     render();
+    return { setRows: function (r) { rows = r; state.page = 0; render(); } };
   }
-  function textCol(label, f, cls) {
-    return { label: label, value: f, cell: function (r) { return el('td', cls, f(r)); } };
+  /* Text cells hold one line; what does not fit ends in an ellipsis and
+   * the whole text is the cell's tooltip (and the selected object's
+   * details show whole paths). */
+  function textCol(label, f, cls, width, shorten) {
+    return { label: label, value: f, width: width, cell: function (r) {
+      var td = el('td', 'clip' + (cls ? ' ' + cls : ''), shorten ? shortName(f(r)) : f(r));
+      td.title = f(r);
+      return td;
+    } };
   }
-  function numCol(label, f, fmt) {
-    return { label: label, num: true, value: f, cell: function (r) { return el('td', 'num', (fmt || num)(f(r))); } };
+  /* Java package names abbreviated to their initials in table cells, so
+   * that the class and method stay in view: com.example.Foo.bar(Foo.java:3)
+   * reads c.e.Foo.bar(Foo.java:3). */
+  function shortName(s) {
+    return String(s).replace(/^((?:[a-z_][\w]*\.)+)(?=[A-Z_$][\w$]*(?:[.[$]|$))/, function (pkg) {
+      return pkg.split('.').filter(Boolean).map(function (p) { return p[0]; }).join('.') + '.';
+    });
+  }
+  function numCol(label, f, fmt, width) {
+    /* narrower with the seven replica columns, so that the text columns keep room */
+    return { label: label, num: true, value: f, width: width || (hasReplicas ? '84px' : '100px'),
+             cell: function (r) { return el('td', 'num', (fmt || num)(f(r))); } };
   }
   function shareCol(label, f, whole) {
-    return { label: label, value: f, cell: function (r) { return shareCell(f(r), whole); } };
+    return { label: label, value: f, width: hasReplicas ? '120px' : '160px',
+             cell: function (r) { return shareCell(f(r), whole); } };
   }
   function optionalCol(key, label) {
     if (!objects.some(function (o) { return o[key] !== null && o[key] !== undefined; })) return null;
@@ -188,15 +255,15 @@
   function replicaCols() {
     if (!hasReplicas) return [];
     function figCol(label, k, title) {
-      var c = numCol(label, function (o) { return repVal(o, k); }, function (v) { return v < 0 ? '\u2014' : fig(v); });
+      var c = numCol(label, function (o) { return repVal(o, k); }, function (v) { return v < 0 ? '\u2014' : fig(v); }, '52px');
       c.title = title;
       return c;
     }
     return [
       numCol('replica cost', function (o) { var t = repVal(o, 'theta'); return t < 0 ? -1 : t * o.samples; },
-             function (v) { return v < 0 ? '\u2014' : v.toFixed(1); }),
+             function (v) { return v < 0 ? '\u2014' : v.toFixed(1); }, '88px'),
       figCol('\u03b8', 'theta', 'replication factor: share of watchpoint comparisons that found equal values'),
-      numCol('comparisons', function (o) { return o.replica ? o.replica.comparisons : 0; }),
+      numCol('comparisons', function (o) { return o.replica ? o.replica.comparisons : 0; }, null, '92px'),
       figCol('\u03b1', 'alpha', 'share of whole-content checks of differing pairs whose compared offset matched'),
       figCol('\u03c9', 'omega', 'lower bound: theta - alpha'),
       figCol('\u03b3', 'gamma', 'upper bound'),
@@ -225,24 +292,44 @@
   }
 
   /* ---- flame graphs ---- */
-  /* Tree from stacks (leaf first) weighted by value, root first. */
-  function tree(rootName, entries) {
-    var root = { name: rootName, value: 0, children: [] };
+  /* Frame colours by kind; the name varies the lightness a little so that
+   * neighbours of one kind stay apart. Search matches are magenta. */
+  var KIND_COLOURS = {
+    java: [140, 55, 50], jvm: [45, 80, 52], native: [8, 70, 62], kernel: [28, 90, 55],
+    unknown: [215, 12, 66], synthetic: [215, 12, 66], root: [215, 14, 78]
+  };
+  var KIND_LABELS = { java: 'Java', jvm: 'JVM (libjvm.so)', native: 'native', kernel: 'kernel',
+                      unknown: 'unknown / synthetic' };
+  var MATCH = '#E600E6';
+  function kindColour(kind, name) {
+    var c = KIND_COLOURS[kind] || KIND_COLOURS.native, h = 0, i;
+    name = String(name || '');
+    for (i = 0; i < name.length; i++) h = (h * 31 + name.charCodeAt(i)) >>> 0;
+    return 'hsl(' + c[0] + ',' + c[1] + '%,' + (c[2] + (h % 9) - 4) + '%)';
+  }
+  /* Tree from stacks (leaf first) weighted by value, root first; inverted:
+   * leaf (allocation site or accessing function) first, its callers above. */
+  function tree(rootName, entries, inverted) {
+    var root = { name: rootName, kind: 'root', value: 0, children: [] };
     entries.forEach(function (e) {
       var node = root, stack = e.stack && e.stack.length ? e.stack : ['[unknown path]'];
       root.value += e.value;
-      for (var i = stack.length - 1; i >= 0; i--) {
-        var next = null;
+      for (var k = 0; k < stack.length; k++) {
+        var i = inverted ? k : stack.length - 1 - k, name = frameName(stack[i]), next = null;
         for (var j = 0; j < node.children.length; j++)
-          if (node.children[j].name === stack[i]) { next = node.children[j]; break; }
-        if (!next) { next = { name: stack[i], value: 0, children: [] }; node.children.push(next); }
+          if (node.children[j].name === name) { next = node.children[j]; break; }
+        if (!next) {
+          next = { name: name, kind: frameKind(stack[i]), value: 0, children: [] };
+          node.children.push(next);
+        }
         next.value += e.value;
         node = next;
       }
     });
     return root;
   }
-  function drawFlame(container, root, hue, onClick) {
+  function matches(name, term) { return !!term && String(name).toLowerCase().indexOf(term) >= 0; }
+  function drawFlame(container, root, inverted, onClick) {
     container.textContent = '';
     if (!root.value) {
       container.appendChild(el('div', 'none', 'No access samples to draw.'));
@@ -250,7 +337,8 @@
     }
     var total = root.value;
     var tip = flamegraph.tooltip.defaultFlamegraphTooltip().text(function (d) {
-      return d.data.name + ' \u2014 ' + num(d.data.value) + ' samples (' + pct(d.data.value, total) + ')';
+      return d.data.name + ' \u2014 ' + (KIND_LABELS[d.data.kind] || 'all') + ', ' + num(d.data.value) +
+        ' samples (' + pct(d.data.value, total) + ')';
     });
     var chart = flamegraph.default()
       .width(Math.max(300, container.clientWidth || 900))
@@ -259,16 +347,43 @@
       .transitionDuration(300)
       .selfValue(false)
       .sort(true)
+      .inverted(!!inverted)
       .title('')
       .tooltip(tip)
-      .setColorHue(hue);
+      .setSearchMatch(function (d, term) { return matches(d.data.name, term); })
+      .setSearchHandler(function () {})
+      .setColorMapper(function (d) {
+        return d.highlight ? MATCH : kindColour(d.data.kind, d.data.name);
+      });
     if (onClick) chart.onClick(onClick);
     d3.select(container).datum(root).call(chart);
     return chart;
   }
+  /* The kinds present in a tree, as a legend under its flame graph. */
+  function legend(container, root) {
+    var seen = {}, box = el('div', 'legend');
+    (function walk(n) { seen[n.kind === 'synthetic' ? 'unknown' : n.kind] = true; n.children.forEach(walk); })(root);
+    ['java', 'jvm', 'native', 'kernel', 'unknown'].forEach(function (k) {
+      if (!seen[k]) return;
+      var item = el('span', null), sw = el('i');
+      sw.style.background = kindColour(k, '');
+      item.dataset.kind = k;
+      item.appendChild(sw);
+      item.appendChild(document.createTextNode(KIND_LABELS[k]));
+      box.appendChild(item);
+    });
+    if (root.value) {
+      var m = el('span', 'match'), sw2 = el('i');
+      sw2.style.background = MATCH;
+      m.appendChild(sw2);
+      m.appendChild(document.createTextNode('search match'));
+      box.appendChild(m);
+    }
+    container.appendChild(box);
+  }
 
   /* ---- objects ---- */
-  var selected = null;
+  var selected = null, term = '', allocChart = null, accessChart = null;
   function select(o, row) {
     selected = o;
     Array.prototype.forEach.call(document.querySelectorAll('#objects tbody tr.selected'), function (r) {
@@ -291,21 +406,60 @@
         cell: function (a) { var td = el('td'); td.appendChild(stackList(a.stack, 4)); return td; } }
     ], rows, null, null);
     $('detail-body').hidden = false;
-    drawFlame($('access-flame'), tree(objName(o), rows.map(function (a) {
-      return { stack: a.stack, value: a.samples };
-    })), 'aqua');
+    drawAccess();
+  }
+  function drawAccess() {
+    if (!selected) return;
+    var o = selected, accounted = 0, rows = (o.accesses || []).map(function (a) { accounted += a.samples; return a; });
+    if (o.samples > accounted) rows.push({ stack: ['[unknown access path]'], samples: o.samples - accounted });
+    var root = tree(objName(o), rows.map(function (a) { return { stack: a.stack, value: a.samples }; }), inverted());
+    accessChart = drawFlame($('access-flame'), root, inverted());
+    legend($('access-flame'), root);
+    if (accessChart && term) accessChart.search(term);
+  }
+  function inverted() { return $('invert').checked; }
+  /* An object matches the search when its type or a frame of its allocation
+   * path or of one of its access paths holds the term (any case). */
+  function objectMatches(o, t) {
+    if (!t) return true;
+    if (matches(o.type || '', t) || names(o.alloc_stack).some(function (n) { return matches(n, t); })) return true;
+    return (o.accesses || []).some(function (a) { return names(a.stack).some(function (n) { return matches(n, t); }); });
+  }
+  var objectsTable = null, byLeaf = {};
+  function drawAlloc() {
+    var root = tree('all objects', objects.map(function (o) {
+      return { stack: o.alloc_stack, value: o.samples };
+    }), inverted());
+    allocChart = drawFlame($('alloc-flame'), root, inverted(), function (d) {
+      /* Clicking the allocating frame of an object selects it too. */
+      var o = d && d.data && (inverted() ? d.depth === 1 : !d.children) ? byLeaf[d.data.name] : null;
+      if (o) select(o, document.querySelector('#objects tbody tr[data-object="' + o.id + '"]'));
+    });
+    legend($('alloc-flame'), root);
+    if (allocChart && term) allocChart.search(term);
+  }
+  function search() {
+    var shown;
+    term = $('search').value.trim().toLowerCase();
+    shown = objects.filter(function (o) { return objectMatches(o, term); });
+    objectsTable.setRows(shown);
+    $('search-count').textContent = term ? shown.length + ' of ' + objects.length + ' objects match' : '';
+    [allocChart, accessChart].forEach(function (c) {
+      if (!c) return;
+      if (term) c.search(term); else c.clear();
+    });
   }
   function objectsView() {
     $('objects-count').textContent = objects.length + ' of ' + num(R.objects_total) + ', ranked by access samples' +
       (hasEst ? ' (Horvitz-Thompson estimates)' : '');
     var cols = [
-      numCol('#', function (o) { return o.id; }, String),
-      textCol('type', function (o) { return o.type || '\u2014'; }),
-      textCol('allocated at', function (o) { return firstFrame(o.alloc_stack); }, 'frame'),
+      numCol('#', function (o) { return o.id; }, String, '56px'),
+      textCol('type', function (o) { return o.type || '\u2014'; }, null, hasReplicas ? null : '15%', true),
+      textCol('allocated at', function (o) { return firstFrame(o.alloc_stack); }, 'frame', null, true),
       shareCol('share', rankSamples, estAttributed),
       numCol('samples', function (o) { return o.samples; }),
       hasEst ? numCol('est. samples', function (o) { return o.samples_estimated; },
-        function (v) { return num(Math.round(v)); }) : null,
+        function (v) { return num(Math.round(v)); }, '112px') : null,
       numCol('allocations', function (o) { return o.allocations; }),
       numCol('bytes', function (o) { return o.bytes; }, bytes),
     ].concat(replicaCols(), [
@@ -313,25 +467,20 @@
       optionalCol('reuse', 'reuse'),
       optionalCol('numa', 'NUMA')
     ]).filter(Boolean);
-    table($('objects'), cols, objects, function (row, o) {
+    objectsTable = table($('objects'), cols, objects, function (row, o) {
       row.dataset.object = o.id;
       if (selected === o) row.classList.add('selected');
       row.addEventListener('click', function () { select(o, row); });
     }, null);
-    var byLeaf = {};
     objects.forEach(function (o) { byLeaf[firstFrame(o.alloc_stack)] = o; });
-    drawFlame($('alloc-flame'), tree('all objects', objects.map(function (o) {
-      return { stack: o.alloc_stack, value: o.samples };
-    })), 'warm', function (d) {
-      /* Clicking the allocating frame of an object selects it too. */
-      var o = d && d.data && !d.children ? byLeaf[d.data.name] : null;
-      if (o) select(o, document.querySelector('#objects tbody tr[data-object="' + o.id + '"]'));
-    });
+    drawAlloc();
+    $('search').addEventListener('input', search);
+    $('invert').addEventListener('change', function () { drawAlloc(); drawAccess(); });
   }
 
   function typesView() {
     table($('types'), [
-      textCol('type', function (t) { return t.type || '(unknown type)'; }, 'frame'),
+      textCol('type', function (t) { return t.type || '(unknown type)'; }, 'frame', null, true),
       shareCol('share', function (t) { return t.samples; }, attributed),
       numCol('samples', function (t) { return t.samples; })
     ], R.types || [], null, null);
@@ -340,7 +489,7 @@
     var all = (R.threads || []).reduce(function (s, t) { return s + t.samples; }, 0);
     table($('threads'), [
       textCol('name', function (t) { return t.name || '(unnamed)'; }),
-      textCol('kind', function (t) { return t.kind; }),
+      textCol('kind', function (t) { return t.kind; }, null, '80px'),
       numCol('pid', function (t) { return t.pid; }, String),
       numCol('tid', function (t) { return t.tid; }, String),
       shareCol('share', function (t) { return t.samples; }, all),

@@ -3,15 +3,31 @@
  * (Debian's /usr/bin/chromium, driven by playwright-core) and checks it.
  *
  * usage: node tests/browser/html_report.js REPORT.html SCREENSHOT.png
- *            [--alloc FN --access FN | --empty]
+ *            [--alloc FN --access FN | --empty] [--attributed N]
+ *            [--pages N] [--kinds K,K...] [--search TERM]
  *
- *   --alloc FN    the top row of the object table is allocated at FN
+ *   --alloc FN    the top row of the object table is allocated at FN; the
+ *                 inverted (callers) flame graph has FN right above its root
  *   --access FN   FN is not shown before that row is selected and is among
  *                 its access paths (table and flame graph) after a click
  *   --empty       the page says why the profile is empty and draws no graph
  *   --attributed N  the header's coverage shows N attributed samples
- * Always: the page loads with no console error or page error and makes no
- * request other than the file itself; a screenshot is written.
+ *   --pages N     the objects table has N pages of at most 50 rows, and
+ *                 the pager walks through all of them
+ *   --kinds K,..  the allocation flame graph's legend and its pixels (in a
+ *                 screenshot) show the colour of each frame kind K (java,
+ *                 jvm, native, kernel)
+ *   --search TERM typing TERM in the search box keeps exactly the objects
+ *                 whose type or frames hold it (computed here from the
+ *                 page's data) and paints the matching flame-graph frames,
+ *                 and only those, magenta (checked in a screenshot too);
+ *                 default: the --alloc function
+ * Always: the page loads at 1280 px wide with no console error or page
+ * error and makes no request other than the file itself; every card fits
+ * (no horizontal overflow); text cells are one line (ellipsis, full text as
+ * the tooltip; Java packages may be abbreviated there); the notes are collapsed; a full-page screenshot is written
+ * and read back (size, not blank); other screenshots go next to it
+ * (SCREENSHOT minus .png, plus -search.png, -inverted.png).
  * Exit status 0 when every check passes, 1 otherwise (one line per failure
  * on stderr), 2 on a usage or launch error. */
 'use strict';
@@ -29,16 +45,113 @@ function usage() {
 }
 
 function parseArgs(argv) {
-  const o = { report: argv[0], shot: argv[1], alloc: null, access: null, empty: false, attributed: null };
+  const o = { report: argv[0], shot: argv[1], alloc: null, access: null, empty: false, attributed: null,
+    pages: null, kinds: [], search: null };
   if (!o.report || !o.shot) usage();
   for (let i = 2; i < argv.length; i++) {
     if (argv[i] === '--alloc') o.alloc = argv[++i];
     else if (argv[i] === '--access') o.access = argv[++i];
     else if (argv[i] === '--empty') o.empty = true;
     else if (argv[i] === '--attributed') o.attributed = Number(argv[++i]);
+    else if (argv[i] === '--pages') o.pages = Number(argv[++i]);
+    else if (argv[i] === '--kinds') o.kinds = String(argv[++i]).split(',').filter(Boolean);
+    else if (argv[i] === '--search') o.search = argv[++i];
     else usage();
   }
   return o;
+}
+
+const MATCH = [230, 0, 230]; /* #E600E6, the search matches' colour */
+
+/* Statistics of a PNG screenshot, decoded by the page's own canvas: size,
+ * distinct colours (5 bits a channel), the share of pixels that are not
+ * near-white, and for each [r,g,b] of `colours` the share of pixels within
+ * `tol` (sum of channel differences). */
+async function pixels(page, png, colours, tol) {
+  return page.evaluate(async ({ b64, colours, tol }) => {
+    const img = new Image();
+    img.src = 'data:image/png;base64,' + b64;
+    await img.decode();
+    const c = document.createElement('canvas');
+    c.width = img.naturalWidth;
+    c.height = img.naturalHeight;
+    const g = c.getContext('2d');
+    g.drawImage(img, 0, 0);
+    const d = g.getImageData(0, 0, c.width, c.height).data, n = d.length / 4;
+    const seen = new Set(), near = colours.map(() => 0);
+    let ink = 0;
+    for (let i = 0; i < d.length; i += 4) {
+      const r = d[i], gr = d[i + 1], b = d[i + 2];
+      seen.add(((r >> 3) << 10) | ((gr >> 3) << 5) | (b >> 3));
+      if (r < 235 || gr < 235 || b < 235) ink++;
+      for (let j = 0; j < colours.length; j++) {
+        const k = colours[j];
+        if (Math.abs(r - k[0]) + Math.abs(gr - k[1]) + Math.abs(b - k[2]) <= tol) near[j]++;
+      }
+    }
+    return { width: c.width, height: c.height, colours: seen.size, ink: ink / n, near: near.map((x) => x / n) };
+  }, { b64: png.toString('base64'), colours, tol });
+}
+
+/* "rgb(1, 2, 3)" or "#010203" -> [1, 2, 3]. */
+function rgb(css) {
+  const m = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(css);
+  if (m) return [1, 2, 3].map((i) => parseInt(m[i], 16));
+  return (css.match(/\d+(\.\d+)?/g) || []).slice(0, 3).map(Number);
+}
+
+/* The colour a fill shows with opacity alpha on the white card. */
+function onWhite(c, alpha) {
+  return c.map((x) => Math.round(alpha * x + (1 - alpha) * 255));
+}
+
+/* The drawn frames of a flame graph: name, kind, depth, fill, y. */
+async function frames(page, sel) {
+  return page.$$eval(sel + ' svg g.frame', (gs) => gs.map((g) => {
+    const d = g.__data__ || {}, r = g.querySelector('rect');
+    const t = /translate\(([-\d.e]+),\s*([-\d.e]+)\)/.exec(g.getAttribute('transform') || '');
+    return { name: d.data ? d.data.name : '', kind: d.data ? d.data.kind : '', depth: d.depth,
+      fill: r ? getComputedStyle(r).fill : '', alpha: r ? Number(getComputedStyle(r).fillOpacity) : 1,
+      y: t ? Number(t[2]) : NaN };
+  }));
+}
+
+/* The ids of the objects whose type or frames hold `term` (any case),
+ * computed from the page's data independently of app.js. */
+async function expectedMatches(page, term) {
+  return page.evaluate((t) => {
+    const data = JSON.parse(document.getElementById('objscope-data').textContent);
+    const name = (f) => (f && typeof f === 'object' ? String(f.name || f.function || '') : String(f));
+    const has = (stack) => (stack || []).some((f) => name(f).toLowerCase().includes(t));
+    return data.report.objects.filter((o) => (o.type || '').toLowerCase().includes(t) ||
+      has(o.alloc_stack) || (o.accesses || []).some((a) => has(a.stack))).map((o) => String(o.id));
+  }, term.toLowerCase());
+}
+
+async function rowIds(page) {
+  return page.$$eval('#objects tbody tr', (rs) => rs.map((r) => r.dataset.object).filter(Boolean));
+}
+
+/* No visible card, table or the page itself is wider than its box, and
+ * every clipped text cell is one line with its full text as tooltip. */
+async function checkFit(page, fail, when) {
+  const over = await page.$$eval('.card', (cs) => cs.filter((c) => c.offsetParent !== null &&
+    (c.scrollWidth > c.clientWidth || Array.prototype.some.call(c.querySelectorAll('table'),
+      (t) => t.offsetParent !== null && t.getBoundingClientRect().right > c.getBoundingClientRect().right + 0.5)))
+    .map((c) => (c.id || (c.querySelector('h2') || c).textContent.slice(0, 40)) + ': scrollWidth ' +
+      c.scrollWidth + ' > clientWidth ' + c.clientWidth));
+  for (const x of over) fail(when + ': card overflows: ' + x);
+  const doc = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+  if (doc[0] > doc[1]) fail(when + ': the page is ' + doc[0] + ' px wide in a ' + doc[1] + ' px window');
+  const bad = await page.$$eval('td.clip', (tds) => tds.filter((td) => td.offsetParent !== null &&
+    (td.clientHeight > 40 || td.title.length < td.textContent.length)).map((td) => td.textContent.slice(0, 60) +
+    ' (' + td.clientHeight + ' px high, title "' + td.title.slice(0, 30) + '")'));
+  for (const x of bad.slice(0, 5)) fail(when + ': text cell wraps or lacks its tooltip: ' + x);
+  /* fitting by squeezing a column to nothing does not count: the columns
+   * that take the room left (type, allocated at) keep 120 px */
+  const thin = await page.$$eval('table.ranked thead th', (ths) => ths.filter((th) => th.offsetParent !== null &&
+    th.offsetWidth < (th.style.width ? 40 : th.closest('#objects') ? 120 : 60)).map((th) => '"' + th.textContent + '" ' + th.offsetWidth + ' px'));
+  for (const x of thin.slice(0, 5)) fail(when + ': column squeezed: ' + x);
 }
 
 async function main() {
@@ -53,7 +166,7 @@ async function main() {
     context = await chromium.launchPersistentContext(profileDir, {
       executablePath: CHROMIUM,
       headless: true,
-      viewport: { width: 1400, height: 1000 },
+      viewport: { width: 1280, height: 900 },
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
         '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     });
@@ -92,6 +205,110 @@ async function main() {
       fail('the empty-profile notice is shown: ' + await page.textContent('#why'));
     }
 
+
+    if (!o.empty) await checkFit(page, fail, 'at load');
+    /* Notes: collapsed, one click opens them. */
+    if (await page.isVisible('#notes-box')) {
+      if (await page.$eval('#notes-box', (d) => d.open)) fail('the notes are open by default');
+      if (await page.isVisible('#notes li')) fail('a note is visible before the notes are opened');
+      await page.click('#notes-box summary');
+      if (!(await page.isVisible('#notes li'))) fail('opening the notes shows none');
+      await page.click('#notes-box summary');
+    }
+    const base = o.shot.replace(/\.png$/, '');
+    const total = await page.evaluate(() =>
+      (JSON.parse(document.getElementById('objscope-data').textContent).report.objects || []).length);
+
+    if (o.pages) {
+      const pager = page.locator('#objects + .pager');
+      const seen = new Set();
+      let n = 0;
+      if (!(await pager.isVisible())) fail('no pager under the objects table (' + total + ' objects)');
+      for (;;) {
+        const ids = await rowIds(page);
+        n++;
+        if (ids.length > 50) fail('page ' + n + ' has ' + ids.length + ' rows');
+        if (n < o.pages && ids.length !== 50) fail('page ' + n + ' of ' + o.pages + ' has ' + ids.length + ' rows');
+        ids.forEach((id) => seen.add(id));
+        const next = pager.locator('button', { hasText: 'next' });
+        if (n > o.pages + 1 || !(await next.isEnabled())) break;
+        await next.click();
+      }
+      if (n !== o.pages) fail('the pager has ' + n + ' pages, want ' + o.pages);
+      if (seen.size !== total) fail('the pages show ' + seen.size + ' distinct objects of ' + total);
+      await checkFit(page, fail, 'last page');
+      while (await pager.locator('button', { hasText: 'previous' }).isEnabled())
+        await pager.locator('button', { hasText: 'previous' }).click();
+      const text = (await pager.textContent()) || '';
+      if (!text.includes('rows 1\u201350 of ' + total.toLocaleString('en-US'))) fail('the pager says "' + text + '"');
+    }
+
+    if (o.kinds.length) {
+      const fr = await frames(page, '#alloc-flame');
+      const legend = (await page.textContent('#alloc-flame .legend')) || '';
+      const labels = { java: 'Java', jvm: 'JVM', native: 'native', kernel: 'kernel' };
+      const fills = {};
+      const alpha = fr.length ? fr[0].alpha : 1;
+      fr.forEach((f) => { (fills[f.kind] = fills[f.kind] || new Set()).add(f.fill); });
+      const shot = await page.locator('#alloc-flame svg').screenshot({ path: base + '-kinds.png' });
+      for (const k of o.kinds) {
+        if (!legend.includes(labels[k] || k)) fail('the flame graph legend lacks ' + k + ': ' + legend);
+        if (!fills[k]) { fail('no ' + k + ' frame drawn in the allocation flame graph'); continue; }
+        for (const other of Object.keys(fills))
+          if (other !== k && [...fills[k]].some((c) => fills[other].has(c))) fail(k + ' and ' + other + ' frames share a colour');
+        const px = await pixels(page, shot, [...fills[k]].map((c) => onWhite(rgb(c), alpha)), 6);
+        if (px.near.reduce((a, b) => a + b, 0) < 0.002)
+          fail('the screenshot of the flame graph shows no ' + k + ' colour ' + [...fills[k]].join(' '));
+      }
+    }
+
+    const term = o.search || o.alloc;
+    if (!o.empty && term) {
+      const want = await expectedMatches(page, term);
+      if (!want.length) fail('no object matches "' + term + '": cannot test the search');
+      if (want.length === total && total > 1) fail('every object matches "' + term + '": the search narrows nothing');
+      await page.fill('#search', term);
+      await page.waitForTimeout(500);
+      const got = await rowIds(page);
+      if (got.length !== Math.min(50, want.length)) fail('search "' + term + '": ' + got.length + ' rows, want ' + Math.min(50, want.length));
+      if (got.some((id) => !want.includes(id))) fail('search "' + term + '" keeps objects that do not match: ' + got.filter((id) => !want.includes(id)).slice(0, 5));
+      const count = (await page.textContent('#search-count')) || '';
+      if (!count.includes(want.length + ' of ' + total)) fail('the search count says "' + count + '"');
+      const fr = await frames(page, '#alloc-flame');
+      const hit = fr.filter((f) => f.name.toLowerCase().includes(term.toLowerCase()));
+      const magenta = fr.filter((f) => rgb(f.fill).join() === MATCH.join());
+      if (!hit.length) fail('no drawn flame-graph frame holds "' + term + '"');
+      if (hit.some((f) => rgb(f.fill).join() !== MATCH.join())) fail('a frame holding "' + term + '" is not highlighted');
+      if (magenta.length !== hit.length) fail(magenta.length + ' frames highlighted, ' + hit.length + ' hold "' + term + '"');
+      const shot = await page.locator('#alloc-flame svg').screenshot({ path: base + '-search.png' });
+      const px = await pixels(page, shot, [onWhite(MATCH, magenta.length ? magenta[0].alpha : 1)], 6);
+      if (px.near[0] < 0.001) fail('the screenshot of the searched flame graph shows no highlighted frame');
+      await checkFit(page, fail, 'searching');
+      await page.fill('#search', '');
+      await page.waitForTimeout(500);
+      const back = await rowIds(page);
+      if (back.length !== Math.min(50, total)) fail('clearing the search shows ' + back.length + ' rows of ' + total);
+      if ((await frames(page, '#alloc-flame')).some((f) => rgb(f.fill).join() === MATCH.join()))
+        fail('frames stay highlighted after the search is cleared');
+    }
+
+    if (o.alloc) {
+      /* Inverted (callers): the allocation sites right above the root, at the top. */
+      await page.check('#invert');
+      await page.waitForTimeout(600);
+      let fr = await frames(page, '#alloc-flame');
+      const root = fr.find((f) => f.depth === 0), d1 = fr.filter((f) => f.depth === 1);
+      if (!d1.some((f) => f.name.includes(o.alloc))) fail('inverted: ' + o.alloc + ' is not right above the root: ' + d1.map((f) => f.name).slice(0, 5));
+      if (!root || !d1.length || !(root.y < d1[0].y)) fail('inverted: the root is not at the top');
+      await page.locator('#alloc-flame svg').screenshot({ path: base + '-inverted.png' });
+      await page.uncheck('#invert');
+      await page.waitForTimeout(600);
+      fr = await frames(page, '#alloc-flame');
+      const root2 = fr.find((f) => f.depth === 0), d12 = fr.filter((f) => f.depth === 1);
+      if (!root2 || !d12.length || !(root2.y > d12[0].y)) fail('not inverted: the root is not at the bottom');
+      if (fr.filter((f) => !fr.some((g) => g.depth === f.depth + 1)).length === 0) fail('no leaves');
+    }
+
     if (o.alloc) {
       const first = page.locator('#objects tbody tr').first();
       const cell = (await first.textContent()) || '';
@@ -114,9 +331,10 @@ async function main() {
         if (!/\d+(\.\d)?%/.test(access)) fail('access paths show no share');
         const af = (await page.textContent('#access-flame')) || '';
         if (!af.includes(o.access)) fail('access flame graph lacks ' + o.access);
+        await checkFit(page, fail, 'object selected');
       }
       /* Sorting: by samples ascending puts the top object last. */
-      const hdr = page.locator('#objects thead th', { hasText: 'samples' });
+      const hdr = page.locator('#objects thead th', { hasText: /^samples$/ });
       await hdr.click();
       await hdr.click();
       const firstAfter = (await page.locator('#objects tbody tr').first().textContent()) || '';
@@ -133,7 +351,11 @@ async function main() {
     }
     await page.click('#tabs button[data-tab="objects"]');
     await page.waitForTimeout(400);
-    await page.screenshot({ path: o.shot, fullPage: true });
+    const png = await page.screenshot({ path: o.shot, fullPage: true });
+    const px = await pixels(page, png, [], 0);
+    if (px.width !== 1280 || px.height < 600) fail('the screenshot is ' + px.width + 'x' + px.height);
+    if (px.colours < 40 || px.ink < 0.05)
+      fail('the screenshot looks blank: ' + px.colours + ' colours, ' + (100 * px.ink).toFixed(1) + '% ink');
     if (requests.length) fail(requests.length + ' network request(s): ' + requests.slice(0, 5).join(' '));
   } finally {
     await context.close();

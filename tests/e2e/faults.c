@@ -47,6 +47,14 @@ static void teardown(void)
 
 TestSuite(e2e_faults, .init = setup, .fini = teardown, .timeout = 90);
 
+static double mono_s_early(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static void sleep_s(double s)
 {
 	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
@@ -310,6 +318,65 @@ Test(e2e_faults, disk_full_leaves_no_file)
 	free(ptmp);
 }
 
+/* Issue 24: an output that cannot be written is found before the command
+ * runs: one line, non-zero, at once (not after the 5 s run). */
+Test(e2e_faults, unwritable_output_refused_before_the_run)
+{
+	const char *argv[] = { "sleep", "5", NULL };
+	struct e2e_result res;
+	double t0 = mono_s_early();
+
+	cr_assert_eq(e2e_record(tmp, "/nonexistent/dir/x.data", NULL, argv, &res), 0);
+	cr_expect_lt(mono_s_early() - t0, 1.0, "the command ran first");
+	cr_expect_neq(res.status, 0);
+	cr_expect(strstr(res.err, "/nonexistent/dir/x.data: cannot create: directory "
+				  "/nonexistent/dir: No such file or directory") != NULL,
+		  "stderr:\n%s", res.err);
+	cr_expect_eq(e2e_count_lines(res.err, res.err_len), 1, "stderr:\n%s", res.err);
+	e2e_result_free(&res);
+
+	cr_assert_eq(e2e_record(tmp, tmp, NULL, argv, &res), 0); /* a directory */
+	cr_expect_neq(res.status, 0);
+	cr_expect(strstr(res.err, "is a directory") != NULL, "stderr:\n%s", res.err);
+	e2e_result_free(&res);
+}
+
+/* Issue 25: a symlink planted at the old temporary name does not make
+ * record write through it; the profile is 0600, the previous kept as .old. */
+Test(e2e_faults, planted_tmp_link_not_followed)
+{
+	const char *argv[] = { E2E_FIXTURE("exitcode"), "0", NULL };
+	char *profile = e2e_path(tmp, "p.data"), *victim = e2e_path(tmp, "victim"), *link, *old;
+	struct e2e_result res;
+	struct stat st;
+	char *text;
+	FILE *f = fopen(victim, "w");
+
+	cr_assert_not_null(f);
+	fputs("precious\n", f);
+	fclose(f);
+	cr_assert(asprintf(&link, "%s.tmp", profile) > 0);
+	cr_assert(asprintf(&old, "%s.old", profile) > 0);
+	cr_assert_eq(symlink(victim, link), 0);
+	cr_assert_eq(e2e_record(tmp, profile, NULL, argv, &res), 0);
+	cr_expect_eq(res.status, 0, "stderr:\n%s", res.err);
+	e2e_result_free(&res);
+	text = read_text(victim);
+	cr_expect_str_eq(text, "precious\n");
+	free(text);
+	cr_assert_eq(stat(profile, &st), 0);
+	cr_expect_eq(st.st_mode & 0777, 0600, "mode %o", st.st_mode & 0777);
+	cr_expect_geq(report_reads(profile), 0); /* readable */
+	cr_assert_eq(e2e_record(tmp, profile, NULL, argv, &res), 0);
+	cr_expect_eq(res.status, 0, "stderr:\n%s", res.err);
+	e2e_result_free(&res);
+	cr_expect_eq(stat(old, &st), 0, "the previous profile was not kept as %s", old);
+	free(link);
+	free(old);
+	free(profile);
+	free(victim);
+}
+
 /* ---- the same faults during `objscope attach` ---- */
 
 #define ATTACH_SECS "4"
@@ -549,6 +616,32 @@ Test(e2e_faults, attach_sigint_writes_profile_target_runs_on)
 Test(e2e_faults, attach_sigterm_writes_profile_target_runs_on)
 {
 	signal_attach(SIGTERM);
+}
+
+/* Issue 24: attach checks its output before it touches the target: one
+ * line, non-zero, and the target never mapped the rings. */
+Test(e2e_faults, attach_unwritable_output_refused_before_the_attach)
+{
+	pid_t target = start_sleeper("outchk", ATTACH_SECS);
+	char pid[16];
+	const char *argv[] = { E2E_OBJSCOPE, "attach", "-d", "5", "-o", "/nonexistent/dir/a.data",
+			       pid, NULL };
+	struct e2e_result res;
+	unsigned long a, b;
+	double t0 = mono_s();
+
+	snprintf(pid, sizeof(pid), "%d", (int)target);
+	cr_assert_eq(e2e_run(tmp, argv, NULL, &res), 0);
+	cr_expect_lt(mono_s() - t0, 2.0, "the attach ran first");
+	cr_expect_neq(res.status, 0);
+	cr_expect(strstr(res.err, "/nonexistent/dir/a.data: cannot create: directory "
+				  "/nonexistent/dir: No such file or directory") != NULL,
+		  "stderr:\n%s", res.err);
+	cr_expect_eq(e2e_count_lines(res.err, res.err_len), 1, "stderr:\n%s", res.err);
+	cr_expect(!rings_mapping(target, &a, &b), "the target was attached");
+	e2e_result_free(&res);
+	kill(target, SIGKILL);
+	waitpid(target, NULL, 0);
 }
 
 /* Counters of the orphaned rings, read through /proc/PID/map_files. */

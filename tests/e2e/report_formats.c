@@ -259,6 +259,89 @@ Test(e2e_formats, html_in_headless_chromium)
 	free(profile);
 }
 
+/* A frame of the synthetic profile below. */
+static uint32_t frame(struct os_profile *p, uint32_t kind, const char *name, const char *module,
+		      const char *file, uint32_t line)
+{
+	struct os_frame f = { .kind = kind, .line = line, .addr = 0x1000 + line };
+
+	f.name = os_profile_string(p, name);
+	f.module = module ? os_profile_string(p, module) : OS_NONE;
+	f.file = file ? os_profile_string(p, file) : OS_NONE;
+	return os_profile_frame(p, &f);
+}
+
+/* The HTML report of a Java-like profile of 120 objects with long type and
+ * method names, frames of the four kinds and a long note: the objects
+ * table fits its card at 1280 px and pages 50 rows at a time, the search
+ * box finds the 11 objects allocated in allocateRecordBuffer7* and
+ * highlights their frames, the inverted flame graph puts the allocation
+ * sites on top, each kind has its colour (checked in screenshots). */
+Test(e2e_formats, html_many_objects_in_headless_chromium)
+{
+	static const char jvm[] = "/usr/lib/jvm/java-17-openjdk-amd64/lib/server/libjvm.so";
+	struct os_profile *p = os_profile_new();
+	char *profile = e2e_path(tmp, "many.data"), name[256], err[256], note[640];
+	const char *html = ARTIFACTS "/html_report_many.html";
+	const char *shot = ARTIFACTS "/html_report_many.png";
+	const char *argv[] = { "node", BROWSER_TEST, html, shot, "--alloc",
+			       "StockKeepingUnitRepositoryImplementation.allocateRecordBuffer0(",
+			       "--search", "allocateRecordBuffer7", "--pages", "3", "--kinds",
+			       "java,jvm,native,kernel", NULL };
+	uint32_t main_f, call, start, sys, f[5];
+	struct e2e_result res;
+	uint64_t total = 0;
+
+	cr_assert_not_null(p);
+	main_f = frame(p, OS_FRAME_JAVA, "com.example.inventory.Main.main", "Main.java", NULL, 42);
+	call = frame(p, OS_FRAME_NATIVE, "JavaCalls::call_helper(JavaValue*, methodHandle const&, "
+		     "JavaCallArguments*, JavaThread*)", jvm, NULL, 0);
+	start = frame(p, OS_FRAME_NATIVE, "start_thread", "/usr/lib/x86_64-linux-gnu/libc.so.6",
+		      NULL, 0);
+	sys = frame(p, OS_FRAME_KERNEL, "entry_SYSCALL_64_after_hwframe", NULL, NULL, 0);
+	for (uint32_t i = 0; i < 120; i++) {
+		uint32_t n = 0;
+
+		snprintf(name, sizeof(name), "com.example.inventory.warehouse.persistence."
+			 "StockKeepingUnitRepositoryImplementation.allocateRecordBuffer%u", i);
+		f[n++] = frame(p, OS_FRAME_JAVA, name, NULL,
+			       "StockKeepingUnitRepositoryImplementation.java", 100 + i);
+		f[n++] = main_f;
+		f[n++] = call;
+		f[n++] = start;
+		if (i % 3 == 0)
+			f[n++] = sys;
+		snprintf(name, sizeof(name),
+			 "com.example.inventory.warehouse.StockKeepingUnitRecord$Entry%u[]", i);
+		os_profile_add_context(p, &(struct os_context){
+			.type = os_profile_string(p, name), .stack = os_profile_stack(p, f, n),
+			.allocations = 10 + i, .bytes = 4096 * (i + 1), .samples = 200 - i });
+		total += 200 - i;
+	}
+	p->c.samples_total = p->c.samples_addressed = p->c.samples_heap = total;
+	p->c.samples_attributed = total;
+	memset(note, 'n', sizeof(note) - 1);
+	note[sizeof(note) - 1] = 0;
+	memcpy(note, "a long note: ", 13);
+	os_profile_add_note(p, note);
+	os_profile_add_note(p, "a short note");
+	os_profile_add_thread(p, &(struct os_thread){ .kind = OS_THR_JAVA, .pid = 7, .tid = 8,
+						      .name = os_profile_string(p, "main"),
+						      .samples = total });
+	cr_assert_eq(os_profile_write(p, profile, err, sizeof(err)), 0, "%s", err);
+	os_profile_free(p);
+
+	mkdir(ARTIFACTS, 0755);
+	report("html", html, profile, NULL, &res);
+	e2e_result_free(&res);
+	cr_assert_eq(e2e_run(tmp, argv, NULL, &res), 0);
+	cr_assert_neq(res.status, 127, "`node` not found: install nodejs (make deps)");
+	cr_expect_eq(res.status, 0, "browser check of %s failed (%d):\n%s%s", html, res.status,
+		     res.err, res.out);
+	e2e_result_free(&res);
+	free(profile);
+}
+
 /* A profile with no samples and no objects: every format gives a
  * well-formed report; the HTML page says why. */
 Test(e2e_formats, empty_profile)

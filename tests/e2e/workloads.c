@@ -1,5 +1,5 @@
 /* workloads.c - end-to-end tests of `objscope record` on real Java programs
- * (../shared/WORKLOADS.md), under G1, Parallel and Serial:
+ * (docs/WORKLOADS.md), under G1, Parallel and Serial:
  *   javac  compiling JAVAC_FILES of the JDK's own java.util sources
  *          (tests/workloads/javac_sources.sh, openjdk-17-source);
  *   H2     an in-memory database filled with H2_ROWS rows, joined and

@@ -1,6 +1,10 @@
 /* regress.c - replays every fuzzer finding (tests/fuzz/crashes/) and the
- * seed corpus (tests/fuzz/corpus/) through the fuzz target, so a reader bug
- * the fuzzer found once stays fixed. Run from the repository root
+ * seed corpora through the fuzz targets, so a parser bug the fuzzer found
+ * once stays fixed: the profile reader (tests/fuzz/corpus/, findings
+ * crash-*...), the perf map reader (tests/fuzz/corpus_perfmap/, findings
+ * perfmap-*), the /proc/PID/maps parser (tests/fuzz/corpus_maps/,
+ * findings maps-*) and the JVM attach reply check (tests/fuzz/corpus_jattach/,
+ * findings jattach-*). Run from the repository root
  * (build/test_fuzz_regress; `make fuzz-regress`). Under `make asan` the
  * replay runs with AddressSanitizer/UBSan.
  *
@@ -17,6 +21,9 @@
 #include "common/profile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int os_fuzz_perfmap(const uint8_t *data, size_t size);
+int os_fuzz_maps(const uint8_t *data, size_t size);
+int os_fuzz_jattach(const uint8_t *data, size_t size);
 
 /* Loads dir/name; returns its bytes (malloc'd, at least 1 byte allocated). */
 static uint8_t *load(const char *dir, const char *name, size_t *len)
@@ -64,6 +71,17 @@ static void replay(const char *dir, const char *name)
 	int rc;
 
 	cr_log_info("replaying %s/%s (%zu bytes)", dir, name, len);
+	if (!strncmp(name, "perfmap-", 8) || !strncmp(name, "maps-", 5) ||
+	    !strncmp(name, "jattach-", 8)) {
+		if (name[0] == 'p')
+			os_fuzz_perfmap(buf, len);
+		else if (name[0] == 'j')
+			os_fuzz_jattach(buf, len);
+		else
+			os_fuzz_maps(buf, len);
+		free(buf);
+		return;
+	}
 	LLVMFuzzerTestOneInput(buf, len);
 	rc = os_profile_read_mem(buf, len, &p, err, sizeof(err));
 	if (rc < 0) {
@@ -97,4 +115,30 @@ Test(fuzz_regress, seed_corpus_reads_and_replays)
 {
 	cr_expect_geq(each_file("tests/fuzz/corpus", seed_reads), 3, "the seed corpus is too small");
 	each_file("tests/fuzz/corpus", replay);
+}
+
+/* The fuzz target of a parser seed (each_file's callback has no context). */
+static int (*seed_target)(const uint8_t *, size_t);
+
+static void replay_seed(const char *dir, const char *name)
+{
+	size_t len;
+	uint8_t *buf = load(dir, name, &len);
+
+	cr_log_info("replaying %s/%s (%zu bytes)", dir, name, len);
+	seed_target(buf, len);
+	free(buf);
+}
+
+static int replay_seeds(const char *dir, int (*target)(const uint8_t *, size_t))
+{
+	seed_target = target;
+	return each_file(dir, replay_seed);
+}
+
+Test(fuzz_regress, parser_seeds_replay)
+{
+	cr_expect_geq(replay_seeds("tests/fuzz/corpus_jattach", os_fuzz_jattach), 3);
+	cr_expect_geq(replay_seeds("tests/fuzz/corpus_perfmap", os_fuzz_perfmap), 2);
+	cr_expect_geq(replay_seeds("tests/fuzz/corpus_maps", os_fuzz_maps), 2);
 }

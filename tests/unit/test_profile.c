@@ -604,6 +604,144 @@ Test(profile, non_regular_output_is_written_in_place)
 	os_profile_free(p);
 }
 
+static void put_file(const char *path, const char *text, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
+
+	cr_assert_geq(fd, 0, "%s: %s", path, strerror(errno));
+	cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+static void assert_content(const char *path, const char *text)
+{
+	char buf[256] = "";
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	cr_assert_geq(fd, 0, "%s: %s", path, strerror(errno));
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	cr_assert_eq(n, (ssize_t)strlen(text), "%s: %zd bytes", path, n);
+	cr_assert_str_eq(buf, text);
+}
+
+/* Issue 25: a symlink planted at the old temporary name (out.data.tmp) or
+ * at the output's own name is never written through. */
+Test(profile, planted_links_are_not_written_through)
+{
+	struct os_profile *p = build_full(), *back = NULL;
+	char victim[160], out[160], err[256] = "";
+	struct stat st;
+
+	snprintf(victim, sizeof(victim), "%s", tmp_path("victim"));
+	snprintf(out, sizeof(out), "%s", tmp_path("out.data"));
+	put_file(victim, "precious", 0644);
+	cr_assert_eq(symlink(victim, tmp_path("out.data.tmp")), 0);
+	cr_assert_eq(os_profile_write(p, out, err, sizeof(err)), 0, "%s", err);
+	assert_content(victim, "precious");
+	cr_assert_eq(os_profile_read(out, &back, err, sizeof(err)), 0, "%s", err);
+	os_profile_free(back);
+	cr_assert_eq(lstat(tmp_path("out.data.tmp"), &st), 0);
+	cr_assert(S_ISLNK(st.st_mode), "the planted link is left alone");
+
+	/* a link at the output name that is not ours: replaced, not followed */
+	cr_assert_eq(unlink(out), 0);
+	cr_assert_eq(symlink(victim, out), 0);
+	cr_assert_eq(lchown(out, 65534, 65534), 0);
+	cr_assert_eq(os_profile_write(p, out, err, sizeof(err)), 0, "%s", err);
+	assert_content(victim, "precious");
+	cr_assert_eq(lstat(out, &st), 0);
+	cr_assert(S_ISREG(st.st_mode), "the link was replaced by the profile");
+	os_profile_free(p);
+}
+
+/* 0600 whatever the umask allows (as perf.data); the previous one is kept
+ * as FILE.old (issue 24); no temporary file is left behind. */
+Test(profile, written_0600_and_previous_kept_as_old)
+{
+	struct os_profile *p = build_full(), *back = NULL;
+	char out[160], old[160], err[256] = "";
+	struct stat st;
+	mode_t um = umask(022);
+
+	snprintf(out, sizeof(out), "%s", tmp_path("m.data"));
+	snprintf(old, sizeof(old), "%s", tmp_path("m.data.old"));
+	put_file(out, "previous", 0644);
+	cr_assert_eq(os_profile_write(p, out, err, sizeof(err)), 0, "%s", err);
+	umask(um);
+	cr_assert_eq(stat(out, &st), 0);
+	cr_assert_eq(st.st_mode & 07777, 0600, "mode %o", st.st_mode & 07777);
+	assert_content(old, "previous");
+	cr_assert_eq(os_profile_read(out, &back, err, sizeof(err)), 0, "%s", err);
+	os_profile_free(back);
+	/* the directory holds the profile and its .old, nothing else */
+	int n = 0;
+	FILE *ls;
+	char cmd[256], line[256];
+
+	snprintf(cmd, sizeof(cmd), "ls -A %s", tmpdir);
+	ls = popen(cmd, "r");
+	cr_assert_not_null(ls);
+	while (fgets(line, sizeof(line), ls))
+		n++;
+	pclose(ls);
+	cr_assert_eq(n, 2, "%d entries in the directory", n);
+	os_profile_free(p);
+}
+
+/* A FIFO with no reader, or one planted by another user: one clear error
+ * at once, never a hang; the FIFO stays. A device other than /dev/null is
+ * refused, /dev/null accepted. */
+Test(profile, unusable_special_outputs_refused_without_hanging, .timeout = 5)
+{
+	struct os_profile *p = build_full();
+	char fifo[160], err[256] = "";
+	struct stat st;
+
+	snprintf(fifo, sizeof(fifo), "%s", tmp_path("fifo"));
+	cr_assert_eq(mkfifo(fifo, 0666), 0);
+	cr_assert_eq(os_profile_write(p, fifo, err, sizeof(err)), -ENXIO, "%s", err);
+	cr_assert(strstr(err, "FIFO that nobody reads") != NULL, "%s", err);
+	cr_assert_eq(os_profile_check_output(fifo, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(chown(fifo, 65534, 65534), 0);
+	cr_assert_eq(os_profile_check_output(fifo, err, sizeof(err)), -EPERM);
+	cr_assert(strstr(err, "FIFO owned by uid 65534") != NULL, "%s", err);
+	cr_assert_lt(os_profile_write(p, fifo, err, sizeof(err)), 0);
+	cr_assert_eq(lstat(fifo, &st), 0);
+	cr_assert(S_ISFIFO(st.st_mode));
+
+	cr_assert_eq(os_profile_write(p, "/dev/null", err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(os_profile_check_output("/dev/zero", err, sizeof(err)), -EBADFD);
+	cr_assert(strstr(err, "/dev/zero: is a device") == err, "%s", err);
+	cr_assert_lt(os_profile_write(p, "/dev/zero", err, sizeof(err)), 0);
+	os_profile_free(p);
+}
+
+/* Issue 24: what the output check catches before a run, leaving nothing. */
+Test(profile, output_checked_before_a_run)
+{
+	char err[256] = "", ro[160];
+	struct stat st;
+
+	cr_assert_eq(os_profile_check_output(tmp_path("new.data"), err, sizeof(err)), 0, "%s", err);
+	cr_assert_neq(stat(tmp_path("new.data"), &st), 0, "the check created the file");
+	cr_assert_eq(os_profile_check_output("/nonexistent/dir/x.data", err, sizeof(err)), -ENOENT);
+	cr_assert(strstr(err, "/nonexistent/dir/x.data: cannot create: directory /nonexistent/dir")
+		  == err, "%s", err);
+	cr_assert_eq(os_profile_check_output(tmpdir, err, sizeof(err)), -EISDIR);
+	cr_assert(strstr(err, "is a directory") != NULL, "%s", err);
+	cr_assert_eq(os_profile_check_output("", err, sizeof(err)), -EINVAL);
+	/* an unwritable directory (as a user: root may write anywhere) */
+	snprintf(ro, sizeof(ro), "%s", tmp_path("ro"));
+	cr_assert_eq(mkdir(ro, 0555), 0);
+	if (geteuid() != 0) {
+		cr_assert_eq(os_profile_check_output(ut_path(ro, "x.data"), err, sizeof(err)),
+			     -EACCES);
+		cr_assert(strstr(err, "Permission denied") != NULL, "%s", err);
+	}
+}
+
 Test(profile, merge_twice_doubles_counts)
 {
 	struct os_profile *p = build_full(), *m = os_profile_new();

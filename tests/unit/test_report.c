@@ -18,7 +18,6 @@
 #include "report/view.h"
 #include "tests/unit/unit_helpers.h"
 
-#define GOLDEN "tests/golden/report_small.txt"
 
 static char rdir[64];
 
@@ -328,15 +327,20 @@ Test(report, json_fields)
 	json_object_put(root);
 }
 
-Test(report, text_matches_golden)
+/* Renders the golden profile with `report [flag] -o OUT` and compares OUT
+ * with tests/golden/NAME (rewritten with OBJSCOPE_UPDATE_GOLDEN=1). */
+static void check_golden(const char *name, char *flag)
 {
 	const char *src = getenv("OBJSCOPE_SRCDIR");
 	char golden[512];
 	char *got, *want;
 
-	snprintf(golden, sizeof(golden), "%s/%s", src ? src : ".", GOLDEN);
+	snprintf(golden, sizeof(golden), "%s/tests/golden/%s", src ? src : ".", name);
 	write_profile(build_small(), rpath("small.data"));
-	cr_assert_eq(REPORT("-o", rpath("out.txt"), rpath("small.data")), 0);
+	if (flag)
+		cr_assert_eq(REPORT(flag, "-o", rpath("out.txt"), rpath("small.data")), 0);
+	else
+		cr_assert_eq(REPORT("-o", rpath("out.txt"), rpath("small.data")), 0);
 	got = slurp_text(rpath("out.txt"));
 	if (getenv("OBJSCOPE_UPDATE_GOLDEN")) {
 		FILE *f = fopen(golden, "w");
@@ -349,6 +353,19 @@ Test(report, text_matches_golden)
 	cr_assert_str_eq(got, want, "text report differs from %s", golden);
 	free(got);
 	free(want);
+}
+
+/* The default text report: the short header (the loss counters that are
+ * not zero, the number of hidden notes), then the objects with samples. */
+Test(report, text_matches_golden)
+{
+	check_golden("report_small.txt", NULL);
+}
+
+/* -v: every header line and note, and the object without samples. */
+Test(report, text_verbose_matches_golden)
+{
+	check_golden("report_small_verbose.txt", (char *)"-v");
 }
 
 Test(report, several_files_are_merged)
@@ -736,6 +753,42 @@ Test(report, output_to_a_fifo_keeps_the_fifo)
 	json_object_put(root);
 }
 
+/* Issue 25: a symlink planted at the old temporary name or at the output
+ * (by another user) is replaced, never written through; the report gets
+ * 0666 & ~umask; a device or a directory is refused before loading. */
+Test(report, planted_links_not_written_through)
+{
+	char victim[160], out[160], buf[16] = "";
+	struct stat st;
+	mode_t um;
+	int fd;
+
+	snprintf(victim, sizeof(victim), "%s", rpath("victim"));
+	snprintf(out, sizeof(out), "%s", rpath("r.json"));
+	write_profile(build_small(), rpath("small.data"));
+	fd = open(victim, O_WRONLY | O_CREAT, 0644);
+	cr_assert_eq(write(fd, "precious", 8), 8);
+	close(fd);
+	cr_assert_eq(symlink(victim, rpath("r.json.tmp")), 0);
+	cr_assert_eq(symlink(victim, out), 0);
+	cr_assert_eq(lchown(out, 65534, 65534), 0);
+	um = umask(027);
+	cr_assert_eq(REPORT("--format", "json", "-o", out, rpath("small.data")), 0);
+	umask(um);
+	fd = open(victim, O_RDONLY);
+	cr_assert_eq(read(fd, buf, sizeof(buf) - 1), 8);
+	close(fd);
+	cr_assert_str_eq(buf, "precious");
+	cr_assert_eq(lstat(out, &st), 0);
+	cr_assert(S_ISREG(st.st_mode), "the planted link was not replaced");
+	cr_assert_eq(st.st_mode & 0777, 0640, "mode %o", st.st_mode & 0777);
+	json_object_put(load_json(out));
+	cr_assert_eq(lstat(rpath("r.json.tmp"), &st), 0);
+	cr_assert(S_ISLNK(st.st_mode));
+	cr_assert_neq(REPORT("--format", "json", "-o", "/dev/zero", rpath("small.data")), 0);
+	cr_assert_neq(REPORT("--format", "json", "-o", rpath(""), rpath("small.data")), 0);
+}
+
 /* The text header shows a hostile command line quoted the way a shell reads
  * it back: one line, no raw control or invalid bytes, and bash turns it into
  * the same arguments again. */
@@ -760,7 +813,7 @@ Test(report, text_command_line_is_escaped)
 
 	os_profile_set_argv(p, (int)n, (char **)hostile);
 	write_profile(p, rpath("hostile.data"));
-	cr_assert_eq(REPORT("-o", rpath("h.txt"), rpath("hostile.data")), 0);
+	cr_assert_eq(REPORT("-v", "-o", rpath("h.txt"), rpath("hostile.data")), 0);
 	txt = slurp_text(rpath("h.txt"));
 	line = strstr(txt, "# command:");
 	cr_assert_not_null(line, "%s", txt);
@@ -824,7 +877,7 @@ Test(report, text_free_text_is_escaped)
 	thread(p, OS_THR_NATIVE, "thr\n\x07name", 7, 10);
 	os_profile_add_note(p, "note with\na newline");
 	write_profile(p, rpath("free.data"));
-	cr_assert_eq(REPORT("-o", rpath("free.txt"), rpath("free.data")), 0);
+	cr_assert_eq(REPORT("-v", "-o", rpath("free.txt"), rpath("free.data")), 0);
 	txt = slurp_text(rpath("free.txt"));
 	for (const char *c = txt; *c; c++) {
 		cr_assert((unsigned char)*c >= 0x20 || *c == '\n',
@@ -837,6 +890,51 @@ Test(report, text_free_text_is_escaped)
 	cr_assert_not_null(strstr(txt, "thr\\x0a\\x07name"), "%s", txt);
 	cr_assert_not_null(strstr(txt, "# note:        note with\\x0aa newline\n"), "%s", txt);
 	cr_assert_gt(lines, 5);
+	free(txt);
+}
+
+/* The short header names every loss counter that is not zero, and no other;
+ * notes are counted, shown with -v. */
+Test(report, text_short_header_keeps_losses)
+{
+	struct os_profile *p = build_small();
+	char *txt;
+
+	p->c.lost = 0;
+	p->c.dropped_events = 0;
+	p->c.bad_events = 3;
+	p->c.truncated_paths = 1;
+	os_profile_add_note(p, "second note");
+	write_profile(p, rpath("loss.data"));
+	cr_assert_eq(REPORT("-o", rpath("loss.txt"), rpath("loss.data")), 0);
+	txt = slurp_text(rpath("loss.txt"));
+	cr_assert_not_null(strstr(txt, "\n# lost:        3 malformed events, 1 allocation path"
+				       " cut at the frame limit\n"), "%s", txt);
+	cr_assert_null(strstr(txt, "note:"), "a note in the short header:\n%s", txt);
+	cr_assert_not_null(strstr(txt, "# -v shows 2 notes,"), "%s", txt);
+	free(txt);
+
+	p = build_small();
+	p->c.lost = p->c.dropped_events = 0;
+	write_profile(p, rpath("noloss.data"));
+	cr_assert_eq(REPORT("-o", rpath("noloss.txt"), rpath("noloss.data")), 0);
+	txt = slurp_text(rpath("noloss.txt"));
+	cr_assert_null(strstr(txt, "# lost:"), "a loss line without a loss:\n%s", txt);
+	free(txt);
+
+	/* with estimates, the estimated total, which ranks the objects */
+	p = build_small();
+	p->contexts[1].samples_est = 1000;
+	p->est.samples_attributed = 1350;
+	p->analyses |= OS_AN_ESTIMATES;
+	write_profile(p, rpath("est.data"));
+	cr_assert_eq(REPORT("-o", rpath("est.txt"), rpath("est.data")), 0);
+	txt = slurp_text(rpath("est.txt"));
+	cr_assert_not_null(strstr(txt, "# samples:     500 of 1000 attributed to objects (50.0%); 1350"
+				       " estimated (Horvitz-Thompson), which rank the objects\n"),
+			   "%s", txt);
+	cr_assert_not_null(strstr(txt, "# -v shows 2 notes,"), "the estimates' note not counted:\n%s",
+			   txt);
 	free(txt);
 }
 

@@ -3,6 +3,7 @@
 #include "common/safefs.h"
 
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -270,4 +271,77 @@ Test(safefs, untrusted_text_is_one_printable_line)
 	char s[] = "0\nok\x1b]0;owned\x07\x1b[2J\tdone\r\xc2\x9b";
 
 	cr_expect_str_eq(os_untrusted_text(s), "0 ok?]0;owned??[2J done ??");
+}
+
+/* Output files: an aborted one leaves nothing; a committed one replaces the
+ * name (the old one kept on request), never the file a link points to. */
+Test(safefs, output_files_made_by_us_only)
+{
+	struct os_outfile o;
+	char out[256], err[256] = "", cmd[320], line[64];
+	struct stat st;
+	FILE *ls;
+	int n = 0;
+
+	snprintf(out, sizeof(out), "%s/o.txt", dir);
+	cr_assert_eq(os_out_open(&o, out, 0640, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(write(o.fd, "x", 1), 1);
+	os_out_abort(&o);
+	cr_assert_neq(lstat(out, &st), 0, "an aborted output took the name");
+
+	put("target", "keep", 0644);
+	snprintf(cmd, sizeof(cmd), "%s/target", dir);
+	cr_assert_eq(symlink(cmd, out), 0);
+	cr_assert_eq(lchown(out, 65534, 65534), 0); /* not ours: not followed */
+	cr_assert_eq(os_out_open(&o, out, 0600, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(write(o.fd, "new", 3), 3);
+	cr_assert_eq(os_out_commit(&o, true, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(lstat(out, &st), 0);
+	cr_assert(S_ISREG(st.st_mode) && st.st_size == 3);
+	cr_assert_eq(stat(cmd, &st), 0);
+	cr_assert_eq(st.st_size, 4, "the link's target was written");
+
+	cr_assert_eq(os_out_open(&o, out, 0600, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(write(o.fd, "newer", 5), 5);
+	cr_assert_eq(os_out_commit(&o, true, err, sizeof(err)), 0, "%s", err);
+	snprintf(cmd, sizeof(cmd), "%s/o.txt.old", dir);
+	cr_assert_eq(stat(cmd, &st), 0);
+	cr_assert_eq(st.st_size, 3, "the previous file was not kept as .old");
+
+	snprintf(cmd, sizeof(cmd), "ls -A %s", dir);
+	ls = popen(cmd, "r");
+	while (fgets(line, sizeof(line), ls))
+		n++;
+	pclose(ls);
+	cr_assert_eq(n, 3, "temporary files left: %d entries", n); /* target, o.txt(.old) */
+}
+
+/* Another user's file in a sticky directory cannot be replaced by a user:
+ * the output check says so before a run (issue 24). */
+Test(safefs, output_check_sticky_directory_of_another_user)
+{
+	char out[256];
+	pid_t child;
+	int status;
+
+	if (geteuid() != 0)
+		cr_skip_test("needs root to act as two users");
+	cr_assert_eq(chmod(dir, 01777), 0);
+	put("theirs.data", "x", 0644); /* root's */
+	snprintf(out, sizeof(out), "%s/theirs.data", dir);
+	child = fork();
+	cr_assert_geq(child, 0);
+	if (child == 0) {
+		char err[256] = "";
+		char mine[300];
+
+		if (setgid(65534) != 0 || setuid(65534) != 0)
+			_exit(3);
+		if (os_out_check(out, err, sizeof(err)) != -EPERM || !strstr(err, "sticky"))
+			_exit(1);
+		snprintf(mine, sizeof(mine), "%s/mine.data", dir);
+		_exit(os_out_check(mine, err, sizeof(err)) == 0 ? 0 : 2);
+	}
+	cr_assert_eq(waitpid(child, &status, 0), child);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
 }

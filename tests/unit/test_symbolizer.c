@@ -1,6 +1,7 @@
 #include "symbolizer/symbolizer.h"
 
 #include "common/procmaps.h"
+#include "common/safefs.h"
 #include "symbolizer/perfmap.h"
 
 #include <criterion/criterion.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -244,6 +246,90 @@ Test(symbolizer, dynsym_only)
 	os_sym_free(s);
 }
 
+struct id_ctx {
+	struct os_symbolizer *s;
+	const char *lib, *name;
+	uint32_t pid;
+	int n;
+};
+
+/* The library's mappings with their device and inode, named `name`. */
+static int add_with_id(const struct os_maps_entry *e, void *arg)
+{
+	struct id_ctx *c = arg;
+
+	if (!strcmp(e->path, c->lib) && os_maps_is_exec(e)) {
+		c->n++;
+		return os_sym_add_mapping_id(c->s, c->pid, e->start, e->end, e->offset, c->name,
+					     e->dev_major, e->dev_minor, e->inode);
+	}
+	return 0;
+}
+
+/* Issue 25: the libraries named by the target's maps are hostile names. A
+ * FIFO is not waited on; a file by that name that is not the inode mapped
+ * (another file of the host, a root-only file) is not read: its frames stay
+ * unnamed, counted; the mapped file is still found through map_files. */
+Test(symbolizer, library_not_the_mapped_file_is_not_read, .timeout = 20)
+{
+	struct os_symbolizer *s = os_sym_new();
+	char dir[] = "/tmp/objscope-symid-XXXXXX", fifo[128], copy[128], cmd[2 * PATH_MAX];
+	struct os_sym_result r;
+	struct target t;
+	struct id_ctx c;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/lib.so", dir);
+	cr_assert_eq(mkfifo(fifo, 0666), 0);
+	cr_assert_eq(os_sym_add_mapping(s, 9, 0x400000, 0x410000, 0, fifo), 0);
+	cr_assert_eq(os_sym_resolve(s, 9, 0x401234, &r), 0); /* returns: no hang */
+	cr_assert_null(r.func);
+
+	start_target(&t);
+	snprintf(copy, sizeof(copy), "%s/copy.so", dir);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", t.lib, copy);
+	cr_assert_eq(system(cmd), 0);
+	/* a process that cannot be looked into: only the name is left */
+	c = (struct id_ctx){ s, t.lib, copy, 4242, 0 };
+	cr_assert_eq(os_maps_foreach_pid(t.pid, add_with_id, &c), 0);
+	cr_assert_geq(c.n, 1);
+	cr_assert_eq(os_sym_resolve(s, 4242, func(&t, "symlib_work")->addr, &r), 0);
+	cr_assert_null(r.func, "a file that is not the mapped inode was read: %s", r.func);
+	cr_assert_eq(os_sym_modules_refused(s), 1);
+	os_sym_free(s);
+
+	/* the live process: its map_files entry is the mapped file itself */
+	if (geteuid() == 0) {
+		s = os_sym_new();
+		c = (struct id_ctx){ s, t.lib, copy, (uint32_t)t.pid, 0 };
+		cr_assert_eq(os_maps_foreach_pid(t.pid, add_with_id, &c), 0);
+		check_function(s, t.pid, func(&t, "symlib_work"), "symlib_work", "copy.so",
+			       NULL);
+		cr_assert_eq(os_sym_modules_refused(s), 0);
+		os_sym_free(s);
+	}
+	/* the right inode by name: read as before */
+	s = os_sym_new();
+	c = (struct id_ctx){ s, t.lib, t.lib, 4243, 0 };
+	cr_assert_eq(os_maps_foreach_pid(t.pid, add_with_id, &c), 0);
+	check_function(s, 4243, func(&t, "symlib_work"), "symlib_work", "libsymlib.so", NULL);
+	{ /* the fd handed to libdwfl users is that file */
+		struct stat a, b;
+		int fd = os_sym_module_fd(s, 4243, func(&t, "symlib_work")->addr);
+
+		cr_assert_geq(fd, 0, "%s", strerror(-fd));
+		cr_assert_eq(fstat(fd, &a), 0);
+		cr_assert_eq(stat(t.lib, &b), 0);
+		cr_expect(a.st_ino == b.st_ino && a.st_dev == b.st_dev);
+		close(fd);
+		cr_expect_lt(os_sym_module_fd(s, 4243, 0x10), 0);
+	}
+	os_sym_free(s);
+	stop_target(&t);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
 /* The library's DWARF moved to a separate file found by .gnu_debuglink
  * (as Debian's -dbg packages do): its lines are used only with
  * os_sym_set_separate_lines (record --debug-lines); the function names stay. */
@@ -343,6 +429,68 @@ Test(symbolizer, perf_map)
 
 	cr_assert_eq(os_sym_load_perf_map(s, 77, "/nonexistent/perf-77.map"), -ENOENT);
 	unlink(path);
+	os_sym_free(s);
+}
+
+/* Issue 25: the perf map is the target's file. A FIFO, a symlink or another
+ * user's file is refused at once (no hang, nothing read); an endless line
+ * is skipped and counted, the lines after it still read. */
+Test(symbolizer, perf_map_hostile_files, .timeout = 10)
+{
+	struct os_symbolizer *s = os_sym_new();
+	char dir[] = "/tmp/objscope-pmhost-XXXXXX", p[128], victim[128], *big;
+	const size_t biglen = OS_PERFMAP_MAX_LINE * 3;
+	struct os_sym_result r;
+	struct os_perfmap *pm = NULL;
+	size_t long_lines = 9;
+	int fd;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(p, sizeof(p), "%s/fifo.map", dir);
+	cr_assert_eq(mkfifo(p, 0666), 0);
+	cr_assert_eq(os_sym_load_perf_map(s, 5, p), -EBADFD, "a FIFO was read");
+
+	snprintf(victim, sizeof(victim), "%s/secret", dir);
+	write_file(victim, "0x1000 0x100 secret\n", 20);
+	snprintf(p, sizeof(p), "%s/link.map", dir);
+	cr_assert_eq(symlink(victim, p), 0);
+	cr_assert_eq(os_sym_load_perf_map(s, 5, p), -ELOOP, "a symlink was followed");
+	cr_assert_eq(os_sym_resolve(s, 5, 0x1010, &r), -ENOENT);
+
+	/* another user's map: refused when the JVM's uid is asked for */
+	snprintf(p, sizeof(p), "%s/other.map", dir);
+	write_file(p, "0x1000 0x100 planted\n", 21);
+	cr_assert_eq(chown(p, 65534, 65534), 0);
+	cr_assert_eq(os_open_untrusted(AT_FDCWD, p, 4242, NULL), -EPERM);
+	fd = os_open_untrusted(AT_FDCWD, p, 65534, NULL);
+	cr_assert_geq(fd, 0);
+	close(fd);
+
+	/* an endless line between two good ones */
+	big = malloc(biglen + 64);
+	cr_assert_not_null(big);
+	memset(big, 'A', biglen + 64);
+	memcpy(big, "0x2000 0x10 first\n", 18);
+	memcpy(big + biglen, "\n0x3000 0x10 last\n", 19);
+	snprintf(p, sizeof(p), "%s/long.map", dir);
+	write_file(p, big, biglen + 19);
+	fd = open(p, O_RDONLY);
+	cr_assert_eq(os_sym_load_perf_map_fd(s, 5, fd, &long_lines), 0);
+	close(fd);
+	cr_assert_eq(long_lines, 1);
+	cr_assert_eq(os_sym_resolve(s, 5, 0x2001, &r), 0);
+	cr_assert_str_eq(r.func, "first");
+	cr_assert_eq(os_sym_resolve(s, 5, 0x3001, &r), 0);
+	cr_assert_str_eq(r.func, "last");
+	/* the same from memory, the last line without its newline */
+	cr_assert_eq(os_perfmap_load_mem(big, biglen + 18, &pm), 0);
+	cr_assert_eq(os_perfmap_count(pm), 2);
+	cr_assert_eq(os_perfmap_long_lines(pm), 1);
+	os_perfmap_free(pm);
+	cr_assert_eq(os_perfmap_load_mem(big, OS_PERFMAP_MAX_BYTES + 1, &pm), -EFBIG);
+	free(big);
+	snprintf(p, sizeof(p), "rm -rf %s", dir);
+	cr_assert_eq(system(p), 0);
 	os_sym_free(s);
 }
 

@@ -1,0 +1,317 @@
+/* cli.c - end-to-end tests of the command line as a user meets it (issue 24):
+ * every bad argument is refused in one line with exit status 2 before the
+ * command runs, options that are not implemented are errors, the help lists
+ * only what works, `record -d` profiles for that long and lets the command
+ * run on, and `make install` gives a relocatable tree that runs without
+ * environment variables.
+ *
+ * "Before the command runs" is checked with a command that leaves a trace:
+ * `touch DIR/ran`; the file must not exist afterwards.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tests/e2e/helpers.h"
+
+static char *tmp;
+
+static void setup(void)
+{
+	tmp = e2e_suite_setup();
+}
+
+static void teardown(void)
+{
+	e2e_suite_teardown(&tmp);
+}
+
+TestSuite(e2e_cli, .init = setup, .fini = teardown, .timeout = 90);
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+/* Runs `objscope record OPTS... -o DIR/p.data -- touch DIR/ran` (or, with
+ * attach, `objscope attach OPTS... -o DIR/p.data PID-of-a-sleep`) and
+ * asserts: exit status 2, stdout empty, exactly one line on stderr that
+ * starts with "objscope: " and contains `want`, nothing run, no profile. */
+static void refused(const char *cmd, const char *const opts[], const char *want)
+{
+	char *ran = e2e_path(tmp, "ran"), *profile = e2e_path(tmp, "p.data");
+	const char *argv[32];
+	char what[512] = "";
+	struct e2e_result res;
+	size_t n = 0;
+
+	unlink(ran);
+	unlink(profile);
+	argv[n++] = E2E_OBJSCOPE;
+	argv[n++] = cmd;
+	for (size_t i = 0; opts[i]; i++) {
+		argv[n++] = opts[i];
+		strncat(what, opts[i], sizeof(what) - strlen(what) - 2);
+		strcat(what, " ");
+	}
+	if (!strcmp(cmd, "record")) {
+		argv[n++] = "-o";
+		argv[n++] = profile;
+		argv[n++] = "--";
+		argv[n++] = "touch";
+		argv[n++] = ran;
+	}
+	argv[n] = NULL;
+	cr_assert_eq(e2e_run(tmp, argv, NULL, &res), 0);
+	cr_expect_eq(res.status, 2, "%s %s: exit status %d, not 2 (stderr: %s)", cmd, what,
+		     res.status, res.err);
+	cr_expect_eq(e2e_count_lines(res.err, res.err_len), 1, "%s %s: not one line: '%s'", cmd,
+		     what, res.err);
+	cr_expect(!strncmp(res.err, "objscope: ", 10), "%s %s: '%s'", cmd, what, res.err);
+	cr_expect(strstr(res.err, want), "%s %s: '%s' does not say '%s'", cmd, what, res.err,
+		  want);
+	cr_expect_eq(res.out_len, 0, "%s %s: stdout '%s'", cmd, what, res.out);
+	cr_expect(!exists(ran), "%s %s: the command ran", cmd, what);
+	cr_expect(!exists(profile), "%s %s: a profile was written", cmd, what);
+	e2e_result_free(&res);
+	free(ran);
+	free(profile);
+}
+
+#define OPTS(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
+/* argv (complete) exits with 2 and one line that contains want. */
+static void one_line_usage_error(const char *const argv[], const char *want)
+{
+	struct e2e_result res;
+
+	cr_assert_eq(e2e_run(tmp, argv, NULL, &res), 0);
+	cr_expect_eq(res.status, 2, "%s %s: status %d", argv[1], argv[2], res.status);
+	cr_expect_eq(e2e_count_lines(res.err, res.err_len), 1, "'%s'", res.err);
+	cr_expect(strstr(res.err, want), "'%s' does not say '%s'", res.err, want);
+	e2e_result_free(&res);
+}
+
+Test(e2e_cli, unimplemented_options_are_errors)
+{
+	static const char *const cmds[] = { "record", "attach" };
+
+	for (size_t i = 0; i < 2; i++) {
+		/* attach: the PID would follow; the options fail before it is read */
+		refused(cmds[i], OPTS("--lifetimes", "1"), "--lifetimes is not implemented yet "
+							 "(issue 19)");
+		refused(cmds[i], OPTS("--reuse", "1"), "--reuse is not implemented yet (issue 20)");
+		refused(cmds[i], OPTS("-v", "--numa", "1"), "--numa is not implemented yet "
+							     "(issue 22)");
+		refused(cmds[i], OPTS("-e", "cycles", "1"), "PMU events are not implemented yet");
+		refused(cmds[i], OPTS("--event", "mem-loads", "1"), "-e mem-loads");
+	}
+}
+
+Test(e2e_cli, bad_numbers_are_refused_before_the_command_runs)
+{
+	refused("record", OPTS("-F", "0"), "invalid value '0' for -F");
+	refused("record", OPTS("-F", "100001"), "for -F");
+	refused("record", OPTS("-F", "-5"), "for -F");
+	refused("record", OPTS("-F", "10x"), "for -F");
+	refused("record", OPTS("-d", "0"), "for -d");
+	refused("record", OPTS("-d", "-1"), "for -d");
+	refused("record", OPTS("-d", "inf"), "for -d");
+	refused("record", OPTS("-d", "nan"), "for -d");
+	refused("record", OPTS("-d", "1e9"), "for -d");
+	refused("record", OPTS("-d", "2s"), "for -d");
+	refused("record", OPTS("--min-size", "0"), "for --min-size");
+	refused("record", OPTS("--ring-kb", "8"), "for --ring-kb");
+	refused("record", OPTS("--ring-kb", "100"), "--ring-kb must be a power of two");
+	refused("record", OPTS("--threads", "0"), "for --threads");
+	refused("record", OPTS("--java-tlab", "100"), "for --java-tlab");
+	refused("record", OPTS("--call-graph", "dwarf,12"), "multiple of 8");
+	refused("record", OPTS("--call-graph", "lbr"), "--call-graph takes");
+	refused("record", OPTS("--java-objects", "all"), "--java-objects takes");
+	refused("record", OPTS("--watch-route", "x"), "--watch-route takes");
+	refused("attach", OPTS("-d", "0", "1"), "for -d");
+	refused("attach", OPTS("-F", "1000000", "1"), "for -F");
+}
+
+Test(e2e_cli, unknown_options_and_missing_values_are_refused)
+{
+	refused("record", OPTS("--bogus"), "unknown or ambiguous option '--bogus'");
+	refused("record", OPTS("-x"), "unknown option '-x'");
+	refused("record", OPTS("-qx"), "unknown option '-x'");
+	refused("record", OPTS("--progress=1"), "option '--progress=1' is unknown or takes no "
+						 "value");
+	refused("record", OPTS("--j"), "ambiguous option '--j'");
+	refused("attach", OPTS("--bogus", "1"), "unknown or ambiguous option '--bogus'");
+	/* a value that is the next option is not taken as one */
+	refused("record", OPTS("--java-objects", "-q"), "--java-objects takes");
+	/* an option without its value at the end of the line */
+	refused("attach", OPTS("-F"), "needs a value");
+	refused("attach", OPTS("--output"), "needs a value");
+	/* no command, no PID, unknown command */
+	one_line_usage_error(OPTS(E2E_OBJSCOPE, "record", "-q"), "no command given");
+	one_line_usage_error(OPTS(E2E_OBJSCOPE, "record", "-q", "--"), "no command given");
+	one_line_usage_error(OPTS(E2E_OBJSCOPE, "attach", "-q"), "expected one process id");
+	one_line_usage_error(OPTS(E2E_OBJSCOPE, "attach", "-q", "12x"), "expected one process id");
+	one_line_usage_error(OPTS(E2E_OBJSCOPE, "recrod", "--", "true"),
+			     "unknown command 'recrod'");
+}
+
+/* The help lists what works: every command and report format at the top;
+ * no PMU event names, no analyses of later issues in record's. */
+Test(e2e_cli, help_lists_only_what_works)
+{
+	const char *top[] = { E2E_OBJSCOPE, "--help", NULL };
+	const char *rec[] = { E2E_OBJSCOPE, "record", "--help", NULL };
+	static const char *const words[] = { "record", "attach", "report", "text", "json", "html",
+					     "pprof", "collapsed" };
+	struct e2e_result res;
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		cr_expect(e2e_help_mentions(tmp, top, words[i]), "objscope --help lacks '%s'",
+			  words[i]);
+	cr_assert_eq(e2e_run(tmp, rec, NULL, &res), 0);
+	cr_expect_eq(res.status, 0);
+	cr_expect(strstr(res.out, "-d, --duration"), "%s", res.out);
+	cr_expect(strstr(res.out, "-e, --event"), "%s", res.out);
+	cr_expect(!strstr(res.out, "--lifetimes"), "record --help offers --lifetimes");
+	cr_expect(!strstr(res.out, "--reuse"), "record --help offers --reuse");
+	cr_expect(!strstr(res.out, "--numa"), "record --help offers --numa");
+	cr_expect(!strstr(res.out, "libpfm"), "record --help offers PMU events");
+	e2e_result_free(&res);
+}
+
+/* record -d 1 on a command that runs 3 s: the command's output and status
+ * are those of an unprofiled run, objscope ends when it does (not before,
+ * not much after: the hooks are disarmed, nothing waits on the rings), and
+ * the profile covers the first second, which it says. */
+Test(e2e_cli, record_duration_profiles_the_first_seconds)
+{
+	char *ready = e2e_path(tmp, "ready"), *profile = e2e_path(tmp, "d.data");
+	const char *plain[] = { E2E_FIXTURE("fault_sleeper"), ready, "3", "7", NULL };
+	const char *opts[] = { "-d", "1", NULL };
+	struct e2e_result base, res;
+	json_object *rep, *meta;
+	char msg[256];
+	double t0, t_plain, t_rec, dur;
+
+	t0 = mono_s();
+	cr_assert_eq(e2e_run(tmp, plain, NULL, &base), 0);
+	t_plain = mono_s() - t0;
+	cr_assert_eq(base.status, 7);
+	t0 = mono_s();
+	cr_assert_eq(e2e_record(tmp, profile, opts, plain, &res), 0);
+	t_rec = mono_s() - t0;
+	cr_expect_eq(res.status, 7, "status %d, stderr: %s", res.status, res.err);
+	cr_expect_str_eq(res.out, base.out, "the command's output changed");
+	cr_expect(strstr(res.err, "fault_sleeper: exiting with 7"), "%s", res.err);
+	cr_expect(t_rec >= 2.9, "objscope ended after %.2f s, before the 3 s command", t_rec);
+	cr_expect(t_rec < t_plain + 2.0, "record -d 1 took %.2f s, the command alone %.2f s",
+		  t_rec, t_plain);
+	rep = e2e_report_json(tmp, profile, msg, sizeof(msg));
+	cr_assert_not_null(rep, "%s", msg);
+	meta = e2e_get(rep, "meta");
+	dur = e2e_get_double(meta, "duration_s");
+	cr_expect(dur >= 0.95 && dur < 1.5, "profile duration %.3f s for -d 1", dur);
+	cr_expect_not_null(e2e_note(rep, "record -d 1: the first 1 s"), "no -d note");
+	json_object_put(rep);
+	e2e_result_free(&base);
+	e2e_result_free(&res);
+	free(ready);
+	free(profile);
+}
+
+/* -d longer than the command: the whole run is profiled, as without -d. */
+Test(e2e_cli, record_duration_longer_than_the_command)
+{
+	char *profile = e2e_path(tmp, "e.data");
+	const char *argv[] = { E2E_FIXTURE("exitcode"), "4", NULL };
+	const char *opts[] = { "-d", "30", NULL };
+	struct e2e_result res;
+	json_object *rep;
+	char msg[256];
+	double t0 = mono_s();
+
+	cr_assert_eq(e2e_record(tmp, profile, opts, argv, &res), 0);
+	cr_expect_eq(res.status, 4, "stderr: %s", res.err);
+	cr_expect(mono_s() - t0 < 20, "objscope waited for -d after the command ended");
+	rep = e2e_report_json(tmp, profile, msg, sizeof(msg));
+	cr_assert_not_null(rep, "%s", msg);
+	cr_expect_null(e2e_note(rep, "record -d"), "a -d note on a complete run");
+	json_object_put(rep);
+	e2e_result_free(&res);
+	free(profile);
+}
+
+/* make install into DESTDIR, the prefix then moved elsewhere: the installed
+ * objscope records a fixture from another directory without OBJSCOPE_LIB;
+ * make uninstall removes both files. Installs the build being tested (-o all:
+ * nothing is rebuilt). */
+Test(e2e_cli, make_install_is_relocatable, .timeout = 120)
+{
+	char *dest = e2e_path(tmp, "dest"), *moved = e2e_path(tmp, "moved"),
+	     *work = e2e_path(tmp, "work"), cmd[PATH_MAX * 2 + 128], fixture[PATH_MAX],
+	     bin[PATH_MAX], from[PATH_MAX];
+	const char *argv[] = { bin, "record", "-q", "-o", "p.data", "--", fixture, "6", NULL };
+	int st;
+	pid_t pid;
+	json_object *rep;
+	char msg[256], *profile;
+
+	if (access("Makefile", R_OK) != 0 || system("command -v make >/dev/null 2>&1") != 0)
+		cr_skip_test("no Makefile in the working directory or no make: run from the "
+			     "repository root");
+	/* a make that runs the tests must not hand its jobserver to this one */
+	unsetenv("MAKEFLAGS");
+	unsetenv("MFLAGS");
+	unsetenv("MAKELEVEL");
+	unsetenv("OBJSCOPE_LIB");
+	snprintf(cmd, sizeof(cmd), "make -s -o all install DESTDIR=%s PREFIX=/opt/x >%s/make.log "
+		 "2>&1", dest, tmp);
+	cr_assert_eq(system(cmd), 0, "%s failed (see %s/make.log)", cmd, tmp);
+	snprintf(from, sizeof(from), "%s/opt/x", dest);
+	cr_assert(exists(strcat(strcpy(bin, from), "/bin/objscope")));
+	cr_assert(exists(strcat(strcpy(bin, from), "/lib/objscope/libobjscope.so")));
+	/* relocatable: the whole prefix elsewhere */
+	cr_assert_eq(rename(from, moved), 0, "rename: %s", strerror(errno));
+	snprintf(bin, sizeof(bin), "%s/bin/objscope", moved);
+	cr_assert_not_null(realpath(E2E_FIXTURE("exitcode"), fixture));
+	cr_assert_eq(mkdir(work, 0755), 0);
+	pid = e2e_spawn_logged(tmp, "installed", argv, work);
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 6, "installed objscope: status %d (%s/"
+		  "installed.err)", st, tmp);
+	profile = e2e_path(work, "p.data");
+	rep = e2e_report_json(tmp, profile, msg, sizeof(msg));
+	cr_expect_not_null(rep, "no profile from the installed objscope: %s", msg);
+	if (rep)
+		json_object_put(rep);
+	free(profile);
+	/* uninstall from where it now is */
+	snprintf(cmd, sizeof(cmd), "make -s uninstall DESTDIR=%s PREFIX=/moved >>%s/make.log 2>&1",
+		 tmp, tmp);
+	cr_expect_eq(system(cmd), 0, "%s failed", cmd);
+	snprintf(bin, sizeof(bin), "%s/bin/objscope", moved);
+	cr_expect(!exists(bin), "make uninstall left %s", bin);
+	snprintf(bin, sizeof(bin), "%s/lib/objscope", moved);
+	cr_expect(!exists(bin), "make uninstall left %s", bin);
+	free(dest);
+	free(moved);
+	free(work);
+}
