@@ -1103,8 +1103,11 @@ Test(security, user_namespace_binds_host_directory_on_tmp)
  * makes that path a symlink to a root-only file written as a perf map.
  * With read_only, the file lies on a read-only bind mount (in a mount
  * namespace of the record's own) so that only objscope's reading is
- * tested; without, the JVM, root, may write its map at exit. The file
- * stays as it was and its symbol name is not in the profile. */
+ * tested; without, the JVM, root, writes its map at exit through whatever
+ * the path is then: the write objscope asked for must not reach the file
+ * (the path has to be objscope's own before the JVM writes it, or the map
+ * not asked for). The file stays as it was and its symbol name is not in
+ * the profile. */
 static void record_with_planted_map(bool read_only)
 {
 	char *dir, *vdir, *victim, *profile, *stop, exe[PATH_MAX], cp[PATH_MAX];
