@@ -21,6 +21,7 @@
 #ifndef OBJSCOPE_PROFILE_H
 #define OBJSCOPE_PROFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -60,6 +61,15 @@ enum os_metric {
 	OS_M_REMOTE = 2,    /* samples served from a remote NUMA node */
 	OS_M_COUNT
 };
+#define OS_M_ALL ((1u << OS_M_COUNT) - 1)
+
+/* The metrics (bits 1u << OS_M_*) a sampler measures, by the name recorded
+ * in meta.sampler: "soft" (task-clock, data address decoded from the
+ * instruction) measures none of them. A sampler not listed in
+ * common/profile_merge.c (or none recorded) counts as measuring none: its
+ * metric slots are reported as not measured (JSON null), never as 0. A
+ * sampler added to objscope must be listed there with what it fills. */
+uint32_t os_sampler_metrics(const char *sampler);
 
 /* Java frames: name is "pkg.Class.method" and file the source file name
  * ("Bench.java"). Native frames: name is the (demangled) function, module the
@@ -169,6 +179,20 @@ struct os_meta {
 
 enum { OS_AN_REPLICAS = 1u << 0, OS_AN_ESTIMATES = 1u << 1 };
 
+/* What os_profile_merge did; in memory only (not in the file). All zero for
+ * a profile read or built and not merged. */
+struct os_merge_info {
+	uint32_t inputs;      /* profiles merged (a non-empty dst counts as one) */
+	uint32_t unmeasured;  /* OS_M_* bits some input did not measure */
+	uint64_t period_min;  /* smallest and largest sample period of the inputs */
+	uint64_t period_max;  /* (0 when an input's period is unknown) */
+	bool scaled;          /* sample counts were scaled to meta.period */
+	bool inexact;         /* ... by a ratio that is not a whole number: rounded */
+	bool raw;             /* periods differ but could not be normalised (an input
+			       * of unknown period or of another event): summed raw */
+	uint32_t note;        /* 1 + index in meta.notes of the note saying so; 0: none */
+};
+
 /* Profile-level sample estimates (OS_AN_ESTIMATES), as samples_est. */
 struct os_estimates {
 	double samples_attributed;      /* estimate of c.samples_attributed */
@@ -192,6 +216,7 @@ struct os_profile {
 	struct os_thread *threads;
 	uint32_t analyses;         /* OS_AN_* bits: analyses that were run / sections present */
 	struct os_estimates est;   /* meaningful when OS_AN_ESTIMATES is set */
+	struct os_merge_info merge; /* set by os_profile_merge */
 	void *priv;                /* builder state (interning tables) */
 };
 
@@ -244,8 +269,26 @@ int os_profile_read_mem(const void *buf, size_t len, struct os_profile **out, ch
  *   (context, access path); threads equal by (pid, tid, kind, name) summed.
  * Merging into a fresh os_profile_new() therefore also folds duplicate
  * contexts of src. Sample estimates (OS_AN_ESTIMATES) are summed; a side
- * without them counts its samples (every weight 1). Returns 0 or -ENOMEM (dst then holds a partial merge). */
+ * without them counts its samples (every weight 1).
+ * Periods: a sample stands for `period` events, so profiles taken at
+ * different periods (-F) of the same event are normalised: every sample
+ * count (samples, samples_est, metrics of contexts, accesses and threads,
+ * the sample counters, estimates) is scaled to the smallest period of the
+ * inputs, which becomes meta.period: a sample at period 2P counts as 2 at
+ * period P (rounded to the nearest when the ratio is not whole: totals and
+ * the sums of their parts may then differ by rounding). Allocation, byte,
+ * replica and event counts are not scaled. Inputs of different events, or
+ * of an unknown period (0), cannot be normalised: they are summed as they
+ * are. Either way dst->merge records it and a note says it.
+ * Metrics measured (os_profile_metrics) after a merge: those every input
+ * measured.
+ * Returns 0 or -ENOMEM (dst then holds a partial merge). */
 int os_profile_merge(struct os_profile *dst, const struct os_profile *src);
+
+/* Metrics (bits 1u << OS_M_*) measured for this profile: its sampler's
+ * (os_sampler_metrics), less those some merged input did not measure. A
+ * metric not measured reads 0 in the profile and must be shown as absent. */
+uint32_t os_profile_metrics(const struct os_profile *p);
 
 /* String `id`, or NULL for OS_NONE / out of range. */
 const char *os_profile_str(const struct os_profile *p, uint32_t id);

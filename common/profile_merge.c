@@ -1,12 +1,210 @@
-/* profile_merge.c - adding one profile into another (semantics in profile.h). */
+/* profile_merge.c - adding one profile into another, normalised to a
+ * common sample period, and which metrics a profile measured (semantics in
+ * profile.h). */
 #include "common/profile.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/hashmap.h"
+
+/* What each sampler objscope has fills in the metric slots. The software
+ * sampler (attacher/sampler_soft.c) decodes the data address from the
+ * instruction: no load latency, no data source (L1 miss, remote node). */
+static const struct {
+	const char *name;
+	uint32_t metrics;
+} samplers[] = {
+	{ "soft", 0 },
+};
+
+uint32_t os_sampler_metrics(const char *sampler)
+{
+	size_t i;
+
+	for (i = 0; sampler && i < sizeof(samplers) / sizeof(samplers[0]); i++)
+		if (strcmp(samplers[i].name, sampler) == 0)
+			return samplers[i].metrics;
+	return 0;
+}
+
+uint32_t os_profile_metrics(const struct os_profile *p)
+{
+	return os_sampler_metrics(os_profile_str(p, p->meta.sampler)) & ~p->merge.unmeasured &
+	       OS_M_ALL;
+}
+
+/* Scaling a sample count from one period to another: v * num / den,
+ * rounded to the nearest. */
+struct scale {
+	uint64_t num, den;
+};
+
+static bool scale_id(const struct scale *s)
+{
+	return s->num == s->den;
+}
+
+static uint64_t sc(uint64_t v, const struct scale *s)
+{
+	unsigned __int128 x;
+
+	if (scale_id(s))
+		return v;
+	x = ((unsigned __int128)v * s->num + s->den / 2) / s->den;
+	return x > UINT64_MAX ? UINT64_MAX : (uint64_t)x;
+}
+
+static double scd(double v, const struct scale *s)
+{
+	return scale_id(s) ? v : v * (double)s->num / (double)s->den;
+}
+
+static void sc_metrics(uint64_t *m, const struct scale *s)
+{
+	for (int i = 0; i < OS_M_COUNT; i++)
+		m[i] = sc(m[i], s);
+}
+
+/* The counters that count samples (the others count events, bytes, GCs). */
+static const size_t sample_counters[] = {
+	offsetof(struct os_counters, samples_total),
+	offsetof(struct os_counters, samples_addressed),
+	offsetof(struct os_counters, samples_heap),
+	offsetof(struct os_counters, samples_attributed),
+	offsetof(struct os_counters, lost),
+	offsetof(struct os_counters, unaddressed_nomem),
+	offsetof(struct os_counters, unaddressed_clobbered),
+	offsetof(struct os_counters, unaddressed_undecodable),
+	offsetof(struct os_counters, samples_java_heap),
+	offsetof(struct os_counters, samples_java_attributed),
+	offsetof(struct os_counters, samples_jit),
+};
+
+static void sc_counters(struct os_counters *c, const struct scale *s)
+{
+	for (size_t i = 0; i < sizeof(sample_counters) / sizeof(sample_counters[0]); i++) {
+		uint64_t *v = (uint64_t *)((char *)c + sample_counters[i]);
+
+		*v = sc(*v, s);
+	}
+}
+
+/* dst's counts, rescaled in place (its period drops to a later input's). */
+static void sc_profile(struct os_profile *p, const struct scale *s)
+{
+	uint32_t i;
+
+	if (scale_id(s))
+		return;
+	sc_counters(&p->c, s);
+	for (i = 0; i < p->ncontexts; i++) {
+		p->contexts[i].samples = sc(p->contexts[i].samples, s);
+		p->contexts[i].samples_est = scd(p->contexts[i].samples_est, s);
+		sc_metrics(p->contexts[i].metrics, s);
+	}
+	for (i = 0; i < p->naccesses; i++) {
+		p->accesses[i].samples = sc(p->accesses[i].samples, s);
+		p->accesses[i].samples_est = scd(p->accesses[i].samples_est, s);
+		sc_metrics(p->accesses[i].metrics, s);
+	}
+	for (i = 0; i < p->nthreads; i++)
+		p->threads[i].samples = sc(p->threads[i].samples, s);
+	p->est.samples_attributed = scd(p->est.samples_attributed, s);
+	p->est.samples_java_attributed = scd(p->est.samples_java_attributed, s);
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+/* Decides how src's counts (*ss) and dst's (*ds) are scaled, and records
+ * it in dst->merge. */
+static void plan_periods(struct os_profile *dst, const struct os_profile *src,
+			 struct scale *ss, struct scale *ds)
+{
+	struct os_merge_info *m = &dst->merge;
+	uint64_t dp = dst->meta.period, sp = src->meta.period, common;
+	bool empty = !m->inputs && !dp && dst->meta.sampler == OS_NONE && !dst->ncontexts &&
+		     !dst->c.samples_total;
+
+	*ss = (struct scale){ 1, 1 };
+	*ds = (struct scale){ 1, 1 };
+	if (!m->inputs && !empty) { /* a profile merged into: its first input */
+		m->inputs = 1;
+		m->period_min = m->period_max = dp;
+		m->unmeasured = ~os_profile_metrics(dst) & OS_M_ALL;
+	}
+	m->unmeasured |= ~os_profile_metrics(src) & OS_M_ALL;
+	if (!m->inputs++) {
+		m->period_min = m->period_max = sp;
+		return; /* dst takes src's meta */
+	}
+	if (sp < m->period_min)
+		m->period_min = sp;
+	if (sp > m->period_max)
+		m->period_max = sp;
+	if (src->meta.freq != dst->meta.freq)
+		dst->meta.freq = 0; /* no one requested frequency */
+	if (!same_str(os_profile_str(dst, dst->meta.event), os_profile_str(src, src->meta.event)) ||
+	    ((sp != dp || m->raw) && (!sp || !dp || m->raw))) {
+		m->raw = true;
+		return;
+	}
+	if (sp == dp)
+		return;
+	common = sp < dp ? sp : dp;
+	*ss = (struct scale){ sp, common };
+	*ds = (struct scale){ dp, common };
+	if (sp % common || dp % common)
+		m->inexact = true;
+	m->scaled = true;
+	dst->meta.period = common;
+}
+
+/* The note that says how the periods were merged, replaced as inputs come. */
+static int period_note(struct os_profile *dst)
+{
+	const struct os_merge_info *m = &dst->merge;
+	const char *ev = os_profile_str(dst, dst->meta.event);
+	char buf[512];
+	uint32_t id, i;
+
+	if (m->raw)
+		snprintf(buf, sizeof(buf),
+			 "merged %u profiles whose samples are not comparable (different events, or"
+			 " a sample period unknown): sample counts summed as they are; the period"
+			 " and event shown are the first profile's",
+			 m->inputs);
+	else if (m->scaled)
+		snprintf(buf, sizeof(buf),
+			 "merged %u profiles sampled at different periods (%" PRIu64 " to %" PRIu64
+			 " %s): sample counts scaled to period %" PRIu64
+			 " (a sample at period N counts N/%" PRIu64 "%s)",
+			 m->inputs, m->period_min, m->period_max, ev ? ev : "events",
+			 dst->meta.period, dst->meta.period, m->inexact ? ", rounded" : "");
+	else
+		return 0;
+	id = os_profile_string(dst, buf);
+	if (id == OS_NONE)
+		return -ENOMEM;
+	if (m->note && m->note <= dst->meta.nnotes) {
+		dst->meta.notes[m->note - 1] = id;
+		return 0;
+	}
+	if (os_profile_add_note(dst, buf))
+		return -ENOMEM;
+	for (i = 0; i < dst->meta.nnotes; i++)
+		if (dst->meta.notes[i] == id)
+			dst->merge.note = i + 1;
+	return 0;
+}
 
 /* A lookup table from content hash to an index in dst; collisions with
  * different content move on along a fixed probe sequence of keys. */
@@ -126,6 +324,7 @@ struct merge_state {
 	uint32_t *strmap, *framemap, *stackmap, *ctxmap;
 	uint32_t *buf; /* frame ids of one stack */
 	struct os_hmap contexts, accesses, threads;
+	struct scale scale; /* of src's sample counts */
 };
 
 static uint32_t map_str(const struct merge_state *st, uint32_t id)
@@ -184,13 +383,15 @@ static int merge_meta(struct os_profile *dst, const struct os_profile *src,
 {
 	const struct os_meta *s = &src->meta;
 	struct os_meta *d = &dst->meta;
+	struct os_counters srcc = src->c;
 	uint64_t *dc = (uint64_t *)&dst->c;
-	const uint64_t *sc = (const uint64_t *)&src->c;
+	const uint64_t *scn = (const uint64_t *)&srcc;
 	uint32_t i;
 	int ret;
 
+	sc_counters(&srcc, &st->scale);
 	for (i = 0; i < sizeof(dst->c) / sizeof(uint64_t); i++)
-		dc[i] += sc[i];
+		dc[i] += scn[i];
 	if (s->duration_s > d->duration_s)
 		d->duration_s = s->duration_s;
 	if (!d->argc && s->argc) {
@@ -211,7 +412,7 @@ static int merge_meta(struct os_profile *dst, const struct os_profile *src,
 		d->hostname = map_str(st, s->hostname);
 	if (!d->period)
 		d->period = s->period;
-	if (!d->freq)
+	if (!d->freq && dst->merge.inputs <= 1)
 		d->freq = s->freq;
 	if (!d->min_size)
 		d->min_size = s->min_size;
@@ -306,8 +507,9 @@ static int merge_records(struct os_profile *dst, const struct os_profile *src,
 		struct os_context c = src->contexts[i];
 		struct pair k;
 
-		if (!est)
-			c.samples_est = (double)c.samples;
+		c.samples = sc(c.samples, &st->scale);
+		sc_metrics(c.metrics, &st->scale);
+		c.samples_est = est ? scd(c.samples_est, &st->scale) : (double)c.samples;
 		c.type = map_str(st, c.type);
 		c.stack = map_stack(st, c.stack);
 		k = (struct pair){ c.type, c.stack };
@@ -332,8 +534,9 @@ static int merge_records(struct os_profile *dst, const struct os_profile *src,
 		struct os_access a = src->accesses[i];
 		struct pair k;
 
-		if (!est)
-			a.samples_est = (double)a.samples;
+		a.samples = sc(a.samples, &st->scale);
+		sc_metrics(a.metrics, &st->scale);
+		a.samples_est = est ? scd(a.samples_est, &st->scale) : (double)a.samples;
 		a.context = st->ctxmap[a.context];
 		a.stack = map_stack(st, a.stack);
 		k = (struct pair){ a.context, a.stack };
@@ -352,6 +555,7 @@ static int merge_records(struct os_profile *dst, const struct os_profile *src,
 		struct os_thread t = src->threads[i];
 
 		t.name = map_str(st, t.name);
+		t.samples = sc(t.samples, &st->scale);
 		idx = lookup(&st->threads, thread_hash(&t), thread_match, dst, &t, &slot);
 		if (idx != OS_NONE) {
 			dst->threads[idx].samples += t.samples;
@@ -367,11 +571,14 @@ static int merge_records(struct os_profile *dst, const struct os_profile *src,
 int os_profile_merge(struct os_profile *dst, const struct os_profile *src)
 {
 	struct merge_state st = { 0 };
+	struct scale ds;
 	int ret;
 
 	os_hmap_init(&st.contexts);
 	os_hmap_init(&st.accesses);
 	os_hmap_init(&st.threads);
+	plan_periods(dst, src, &st.scale, &ds);
+	sc_profile(dst, &ds);
 	estimates_begin(dst, src); /* before merge_meta adds src's counters */
 	ret = merge_tables(dst, src, &st);
 	if (ret)
@@ -386,12 +593,16 @@ int os_profile_merge(struct os_profile *dst, const struct os_profile *src)
 	if (!ret) {
 		dst->analyses |= src->analyses; /* OS_AN_REPLICAS: counts summed above */
 		if (src->analyses & OS_AN_ESTIMATES) {
-			dst->est.samples_attributed += src->est.samples_attributed;
-			dst->est.samples_java_attributed += src->est.samples_java_attributed;
+			dst->est.samples_attributed += scd(src->est.samples_attributed, &st.scale);
+			dst->est.samples_java_attributed +=
+				scd(src->est.samples_java_attributed, &st.scale);
 		} else {
-			dst->est.samples_attributed += (double)src->c.samples_attributed;
-			dst->est.samples_java_attributed += (double)src->c.samples_java_attributed;
+			dst->est.samples_attributed +=
+				(double)sc(src->c.samples_attributed, &st.scale);
+			dst->est.samples_java_attributed +=
+				(double)sc(src->c.samples_java_attributed, &st.scale);
 		}
+		ret = period_note(dst);
 	}
 out:
 	os_hmap_destroy(&st.contexts);

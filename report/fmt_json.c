@@ -86,12 +86,43 @@ static void jstack(struct json_writer *w, struct frame_cache *fc, const char *ke
 	jw_end_array(w);
 }
 
-static void jmetrics(struct json_writer *w, const uint64_t *m)
+/* A metric the sampler did not measure is null, not 0 (os_profile_metrics). */
+static void jmetric(struct json_writer *w, const char *key, uint32_t measured, int which,
+		    const uint64_t *m)
+{
+	if (measured & (1u << which))
+		jw_u64(w, key, m[which]);
+	else
+		jw_null(w, key);
+}
+
+static void jmetrics(struct json_writer *w, uint32_t measured, const uint64_t *m)
 {
 	jw_begin_object(w, "metrics");
-	jw_u64(w, "latency_cycles", m[OS_M_LATENCY]);
-	jw_u64(w, "l1_miss", m[OS_M_L1_MISS]);
-	jw_u64(w, "remote", m[OS_M_REMOTE]);
+	jmetric(w, "latency_cycles", measured, OS_M_LATENCY, m);
+	jmetric(w, "l1_miss", measured, OS_M_L1_MISS, m);
+	jmetric(w, "remote", measured, OS_M_REMOTE, m);
+	jw_end_object(w);
+}
+
+/* Beyond the contract too (docs/INTERFACE.md lists them): meta.merge, how
+ * the inputs were merged (null for one profile), and meta.metrics_measured. */
+static void jmerge(struct json_writer *w, const struct os_profile *p)
+{
+	const struct os_merge_info *m = &p->merge;
+
+	if (m->inputs < 2) {
+		jw_null(w, "merge");
+		return;
+	}
+	jw_begin_object(w, "merge");
+	jw_u64(w, "profiles", m->inputs);
+	jw_u64(w, "period_min", m->period_min);
+	jw_u64(w, "period_max", m->period_max);
+	/* "scaled": counts of each input scaled to meta.period; "raw": periods
+	 * differ and could not be normalised; "same": one period */
+	jw_string(w, "normalisation", m->raw ? "raw" : m->scaled ? "scaled" : "same");
+	jw_bool(w, "rounded", m->inexact);
 	jw_end_object(w);
 }
 
@@ -160,6 +191,15 @@ static void jmeta(struct json_writer *w, const struct os_profile *p)
 	jw_string(w, "mode", report_str(p, m->mode));
 	jw_string(w, "hostname", report_str(p, m->hostname));
 	jw_u64(w, "start_time", m->start_time);
+	jmerge(w, p);
+	jw_begin_array(w, "metrics_measured");
+	if (os_profile_metrics(p) & (1u << OS_M_LATENCY))
+		jw_string(w, NULL, "latency_cycles");
+	if (os_profile_metrics(p) & (1u << OS_M_L1_MISS))
+		jw_string(w, NULL, "l1_miss");
+	if (os_profile_metrics(p) & (1u << OS_M_REMOTE))
+		jw_string(w, NULL, "remote");
+	jw_end_array(w);
 	jw_begin_array(w, "notes");
 	for (i = 0; i < m->nnotes; i++)
 		jw_string(w, NULL, report_str(p, m->notes[i]));
@@ -227,7 +267,7 @@ static void jobject(struct json_writer *w, struct frame_cache *fc, const struct 
 	else
 		jw_null(w, "samples_estimated");
 	jw_double(w, "share", report_share(p, c));
-	jmetrics(w, c->metrics);
+	jmetrics(w, os_profile_metrics(p), c->metrics);
 	jw_begin_array(w, "accesses");
 	for (i = 0; i < ro->naccesses; i++) {
 		const struct os_access *a = &p->accesses[v->accesses[ro->first_access + i]];
@@ -239,7 +279,7 @@ static void jobject(struct json_writer *w, struct frame_cache *fc, const struct 
 			jw_double(w, "samples_estimated", a->samples_est);
 		else
 			jw_null(w, "samples_estimated");
-		jmetrics(w, a->metrics);
+		jmetrics(w, os_profile_metrics(p), a->metrics);
 		jw_end_object(w);
 	}
 	jw_end_array(w);

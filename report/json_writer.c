@@ -264,6 +264,12 @@ void jw_null(struct json_writer *w, const char *key)
 	put(w, "null", 4);
 }
 
+void jw_bool(struct json_writer *w, const char *key, bool v)
+{
+	member(w, key);
+	put(w, v ? "true" : "false", v ? 4 : 5);
+}
+
 void jw_raw(struct json_writer *w, const char *s, size_t len)
 {
 	put(w, s, len);

@@ -51,6 +51,7 @@ void jw_u64(struct json_writer *w, const char *key, uint64_t v);
 void jw_i64(struct json_writer *w, const char *key, int64_t v);
 void jw_double(struct json_writer *w, const char *key, double v);
 void jw_null(struct json_writer *w, const char *key);
+void jw_bool(struct json_writer *w, const char *key, bool v);
 
 /* Raw bytes as they are (the caller guarantees they are valid JSON text). */
 void jw_raw(struct json_writer *w, const char *s, size_t len);

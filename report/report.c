@@ -303,6 +303,16 @@ done:
 	return ret;
 }
 
+/* Binary formats (pprof: gzip protobuf) are not written to a terminal, as
+ * gzip refuses: the bytes would garble it and help no one. */
+static bool binary_to_terminal(const struct report_opts *o)
+{
+	if (o->output || strcmp(o->format, "pprof") != 0 || !isatty(STDOUT_FILENO))
+		return false;
+	os_err("report: %s output is binary: use -o FILE or a pipe", o->format);
+	return true;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts opts = { 0 };
@@ -328,6 +338,8 @@ int cmd_report(int argc, char **argv)
 		os_err("report: format %s is not implemented yet — use text or json", opts.format);
 		return EXIT_USAGE;
 	}
+	if (binary_to_terminal(&opts))
+		return EXIT_USAGE;
 	if (opts.output) { /* before loading: a wrong -o should not cost the wait */
 		char err[512];
 

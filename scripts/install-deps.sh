@@ -8,6 +8,9 @@ libdw-dev libjson-c-dev zlib1g-dev libnuma-dev libpfm4-dev linux-perf hyperfine 
 # Report formats: pprof (protobuf-c, checked with `go tool pprof`), HTML
 # (assets embedded with xxd, npm libraries, tested in headless chromium).
 PKGS="$PKGS protobuf-c-compiler libprotobuf-c-dev golang-go chromium xxd"
+# The JSON report's schema (docs/report.schema.json) is checked against real
+# reports by tests/schema/validate_report.py.
+PKGS="$PKGS python3 python3-jsonschema"
 # Java launch mode: its end-to-end tests compile and run Java fixtures.
 PKGS="$PKGS openjdk-17-jdk-headless"
 # Real Java workloads (tests/workloads/, tests/e2e/workloads.c,

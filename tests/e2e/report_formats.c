@@ -1,5 +1,8 @@
 /* report_formats.c - end-to-end tests of the report formats html, pprof and
- * collapsed, of merging, and of record's live status line (issue 6).
+ * collapsed, of merging, and of record's live status line (issue 6); the
+ * JSON report against its schema (docs/report.schema.json, validated by
+ * tests/schema/validate_report.py with python3-jsonschema), merges of
+ * different periods, binary output refused on a terminal (issue 24).
  *
  * The fixture three_sites plants its answer: the object allocated in
  * alloc_random_block takes most access samples, from random_phase. The HTML
@@ -19,6 +22,9 @@
 #include "tests/e2e/helpers.h"
 
 #define ARTIFACTS "build/artifacts"
+#define SCHEMA "docs/report.schema.json"
+#define VALIDATOR "tests/schema/validate_report.py"
+#define TTY_REFUSAL "objscope: report: pprof output is binary: use -o FILE or a pipe"
 #define BROWSER_TEST "tests/browser/html_report.js"
 #define SCALE "0.4"
 
@@ -210,6 +216,11 @@ Test(e2e_formats, pprof_reads_in_go_tool_pprof)
 	cr_expect_not_null(at, "no mappings in pprof -raw:\n%s", res.out);
 	cr_expect(at && strstr(at, "three_sites  [FN][FL][LN]"),
 		  "no symbolized mapping of three_sites:\n%s", at ? at : res.out);
+	/* issue 24: the software sampler measures no latency, L1 miss or
+	 * remote access: only the sample count is carried, not three columns
+	 * of zeros */
+	cr_expect_not_null(strstr(res.out, "\nSamples:\nsamples/count[dflt]\n"),
+			   "sample types other than samples/count:\n%.600s", res.out);
 	e2e_result_free(&res);
 
 	cr_assert_eq(e2e_run(tmp, tags_argv, NULL, &res), 0);
@@ -467,4 +478,270 @@ Test(e2e_formats, record_status_on_terminal)
 	free(out);
 	free(log);
 	free(profile);
+}
+
+/* A profile with what a recorded native one lacks: replicas, estimates,
+ * every thread and frame kind, a context with no allocation path. */
+static void write_synthetic(const char *path, uint64_t period)
+{
+	struct os_profile *p = os_profile_new();
+	const char *argv[] = { "java", "Bench", NULL };
+	struct os_frame f[5] = {
+		{ .kind = OS_FRAME_JAVA, .line = 12 },
+		{ .kind = OS_FRAME_NATIVE, .addr = 0x9a0 },
+		{ .kind = OS_FRAME_UNKNOWN, .name = OS_NONE, .module = OS_NONE, .file = OS_NONE,
+		  .addr = 0x7f0012345678 },
+		{ .kind = OS_FRAME_KERNEL, .module = OS_NONE, .file = OS_NONE },
+		{ .kind = OS_FRAME_SYNTHETIC, .module = OS_NONE, .file = OS_NONE },
+	};
+	uint32_t ids[5], stack, i;
+	char err[256];
+
+	cr_assert_not_null(p);
+	cr_assert_eq(os_profile_set_argv(p, 2, (char *const *)argv), 0);
+	p->meta.sampler = os_profile_string(p, "soft");
+	p->meta.event = os_profile_string(p, "task-clock");
+	p->meta.period = period;
+	p->meta.duration_s = 1.5;
+	f[0].name = os_profile_string(p, "Bench.makeData");
+	f[0].module = OS_NONE;
+	f[0].file = os_profile_string(p, "Bench.java");
+	f[1].name = os_profile_string(p, "malloc");
+	f[1].module = os_profile_string(p, "/lib/libc.so.6");
+	f[1].file = OS_NONE;
+	f[3].name = os_profile_string(p, "clear_page");
+	f[4].name = os_profile_string(p, "[allocated before attach]");
+	for (i = 0; i < 5; i++)
+		ids[i] = os_profile_frame(p, &f[i]);
+	stack = os_profile_stack(p, ids, 5);
+	p->c.samples_total = p->c.samples_addressed = p->c.samples_heap = 40;
+	p->c.samples_attributed = p->c.samples_java_attributed = 30;
+	cr_assert_eq(os_profile_add_context(p, &(struct os_context){
+		.type = os_profile_string(p, "double[]"), .stack = stack, .allocations = 3,
+		.bytes = 4096, .samples = 20, .metrics = { 7, 8, 9 }, .samples_est = 45.5,
+		.replica = { 9, 1, 4, 2, 1, 3, 2, 2 } }), 0);
+	cr_assert_eq(os_profile_add_context(p, &(struct os_context){
+		.type = OS_NONE, .stack = OS_NONE, .allocations = 1, .bytes = 64,
+		.samples = 10, .samples_est = 10 }), 1);
+	cr_assert_eq(os_profile_add_access(p, &(struct os_access){
+		.context = 0, .stack = stack, .samples = 20, .samples_est = 45.5 }), 0);
+	for (i = OS_THR_NATIVE; i <= OS_THR_VM; i++)
+		cr_assert_neq(os_profile_add_thread(p, &(struct os_thread){
+			.kind = i, .name = os_profile_string(p, "t"), .pid = 7, .tid = 7 + i,
+			.samples = 8 }), OS_NONE);
+	p->est.samples_attributed = 55.5;
+	p->est.samples_java_attributed = 45.5;
+	p->analyses = OS_AN_REPLICAS | OS_AN_ESTIMATES;
+	cr_assert_eq(os_profile_write(p, path, err, sizeof(err)), 0, "%s", err);
+	os_profile_free(p);
+}
+
+/* Field `key` of obj, asserting it is present (NULL: a JSON null). */
+static json_object *member(json_object *obj, const char *key)
+{
+	json_object *v = NULL;
+
+	cr_assert(json_object_object_get_ex(obj, key, &v), "no field %s", key);
+	return v;
+}
+
+/* Issue 24: real reports (one profile, --top, merges of different -F, a
+ * profile with replicas and estimates, an empty one) validate against
+ * docs/report.schema.json, closed: no field the schema does not list; a
+ * metric the sampler did not measure is null. */
+Test(e2e_formats, json_reports_match_the_schema)
+{
+	const char *opts_f500[] = { "-F", "500", NULL };
+	const char *argv[] = { E2E_FIXTURE("three_sites"), SCALE, NULL };
+	char *a = record_fixture("a.data"), *b = e2e_path(tmp, "b.data");
+	char *syn = e2e_path(tmp, "syn.data"), *empty = e2e_path(tmp, "empty.data");
+	char *out[6], msg[512];
+	const char *vargv[10] = { "python3", VALIDATOR, SCHEMA };
+	json_object *ra, *rb, *rm, *meta, *merge, *o;
+	struct os_profile *p = os_profile_new();
+	struct e2e_result res;
+	int64_t attr_a, attr_b;
+	size_t i;
+
+	cr_assert_eq(e2e_record(tmp, b, opts_f500, argv, &res), 0);
+	cr_assert_eq(res.status, 0, "record -F 500 exited %d: %s", res.status, res.err);
+	e2e_result_free(&res);
+	write_synthetic(syn, 250000);
+	cr_assert_eq(os_profile_write(p, empty, msg, sizeof(msg)), 0, "%s", msg);
+	os_profile_free(p);
+	for (i = 0; i < 6; i++) {
+		snprintf(msg, sizeof(msg), "r%zu.json", i);
+		out[i] = e2e_path(tmp, msg);
+		vargv[3 + i] = out[i];
+	}
+	report("json", out[0], a, NULL, &res);
+	e2e_result_free(&res);
+	report("json", out[1], a, b, &res);
+	e2e_result_free(&res);
+	report("json", out[2], syn, NULL, &res);
+	e2e_result_free(&res);
+	report("json", out[3], syn, a, &res);
+	e2e_result_free(&res);
+	report("json", out[4], empty, NULL, &res);
+	e2e_result_free(&res);
+	{
+		const char *top[] = { E2E_OBJSCOPE, "report", "--format", "json", "--top", "1",
+				      "-o", out[5], a, NULL };
+
+		cr_assert_eq(e2e_run(tmp, top, NULL, &res), 0);
+		cr_assert_eq(res.status, 0, "%s", res.err);
+		e2e_result_free(&res);
+	}
+	cr_assert_eq(e2e_run(tmp, vargv, NULL, &res), 0);
+	cr_assert_neq(res.status, 127, "python3 not found");
+	cr_assert_neq(res.status, 2, "validator cannot run: %s", res.err);
+	cr_assert_eq(res.status, 0, "reports do not match %s:\n%s", SCHEMA, res.err);
+	e2e_result_free(&res);
+
+	/* The merge of -F 1000 and -F 500: b's samples count twice. */
+	ra = e2e_report_json(tmp, a, msg, sizeof(msg));
+	cr_assert_not_null(ra, "%s", msg);
+	rb = e2e_report_json(tmp, b, msg, sizeof(msg));
+	cr_assert_not_null(rb, "%s", msg);
+	attr_a = e2e_get_int(e2e_get(ra, "meta"), "samples_attributed");
+	attr_b = e2e_get_int(e2e_get(rb, "meta"), "samples_attributed");
+	cr_assert_eq(e2e_get_int(e2e_get(ra, "meta"), "period"), 1000000);
+	cr_assert_eq(e2e_get_int(e2e_get(rb, "meta"), "period"), 2000000);
+	cr_assert_null(member(e2e_get(ra, "meta"), "merge"), "one profile: merge is null");
+	rm = json_object_from_file(out[1]);
+	cr_assert_not_null(rm);
+	meta = e2e_get(rm, "meta");
+	cr_expect_eq(e2e_get_int(meta, "period"), 1000000);
+	cr_expect_eq(e2e_get_int(meta, "samples_attributed"), attr_a + 2 * attr_b,
+		     "merged %" PRId64 ", profiles %" PRId64 " at 1 ms and %" PRId64 " at 2 ms",
+		     e2e_get_int(meta, "samples_attributed"), attr_a, attr_b);
+	merge = member(meta, "merge");
+	cr_assert_not_null(merge);
+	cr_expect_eq(e2e_get_int(merge, "profiles"), 2);
+	cr_expect_str_eq(json_object_get_string(e2e_get(merge, "normalisation")), "scaled");
+	cr_expect_not_null(e2e_note(rm, "sample counts scaled to period 1000000"),
+			   "the merge is not said in the notes");
+	/* soft sampler: no metric measured, each null */
+	cr_expect_eq(json_object_array_length(e2e_get(meta, "metrics_measured")), 0);
+	o = json_object_array_get_idx(e2e_get(rm, "objects"), 0);
+	cr_assert_not_null(o);
+	cr_expect_null(member(member(o, "metrics"), "latency_cycles"));
+	cr_expect_null(member(member(o, "metrics"), "l1_miss"));
+	cr_expect_null(member(member(o, "metrics"), "remote"));
+	json_object_put(ra);
+	json_object_put(rb);
+	json_object_put(rm);
+	for (i = 0; i < 6; i++)
+		free(out[i]);
+	free(a);
+	free(b);
+	free(syn);
+	free(empty);
+}
+
+/* The validator is not a test that cannot fail: a field the schema does not
+ * list, a metric 0 where not measured, a missing field are each caught. */
+Test(e2e_formats, schema_validator_catches_drift)
+{
+	char *syn = e2e_path(tmp, "syn.data"), *good = e2e_path(tmp, "good.json");
+	char *bad = e2e_path(tmp, "bad.json");
+	const char *vargv[] = { "python3", VALIDATOR, SCHEMA, bad, NULL };
+	static const struct {
+		const char *from, *to, *want;
+	} cases[] = {
+		{ "\"objects_total\": ", "\"objects_new\": 1, \"objects_total\": ",
+		  "'objects_new' was unexpected" },
+		{ "\"l1_miss\": null", "\"l1_miss\": 0", "l1_miss is 0 but" },
+		{ "\"samples_jit\": 0\n", "\"samples_jitter\": 0\n",
+		  "'samples_jit' is a required property" },
+	};
+	struct e2e_result res;
+	char *text = NULL, *at;
+	size_t len = 0, i;
+	FILE *f;
+
+	write_synthetic(syn, 1000000);
+	report("json", good, syn, NULL, &res);
+	e2e_result_free(&res);
+	f = fopen(good, "r");
+	cr_assert_not_null(f);
+	cr_assert(getdelim(&text, &len, '\0', f) > 0);
+	fclose(f);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		at = strstr(text, cases[i].from);
+		cr_assert_not_null(at, "no '%s' in the report: %.300s", cases[i].from, text);
+		f = fopen(bad, "w");
+		cr_assert_not_null(f);
+		fprintf(f, "%.*s%s%s", (int)(at - text), text, cases[i].to,
+			at + strlen(cases[i].from));
+		fclose(f);
+		cr_assert_eq(e2e_run(tmp, vargv, NULL, &res), 0);
+		cr_expect_eq(res.status, 1, "case %zu: validator exited %d: %s", i, res.status,
+			     res.err);
+		cr_expect_not_null(strstr(res.err, cases[i].want), "case %zu: %s", i, res.err);
+		e2e_result_free(&res);
+	}
+	free(text);
+	free(syn);
+	free(good);
+	free(bad);
+}
+
+/* Issue 24: pprof (gzip protobuf) is not written to a terminal: one line,
+ * exit 2, nothing binary on it; -o FILE on a terminal works. script(1)
+ * gives objscope a pty. */
+Test(e2e_formats, pprof_refused_on_a_terminal)
+{
+	char *profile = e2e_path(tmp, "syn.data"), *log = e2e_path(tmp, "tty.log");
+	char *pb = e2e_path(tmp, "tty.pb.gz"), *cmd = NULL, *text = NULL;
+	unsigned char magic[2] = { 0 };
+	const char *at;
+	ssize_t n;
+	struct e2e_result res;
+	size_t len = 0;
+	FILE *f;
+
+	write_synthetic(profile, 1000000);
+	cr_assert(asprintf(&cmd, "%s report --format pprof %s", E2E_OBJSCOPE, profile) > 0);
+	{
+		const char *argv[] = { "script", "-qec", cmd, log, NULL };
+
+		cr_assert_eq(e2e_run(tmp, argv, NULL, &res), 0);
+		cr_assert_neq(res.status, 127, "script(1) not found");
+		cr_expect_eq(res.status, 2, "pprof on a terminal exited %d", res.status);
+		e2e_result_free(&res);
+	}
+	f = fopen(log, "r");
+	cr_assert_not_null(f);
+	n = getdelim(&text, &len, '\0', f);
+	cr_assert(n > 0, "nothing said on the terminal");
+	fclose(f);
+	/* script(1) may frame the log with its own "Script started/done" lines */
+	at = strstr(text, "objscope: ");
+	cr_expect(at && (at == text || at[-1] == '\n') &&
+			  strncmp(at, TTY_REFUSAL "\r\n", strlen(TTY_REFUSAL "\r\n")) == 0 &&
+			  !strstr(at + 1, "objscope: "),
+		  "not one line on the terminal:\n%s", text);
+	cr_expect(!memmem(text, (size_t)n, "\x1f\x8b", 2), "gzip bytes on the terminal");
+	free(text);
+	free(cmd);
+
+	cr_assert(asprintf(&cmd, "%s report --format pprof -o %s %s", E2E_OBJSCOPE, pb,
+			   profile) > 0);
+	{
+		const char *argv[] = { "script", "-qec", cmd, log, NULL };
+
+		cr_assert_eq(e2e_run(tmp, argv, NULL, &res), 0);
+		cr_expect_eq(res.status, 0, "pprof -o FILE from a terminal exited %d", res.status);
+		e2e_result_free(&res);
+	}
+	f = fopen(pb, "rb");
+	cr_assert_not_null(f, "-o %s wrote nothing", pb);
+	cr_expect_eq(fread(magic, 1, 2, f), 2);
+	fclose(f);
+	cr_expect(magic[0] == 0x1f && magic[1] == 0x8b, "pprof output is not gzip");
+	free(cmd);
+	free(profile);
+	free(log);
+	free(pb);
 }

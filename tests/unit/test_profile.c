@@ -962,3 +962,179 @@ Test(profile, merge_estimates_with_plain_profile)
 	os_profile_free(est);
 	os_profile_free(plain);
 }
+
+/* Issue 24: which metrics a profile measured is derived from its sampler:
+ * the software sampler measures no latency and no data source, so its
+ * metric slots (here non-zero, as a buggy or foreign writer could leave
+ * them) are not measured; a sampler objscope does not know measured
+ * nothing it can vouch for. */
+Test(profile, metrics_measured_from_sampler)
+{
+	struct os_profile *p = build_full(), *m = os_profile_new();
+
+	cr_assert_eq(os_sampler_metrics("soft"), 0);
+	cr_assert_eq(os_sampler_metrics("no-such-sampler"), 0);
+	cr_assert_eq(os_sampler_metrics(NULL), 0);
+	cr_assert_eq(os_profile_metrics(p), 0);
+	cr_assert_eq(os_profile_metrics(m), 0, "no sampler recorded: nothing measured");
+	cr_assert_eq(os_profile_merge(m, p), 0);
+	cr_assert_eq(os_profile_metrics(m), 0);
+	cr_assert_eq(m->merge.unmeasured, OS_M_ALL);
+	os_profile_free(p);
+	os_profile_free(m);
+}
+
+/* The note os_profile_merge left about periods, or NULL; asserts there is
+ * at most one. */
+static const char *period_note(const struct os_profile *m)
+{
+	const char *found = NULL;
+
+	for (uint32_t i = 0; i < m->meta.nnotes; i++) {
+		const char *n = os_profile_str(m, m->meta.notes[i]);
+
+		if (strncmp(n, "merged ", 7) == 0) {
+			cr_assert_null(found, "two merge notes: '%s' and '%s'", found, n);
+			found = n;
+		}
+	}
+	return found;
+}
+
+static struct os_profile *at_period(uint64_t period, uint64_t freq)
+{
+	struct os_profile *p = build_full();
+
+	p->meta.period = period;
+	p->meta.freq = freq;
+	return p;
+}
+
+/* Issue 24: profiles taken at different -F are normalised, in either
+ * order: every sample count scaled to the smallest period (a sample at 2P
+ * counts 2 at P); allocations, bytes, replica and event counters are not. */
+Test(profile, merge_scales_sample_counts_to_the_smallest_period)
+{
+	for (int order = 0; order < 2; order++) {
+		struct os_profile *fine = at_period(1000000, 1000), *coarse = at_period(2000000, 500);
+		struct os_profile *m = os_profile_new();
+		const char *note;
+
+		cr_assert_eq(os_profile_merge(m, order ? coarse : fine), 0);
+		cr_assert_eq(os_profile_merge(m, order ? fine : coarse), 0);
+		cr_assert_eq(m->meta.period, 1000000, "order %d", order);
+		cr_assert_eq(m->meta.freq, 0, "no single frequency was requested");
+		cr_assert_eq(m->contexts[0].samples, 70 + 2 * 70, "order %d", order);
+		cr_assert_eq(m->contexts[1].samples, 30 + 2 * 30);
+		cr_assert_eq(m->contexts[0].samples_est, 280.5 * 3);
+		cr_assert_eq(m->contexts[0].metrics[OS_M_REMOTE], 3 * 3);
+		cr_assert_eq(m->accesses[0].samples, 60 * 3);
+		cr_assert_eq(m->accesses[0].samples_est, 240.25 * 3);
+		cr_assert_eq(m->threads[0].samples, 90 * 3);
+		cr_assert_eq(m->c.samples_total, 100 * 3);
+		cr_assert_eq(m->c.samples_attributed, fine->c.samples_attributed * 3);
+		cr_assert_eq(m->c.lost, fine->c.lost * 3);
+		cr_assert_eq(m->c.samples_jit, fine->c.samples_jit * 3);
+		cr_assert_eq(m->est.samples_attributed, 310.5 * 3);
+		/* not samples: summed as they are */
+		cr_assert_eq(m->contexts[0].allocations, 20);
+		cr_assert_eq(m->contexts[0].bytes, 16000);
+		cr_assert_eq(m->contexts[0].replica.equivalent, 180);
+		cr_assert_eq(m->c.tracked_bytes, fine->c.tracked_bytes * 2);
+		cr_assert_eq(m->c.gc_count, fine->c.gc_count * 2);
+		cr_assert_eq(m->c.dropped_events, fine->c.dropped_events * 2);
+		cr_assert_eq(m->merge.inputs, 2);
+		cr_assert(m->merge.scaled && !m->merge.inexact && !m->merge.raw);
+		cr_assert_eq(m->merge.period_min, 1000000);
+		cr_assert_eq(m->merge.period_max, 2000000);
+		note = period_note(m);
+		cr_assert_not_null(note, "the merge is not said");
+		cr_assert_str_eq(note, "merged 2 profiles sampled at different periods (1000000 to"
+				       " 2000000 task-clock): sample counts scaled to period 1000000"
+				       " (a sample at period N counts N/1000000)");
+		os_profile_free(m);
+		os_profile_free(fine);
+		os_profile_free(coarse);
+	}
+}
+
+/* A third input at a smaller period rescales what was merged; the note is
+ * replaced, not repeated. */
+Test(profile, merge_rescales_when_a_finer_period_comes)
+{
+	struct os_profile *p2 = at_period(2000000, 500), *p1 = at_period(1000000, 1000);
+	struct os_profile *p05 = at_period(500000, 2000), *m = os_profile_new();
+
+	cr_assert_eq(os_profile_merge(m, p2), 0);
+	cr_assert_eq(os_profile_merge(m, p1), 0);
+	cr_assert_eq(os_profile_merge(m, p05), 0);
+	cr_assert_eq(m->meta.period, 500000);
+	cr_assert_eq(m->contexts[0].samples, 70 * 4 + 70 * 2 + 70);
+	cr_assert_eq(m->c.samples_total, 100 * 7);
+	cr_assert_eq(m->threads[1].samples, 10 * 7);
+	cr_assert_eq(m->meta.nnotes, 2, "the sampler note and one merge note");
+	cr_assert_str_eq(period_note(m), "merged 3 profiles sampled at different periods (500000"
+					 " to 2000000 task-clock): sample counts scaled to period"
+					 " 500000 (a sample at period N counts N/500000)");
+	os_profile_free(m);
+	os_profile_free(p2);
+	os_profile_free(p1);
+	os_profile_free(p05);
+}
+
+/* A ratio that is not whole (-F 1000 and a period of 1.5 ms) is rounded to
+ * the nearest, and the note says so. */
+Test(profile, merge_rounds_a_fractional_ratio)
+{
+	struct os_profile *a = at_period(1000000, 1000), *b = at_period(1500000, 0);
+	struct os_profile *m = os_profile_new();
+
+	cr_assert_eq(os_profile_merge(m, a), 0);
+	cr_assert_eq(os_profile_merge(m, b), 0);
+	cr_assert_eq(m->meta.period, 1000000);
+	cr_assert_eq(m->contexts[0].samples, 70 + 105);
+	cr_assert_eq(m->c.samples_addressed, 101 + 152, "151.5 rounds to 152");
+	cr_assert(m->merge.inexact);
+	cr_assert(strstr(period_note(m), "counts N/1000000, rounded)") != NULL, "%s",
+		  period_note(m));
+	os_profile_free(m);
+	os_profile_free(a);
+	os_profile_free(b);
+}
+
+/* Samples of different events, or of an unknown period, are not
+ * comparable: summed as they are, and said. Equal periods: nothing said. */
+Test(profile, merge_of_incomparable_periods_is_raw_and_said)
+{
+	struct os_profile *a = at_period(1000000, 1000), *b = at_period(2000000, 500);
+	struct os_profile *z = at_period(0, 0), *m = os_profile_new();
+
+	b->meta.event = os_profile_string(b, "cycles");
+	cr_assert_eq(os_profile_merge(m, a), 0);
+	cr_assert_eq(os_profile_merge(m, b), 0);
+	cr_assert_eq(m->meta.period, 1000000, "the first profile's");
+	cr_assert_eq(m->contexts[0].samples, 140);
+	cr_assert(m->merge.raw && !m->merge.scaled);
+	cr_assert(strstr(period_note(m), "not comparable") != NULL, "%s", period_note(m));
+	os_profile_free(m);
+
+	m = os_profile_new();
+	cr_assert_eq(os_profile_merge(m, a), 0);
+	cr_assert_eq(os_profile_merge(m, z), 0);
+	cr_assert_eq(m->contexts[0].samples, 140);
+	cr_assert(m->merge.raw);
+	cr_assert_not_null(period_note(m));
+	os_profile_free(m);
+
+	m = os_profile_new();
+	cr_assert_eq(os_profile_merge(m, a), 0);
+	cr_assert_eq(os_profile_merge(m, a), 0);
+	cr_assert_eq(m->merge.inputs, 2);
+	cr_assert(!m->merge.raw && !m->merge.scaled);
+	cr_assert_null(period_note(m));
+	cr_assert_eq(m->meta.freq, 1000);
+	os_profile_free(m);
+	os_profile_free(a);
+	os_profile_free(b);
+	os_profile_free(z);
+}
