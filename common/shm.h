@@ -94,6 +94,8 @@ struct os_event {
 #define OS_JVM_F_TLAB_DITHER 0x4   /* hybrid: each next TLAB size drawn from [T/2, 3T/2) */
 #define OS_JVM_F_MAP_OURS 0x8      /* /tmp/perf-PID.map is written at exit only because launch
 				    * mode added -XX:+DumpPerfMapAtExit: remove it once read */
+#define OS_JVM_F_MAP_REFUSED 0x20  /* /tmp/perf-PID.map was a link or another user's file
+				    * at the JVM's start: -XX:+DumpPerfMapAtExit not added */
 #define OS_JVM_F_NONSAFEPOINT_DEBUG 0x10 /* -XX:+DebugNonSafepoints: PcDescs between safepoints
 					  * too, so an interrupted compiled pc has its inlined
 					  * methods (attacher/hotspot_scopes.h) */

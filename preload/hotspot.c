@@ -15,11 +15,14 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/hotspot_abi.h"
 #include "common/ring.h"
@@ -69,6 +72,7 @@ static struct {
 static int hs_installed;     /* 0 no, 1 in progress or done */
 static int hs_created;       /* JNI_CreateJavaVM seen */
 static int hs_map_ours;      /* the perf map at exit is only objscope's (OS_JVM_F_MAP_OURS) */
+static int hs_map_refused;   /* ... but its path was taken: not asked for (OS_JVM_F_MAP_REFUSED) */
 static void *hs_jvm_handle;  /* dlopen handle of libjvm.so */
 static uintptr_t hs_jvm_base;
 
@@ -582,6 +586,8 @@ static void hs_jvm_up(void)
 	info.libjvm_base = hs_jvm_base;
 	if (hs_map_ours)
 		info.flags |= OS_JVM_F_MAP_OURS;
+	if (hs_map_refused)
+		info.flags |= OS_JVM_F_MAP_REFUSED;
 	info.mode = hs_mode_in_force(&v, info.gc, &info.tlab_bytes);
 	if (info.mode == OS_JVM_MODE_HYBRID && info.tlab_bytes >= 4096) {
 		uint64_t o_tlab, o_desired, o_alloc;
@@ -623,7 +629,33 @@ static int hs_need_fp(void)
 	return osp_vms_open(&v, hs_jvm_handle) != 0 || hs_code_offsets(&v, &o) != 0;
 }
 
-static int hs_options(char bufs[][48], char **opts)
+/* The JVM writes /tmp/perf-PID.map at exit because objscope asks it to,
+ * following whatever the name is then: in a world-writable /tmp another user
+ * may have planted a link there to a file this process's user can write (a
+ * root JVM: any file). So the name is made ours first, a new regular file
+ * (O_EXCL, O_NOFOLLOW); in a sticky /tmp no one else can replace it after.
+ * A regular file of ours already there (an earlier process with this pid)
+ * will do. Anything else, or a /tmp that is world-writable without the
+ * sticky bit: false, the map is not asked for (said in the report). */
+static bool hs_claim_map(void)
+{
+	char path[48];
+	struct stat st;
+	int fd;
+
+	if (stat("/tmp", &st) != 0 || ((st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX)))
+		return false;
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+	if (fd >= 0) {
+		close(fd);
+		return true;
+	}
+	return errno == EEXIST && lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	       st.st_uid == geteuid() && st.st_nlink == 1;
+}
+
+static int hs_options(char bufs[][48], char **opts, bool perf_map)
 {
 	size_t tlab = osp_hdr->min_size > HS_TLAB_FLOOR ? osp_hdr->min_size : HS_TLAB_FLOOR;
 	int n = 0;
@@ -639,7 +671,8 @@ static int hs_options(char bufs[][48], char **opts)
 	if (hs_need_fp())
 		opts[n++] = "-XX:+PreserveFramePointer";
 	opts[n++] = "-XX:+UnlockDiagnosticVMOptions";
-	opts[n++] = "-XX:+DumpPerfMapAtExit";
+	if (perf_map)
+		opts[n++] = "-XX:+DumpPerfMapAtExit";
 	/* debug info between safepoints too: the methods inlined at an
 	 * interrupted compiled pc (attacher/hotspot_scopes.h); only the
 	 * recorded debug info grows, the code is the same */
@@ -720,8 +753,12 @@ HS_FRAMED static int32_t hs_create_vm(void **pvm, void **penv, void *args)
 	if (!a || a->version < HS_JNI_VERSION_1_2 || a->nOptions < 0 || !osp_armed() ||
 	    __atomic_exchange_n(&hs_created, 1, __ATOMIC_ACQ_REL) || !osp_real.malloc)
 		return hs_orig.create_vm(pvm, penv, args);
-	k = hs_options(bufs, ours);
 	hs_map_ours = !hs_user_wants_map(a);
+	if (hs_map_ours && !hs_claim_map()) {
+		hs_map_ours = 0;
+		hs_map_refused = 1;
+	}
+	k = hs_options(bufs, ours, hs_map_ours);
 	o = osp_real.malloc(sizeof(*o) * (size_t)(k + a->nOptions));
 	if (!o)
 		return hs_orig.create_vm(pvm, penv, args);

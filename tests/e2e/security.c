@@ -1098,24 +1098,34 @@ Test(security, user_namespace_binds_host_directory_on_tmp)
 
 /* ---- record ------------------------------------------------------------------ */
 
-/* `objscope record -- java ...` as root adds -XX:+DumpPerfMapAtExit, then
- * reads /tmp/perf-<PID>.map and removes it. While the JVM runs, nobody
- * makes that path a symlink to a root-only file written as a perf map.
- * With read_only, the file lies on a read-only bind mount (in a mount
- * namespace of the record's own) so that only objscope's reading is
- * tested; without, the JVM, root, writes its map at exit through whatever
- * the path is then: the write objscope asked for must not reach the file
- * (the path has to be objscope's own before the JVM writes it, or the map
- * not asked for). The file stays as it was and its symbol name is not in
- * the profile. */
+/* `objscope record -- java ...` as root reads /tmp/perf-<PID>.map at the
+ * JVM's exit and removes it. Two attacks by nobody, who owns nothing there:
+ *
+ * read_only: the user asked for the map themselves (-XX:+DumpPerfMapAtExit,
+ * so objscope leaves the path alone); while the JVM runs, nobody makes the
+ * path a symlink to a root-only file written as a perf map, which lies on a
+ * read-only bind mount (in a mount namespace of the record's own) so that
+ * only objscope's reading is tested: it must not read it (no symbol of it
+ * in the profile) nor remove anything but its own file.
+ *
+ * !read_only: objscope itself adds -XX:+DumpPerfMapAtExit, and the JVM (root)
+ * would write its map at exit through whatever the path is then. The
+ * preload makes the path a file of the JVM's user before asking
+ * (preload/hotspot.c hs_claim_map): planted once the JVM runs, nobody's link
+ * cannot be made (the name is taken, and /tmp is sticky); planted before the
+ * JVM starts (links sprayed over the next pids), the map is not asked for
+ * and a note says so. Either way the root file stays as it was. */
+#define SPRAY 256
+
 static void record_with_planted_map(bool read_only)
 {
 	char *dir, *vdir, *victim, *profile, *stop, exe[PATH_MAX], cp[PATH_MAX];
-	char secret[64], content[128];
+	char secret[64], content[128], spray[SPRAY][48];
 	const char *argv[32];
 	struct fsnap before;
 	pid_t rec, jvm;
-	int n = 0, st, fd;
+	int n = 0, st, fd, nspray = 0;
+	long last = 0;
 
 	need_java();
 	if (read_only && !have_tools())
@@ -1150,6 +1160,10 @@ static void record_with_planted_map(bool read_only)
 	argv[n++] = profile;
 	argv[n++] = "--";
 	argv[n++] = "/usr/bin/java";
+	if (read_only) {
+		argv[n++] = "-XX:+UnlockDiagnosticVMOptions";
+		argv[n++] = "-XX:+DumpPerfMapAtExit";
+	}
 	argv[n++] = "-cp";
 	argv[n++] = cp;
 	argv[n++] = "AttachFixture";
@@ -1157,6 +1171,26 @@ static void record_with_planted_map(bool read_only)
 	argv[n++] = "0";
 	argv[n++] = stop;
 	argv[n] = NULL;
+	if (!read_only) { /* links over the next pids, before anything starts */
+		FILE *f = fopen("/proc/sys/kernel/ns_last_pid", "r");
+		pid_t kid;
+
+		cr_assert(f && fscanf(f, "%ld", &last) == 1);
+		fclose(f);
+		for (long p = last + 1; p <= last + SPRAY; p++)
+			snprintf(spray[p - last - 1], sizeof(spray[0]), "/tmp/perf-%ld.map", p);
+		nspray = SPRAY;
+		kid = fork(); /* one process (one pid) makes them all, as nobody */
+		cr_assert_geq(kid, 0);
+		if (kid == 0) {
+			drop_to(NOBODY);
+			for (int i = 0; i < SPRAY; i++)
+				if (symlink(victim, spray[i]) != 0)
+					spray[i][0] = 0; /* someone's real map: left alone */
+			_exit(0);
+		}
+		cr_assert_eq(waitpid(kid, &st, 0), kid);
+	}
 	rec = spawn_as("rec", argv, dir, 0, -1);
 	for (int i = 0; i < 3000 && !strstr(slurp("rec", "out"), "ready"); i++) {
 		if (waitpid(rec, &st, WNOHANG) == rec)
@@ -1167,8 +1201,26 @@ static void record_with_planted_map(bool read_only)
 	cr_assert(strstr(slurp("rec", "out"), "ready"), "the JVM did not start: %s",
 		  slurp("rec", "err"));
 	jvm = child_of(rec);
-	plant(NOBODY, PLANT_SYMLINK, track_path("/tmp/perf-%d.map", (int)jvm), victim, 0);
 	snap(victim, &before);
+	if (read_only) {
+		plant(NOBODY, PLANT_SYMLINK, track_path("/tmp/perf-%d.map", (int)jvm), victim, 0);
+	} else {
+		char path[48];
+		struct stat lst;
+		bool sprayed = jvm > last && jvm <= last + SPRAY;
+
+		snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)jvm);
+		cr_log_info("JVM pid %d: %s the %d pids sprayed", (int)jvm,
+			    sprayed ? "among" : "not among", nspray);
+		if (!sprayed) {
+			/* the JVM's pid was not sprayed: the name must be the JVM's
+			 * own file already, which nobody cannot replace */
+			cr_expect(lstat(path, &lst) == 0 && S_ISREG(lst.st_mode) &&
+				  lst.st_uid == 0, "%s is not a file of the JVM's user while "
+				  "it runs", path);
+			cr_expect_neq(symlink(victim, path), 0);
+		}
+	}
 	fd = open(stop, O_WRONLY | O_CREAT, 0644);
 	cr_assert_geq(fd, 0);
 	close(fd);
@@ -1178,6 +1230,14 @@ static void record_with_planted_map(bool read_only)
 	if (st == 0)
 		cr_expect(!report_mentions(profile, secret), "the root-only file %s was read into "
 			  "the profile (%s)", victim, secret);
+	if (!read_only && jvm > last && jvm <= last + SPRAY)
+		expect_note(st, profile, "no perf map asked for");
+	for (int i = 0; i < nspray; i++) { /* the links themselves, nobody's only */
+		struct stat lst;
+
+		if (lstat(spray[i], &lst) == 0 && S_ISLNK(lst.st_mode) && lst.st_uid == NOBODY)
+			unlink(spray[i]);
+	}
 	free(victim);
 	free(vdir);
 	free(profile);
