@@ -290,6 +290,10 @@ int os_profile_read_mem(const void *buf, size_t len, struct os_profile **out, ch
  * measured.
  * Returns 0 or -ENOMEM (dst then holds a partial merge). */
 int os_profile_merge(struct os_profile *dst, const struct os_profile *src);
+/* As os_profile_merge, and ctxmap[i] (src->ncontexts entries) receives the
+ * index in dst of src's context i: the context it was summed into, or the
+ * one appended (how `report --diff` matches objects across profiles). */
+int os_profile_merge_map(struct os_profile *dst, const struct os_profile *src, uint32_t *ctxmap);
 
 /* Metrics (bits 1u << OS_M_*) measured for this profile: its sampler's
  * (os_sampler_metrics), less those some merged input did not measure. A

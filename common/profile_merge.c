@@ -570,7 +570,7 @@ static int merge_records(struct os_profile *dst, const struct os_profile *src,
 	return 0;
 }
 
-int os_profile_merge(struct os_profile *dst, const struct os_profile *src)
+static int merge_into(struct os_profile *dst, const struct os_profile *src, uint32_t *ctxmap)
 {
 	struct merge_state st = { 0 };
 	struct scale ds;
@@ -605,6 +605,8 @@ int os_profile_merge(struct os_profile *dst, const struct os_profile *src)
 				(double)sc(src->c.samples_java_attributed, &st.scale);
 		}
 		ret = period_note(dst);
+		if (!ret && ctxmap && src->ncontexts)
+			memcpy(ctxmap, st.ctxmap, (size_t)src->ncontexts * sizeof(*ctxmap));
 	}
 out:
 	os_hmap_destroy(&st.contexts);
@@ -616,4 +618,14 @@ out:
 	free(st.ctxmap);
 	free(st.buf);
 	return ret;
+}
+
+int os_profile_merge(struct os_profile *dst, const struct os_profile *src)
+{
+	return merge_into(dst, src, NULL);
+}
+
+int os_profile_merge_map(struct os_profile *dst, const struct os_profile *src, uint32_t *ctxmap)
+{
+	return merge_into(dst, src, ctxmap);
 }

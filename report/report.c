@@ -20,6 +20,7 @@
 #include "report/formats.h"
 #include "report/view.h"
 #include "report/debug_dir.h"
+#include "report/diff.h"
 
 #define DEFAULT_INPUT "objscope.data"
 #define DEFAULT_TOP 20
@@ -57,12 +58,16 @@ static void usage(FILE *out)
 		"                 by lines are merged\n"
 		"  -v, --verbose  text: every header line and note, and the objects\n"
 		"                 without samples\n"
+		"  --diff OLD NEW objects whose share of the samples grew or shrank from\n"
+		"                 profile OLD to NEW (text, json or html)\n"
 		"  --debug-dir DIR, --symfs DIR\n"
 		"                 name frames of stripped modules from the debug files in\n"
 		"                 DIR (.build-id/xx/rest.debug, or a copy of the target's root)\n"
 		"  -h, --help     this help\n",
 		DEFAULT_TOP);
 }
+
+static bool diff_mode; /* --diff OLD NEW (report/diff.h) */
 
 static int parse_args(int argc, char **argv, struct report_opts *o)
 {
@@ -75,6 +80,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		{ "debug-dir", required_argument, NULL, 'D' },
 		{ "symfs", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "diff", no_argument, NULL, 'd' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char *end;
@@ -83,6 +89,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 
 	o->format = "text";
 	o->top = DEFAULT_TOP;
+	diff_mode = false;
 	optind = 0; /* full re-initialisation: cmd_report may run more than once */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "o:hv", longopts, NULL)) != -1) {
@@ -111,6 +118,9 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 			break;
 		case 'D':
 			o->debug_dir = optarg;
+			break;
+		case 'd':
+			diff_mode = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -322,6 +332,36 @@ static bool binary_to_terminal(const struct report_opts *o)
 	return true;
 }
 
+/* --diff OLD NEW: each side loaded as a report loads its files, then
+ * report/diff.c matches their objects. */
+static int cmd_diff(char **files, int nfiles, const struct report_opts *o)
+{
+	struct os_profile *p[2] = { NULL, NULL };
+	struct report_diff d = { 0 };
+	int ret = EXIT_FAIL, i;
+
+	if (nfiles != 2 || (strcmp(o->format, "text") && strcmp(o->format, "json") &&
+			    strcmp(o->format, "html"))) {
+		os_err(nfiles != 2 ? "report: --diff wants two profiles, OLD and NEW"
+				   : "report: --diff writes text, json or html");
+		return EXIT_USAGE;
+	}
+	for (i = 0; i < 2; i++)
+		if (load(files + i, 1, o->no_lines, &p[i]) ||
+		    (o->debug_dir && report_debug_dir(&p[i], o->debug_dir, !o->no_lines)))
+			goto out;
+	if (report_diff_build(&d, p[0], files[0], p[1], files[1])) {
+		os_err("report: %s", strerror(ENOMEM));
+		goto out;
+	}
+	ret = emit(&d.view, o, report_diff_render) ? EXIT_FAIL : 0;
+out:
+	report_diff_free(&d);
+	os_profile_free(p[0]);
+	os_profile_free(p[1]);
+	return ret;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts opts = { 0 };
@@ -358,6 +398,8 @@ int cmd_report(int argc, char **argv)
 			return EXIT_FAIL;
 		}
 	}
+	if (diff_mode)
+		return cmd_diff(argv + optind, argc - optind, &opts);
 	if (load(argv + optind, argc - optind, opts.no_lines, &p))
 		return EXIT_FAIL;
 	if (opts.debug_dir && report_debug_dir(&p, opts.debug_dir, !opts.no_lines)) {
