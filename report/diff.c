@@ -316,12 +316,13 @@ static int json_doc(const struct report_diff *d, const struct report_opts *o, FI
 		return -ENOMEM;
 	jw_init(w, out, html_safe);
 	jw_begin_object(w, NULL);
-	jw_u64(w, "diff_version", 1);
+	jw_string(w, "format", "objscope-diff");
+	jw_u64(w, "version", 1);
 	json_side(w, "old", d->old_name, d->old);
 	json_side(w, "new", d->new_name, d->new);
 	jw_string(w, "normalisation", normalisation(d));
 	jw_u64(w, "period", d->period);
-	jw_u64(w, "total_objects", d->nrows);
+	jw_u64(w, "objects_total", d->nrows);
 	jw_begin_array(w, "objects");
 	for (i = 0; i < d->nrows && (!limit || i < limit); i++)
 		json_row(w, d, &d->rows[i]);
