@@ -370,7 +370,7 @@ static void html_side(const char *label, const char *name, const struct os_profi
 {
 	const struct os_meta *m = &p->meta;
 
-	fprintf(out, "<div class=\"facts\"><b>%s</b> ", label);
+	fprintf(out, "<p class=\"side\"><b>%s</b> ", label);
 	html_esc(name, out);
 	fputs(": <code>", out);
 	for (uint32_t i = 0; i < m->argc; i++) {
@@ -380,7 +380,7 @@ static void html_side(const char *label, const char *name, const struct os_profi
 	}
 	fprintf(out, "</code>, %.2f s, sampler ", m->duration_s);
 	html_esc(m->sampler == OS_NONE ? "?" : report_str(p, m->sampler), out);
-	fprintf(out, " (period %" PRIu64 "), %" PRIu64 " samples attributed</div>\n", m->period,
+	fprintf(out, " (period %" PRIu64 "), %" PRIu64 " samples attributed</p>\n", m->period,
 		p->c.samples_attributed);
 }
 
@@ -410,25 +410,26 @@ int report_diff_html(const struct report_diff *d, const struct report_opts *o, F
 	fwrite(os_html_style_css, 1, os_html_style_css_len, out);
 	fputs("\ntable.diff{width:100%;border-collapse:collapse;table-layout:auto}"
 	      "table.diff td,table.diff th{padding:2px 6px;text-align:right;vertical-align:top}"
-	      "table.diff td.obj{text-align:left;overflow-wrap:anywhere}"
+	      "table.diff td.obj,table.diff th.obj{text-align:left;overflow-wrap:anywhere}"
+	      ".side{margin:4px 0}"
 	      ".grew,.new{color:#b3261e}.shrank,.gone{color:#1e6b2e}\n</style></head>\n<body>\n"
 	      "<header><h1>objscope diff</h1></header>\n<main>\n<div class=\"card\">\n",
 	      out);
 	html_side("OLD", d->old_name, d->old, out);
 	html_side("NEW", d->new_name, d->new, out);
 	if (d->scaled)
-		fprintf(out, "<div class=\"facts\">samples normalised to period %" PRIu64
-			     " (the periods differ)</div>\n",
+		fprintf(out, "<p class=\"side\">samples normalised to period %" PRIu64
+			     " (the periods differ)</p>\n",
 			d->period);
 	else if (d->raw)
-		fputs("<div class=\"facts warn\">samples not comparable (different events or an"
-		      " unknown period): counts shown as recorded; shares still compare</div>\n",
+		fputs("<p class=\"side warn\">samples not comparable (different events or an"
+		      " unknown period): counts shown as recorded; shares still compare</p>\n",
 		      out);
 	fputs("</div>\n<div class=\"card\"><h2>Objects whose share changed</h2>\n"
 	      "<table id=\"diff\" class=\"ranked diff sortable\"><thead><tr><th>delta (pp)</th>"
 	      "<th>old share</th><th>new share</th><th>samples old</th><th>samples new</th>"
 	      "<th>bytes old</th><th>bytes new</th><th>allocs old</th><th>allocs new</th>"
-	      "<th>status</th><th>object</th></tr></thead>\n<tbody>\n",
+	      "<th>status</th><th class=\"obj\">object</th></tr></thead>\n<tbody>\n",
 	      out);
 	for (i = 0; i < d->nrows && (!limit || i < limit); i++) {
 		const struct diff_row *r = &d->rows[i];
