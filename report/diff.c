@@ -437,7 +437,8 @@ int report_diff_html(const struct report_diff *d, const struct report_opts *o, F
 		const char *st = report_diff_status(r->status);
 
 		fprintf(out,
-			"<tr class=\"%s\"><td data-v=\"%.6f\">%+.2f</td><td data-v=\"%.6f\">%.2f%%</td>"
+			"<tr class=\"%s\"><td data-v=\"%.6f\">%+.2f</td>"
+			"<td data-v=\"%.6f\">%.2f%%</td>"
 			"<td data-v=\"%.6f\">%.2f%%</td><td data-v=\"%.0f\">%.0f</td>"
 			"<td data-v=\"%.0f\">%.0f</td><td data-v=\"%" PRIu64 "\">%" PRIu64 "</td>"
 			"<td data-v=\"%" PRIu64 "\">%" PRIu64 "</td><td data-v=\"%" PRIu64

@@ -153,7 +153,8 @@ Test(e2e_diff, schema_catches_drift)
 	char *js = e2e_path(tmp, "bad.json");
 	const char *vargv[] = { "python3", "-c", VALIDATE, SCHEMA, js, NULL };
 	static const char *const bad[] = {
-		"{\"format\":\"objscope-diff\",\"version\":1,\"old\":{\"file\":\"a\",\"command\":[],"
+		"{\"format\":\"objscope-diff\",\"version\":1,"
+		"\"old\":{\"file\":\"a\",\"command\":[],"
 		"\"duration_s\":1,\"sampler\":null,\"event\":null,\"period\":0,"
 		"\"samples_attributed\":0},\"new\":{\"file\":\"b\",\"command\":[],\"duration_s\":1,"
 		"\"sampler\":null,\"event\":null,\"period\":0,\"samples_attributed\":0},"

@@ -33,7 +33,8 @@ static struct os_profile *mk(uint64_t period, const struct obj *o, size_t n)
 	p->meta.period = period;
 	p->meta.duration_s = 2.0;
 	for (size_t i = 0; i < n; i++) {
-		struct os_frame f = { .kind = OS_FRAME_NATIVE, .module = os_profile_string(p, "/bin/prog"),
+		struct os_frame f = { .kind = OS_FRAME_NATIVE,
+				      .module = os_profile_string(p, "/bin/prog"),
 				      .file = os_profile_string(p, "prog.c"), .line = 10,
 				      .near_sym = OS_NONE, .build_id = OS_NONE };
 		uint32_t ids[2];
