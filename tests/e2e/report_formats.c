@@ -283,12 +283,15 @@ static uint32_t frame(struct os_profile *p, uint32_t kind, const char *name, con
 	return os_profile_frame(p, &f);
 }
 
-/* The HTML report of a Java-like profile of 120 objects with long type and
- * method names, frames of the four kinds and a long note: the objects
- * table fits its card at 1280 px and pages 50 rows at a time, the search
+/* The HTML report of a Java-like profile of 120 objects (the last 7 without
+ * samples) with long type and method names, frames of the four kinds and a
+ * long note: the objects table leaves out those without samples, its
+ * "show 7 objects without samples" toggle lists them, the table fits its
+ * card at 1280 px and pages 50 rows at a time, the search
  * box finds the 11 objects allocated in allocateRecordBuffer7* and
  * highlights their frames, the inverted flame graph puts the allocation
  * sites on top, each kind has its colour (checked in screenshots). */
+#define UNSAMPLED_FROM 113
 Test(e2e_formats, html_many_objects_in_headless_chromium)
 {
 	static const char jvm[] = "/usr/lib/jvm/java-17-openjdk-amd64/lib/server/libjvm.so";
@@ -327,8 +330,9 @@ Test(e2e_formats, html_many_objects_in_headless_chromium)
 			 "com.example.inventory.warehouse.StockKeepingUnitRecord$Entry%u[]", i);
 		os_profile_add_context(p, &(struct os_context){
 			.type = os_profile_string(p, name), .stack = os_profile_stack(p, f, n),
-			.allocations = 10 + i, .bytes = 4096 * (i + 1), .samples = 200 - i });
-		total += 200 - i;
+			.allocations = 10 + i, .bytes = 4096 * (i + 1),
+			.samples = i < UNSAMPLED_FROM ? 200 - i : 0 });
+		total += i < UNSAMPLED_FROM ? 200 - i : 0;
 	}
 	p->c.samples_total = p->c.samples_addressed = p->c.samples_heap = total;
 	p->c.samples_attributed = total;
