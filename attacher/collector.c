@@ -954,8 +954,8 @@ void os_collector_status(struct os_collector *c, bool final)
 		status_begin();
 	el = (double)(now - c->start_ns) / 1e9;
 	n = snprintf(line, sizeof(line),
-		     "objscope: %.1fs  %llu samples (%.0f/s)  %llu objects  %llu GCs  %llu lost", el,
-		     (unsigned long long)c->samples_total,
+		     "objscope: %.1fs  %llu samples (%.0f/s)  %llu objects  %llu GCs  %llu lost",
+		     el, (unsigned long long)c->samples_total,
 		     el > 0 ? (double)c->samples_total / el : 0.0,
 		     (unsigned long long)c->attrib.c.objects_seen,
 		     (unsigned long long)c->attrib.c.gc_count, (unsigned long long)c->lost);
