@@ -6,6 +6,18 @@
 #include <string.h>
 
 int os_verbose;
+static void (*progress_clear)(void);
+
+void os_log_set_progress_clear(void (*clear)(void))
+{
+	progress_clear = clear;
+}
+
+void os_log_progress_clear(void)
+{
+	if (progress_clear)
+		progress_clear();
+}
 
 /* Length of the valid UTF-8 sequence at p (a code point from U+00A0 on:
  * the C1 controls U+0080..U+009F are escaped too), 0 when there is none. */
@@ -73,6 +85,7 @@ static void vlog(const char *prefix, const char *fmt, va_list ap)
 
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	os_log_escape(buf, out, sizeof(out));
+	os_log_progress_clear();
 	fprintf(stderr, "objscope: %s%s\n", prefix, out);
 }
 

@@ -438,20 +438,33 @@
     legend($('alloc-flame'), root);
     if (allocChart && term) allocChart.search(term);
   }
+  /* Objects without a sample (a JVM's heap and code cache reservations,
+   * buffers never read while sampled) are left out of the table unless
+   * asked for, as in the text report: they would fill the ranks below the
+   * few that matter. The toggle says how many there are. */
+  function sampled(o) { return o.samples > 0 || (hasEst && o.samples_estimated > 0); }
+  var quiet = objects.filter(function (o) { return !sampled(o); }).length;
+  function listed() {
+    return $('show-unsampled').checked ? objects : objects.filter(sampled);
+  }
+  function countObjects() {
+    $('objects-count').textContent = num(listed().length) + ' of ' + num(R.objects_total) +
+      ', ranked by access samples' + (hasEst ? ' (Horvitz-Thompson estimates)' : '');
+  }
   function search() {
-    var shown;
+    var shown, pool = listed();
+    countObjects();
     term = $('search').value.trim().toLowerCase();
-    shown = objects.filter(function (o) { return objectMatches(o, term); });
+    shown = pool.filter(function (o) { return objectMatches(o, term); });
     objectsTable.setRows(shown);
-    $('search-count').textContent = term ? shown.length + ' of ' + objects.length + ' objects match' : '';
+    $('search-count').textContent = term ? shown.length + ' of ' + pool.length + ' objects match' : '';
     [allocChart, accessChart].forEach(function (c) {
       if (!c) return;
       if (term) c.search(term); else c.clear();
     });
   }
   function objectsView() {
-    $('objects-count').textContent = objects.length + ' of ' + num(R.objects_total) + ', ranked by access samples' +
-      (hasEst ? ' (Horvitz-Thompson estimates)' : '');
+    countObjects();
     var cols = [
       numCol('#', function (o) { return o.id; }, String, '56px'),
       textCol('type', function (o) { return o.type || '\u2014'; }, null, hasReplicas ? null : '15%', true),
@@ -467,7 +480,11 @@
       optionalCol('reuse', 'reuse'),
       optionalCol('numa', 'NUMA')
     ]).filter(Boolean);
-    objectsTable = table($('objects'), cols, objects, function (row, o) {
+    $('unsampled').hidden = !quiet;
+    $('unsampled-label').textContent = 'show ' + num(quiet) + ' object' + (quiet === 1 ? '' : 's') +
+      ' without samples';
+    $('show-unsampled').addEventListener('change', search);
+    objectsTable = table($('objects'), cols, listed(), function (row, o) {
       row.dataset.object = o.id;
       if (selected === o) row.classList.add('selected');
       row.addEventListener('click', function () { select(o, row); });

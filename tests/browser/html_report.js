@@ -22,7 +22,11 @@
  *                 page's data) and paints the matching flame-graph frames,
  *                 and only those, magenta (checked in a screenshot too);
  *                 default: the --alloc function
- * Always: the page loads at 1280 px wide with no console error or page
+ * Always: objects without samples are left out of the table (the pages,
+ * the search and its count are over the objects with samples); when there
+ * are any, a visible "show N objects without samples" toggle lists them all
+ * (every one reachable through the pager, the page still fits) and hides
+ * them again; when there are none, no toggle. The page loads at 1280 px wide with no console error or page
  * error and makes no request other than the file itself; every card fits
  * (no horizontal overflow); text cells are one line (ellipsis, full text as
  * the tooltip; Java packages may be abbreviated there); the notes are collapsed; a full-page screenshot is written
@@ -123,7 +127,9 @@ async function expectedMatches(page, term) {
     const data = JSON.parse(document.getElementById('objscope-data').textContent);
     const name = (f) => (f && typeof f === 'object' ? String(f.name || f.function || '') : String(f));
     const has = (stack) => (stack || []).some((f) => name(f).toLowerCase().includes(t));
-    return data.report.objects.filter((o) => (o.type || '').toLowerCase().includes(t) ||
+    const est = data.report.objects.some((o) => o.samples_estimated !== undefined && o.samples_estimated !== null);
+    const sampled = (o) => o.samples > 0 || (est && o.samples_estimated > 0);
+    return data.report.objects.filter(sampled).filter((o) => (o.type || '').toLowerCase().includes(t) ||
       has(o.alloc_stack) || (o.accesses || []).some((a) => has(a.stack))).map((o) => String(o.id));
   }, term.toLowerCase());
 }
@@ -216,8 +222,57 @@ async function main() {
       await page.click('#notes-box summary');
     }
     const base = o.shot.replace(/\.png$/, '');
-    const total = await page.evaluate(() =>
-      (JSON.parse(document.getElementById('objscope-data').textContent).report.objects || []).length);
+    /* total: the objects listed by default (those with samples); quiet: the others */
+    const [total, quiet] = await page.evaluate(() => {
+      const objs = JSON.parse(document.getElementById('objscope-data').textContent).report.objects || [];
+      const est = objs.some((o) => o.samples_estimated !== undefined && o.samples_estimated !== null);
+      const q = objs.filter((o) => !(o.samples > 0 || (est && o.samples_estimated > 0))).map((o) => String(o.id));
+      return [objs.length - q.length, q];
+    });
+    const allIds = async () => {
+      const pager = page.locator('#objects + .pager');
+      const seen = new Set();
+      for (let n = 0; n < 1000; n++) {
+        (await rowIds(page)).forEach((id) => seen.add(id));
+        const next = pager.locator('button', { hasText: 'next' });
+        if (!(await pager.isVisible()) || !(await next.isEnabled())) break;
+        await next.click();
+      }
+      while ((await pager.isVisible()) && await pager.locator('button', { hasText: 'previous' }).isEnabled())
+        await pager.locator('button', { hasText: 'previous' }).click();
+      return seen;
+    };
+
+    if (!o.empty) {
+      const toggle = page.locator('#unsampled');
+      const listed = await allIds();
+      const leaked = quiet.filter((id) => listed.has(id));
+      if (leaked.length) fail('objects without samples listed by default: ' + leaked.slice(0, 5));
+      if (listed.size !== total) fail('the table lists ' + listed.size + ' objects, ' + total + ' have samples');
+      const head = (await page.textContent('#objects-count')) || '';
+      if (!head.startsWith(total.toLocaleString('en-US') + ' of ')) fail('the table\'s heading says "' + head + '" for ' + total + ' listed');
+      if (!quiet.length && await toggle.isVisible()) fail('a toggle for objects without samples, and there are none');
+      if (quiet.length && !(await toggle.isVisible())) {
+        fail('no visible toggle for the ' + quiet.length + ' objects without samples');
+      } else if (quiet.length) {
+        const label = (await toggle.textContent()) || '';
+        const want = 'show ' + quiet.length.toLocaleString('en-US') + ' object' + (quiet.length === 1 ? '' : 's') + ' without samples';
+        if (!label.includes(want)) fail('the toggle says "' + label.trim() + '", want "' + want + '"');
+        await page.check('#show-unsampled');
+        await page.waitForTimeout(300);
+        const all = await allIds();
+        const missing = quiet.filter((id) => !all.has(id));
+        if (missing.length) fail('the toggle does not list the objects without samples: ' + missing.slice(0, 5));
+        if (all.size !== total + quiet.length) fail('with the toggle on the table lists ' + all.size + ' of ' + (total + quiet.length));
+        const head2 = (await page.textContent('#objects-count')) || '';
+        if (!head2.startsWith((total + quiet.length).toLocaleString('en-US') + ' of ')) fail('with the toggle on the heading says "' + head2 + '"');
+        await checkFit(page, fail, 'objects without samples shown');
+        await page.uncheck('#show-unsampled');
+        await page.waitForTimeout(300);
+        const again = await allIds();
+        if (again.size !== total || quiet.some((id) => again.has(id))) fail('the toggle turned off does not hide them again');
+      }
+    }
 
     if (o.pages) {
       const pager = page.locator('#objects + .pager');

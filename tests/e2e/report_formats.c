@@ -2,7 +2,8 @@
  * collapsed, of merging, and of record's live status line (issue 6); the
  * JSON report against its schema (docs/report.schema.json, validated by
  * tests/schema/validate_report.py with python3-jsonschema), merges of
- * different periods, binary output refused on a terminal (issue 24).
+ * different periods, binary output refused on a terminal, the status line
+ * beside a target writing to the same terminal (issue 24).
  *
  * The fixture three_sites plants its answer: the object allocated in
  * alloc_random_block takes most access samples, from random_phase. The HTML
@@ -282,12 +283,15 @@ static uint32_t frame(struct os_profile *p, uint32_t kind, const char *name, con
 	return os_profile_frame(p, &f);
 }
 
-/* The HTML report of a Java-like profile of 120 objects with long type and
- * method names, frames of the four kinds and a long note: the objects
- * table fits its card at 1280 px and pages 50 rows at a time, the search
+/* The HTML report of a Java-like profile of 120 objects (the last 7 without
+ * samples) with long type and method names, frames of the four kinds and a
+ * long note: the objects table leaves out those without samples, its
+ * "show 7 objects without samples" toggle lists them, the table fits its
+ * card at 1280 px and pages 50 rows at a time, the search
  * box finds the 11 objects allocated in allocateRecordBuffer7* and
  * highlights their frames, the inverted flame graph puts the allocation
  * sites on top, each kind has its colour (checked in screenshots). */
+#define UNSAMPLED_FROM 113
 Test(e2e_formats, html_many_objects_in_headless_chromium)
 {
 	static const char jvm[] = "/usr/lib/jvm/java-17-openjdk-amd64/lib/server/libjvm.so";
@@ -326,8 +330,9 @@ Test(e2e_formats, html_many_objects_in_headless_chromium)
 			 "com.example.inventory.warehouse.StockKeepingUnitRecord$Entry%u[]", i);
 		os_profile_add_context(p, &(struct os_context){
 			.type = os_profile_string(p, name), .stack = os_profile_stack(p, f, n),
-			.allocations = 10 + i, .bytes = 4096 * (i + 1), .samples = 200 - i });
-		total += 200 - i;
+			.allocations = 10 + i, .bytes = 4096 * (i + 1),
+			.samples = i < UNSAMPLED_FROM ? 200 - i : 0 });
+		total += i < UNSAMPLED_FROM ? 200 - i : 0;
 	}
 	p->c.samples_total = p->c.samples_addressed = p->c.samples_heap = total;
 	p->c.samples_attributed = total;
@@ -478,6 +483,143 @@ Test(e2e_formats, record_status_on_terminal)
 	free(out);
 	free(log);
 	free(profile);
+}
+
+/* A screen of a terminal as the bytes objscope and its target wrote would
+ * leave it: printable text, \r, \n (scrolling the region), cursor save and
+ * restore, CUP, CUU, EL, DECSTBM — what the status line uses. */
+#define SCR_ROWS 24
+#define SCR_COLS 100
+struct screen {
+	char cell[SCR_ROWS][SCR_COLS + 1];
+	int row, col, top, bot, srow, scol;
+};
+
+static void scr_linefeed(struct screen *s)
+{
+	if (s->row == s->bot) {
+		memmove(s->cell[s->top], s->cell[s->top + 1],
+			(size_t)(s->bot - s->top) * sizeof(s->cell[0]));
+		memset(s->cell[s->bot], ' ', SCR_COLS);
+	} else if (s->row < SCR_ROWS - 1) {
+		s->row++;
+	}
+}
+
+static void scr_feed(struct screen *s, const char *p, const char *end)
+{
+	memset(s, 0, sizeof(*s));
+	for (int r = 0; r < SCR_ROWS; r++)
+		memset(s->cell[r], ' ', SCR_COLS);
+	s->bot = SCR_ROWS - 1;
+	while (p < end) {
+		int n[2] = { 0, 0 }, k = 0;
+
+		if (*p == '\r') {
+			s->col = 0;
+		} else if (*p == '\n') {
+			scr_linefeed(s);
+		} else if (*p == '\033' && p + 1 < end && (p[1] == '7' || p[1] == '8')) {
+			if (p[1] == '7')
+				s->srow = s->row, s->scol = s->col;
+			else
+				s->row = s->srow, s->col = s->scol;
+			p++;
+		} else if (*p == '\033' && p + 1 < end && p[1] == '[') {
+			for (p += 2; p < end && (*p == ';' || (*p >= '0' && *p <= '9')); p++)
+				if (*p == ';')
+					k = k < 1 ? k + 1 : k;
+				else
+					n[k] = n[k] * 10 + (*p - '0');
+			if (p == end)
+				break;
+			if (*p == 'H')
+				s->row = (n[0] ? n[0] : 1) - 1, s->col = (n[1] ? n[1] : 1) - 1;
+			else if (*p == 'A') /* up, stopping at the region's top */
+				s->row = s->row - (n[0] ? n[0] : 1) < s->top
+						 ? s->top
+						 : s->row - (n[0] ? n[0] : 1);
+			else if (*p == 'K')
+				memset(s->cell[s->row] + (n[0] == 2 ? 0 : s->col), ' ',
+				       (size_t)(SCR_COLS - (n[0] == 2 ? 0 : s->col)));
+			else if (*p == 'r') {
+				s->top = (n[0] ? n[0] : 1) - 1;
+				s->bot = (n[1] ? n[1] : SCR_ROWS) - 1;
+				s->row = s->col = 0;
+			}
+		} else if ((unsigned char)*p >= 0x20) {
+			if (s->col == SCR_COLS) {
+				s->col = 0;
+				scr_linefeed(s);
+			}
+			s->cell[s->row][s->col++] = *p;
+		}
+		p++;
+	}
+	for (int r = 0; r < SCR_ROWS; r++) { /* rows without their trailing blanks */
+		int c = SCR_COLS;
+
+		while (c > 0 && s->cell[r][c - 1] == ' ')
+			c--;
+		s->cell[r][c] = 0;
+	}
+}
+
+/* The target writes to the terminal while the status line is shown
+ * (issue 24): its line is a line of its own, never glued to the status
+ * text nor overwritten by the next redraw; at the end no status text is
+ * left, the scroll region is given back and the output ends with a newline. */
+Test(e2e_formats, record_status_with_target_output)
+{
+	char *log = e2e_path(tmp, "tty2.log"), *profile = e2e_path(tmp, "t2.data");
+	char *cmd = NULL, *text = NULL, *start, *end;
+	struct screen *s = malloc(sizeof(*s));
+	bool hello = false, wrote = false;
+	struct e2e_result res;
+	size_t len = 0;
+	FILE *f;
+
+	cr_assert_not_null(s);
+	cr_assert(asprintf(&cmd,
+			   "stty rows %d cols %d && %s record --progress -o %s -- sh -c 'sleep 1; "
+			   "echo hello; sleep 1'",
+			   SCR_ROWS, SCR_COLS, E2E_OBJSCOPE, profile) > 0);
+	{
+		const char *argv[] = { "script", "-qec", cmd, log, NULL };
+
+		cr_assert_eq(e2e_run(tmp, argv, NULL, &res), 0);
+		cr_assert_eq(res.status, 0, "record under script(1) exited %d: %s%s", res.status,
+			     res.out, res.err);
+		e2e_result_free(&res);
+	}
+	f = fopen(log, "r");
+	cr_assert_not_null(f);
+	cr_assert_eq(getdelim(&text, &len, '\0', f) > 0, 1, "empty terminal log");
+	fclose(f);
+	/* script(1) may frame the session with "Script started/done" lines */
+	start = strncmp(text, "Script started", 14) ? text : strchr(text, '\n') + 1;
+	end = strstr(start, "\nScript done");
+	end = end ? end + 1 : start + strlen(start);
+	cr_assert_not_null(strstr(start, "objscope: 0."), "no status line was drawn:\n%s", text);
+	cr_expect(end > start && end[-1] == '\n', "output does not end with a newline:\n%s", text);
+	scr_feed(s, start, end);
+	for (int r = 0; r < SCR_ROWS; r++) {
+		hello |= !strcmp(s->cell[r], "hello");
+		wrote |= !strncmp(s->cell[r], "objscope: wrote ", 16);
+		cr_expect_null(strstr(s->cell[r], " samples ("), "status text left on row %d: '%s'",
+			       r + 1, s->cell[r]);
+		cr_expect(!strstr(s->cell[r], "hello") || !strcmp(s->cell[r], "hello"),
+			  "the target's line shares row %d: '%s'", r + 1, s->cell[r]);
+	}
+	cr_expect(hello, "no row holds the target's 'hello' alone:\n%s", text);
+	cr_expect(wrote, "the summary does not start a row:\n%s", text);
+	cr_expect(s->top == 0 && s->bot == SCR_ROWS - 1, "scroll region left set: %d..%d",
+		  s->top + 1, s->bot + 1);
+	free(s);
+	free(text);
+	free(cmd);
+	free(profile);
+	free(log);
 }
 
 /* A profile with what a recorded native one lacks: replicas, estimates,

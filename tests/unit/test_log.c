@@ -1,6 +1,7 @@
 /* test_log.c - common/log.c: messages cannot carry control characters or
  * escape sequences to the terminal (issue 25: a JVM's attach reply or a
- * dlerror text printed raw to root's terminal). */
+ * dlerror text printed raw to root's terminal); a live status line is taken
+ * off before every message (issue 24). */
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
 #include <string.h>
@@ -65,4 +66,29 @@ Test(log, every_level_escapes, .init = redirect)
 				"objscope: warning: dlerror: x\\x0dy\n"
 				"objscope: thread \\x07\n"
 				"objscope: cmdline a\\x1bb\n");
+}
+
+static void fake_clear(void)
+{
+	fputs("<clear>", stderr);
+}
+
+/* A live status line registered with os_log_set_progress_clear is taken off
+ * before each message printed, so the message starts a line of its own (issue
+ * 24); messages not printed (os_debug without -v) leave it, and after
+ * unregistering nothing is called. */
+Test(log, progress_cleared_before_messages, .init = redirect)
+{
+	os_verbose = 0;
+	os_log_set_progress_clear(fake_clear);
+	os_warn("first");
+	os_debug("not printed");
+	os_err("second");
+	os_log_set_progress_clear(NULL);
+	os_err("third");
+	os_log_progress_clear();
+	fflush(stderr);
+	cr_assert_stderr_eq_str("<clear>objscope: warning: first\n"
+				"<clear>objscope: second\n"
+				"objscope: third\n");
 }
