@@ -56,27 +56,10 @@ static void put_json(FILE *out, const char *s, size_t len)
 	}
 }
 
-/* A frame's kind for the page: "java", "jvm" (native code of libjvm.so),
- * "native", "kernel", "unknown" or "synthetic". */
+/* A frame's kind for the page (the JSON report's own, report_frame_kind). */
 static const char *frame_kind(const struct os_profile *p, const struct os_frame *f)
 {
-	const char *module, *base;
-
-	switch (f->kind) {
-	case OS_FRAME_JAVA:
-		return "java";
-	case OS_FRAME_KERNEL:
-		return "kernel";
-	case OS_FRAME_UNKNOWN:
-		return "unknown";
-	case OS_FRAME_SYNTHETIC:
-		return "synthetic";
-	default:
-		module = report_str(p, f->module);
-		base = strrchr(module, '/');
-		base = base ? base + 1 : module;
-		return strncmp(base, "libjvm.so", 9) == 0 ? "jvm" : "native";
-	}
+	return report_frame_kind(p, f);
 }
 
 /* {"frame as the JSON report prints it": "kind", ...}; the first kind wins

@@ -289,3 +289,28 @@ void jw_string_escaped(struct json_writer *w, const char *key, const char *body,
 	put(w, body, len);
 	putc1(w, '"');
 }
+
+void jw_fragment_begin(struct json_writer *scratch, uint32_t depth)
+{
+	scratch->n = 0;
+	scratch->err = 0;
+	scratch->depth = depth < JW_MAX_DEPTH ? depth : JW_MAX_DEPTH;
+	scratch->has_items[scratch->depth] = false;
+}
+
+const char *jw_fragment_end(struct json_writer *scratch, size_t *len)
+{
+	/* what member() wrote first at `depth`: a line break and indentation */
+	size_t skip = scratch->depth ? 1 + 2 * (size_t)scratch->depth : 0;
+
+	if (scratch->err || scratch->n < skip)
+		return NULL;
+	*len = scratch->n - skip;
+	return scratch->buf + skip;
+}
+
+void jw_value_raw(struct json_writer *w, const char *key, const char *text, size_t len)
+{
+	member(w, key);
+	put(w, text, len);
+}

@@ -65,4 +65,16 @@ size_t jw_escape_only(struct json_writer *scratch, const char *s);
 /* A string value given as its escaped body (without the quotes). */
 void jw_string_escaped(struct json_writer *w, const char *key, const char *body, size_t len);
 
+/* For callers that cache whole values: jw_fragment_begin() readies
+ * `scratch` (as above) to write one value as if it were the next item of an
+ * array open at `depth` in another writer (so its inner lines are indented
+ * for that place); jw_fragment_end() returns the value's text, without the
+ * separator and indentation before it, in *len (NULL when it overflowed
+ * scratch's buffer: write the value directly then). jw_value_raw() writes
+ * such a text as a member of w's current container (w->depth must be the
+ * fragment's depth). */
+void jw_fragment_begin(struct json_writer *scratch, uint32_t depth);
+const char *jw_fragment_end(struct json_writer *scratch, size_t *len);
+void jw_value_raw(struct json_writer *w, const char *key, const char *text, size_t len);
+
 #endif

@@ -121,7 +121,7 @@ async function frames(page, sel) {
 async function expectedMatches(page, term) {
   return page.evaluate((t) => {
     const data = JSON.parse(document.getElementById('objscope-data').textContent);
-    const name = (f) => (f && typeof f === 'object' ? String(f.name || f.function || '') : String(f));
+    const name = (f) => (f && typeof f === 'object' ? String(f.text || f.name || f.function || '') : String(f));
     const has = (stack) => (stack || []).some((f) => name(f).toLowerCase().includes(t));
     return data.report.objects.filter((o) => (o.type || '').toLowerCase().includes(t) ||
       has(o.alloc_stack) || (o.accesses || []).some((a) => has(a.stack))).map((o) => String(o.id));

@@ -196,6 +196,26 @@ static void assert_strings(json_object *arr, const char *const *want, size_t n)
 		cr_assert_str_eq(json_object_get_string(json_object_array_get_idx(arr, i)), want[i]);
 }
 
+/* A JSON frame's "text" (version 2 frames are objects). */
+static const char *frame_text(json_object *stack, size_t i)
+{
+	json_object *f = json_object_array_get_idx(stack, i), *t;
+
+	cr_assert(json_object_is_type(f, json_type_object), "frame %zu is not an object", i);
+	cr_assert(json_object_object_get_ex(f, "text", &t), "frame %zu has no text", i);
+	return json_object_get_string(t);
+}
+
+static void assert_frames(json_object *arr, const char *const *want, size_t n)
+{
+	size_t i;
+
+	cr_assert(json_object_is_type(arr, json_type_array));
+	cr_assert_eq(json_object_array_length(arr), n);
+	for (i = 0; i < n; i++)
+		cr_assert_str_eq(frame_text(arr, i), want[i]);
+}
+
 static json_object *load_json(const char *path)
 {
 	json_object *root = json_object_from_file(path);
@@ -208,7 +228,7 @@ TestSuite(report, .init = mk_rdir, .fini = rm_rdir);
 
 Test(report, json_fields)
 {
-	json_object *root, *meta, *objs, *o, *acc, *types, *threads, *t;
+	json_object *root, *meta, *objs, *o, *acc, *types, *threads, *t, *fr;
 	static const char *const stack_a[] = { "Bench.makeData(Bench.java:12)",
 					       "Bench.main(Bench.java:40)" };
 	static const char *const stack_b[] = {
@@ -226,7 +246,7 @@ Test(report, json_fields)
 	root = load_json(rpath("out.json"));
 
 	cr_assert_str_eq(sget(root, "format"), "objscope-report");
-	cr_assert_eq(iget(root, "version"), 1);
+	cr_assert_eq(iget(root, "version"), 2);
 
 	meta = get(root, "meta");
 	assert_strings(get(meta, "command"), command, 3);
@@ -257,7 +277,7 @@ Test(report, json_fields)
 	o = json_object_array_get_idx(objs, 0);
 	cr_assert_eq(iget(o, "id"), 1);
 	cr_assert_str_eq(sget(o, "type"), "double[]");
-	assert_strings(get(o, "alloc_stack"), stack_a, 2);
+	assert_frames(get(o, "alloc_stack"), stack_a, 2);
 	cr_assert_eq(iget(o, "allocations"), 100);
 	cr_assert_eq(iget(o, "bytes"), 800000);
 	cr_assert_eq(iget(o, "samples"), 300);
@@ -268,7 +288,7 @@ Test(report, json_fields)
 	cr_assert_null(get(get(o, "metrics"), "remote"));
 	acc = get(o, "accesses");
 	cr_assert_eq(json_object_array_length(acc), 2);
-	assert_strings(get(json_object_array_get_idx(acc, 0), "stack"), kernel, 2);
+	assert_frames(get(json_object_array_get_idx(acc, 0), "stack"), kernel, 2);
 	cr_assert_eq(iget(json_object_array_get_idx(acc, 0), "samples"), 240);
 	cr_assert_eq(iget(json_object_array_get_idx(acc, 1), "samples"), 60);
 	cr_assert_null(get(o, "replica"));
@@ -280,14 +300,45 @@ Test(report, json_fields)
 	o = json_object_array_get_idx(objs, 1);
 	cr_assert_eq(iget(o, "id"), 2);
 	cr_assert_str_eq(sget(o, "type"), "");
-	assert_strings(get(o, "alloc_stack"), stack_b, 10);
+	assert_frames(get(o, "alloc_stack"), stack_b, 10);
+	/* each frame's parts, null for what the profile does not hold */
+	fr = json_object_array_get_idx(get(o, "alloc_stack"), 0);
+	cr_assert_str_eq(sget(fr, "function"), "malloc");
+	cr_assert_str_eq(sget(fr, "module"), "/lib/x86_64-linux-gnu/libc.so.6");
+	cr_assert_str_eq(sget(fr, "kind"), "native");
+	cr_assert_eq(iget(fr, "offset"), 0x9a0f0);
+	cr_assert_null(get(fr, "file"));
+	cr_assert_null(get(fr, "line"));
+	cr_assert_null(get(fr, "address"));
+	cr_assert_null(get(fr, "nearest_export"));
+	cr_assert_null(get(fr, "build_id"));
+	fr = json_object_array_get_idx(get(o, "alloc_stack"), 1);
+	cr_assert_str_eq(sget(fr, "kind"), "unknown");
+	cr_assert_null(get(fr, "function"));
+	cr_assert_null(get(fr, "module"));
+	cr_assert_null(get(fr, "offset"));
+	cr_assert_eq(json_object_get_uint64(get(fr, "address")), 0x7f0012345678);
+	fr = json_object_array_get_idx(get(o, "alloc_stack"), 2);
+	cr_assert_str_eq(sget(fr, "function"), "fill");
+	cr_assert_str_eq(sget(fr, "file"), "/src/app/fill.c");
+	cr_assert_eq(iget(fr, "line"), 33);
+	cr_assert_eq(iget(fr, "offset"), 0x1140);
+	fr = json_object_array_get_idx(get(o, "alloc_stack"), 3);
+	cr_assert_null(get(fr, "function"));
+	cr_assert_str_eq(sget(fr, "module"), "/opt/app/lib/libfoo.so");
+	cr_assert_eq(iget(fr, "offset"), 0x1a2b);
+	fr = json_object_array_get_idx(get(json_object_array_get_idx(objs, 0), "alloc_stack"), 0);
+	cr_assert_str_eq(sget(fr, "kind"), "java");
+	cr_assert_str_eq(sget(fr, "function"), "Bench.makeData");
+	cr_assert_eq(iget(fr, "line"), 12);
+	cr_assert_null(get(fr, "module"));
+	cr_assert_null(get(fr, "offset"));
 	cr_assert_float_eq(json_object_get_double(get(o, "share")), 0.3, 1e-9);
 	acc = get(o, "accesses");
 	cr_assert_eq(json_object_array_length(acc), 7);
 	cr_assert_eq(iget(json_object_array_get_idx(acc, 0), "samples"), 100);
 	cr_assert_eq(iget(json_object_array_get_idx(acc, 6), "samples"), 2);
-	cr_assert_str_eq(json_object_get_string(json_object_array_get_idx(
-				 get(json_object_array_get_idx(acc, 0), "stack"), 0)),
+	cr_assert_str_eq(frame_text(get(json_object_array_get_idx(acc, 0), "stack"), 0),
 			 "consume (use.c:100)");
 
 	/* Ranks 3 and 4: byte[] with samples, then the one without. */
@@ -299,8 +350,7 @@ Test(report, json_fields)
 	cr_assert_eq(iget(o, "id"), 4);
 	cr_assert_eq(iget(o, "samples"), 0);
 	cr_assert_float_eq(json_object_get_double(get(o, "share")), 0.0, 1e-12);
-	cr_assert_str_eq(json_object_get_string(json_object_array_get_idx(get(o, "alloc_stack"), 0)),
-			 "Bench.header");
+	cr_assert_str_eq(frame_text(get(o, "alloc_stack"), 0), "Bench.header");
 
 	types = get(root, "types");
 	cr_assert_eq(json_object_array_length(types), 3);
@@ -598,8 +648,7 @@ static void check_tricky(json_object *root)
 	st = get(o, "alloc_stack");
 	cr_assert_eq(json_object_array_length(st), NTRICKY);
 	for (i = 0; i + 1 < NTRICKY; i++)
-		cr_assert_str_eq(json_object_get_string(json_object_array_get_idx(st, i)),
-				 tricky[i]);
+		cr_assert_str_eq(frame_text(st, i), tricky[i]);
 	cr_assert_float_eq(json_object_get_double(get(o, "share")), 1.0 / 3, 1e-15);
 	cr_assert(json_object_is_type(get(o, "share"), json_type_double));
 	cr_assert_str_eq(sget(json_object_array_get_idx(get(root, "threads"), 0), "name"),
@@ -1003,7 +1052,7 @@ Test(report, no_lines_merges_contexts_that_differ_by_lines)
 	root = load_json(rpath("l.json"));
 	cr_assert_eq(json_object_array_length(get(root, "objects")), 2, "lines kept apart");
 	o = json_object_array_get_idx(get(root, "objects"), 0);
-	assert_strings(get(o, "alloc_stack"), (const char *[]){ "F.make(F.java:12)",
+	assert_frames(get(o, "alloc_stack"), (const char *[]){ "F.make(F.java:12)",
 							      "F.build(F.java:20)" }, 2);
 	json_object_put(root);
 
@@ -1015,11 +1064,11 @@ Test(report, no_lines_merges_contexts_that_differ_by_lines)
 	cr_expect_eq(iget(o, "samples"), 40);
 	cr_expect_eq(iget(o, "allocations"), 4);
 	cr_expect_eq(iget(o, "bytes"), 400);
-	assert_strings(get(o, "alloc_stack"), (const char *[]){ "F.make", "F.build" }, 2);
+	assert_frames(get(o, "alloc_stack"), (const char *[]){ "F.make", "F.build" }, 2);
 	acc = get(o, "accesses");
 	cr_assert_eq(json_object_array_length(acc), 1, "access paths not merged");
 	cr_expect_eq(iget(json_object_array_get_idx(acc, 0), "samples"), 40);
-	assert_strings(get(json_object_array_get_idx(acc, 0), "stack"), (const char *[]){ "get" },
+	assert_frames(get(json_object_array_get_idx(acc, 0), "stack"), (const char *[]){ "get" },
 		       1);
 	json_object_put(root);
 }
