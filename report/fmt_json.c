@@ -19,21 +19,15 @@
 #include "report/json_writer.h"
 
 #define MAX_FRAME 1024
-#define CACHE_CAP (96u << 20) /* bytes of formatted frame objects kept */
-#define CACHE_SLOTS 2         /* depths a frame is kept for (alloc and access stacks) */
+#define CACHE_CAP (64u << 20) /* bytes of formatted frame objects kept */
 
-/* Frames recur in many stacks: each one's object is formatted once per
- * depth it appears at (its inner lines are indented for that place) and
- * kept, up to CACHE_CAP bytes; beyond, frames are formatted each time. */
-struct frame_text {
-	char *text;           /* NULL until formatted */
-	uint32_t len;
-	uint32_t depth;
-};
-
+/* Frames recur in many stacks: each one's object (on one line, so the same
+ * text wherever it appears) is formatted once and kept, up to CACHE_CAP
+ * bytes; beyond, frames are formatted each time. */
 struct frame_cache {
 	const struct os_profile *p;
-	struct frame_text *slot; /* CACHE_SLOTS per frame id */
+	char **text;          /* per frame id, NULL until formatted */
+	uint32_t *len;
 	size_t bytes;
 	struct json_writer scratch;
 };
@@ -42,17 +36,19 @@ static int cache_init(struct frame_cache *fc, const struct os_profile *p, bool h
 {
 	fc->p = p;
 	fc->bytes = 0;
-	fc->slot = calloc(((size_t)p->nframes + 1) * CACHE_SLOTS, sizeof(*fc->slot));
+	fc->text = calloc((size_t)p->nframes + 1, sizeof(*fc->text));
+	fc->len = calloc((size_t)p->nframes + 1, sizeof(*fc->len));
 	jw_init(&fc->scratch, NULL, html_safe);
-	return fc->slot ? 0 : -ENOMEM;
+	return fc->text && fc->len ? 0 : -ENOMEM;
 }
 
 static void cache_free(struct frame_cache *fc)
 {
-	if (fc->slot)
-		for (size_t i = 0; i < (size_t)fc->p->nframes * CACHE_SLOTS; i++)
-			free(fc->slot[i].text);
-	free(fc->slot);
+	if (fc->text)
+		for (uint32_t i = 0; i < fc->p->nframes; i++)
+			free(fc->text[i]);
+	free(fc->text);
+	free(fc->len);
 }
 
 const char *report_frame_kind(const struct os_profile *p, const struct os_frame *f)
@@ -101,7 +97,7 @@ static void jframe_object(struct json_writer *w, const struct os_profile *p, uin
 		      f->kind != OS_FRAME_KERNEL && f->kind != OS_FRAME_SYNTHETIC;
 
 	os_profile_frame_str(p, id, buf, sizeof(buf));
-	jw_begin_object(w, NULL);
+	jw_begin_object_flat(w, NULL);
 	if (!f) {
 		jw_null(w, "function");
 		jw_null(w, "file");
@@ -147,23 +143,14 @@ static void jframe_object(struct json_writer *w, const struct os_profile *p, uin
 
 static void jframe(struct json_writer *w, struct frame_cache *fc, uint32_t id)
 {
-	struct frame_text *t = NULL;
 	const char *text;
-	size_t n, k;
+	size_t n;
 
-	if (id < fc->p->nframes) {
-		for (k = 0; k < CACHE_SLOTS; k++) {
-			struct frame_text *s = &fc->slot[(size_t)id * CACHE_SLOTS + k];
-
-			if (s->text && s->depth == w->depth) {
-				jw_value_raw(w, NULL, s->text, s->len);
-				return;
-			}
-			if (!s->text && !t)
-				t = s;
-		}
+	if (id < fc->p->nframes && fc->text[id]) {
+		jw_value_raw(w, NULL, fc->text[id], fc->len[id]);
+		return;
 	}
-	jw_fragment_begin(&fc->scratch, w->depth);
+	jw_fragment_begin(&fc->scratch);
 	jframe_object(&fc->scratch, fc->p, id);
 	text = jw_fragment_end(&fc->scratch, &n);
 	if (!text) { /* too long for the scratch buffer */
@@ -171,12 +158,11 @@ static void jframe(struct json_writer *w, struct frame_cache *fc, uint32_t id)
 		return;
 	}
 	jw_value_raw(w, NULL, text, n);
-	if (t && fc->bytes + n <= CACHE_CAP) {
-		t->text = malloc(n ? n : 1);
-		if (t->text) {
-			memcpy(t->text, text, n);
-			t->len = (uint32_t)n;
-			t->depth = w->depth;
+	if (id < fc->p->nframes && fc->bytes + n <= CACHE_CAP) {
+		fc->text[id] = malloc(n ? n : 1);
+		if (fc->text[id]) {
+			memcpy(fc->text[id], text, n);
+			fc->len[id] = (uint32_t)n;
 			fc->bytes += n;
 		}
 	}
