@@ -1072,3 +1072,75 @@ Test(report, no_lines_merges_contexts_that_differ_by_lines)
 		       1);
 	json_object_put(root);
 }
+
+/* JSON frames (version 2) of the other kinds: a stripped module's frame
+ * with its nearest export and build-id, libjvm.so code ("jvm"), a kernel
+ * and a synthetic frame; each object on one line, and the same text in an
+ * allocation path and an access path (the cached form). */
+Test(report, json_frame_objects)
+{
+	struct os_profile *p = os_profile_new();
+	struct os_frame sf = {
+		.kind = OS_FRAME_NATIVE, .name = OS_NONE, .file = OS_NONE,
+		.module = os_profile_string(p, "/usr/lib/liblzma.so.5"), .addr = 0x158e2,
+		.near_sym = os_profile_string(p, "lzma_crc64"), .near_off = 0x1ac2,
+		.build_id = os_profile_string(p, "0123abcd"),
+	};
+	uint32_t stripped = os_profile_frame(p, &sf);
+	uint32_t jvm = ut_frame(p, OS_FRAME_NATIVE, "JVM_Alloc", "/jdk/lib/server/libjvm.so", NULL,
+				0, 0x4000);
+	uint32_t kern = ut_frame(p, OS_FRAME_KERNEL, "clear_page_erms", NULL, NULL, 0, 0);
+	uint32_t syn = ut_frame(p, OS_FRAME_SYNTHETIC, "[allocated before attach]", NULL, NULL, 0,
+				0);
+	uint32_t st = os_profile_stack(p, (uint32_t[]){ stripped, jvm, kern, syn }, 4);
+	uint32_t c;
+	json_object *root, *o, *fr, *ne, *acc;
+	char *txt, *line;
+
+	p->c.samples_total = p->c.samples_addressed = p->c.samples_heap = 10;
+	p->c.samples_attributed = 10;
+	c = os_profile_add_context(p, &(struct os_context){
+		.type = os_profile_string(p, "buf"), .stack = st, .allocations = 1, .bytes = 64,
+		.samples = 10 });
+	os_profile_add_access(p, &(struct os_access){ .context = c, .stack = st, .samples = 10 });
+	write_profile(p, rpath("k.data"));
+	cr_assert_eq(REPORT("--format", "json", "-o", rpath("k.json"), rpath("k.data")), 0);
+	root = load_json(rpath("k.json"));
+	o = json_object_array_get_idx(get(root, "objects"), 0);
+	fr = json_object_array_get_idx(get(o, "alloc_stack"), 0);
+	cr_assert_null(get(fr, "function"));
+	cr_assert_str_eq(sget(fr, "module"), "/usr/lib/liblzma.so.5");
+	cr_assert_str_eq(sget(fr, "kind"), "native");
+	cr_assert_eq(iget(fr, "offset"), 0x158e2);
+	cr_assert_null(get(fr, "address"));
+	ne = get(fr, "nearest_export");
+	cr_assert_str_eq(sget(ne, "symbol"), "lzma_crc64");
+	cr_assert_eq(iget(ne, "offset"), 0x1ac2);
+	cr_assert_str_eq(sget(fr, "build_id"), "0123abcd");
+	cr_assert_str_eq(sget(fr, "text"), "liblzma.so.5+0x158e2 (nearest export: lzma_crc64+0x1ac2)");
+	fr = json_object_array_get_idx(get(o, "alloc_stack"), 1);
+	cr_assert_str_eq(sget(fr, "kind"), "jvm");
+	cr_assert_str_eq(sget(fr, "function"), "JVM_Alloc");
+	cr_assert_eq(iget(fr, "offset"), 0x4000);
+	fr = json_object_array_get_idx(get(o, "alloc_stack"), 2);
+	cr_assert_str_eq(sget(fr, "kind"), "kernel");
+	cr_assert_str_eq(sget(fr, "text"), "clear_page_erms [kernel]");
+	cr_assert_null(get(fr, "module"));
+	cr_assert_null(get(fr, "offset"));
+	fr = json_object_array_get_idx(get(o, "alloc_stack"), 3);
+	cr_assert_str_eq(sget(fr, "kind"), "synthetic");
+	cr_assert_str_eq(sget(fr, "function"), "[allocated before attach]");
+	acc = get(json_object_array_get_idx(get(o, "accesses"), 0), "stack");
+	cr_assert(json_object_equal(get(o, "alloc_stack"), acc), "access path frames differ");
+	json_object_put(root);
+
+	/* one line per frame, written alike at both depths */
+	txt = slurp_text(rpath("k.json"));
+	line = strstr(txt, "{\"function\": null, \"file\": null, \"line\": null, \"module\": "
+			   "\"/usr/lib/liblzma.so.5\", \"kind\": \"native\", \"offset\": 88290, ");
+	cr_assert_not_null(line, "stripped frame not on one line:\n%s", txt);
+	cr_assert_not_null(strstr(line + 1, "{\"function\": null, \"file\": null, \"line\": null, "
+					    "\"module\": \"/usr/lib/liblzma.so.5\""),
+			   "access path frame not written alike:\n%s", txt);
+	free(txt);
+}
