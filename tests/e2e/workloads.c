@@ -120,9 +120,7 @@ static int java_frame(const char *frame)
 static int frame_synthetic(json_object *obj)
 {
 	json_object *st = e2e_get(obj, "alloc_stack");
-	const char *f = st && json_object_array_length(st) ? json_object_get_string(
-								     json_object_array_get_idx(st, 0))
-							   : NULL;
+	const char *f = e2e_frame_text(st, 0);
 
 	return f && f[0] == '[';
 }
