@@ -51,7 +51,9 @@ static void cache_free(struct frame_cache *fc)
 	free(fc->len);
 }
 
-const char *report_frame_kind(const struct os_profile *p, const struct os_frame *f)
+/* "java", "jvm" (native code of libjvm.so), "native", "kernel", "unknown"
+ * or "synthetic" (report/html/app.js colours frames by it). */
+static const char *report_frame_kind(const struct os_profile *p, const struct os_frame *f)
 {
 	const char *module, *base;
 

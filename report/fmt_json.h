@@ -17,8 +17,4 @@
 int report_json_write(const struct report_view *v, const struct report_opts *o, FILE *out,
 		      bool html_safe);
 
-/* A frame's kind as the JSON report gives it: "java", "jvm" (native code of
- * libjvm.so), "native", "kernel", "unknown" or "synthetic". */
-const char *report_frame_kind(const struct os_profile *p, const struct os_frame *f);
-
 #endif
