@@ -53,7 +53,7 @@ static void cache_free(struct frame_cache *fc)
 
 /* "java", "jvm" (native code of libjvm.so), "native", "kernel", "unknown"
  * or "synthetic" (report/html/app.js colours frames by it). */
-static const char *report_frame_kind(const struct os_profile *p, const struct os_frame *f)
+static const char *frame_kind(const struct os_profile *p, const struct os_frame *f)
 {
 	const char *module, *base;
 
@@ -118,7 +118,7 @@ static void jframe_object(struct json_writer *w, const struct os_profile *p, uin
 		else
 			jw_null(w, "line");
 		jstr_or_null(w, "module", p, f->module);
-		jw_string(w, "kind", report_frame_kind(p, f));
+		jw_string(w, "kind", frame_kind(p, f));
 		/* native frames keep their offset in the module; an unresolved
 		 * frame only its absolute (per-run) address */
 		if (native && has_module)
