@@ -4,9 +4,9 @@
  * libraries it uses (d3, d3-flame-graph) are embedded into the binary at
  * build time (report/html/assets.h). This file fills the page's markers:
  * the style, the libraries and the script, each inlined, and the data: the
- * JSON report (fmt_json.c, every object) plus why nothing was attributed
- * and the kind of each frame (the flame graphs colour frames by it), as
- * {"report": ..., "why_empty": "...", "frame_kinds": {"FRAME": "KIND"}}.
+ * JSON report (fmt_json.c, every object; each frame carries its kind, by
+ * which the flame graphs colour it) plus why nothing was attributed, as
+ * {"report": ..., "why_empty": "..."}.
  * Nothing in the page refers to another file or URL, and its
  * Content-Security-Policy forbids fetches. */
 #include <errno.h>
@@ -56,67 +56,21 @@ static void put_json(FILE *out, const char *s, size_t len)
 	}
 }
 
-/* A frame's kind for the page: "java", "jvm" (native code of libjvm.so),
- * "native", "kernel", "unknown" or "synthetic". */
-static const char *frame_kind(const struct os_profile *p, const struct os_frame *f)
-{
-	const char *module, *base;
-
-	switch (f->kind) {
-	case OS_FRAME_JAVA:
-		return "java";
-	case OS_FRAME_KERNEL:
-		return "kernel";
-	case OS_FRAME_UNKNOWN:
-		return "unknown";
-	case OS_FRAME_SYNTHETIC:
-		return "synthetic";
-	default:
-		module = report_str(p, f->module);
-		base = strrchr(module, '/');
-		base = base ? base + 1 : module;
-		return strncmp(base, "libjvm.so", 9) == 0 ? "jvm" : "native";
-	}
-}
-
-/* {"frame as the JSON report prints it": "kind", ...}; the first kind wins
- * when two frames print alike. */
-static json_object *frame_kinds(const struct os_profile *p)
-{
-	json_object *kinds = json_object_new_object(), *k;
-	char buf[1024];
-	uint32_t i;
-
-	for (i = 0; kinds && i < p->nframes; i++) {
-		os_profile_frame_str(p, i, buf, sizeof(buf));
-		if (json_object_object_get_ex(kinds, buf, NULL))
-			continue;
-		k = json_object_new_string(frame_kind(p, &p->frames[i]));
-		if (!k || json_object_object_add(kinds, buf, k)) {
-			json_object_put(k);
-			json_object_put(kinds);
-			return NULL;
-		}
-	}
-	return kinds;
-}
-
 /* The data object: the JSON report (all objects) and why it may be empty.
  * The report is streamed (fmt_json.h, '<' escaped) straight into the page:
  * nothing the size of the report is held in memory. */
 static int put_data(const struct report_view *v, const struct report_opts *o, FILE *out)
 {
 	struct report_opts all = *o;
-	json_object *why = NULL, *kinds = NULL;
+	json_object *why = NULL;
 	char reason[512];
 	const char *s;
 	int ret;
 
 	report_why_empty(v->p, reason, sizeof(reason));
 	why = json_object_new_string(reason);
-	kinds = frame_kinds(v->p);
 	s = why ? json_object_to_json_string_ext(why, JSON_C_TO_STRING_NOSLASHESCAPE) : NULL;
-	if (!s || !kinds) {
+	if (!s) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -127,17 +81,9 @@ static int put_data(const struct report_view *v, const struct report_opts *o, FI
 		goto out;
 	fputs(", \"why_empty\": ", out);
 	put_json(out, s, strlen(s));
-	s = json_object_to_json_string_ext(kinds, JSON_C_TO_STRING_NOSLASHESCAPE);
-	if (!s) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	fputs(", \"frame_kinds\": ", out);
-	put_json(out, s, strlen(s));
 	fputs("}", out);
 out:
 	json_object_put(why);
-	json_object_put(kinds);
 	return ret;
 }
 

@@ -1,4 +1,4 @@
-/* fmt_json.c - `report --format json`, version 1 (docs/INTERFACE.md). Fields
+/* fmt_json.c - `report --format json`, version 2 (docs/INTERFACE.md). Fields
  * beyond the contract: meta.freq/min_size/mode/hostname/start_time/notes,
  * meta.counters (every os_counters field), meta.unaddressed, objects_total,
  * per-access metrics, thread pid/tid, replica.exact/alpha_checks/
@@ -19,13 +19,14 @@
 #include "report/json_writer.h"
 
 #define MAX_FRAME 1024
-#define CACHE_CAP (32u << 20) /* bytes of escaped frame names kept */
+#define CACHE_CAP (64u << 20) /* bytes of formatted frame objects kept */
 
-/* Frames recur in many stacks: each one's escaped name is formatted once
- * and kept (up to CACHE_CAP bytes; beyond, names are formatted each time). */
+/* Frames recur in many stacks: each one's object (on one line, so the same
+ * text wherever it appears) is formatted once and kept, up to CACHE_CAP
+ * bytes; beyond, frames are formatted each time. */
 struct frame_cache {
 	const struct os_profile *p;
-	char **esc;           /* per frame id, NULL until formatted */
+	char **text;          /* per frame id, NULL until formatted */
 	uint32_t *len;
 	size_t bytes;
 	struct json_writer scratch;
@@ -35,38 +36,134 @@ static int cache_init(struct frame_cache *fc, const struct os_profile *p, bool h
 {
 	fc->p = p;
 	fc->bytes = 0;
-	fc->esc = calloc((size_t)p->nframes + 1, sizeof(*fc->esc));
+	fc->text = calloc((size_t)p->nframes + 1, sizeof(*fc->text));
 	fc->len = calloc((size_t)p->nframes + 1, sizeof(*fc->len));
 	jw_init(&fc->scratch, NULL, html_safe);
-	return fc->esc && fc->len ? 0 : -ENOMEM;
+	return fc->text && fc->len ? 0 : -ENOMEM;
 }
 
 static void cache_free(struct frame_cache *fc)
 {
-	if (fc->esc)
+	if (fc->text)
 		for (uint32_t i = 0; i < fc->p->nframes; i++)
-			free(fc->esc[i]);
-	free(fc->esc);
+			free(fc->text[i]);
+	free(fc->text);
 	free(fc->len);
+}
+
+/* "java", "jvm" (native code of libjvm.so), "native", "kernel", "unknown"
+ * or "synthetic" (report/html/app.js colours frames by it). */
+static const char *frame_kind(const struct os_profile *p, const struct os_frame *f)
+{
+	const char *module, *base;
+
+	switch (f->kind) {
+	case OS_FRAME_JAVA:
+		return "java";
+	case OS_FRAME_KERNEL:
+		return "kernel";
+	case OS_FRAME_UNKNOWN:
+		return "unknown";
+	case OS_FRAME_SYNTHETIC:
+		return "synthetic";
+	default:
+		module = report_str(p, f->module);
+		base = strrchr(module, '/');
+		base = base ? base + 1 : module;
+		return strncmp(base, "libjvm.so", 9) == 0 ? "jvm" : "native";
+	}
+}
+
+/* A string member, null when the profile has none (or an empty one). */
+static void jstr_or_null(struct json_writer *w, const char *key, const struct os_profile *p,
+			 uint32_t id)
+{
+	const char *s = os_profile_str(p, id);
+
+	if (s && *s)
+		jw_string(w, key, s);
+	else
+		jw_null(w, key);
+}
+
+/* One frame as an object (docs/report.schema.json $defs/frame): what the
+ * profile knows of it, null for the rest, and "text", the frame as the text
+ * report prints it. */
+static void jframe_object(struct json_writer *w, const struct os_profile *p, uint32_t id)
+{
+	char buf[MAX_FRAME];
+	const struct os_frame *f = id < p->nframes ? &p->frames[id] : NULL;
+	const char *module = f ? os_profile_str(p, f->module) : NULL;
+	bool has_module = module && *module;
+	bool native = f && f->kind != OS_FRAME_JAVA && f->kind != OS_FRAME_UNKNOWN &&
+		      f->kind != OS_FRAME_KERNEL && f->kind != OS_FRAME_SYNTHETIC;
+
+	os_profile_frame_str(p, id, buf, sizeof(buf));
+	jw_begin_object_flat(w, NULL);
+	if (!f) {
+		jw_null(w, "function");
+		jw_null(w, "file");
+		jw_null(w, "line");
+		jw_null(w, "module");
+		jw_string(w, "kind", "unknown");
+		jw_null(w, "offset");
+		jw_null(w, "address");
+		jw_null(w, "nearest_export");
+		jw_null(w, "build_id");
+	} else {
+		jstr_or_null(w, "function", p, f->name);
+		jstr_or_null(w, "file", p, f->file);
+		if (f->line)
+			jw_u64(w, "line", f->line);
+		else
+			jw_null(w, "line");
+		jstr_or_null(w, "module", p, f->module);
+		jw_string(w, "kind", frame_kind(p, f));
+		/* native frames keep their offset in the module; an unresolved
+		 * frame only its absolute (per-run) address */
+		if (native && has_module)
+			jw_u64(w, "offset", f->addr);
+		else
+			jw_null(w, "offset");
+		if (f->kind == OS_FRAME_UNKNOWN && f->addr)
+			jw_u64(w, "address", f->addr);
+		else
+			jw_null(w, "address");
+		if (native && os_profile_str(p, f->near_sym) && *os_profile_str(p, f->near_sym)) {
+			jw_begin_object(w, "nearest_export");
+			jw_string(w, "symbol", os_profile_str(p, f->near_sym));
+			jw_u64(w, "offset", f->near_off);
+			jw_end_object(w);
+		} else {
+			jw_null(w, "nearest_export");
+		}
+		jstr_or_null(w, "build_id", p, f->build_id);
+	}
+	jw_string(w, "text", buf);
+	jw_end_object(w);
 }
 
 static void jframe(struct json_writer *w, struct frame_cache *fc, uint32_t id)
 {
-	char buf[MAX_FRAME];
+	const char *text;
 	size_t n;
 
-	_Static_assert(MAX_FRAME <= JW_ESCAPE_MAX, "frame names must fit the scratch writer");
-	if (id < fc->p->nframes && fc->esc[id]) {
-		jw_string_escaped(w, NULL, fc->esc[id], fc->len[id]);
+	if (id < fc->p->nframes && fc->text[id]) {
+		jw_value_raw(w, NULL, fc->text[id], fc->len[id]);
 		return;
 	}
-	os_profile_frame_str(fc->p, id, buf, sizeof(buf));
-	n = jw_escape_only(&fc->scratch, buf);
-	jw_string_escaped(w, NULL, fc->scratch.buf, n);
+	jw_fragment_begin(&fc->scratch);
+	jframe_object(&fc->scratch, fc->p, id);
+	text = jw_fragment_end(&fc->scratch, &n);
+	if (!text) { /* too long for the scratch buffer */
+		jframe_object(w, fc->p, id);
+		return;
+	}
+	jw_value_raw(w, NULL, text, n);
 	if (id < fc->p->nframes && fc->bytes + n <= CACHE_CAP) {
-		fc->esc[id] = malloc(n ? n : 1);
-		if (fc->esc[id]) {
-			memcpy(fc->esc[id], fc->scratch.buf, n);
+		fc->text[id] = malloc(n ? n : 1);
+		if (fc->text[id]) {
+			memcpy(fc->text[id], text, n);
 			fc->len[id] = (uint32_t)n;
 			fc->bytes += n;
 		}
@@ -305,7 +402,7 @@ int report_json_write(const struct report_view *v, const struct report_opts *o, 
 	jw_init(w, out, html_safe);
 	jw_begin_object(w, NULL);
 	jw_string(w, "format", "objscope-report");
-	jw_u64(w, "version", 1);
+	jw_u64(w, "version", 2);
 	jmeta(w, p);
 
 	n = v->nobjects;

@@ -12,6 +12,7 @@ void jw_init(struct json_writer *w, FILE *out, bool html_safe)
 	w->html_safe = html_safe;
 	w->err = 0;
 	w->depth = 0;
+	w->flat_depth = 0;
 	w->has_items[0] = false;
 	w->n = 0;
 }
@@ -142,7 +143,11 @@ static void escape(struct json_writer *w, const char *str)
 /* Separator, indentation and key before a value in the current container. */
 static void member(struct json_writer *w, const char *key)
 {
-	if (w->depth) {
+	if (w->flat_depth && w->depth >= w->flat_depth) { /* one line: "a": 1, "b": 2 */
+		if (w->has_items[w->depth])
+			put(w, ", ", 2);
+		w->has_items[w->depth] = true;
+	} else if (w->depth) {
 		if (w->has_items[w->depth])
 			putc1(w, ',');
 		w->has_items[w->depth] = true;
@@ -171,7 +176,10 @@ static void begin(struct json_writer *w, const char *key, char open)
 static void end(struct json_writer *w, char close)
 {
 	/* json-c's layout: an empty container still gets its line break */
-	if (w->depth) {
+	if (w->flat_depth && w->depth >= w->flat_depth) {
+		if (w->depth == w->flat_depth)
+			w->flat_depth = 0;
+	} else if (w->depth) {
 		putc1(w, '\n');
 		indent(w, w->depth - 1);
 	}
@@ -183,6 +191,13 @@ static void end(struct json_writer *w, char close)
 void jw_begin_object(struct json_writer *w, const char *key)
 {
 	begin(w, key, '{');
+}
+
+void jw_begin_object_flat(struct json_writer *w, const char *key)
+{
+	begin(w, key, '{');
+	if (!w->flat_depth)
+		w->flat_depth = w->depth;
 }
 
 void jw_end_object(struct json_writer *w)
@@ -288,4 +303,27 @@ void jw_string_escaped(struct json_writer *w, const char *key, const char *body,
 	putc1(w, '"');
 	put(w, body, len);
 	putc1(w, '"');
+}
+
+void jw_fragment_begin(struct json_writer *scratch)
+{
+	scratch->n = 0;
+	scratch->err = 0;
+	scratch->depth = 0;
+	scratch->flat_depth = 0;
+	scratch->has_items[0] = false;
+}
+
+const char *jw_fragment_end(struct json_writer *scratch, size_t *len)
+{
+	if (scratch->err || scratch->depth)
+		return NULL;
+	*len = scratch->n;
+	return scratch->buf;
+}
+
+void jw_value_raw(struct json_writer *w, const char *key, const char *text, size_t len)
+{
+	member(w, key);
+	put(w, text, len);
 }

@@ -3,7 +3,8 @@
  *
  * Layout: the one of json-c's JSON_C_TO_STRING_PRETTY | _SPACED (two-space
  * indentation, "key": value, one member per line, the closing bracket of
- * every container, even an empty one, on a line of its own). Strings are escaped per RFC 8259 ('"', '\\', control characters;
+ * every container, even an empty one, on a line of its own), but for the
+ * objects opened with jw_begin_object_flat(), on one line. Strings are escaped per RFC 8259 ('"', '\\', control characters;
  * '/' is left as is); bytes that are not valid UTF-8 become U+FFFD, so the
  * output is always valid UTF-8 JSON. With `html_safe`, '<' is written as
  * \u003c as well (JSON embedded in a <script> element). Unsigned integers
@@ -32,6 +33,7 @@ struct json_writer {
 	bool html_safe;
 	int err;                     /* first error, -errno */
 	uint32_t depth;
+	uint32_t flat_depth;         /* depth of the open flat object, 0 when none */
 	bool has_items[JW_MAX_DEPTH + 1]; /* per open container: a member written */
 	size_t n;
 	char buf[JW_BUF];
@@ -64,5 +66,19 @@ void jw_raw(struct json_writer *w, const char *s, size_t len);
 size_t jw_escape_only(struct json_writer *scratch, const char *s);
 /* A string value given as its escaped body (without the quotes). */
 void jw_string_escaped(struct json_writer *w, const char *key, const char *body, size_t len);
+
+/* An object written on one line, `{"a": 1, "b": {"c": null}}`, whatever it
+ * holds (for small records repeated many times, such as stack frames). */
+void jw_begin_object_flat(struct json_writer *w, const char *key);
+
+/* For callers that cache whole values: jw_fragment_begin() readies
+ * `scratch` (as above) to write one value that holds no line breaks (a
+ * scalar, or a jw_begin_object_flat() object); jw_fragment_end() returns
+ * its text in *len (NULL when it overflowed scratch's buffer: write the
+ * value directly then). jw_value_raw() writes such a text as a member of
+ * w's current container. */
+void jw_fragment_begin(struct json_writer *scratch);
+const char *jw_fragment_end(struct json_writer *scratch, size_t *len);
+void jw_value_raw(struct json_writer *w, const char *key, const char *text, size_t len);
 
 #endif

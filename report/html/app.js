@@ -45,12 +45,12 @@
     td.appendChild(box);
     return td;
   }
-  /* A frame is the JSON report's string (or an object with a name or
-   * function, should the report give frames as objects). */
+  /* A frame is an object of the JSON report (version 2), shown as its
+   * `text`, the text report's form (version 1 gave that string alone). */
   function frameName(f) {
     if (f === null || f === undefined) return '[unknown]';
     if (typeof f !== 'object') return String(f);
-    return String(f.name || f.function || f.module || '[unknown]');
+    return String(f.text || f.name || f.function || f.module || '[unknown]');
   }
   /* java, jvm, native, kernel, unknown or synthetic (fmt_html.c). */
   function frameKind(f) {

@@ -125,7 +125,7 @@ async function frames(page, sel) {
 async function expectedMatches(page, term) {
   return page.evaluate((t) => {
     const data = JSON.parse(document.getElementById('objscope-data').textContent);
-    const name = (f) => (f && typeof f === 'object' ? String(f.name || f.function || '') : String(f));
+    const name = (f) => (f && typeof f === 'object' ? String(f.text || f.name || f.function || '') : String(f));
     const has = (stack) => (stack || []).some((f) => name(f).toLowerCase().includes(t));
     const est = data.report.objects.some((o) => o.samples_estimated !== undefined && o.samples_estimated !== null);
     const sampled = (o) => o.samples > 0 || (est && o.samples_estimated > 0);

@@ -285,6 +285,20 @@ double e2e_get_double(json_object *obj, const char *key)
 	return json_object_get_double(v);
 }
 
+const char *e2e_frame_text(json_object *stack, size_t i)
+{
+	json_object *f, *text;
+
+	if (!stack || !json_object_is_type(stack, json_type_array) ||
+	    i >= json_object_array_length(stack))
+		return NULL;
+	f = json_object_array_get_idx(stack, i);
+	if (!json_object_object_get_ex(f, "text", &text) ||
+	    !json_object_is_type(text, json_type_string))
+		return NULL;
+	return json_object_get_string(text);
+}
+
 int e2e_stack_has(json_object *obj, const char *fn, size_t depth)
 {
 	json_object *stack = e2e_get(obj, "alloc_stack");
@@ -294,7 +308,7 @@ int e2e_stack_has(json_object *obj, const char *fn, size_t depth)
 		return 0;
 	n = json_object_array_length(stack);
 	for (size_t i = 0; i < n && i < depth; i++) {
-		const char *frame = json_object_get_string(json_object_array_get_idx(stack, i));
+		const char *frame = e2e_frame_text(stack, i);
 
 		if (frame && strstr(frame, fn))
 			return 1;
@@ -312,7 +326,7 @@ const char *e2e_stack_str(json_object *obj, char *buf, size_t buflen)
 		return "(no alloc_stack)";
 	n = json_object_array_length(stack);
 	for (size_t i = 0; i < n && used + 1 < buflen; i++) {
-		const char *frame = json_object_get_string(json_object_array_get_idx(stack, i));
+		const char *frame = e2e_frame_text(stack, i);
 		int w = snprintf(buf + used, buflen - used, "%s%s", i ? " <- " : "", frame ? frame : "?");
 
 		if (w < 0)

@@ -75,6 +75,9 @@ int64_t e2e_get_int(json_object *obj, const char *key);
 double e2e_get_double(json_object *obj, const char *key);
 json_object *e2e_get(json_object *obj, const char *key);
 
+/* Frame i of a JSON stack as the text report prints it (the frame object's
+ * "text"), NULL when there is none. */
+const char *e2e_frame_text(json_object *stack, size_t i);
 /* 1 when one of the first `depth` frames of obj.alloc_stack contains fn. */
 int e2e_stack_has(json_object *obj, const char *fn, size_t depth);
 /* alloc_stack joined with " <- " into buf, for assertion messages. */

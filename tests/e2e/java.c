@@ -90,7 +90,7 @@ static int frame_is(json_object *obj, size_t i, const char *name)
 
 	if (!st || i >= json_object_array_length(st))
 		return 0;
-	return method_is(json_object_get_string(json_object_array_get_idx(st, i)), name);
+	return method_is(e2e_frame_text(st, i), name);
 }
 
 /* The perf map the JVM wrote at exit was read and removed. */
@@ -112,7 +112,7 @@ static bool stack_has_any(json_object *obj, const char *const names[])
 	json_object *st = e2e_get(obj, "alloc_stack");
 
 	for (size_t i = 0; st && i < json_object_array_length(st); i++) {
-		const char *f = json_object_get_string(json_object_array_get_idx(st, i));
+		const char *f = e2e_frame_text(st, i);
 
 		for (size_t k = 0; f && names[k]; k++)
 			if (method_is(f, names[k]))
@@ -522,8 +522,9 @@ static void inline_frame(const char *method, const char *marker, char *out, size
 /* Frame i of a stack array is exactly s. */
 static bool stack_at(json_object *st, size_t i, const char *s)
 {
-	return st && i < json_object_array_length(st) &&
-	       !strcmp(json_object_get_string(json_object_array_get_idx(st, i)), s);
+	const char *f = e2e_frame_text(st, i);
+
+	return f && !strcmp(f, s);
 }
 
 /* Java frames carry their source lines: interpreted frames by their
@@ -731,13 +732,11 @@ Test(e2e_java, jit_access_paths_without_frame_pointers)
 
 		if (!st || json_object_array_length(st) < 1)
 			continue;
-		f0 = json_object_get_string(json_object_array_get_idx(st, 0));
+		f0 = e2e_frame_text(st, 0);
 		if (!f0 || strncmp(f0, "ObjFixture.readRandom", 21))
 			continue;
 		leaf += n;
-		f1 = json_object_array_length(st) > 1
-			     ? json_object_get_string(json_object_array_get_idx(st, 1))
-			     : NULL;
+		f1 = e2e_frame_text(st, 1);
 		if (f1 && !strncmp(f1, "ObjFixture.main", 15))
 			called += n;
 	}
@@ -776,7 +775,7 @@ static int64_t compiler_access_samples(json_object *report, char *first, size_t 
 
 			for (size_t f = 0; st && f < json_object_array_length(st) && !hit; f++) {
 				const char *s =
-					json_object_get_string(json_object_array_get_idx(st, f));
+					e2e_frame_text(st, f);
 
 				for (size_t p = 0; s && prefixes[p] && !hit; p++)
 					hit = !strncmp(s, prefixes[p], strlen(prefixes[p]));
@@ -787,7 +786,7 @@ static int64_t compiler_access_samples(json_object *report, char *first, size_t 
 				size_t used = strlen(first);
 
 				snprintf(first + used, len - used, "%s%s", f ? " <- " : "",
-					 json_object_get_string(json_object_array_get_idx(st, f)));
+					 e2e_frame_text(st, f));
 			}
 			if (hit)
 				n += e2e_get_int(a, "samples");

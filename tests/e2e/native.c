@@ -274,7 +274,7 @@ static double access_share_reaching(json_object *obj, const char *fn, size_t *de
 		bool found = false;
 
 		for (size_t k = 0; k < len; k++) {
-			const char *f = json_object_get_string(json_object_array_get_idx(st, k));
+			const char *f = e2e_frame_text(st, k);
 
 			if (f && !strncmp(f, fn, strlen(fn)) &&
 			    (f[strlen(fn)] == 0 || f[strlen(fn)] == ' '))

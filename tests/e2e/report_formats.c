@@ -101,7 +101,7 @@ static int64_t json_attributed(const char *profile, char *top_fn, size_t top_len
 
 		snprintf(top_fn, top_len, "%s",
 			 st && json_object_array_length(st)
-				 ? json_object_get_string(json_object_array_get_idx(st, 0))
+				 ? e2e_frame_text(st, 0)
 				 : "");
 	}
 	json_object_put(root);

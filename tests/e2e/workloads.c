@@ -120,9 +120,7 @@ static int java_frame(const char *frame)
 static int frame_synthetic(json_object *obj)
 {
 	json_object *st = e2e_get(obj, "alloc_stack");
-	const char *f = st && json_object_array_length(st) ? json_object_get_string(
-								     json_object_array_get_idx(st, 0))
-							   : NULL;
+	const char *f = e2e_frame_text(st, 0);
 
 	return f && f[0] == '[';
 }
@@ -133,7 +131,7 @@ static int stack_has_java_frame(json_object *obj, size_t depth)
 	size_t n = st ? json_object_array_length(st) : 0;
 
 	for (size_t i = 0; i < n && i < depth; i++)
-		if (java_frame(json_object_get_string(json_object_array_get_idx(st, i))))
+		if (java_frame(e2e_frame_text(st, i)))
 			return 1;
 	return 0;
 }

@@ -196,6 +196,26 @@ static void assert_strings(json_object *arr, const char *const *want, size_t n)
 		cr_assert_str_eq(json_object_get_string(json_object_array_get_idx(arr, i)), want[i]);
 }
 
+/* A JSON frame's "text" (version 2 frames are objects). */
+static const char *frame_text(json_object *stack, size_t i)
+{
+	json_object *f = json_object_array_get_idx(stack, i), *t;
+
+	cr_assert(json_object_is_type(f, json_type_object), "frame %zu is not an object", i);
+	cr_assert(json_object_object_get_ex(f, "text", &t), "frame %zu has no text", i);
+	return json_object_get_string(t);
+}
+
+static void assert_frames(json_object *arr, const char *const *want, size_t n)
+{
+	size_t i;
+
+	cr_assert(json_object_is_type(arr, json_type_array));
+	cr_assert_eq(json_object_array_length(arr), n);
+	for (i = 0; i < n; i++)
+		cr_assert_str_eq(frame_text(arr, i), want[i]);
+}
+
 static json_object *load_json(const char *path)
 {
 	json_object *root = json_object_from_file(path);
@@ -208,7 +228,7 @@ TestSuite(report, .init = mk_rdir, .fini = rm_rdir);
 
 Test(report, json_fields)
 {
-	json_object *root, *meta, *objs, *o, *acc, *types, *threads, *t;
+	json_object *root, *meta, *objs, *o, *acc, *types, *threads, *t, *fr;
 	static const char *const stack_a[] = { "Bench.makeData(Bench.java:12)",
 					       "Bench.main(Bench.java:40)" };
 	static const char *const stack_b[] = {
@@ -226,7 +246,7 @@ Test(report, json_fields)
 	root = load_json(rpath("out.json"));
 
 	cr_assert_str_eq(sget(root, "format"), "objscope-report");
-	cr_assert_eq(iget(root, "version"), 1);
+	cr_assert_eq(iget(root, "version"), 2);
 
 	meta = get(root, "meta");
 	assert_strings(get(meta, "command"), command, 3);
@@ -257,7 +277,7 @@ Test(report, json_fields)
 	o = json_object_array_get_idx(objs, 0);
 	cr_assert_eq(iget(o, "id"), 1);
 	cr_assert_str_eq(sget(o, "type"), "double[]");
-	assert_strings(get(o, "alloc_stack"), stack_a, 2);
+	assert_frames(get(o, "alloc_stack"), stack_a, 2);
 	cr_assert_eq(iget(o, "allocations"), 100);
 	cr_assert_eq(iget(o, "bytes"), 800000);
 	cr_assert_eq(iget(o, "samples"), 300);
@@ -268,7 +288,7 @@ Test(report, json_fields)
 	cr_assert_null(get(get(o, "metrics"), "remote"));
 	acc = get(o, "accesses");
 	cr_assert_eq(json_object_array_length(acc), 2);
-	assert_strings(get(json_object_array_get_idx(acc, 0), "stack"), kernel, 2);
+	assert_frames(get(json_object_array_get_idx(acc, 0), "stack"), kernel, 2);
 	cr_assert_eq(iget(json_object_array_get_idx(acc, 0), "samples"), 240);
 	cr_assert_eq(iget(json_object_array_get_idx(acc, 1), "samples"), 60);
 	cr_assert_null(get(o, "replica"));
@@ -280,14 +300,45 @@ Test(report, json_fields)
 	o = json_object_array_get_idx(objs, 1);
 	cr_assert_eq(iget(o, "id"), 2);
 	cr_assert_str_eq(sget(o, "type"), "");
-	assert_strings(get(o, "alloc_stack"), stack_b, 10);
+	assert_frames(get(o, "alloc_stack"), stack_b, 10);
+	/* each frame's parts, null for what the profile does not hold */
+	fr = json_object_array_get_idx(get(o, "alloc_stack"), 0);
+	cr_assert_str_eq(sget(fr, "function"), "malloc");
+	cr_assert_str_eq(sget(fr, "module"), "/lib/x86_64-linux-gnu/libc.so.6");
+	cr_assert_str_eq(sget(fr, "kind"), "native");
+	cr_assert_eq(iget(fr, "offset"), 0x9a0f0);
+	cr_assert_null(get(fr, "file"));
+	cr_assert_null(get(fr, "line"));
+	cr_assert_null(get(fr, "address"));
+	cr_assert_null(get(fr, "nearest_export"));
+	cr_assert_null(get(fr, "build_id"));
+	fr = json_object_array_get_idx(get(o, "alloc_stack"), 1);
+	cr_assert_str_eq(sget(fr, "kind"), "unknown");
+	cr_assert_null(get(fr, "function"));
+	cr_assert_null(get(fr, "module"));
+	cr_assert_null(get(fr, "offset"));
+	cr_assert_eq(json_object_get_uint64(get(fr, "address")), 0x7f0012345678);
+	fr = json_object_array_get_idx(get(o, "alloc_stack"), 2);
+	cr_assert_str_eq(sget(fr, "function"), "fill");
+	cr_assert_str_eq(sget(fr, "file"), "/src/app/fill.c");
+	cr_assert_eq(iget(fr, "line"), 33);
+	cr_assert_eq(iget(fr, "offset"), 0x1140);
+	fr = json_object_array_get_idx(get(o, "alloc_stack"), 3);
+	cr_assert_null(get(fr, "function"));
+	cr_assert_str_eq(sget(fr, "module"), "/opt/app/lib/libfoo.so");
+	cr_assert_eq(iget(fr, "offset"), 0x1a2b);
+	fr = json_object_array_get_idx(get(json_object_array_get_idx(objs, 0), "alloc_stack"), 0);
+	cr_assert_str_eq(sget(fr, "kind"), "java");
+	cr_assert_str_eq(sget(fr, "function"), "Bench.makeData");
+	cr_assert_eq(iget(fr, "line"), 12);
+	cr_assert_null(get(fr, "module"));
+	cr_assert_null(get(fr, "offset"));
 	cr_assert_float_eq(json_object_get_double(get(o, "share")), 0.3, 1e-9);
 	acc = get(o, "accesses");
 	cr_assert_eq(json_object_array_length(acc), 7);
 	cr_assert_eq(iget(json_object_array_get_idx(acc, 0), "samples"), 100);
 	cr_assert_eq(iget(json_object_array_get_idx(acc, 6), "samples"), 2);
-	cr_assert_str_eq(json_object_get_string(json_object_array_get_idx(
-				 get(json_object_array_get_idx(acc, 0), "stack"), 0)),
+	cr_assert_str_eq(frame_text(get(json_object_array_get_idx(acc, 0), "stack"), 0),
 			 "consume (use.c:100)");
 
 	/* Ranks 3 and 4: byte[] with samples, then the one without. */
@@ -299,8 +350,7 @@ Test(report, json_fields)
 	cr_assert_eq(iget(o, "id"), 4);
 	cr_assert_eq(iget(o, "samples"), 0);
 	cr_assert_float_eq(json_object_get_double(get(o, "share")), 0.0, 1e-12);
-	cr_assert_str_eq(json_object_get_string(json_object_array_get_idx(get(o, "alloc_stack"), 0)),
-			 "Bench.header");
+	cr_assert_str_eq(frame_text(get(o, "alloc_stack"), 0), "Bench.header");
 
 	types = get(root, "types");
 	cr_assert_eq(json_object_array_length(types), 3);
@@ -598,8 +648,7 @@ static void check_tricky(json_object *root)
 	st = get(o, "alloc_stack");
 	cr_assert_eq(json_object_array_length(st), NTRICKY);
 	for (i = 0; i + 1 < NTRICKY; i++)
-		cr_assert_str_eq(json_object_get_string(json_object_array_get_idx(st, i)),
-				 tricky[i]);
+		cr_assert_str_eq(frame_text(st, i), tricky[i]);
 	cr_assert_float_eq(json_object_get_double(get(o, "share")), 1.0 / 3, 1e-15);
 	cr_assert(json_object_is_type(get(o, "share"), json_type_double));
 	cr_assert_str_eq(sget(json_object_array_get_idx(get(root, "threads"), 0), "name"),
@@ -1003,7 +1052,7 @@ Test(report, no_lines_merges_contexts_that_differ_by_lines)
 	root = load_json(rpath("l.json"));
 	cr_assert_eq(json_object_array_length(get(root, "objects")), 2, "lines kept apart");
 	o = json_object_array_get_idx(get(root, "objects"), 0);
-	assert_strings(get(o, "alloc_stack"), (const char *[]){ "F.make(F.java:12)",
+	assert_frames(get(o, "alloc_stack"), (const char *[]){ "F.make(F.java:12)",
 							      "F.build(F.java:20)" }, 2);
 	json_object_put(root);
 
@@ -1015,11 +1064,83 @@ Test(report, no_lines_merges_contexts_that_differ_by_lines)
 	cr_expect_eq(iget(o, "samples"), 40);
 	cr_expect_eq(iget(o, "allocations"), 4);
 	cr_expect_eq(iget(o, "bytes"), 400);
-	assert_strings(get(o, "alloc_stack"), (const char *[]){ "F.make", "F.build" }, 2);
+	assert_frames(get(o, "alloc_stack"), (const char *[]){ "F.make", "F.build" }, 2);
 	acc = get(o, "accesses");
 	cr_assert_eq(json_object_array_length(acc), 1, "access paths not merged");
 	cr_expect_eq(iget(json_object_array_get_idx(acc, 0), "samples"), 40);
-	assert_strings(get(json_object_array_get_idx(acc, 0), "stack"), (const char *[]){ "get" },
+	assert_frames(get(json_object_array_get_idx(acc, 0), "stack"), (const char *[]){ "get" },
 		       1);
 	json_object_put(root);
+}
+
+/* JSON frames (version 2) of the other kinds: a stripped module's frame
+ * with its nearest export and build-id, libjvm.so code ("jvm"), a kernel
+ * and a synthetic frame; each object on one line, and the same text in an
+ * allocation path and an access path (the cached form). */
+Test(report, json_frame_objects)
+{
+	struct os_profile *p = os_profile_new();
+	struct os_frame sf = {
+		.kind = OS_FRAME_NATIVE, .name = OS_NONE, .file = OS_NONE,
+		.module = os_profile_string(p, "/usr/lib/liblzma.so.5"), .addr = 0x158e2,
+		.near_sym = os_profile_string(p, "lzma_crc64"), .near_off = 0x1ac2,
+		.build_id = os_profile_string(p, "0123abcd"),
+	};
+	uint32_t stripped = os_profile_frame(p, &sf);
+	uint32_t jvm = ut_frame(p, OS_FRAME_NATIVE, "JVM_Alloc", "/jdk/lib/server/libjvm.so", NULL,
+				0, 0x4000);
+	uint32_t kern = ut_frame(p, OS_FRAME_KERNEL, "clear_page_erms", NULL, NULL, 0, 0);
+	uint32_t syn = ut_frame(p, OS_FRAME_SYNTHETIC, "[allocated before attach]", NULL, NULL, 0,
+				0);
+	uint32_t st = os_profile_stack(p, (uint32_t[]){ stripped, jvm, kern, syn }, 4);
+	uint32_t c;
+	json_object *root, *o, *fr, *ne, *acc;
+	char *txt, *line;
+
+	p->c.samples_total = p->c.samples_addressed = p->c.samples_heap = 10;
+	p->c.samples_attributed = 10;
+	c = os_profile_add_context(p, &(struct os_context){
+		.type = os_profile_string(p, "buf"), .stack = st, .allocations = 1, .bytes = 64,
+		.samples = 10 });
+	os_profile_add_access(p, &(struct os_access){ .context = c, .stack = st, .samples = 10 });
+	write_profile(p, rpath("k.data"));
+	cr_assert_eq(REPORT("--format", "json", "-o", rpath("k.json"), rpath("k.data")), 0);
+	root = load_json(rpath("k.json"));
+	o = json_object_array_get_idx(get(root, "objects"), 0);
+	fr = json_object_array_get_idx(get(o, "alloc_stack"), 0);
+	cr_assert_null(get(fr, "function"));
+	cr_assert_str_eq(sget(fr, "module"), "/usr/lib/liblzma.so.5");
+	cr_assert_str_eq(sget(fr, "kind"), "native");
+	cr_assert_eq(iget(fr, "offset"), 0x158e2);
+	cr_assert_null(get(fr, "address"));
+	ne = get(fr, "nearest_export");
+	cr_assert_str_eq(sget(ne, "symbol"), "lzma_crc64");
+	cr_assert_eq(iget(ne, "offset"), 0x1ac2);
+	cr_assert_str_eq(sget(fr, "build_id"), "0123abcd");
+	cr_assert_str_eq(sget(fr, "text"), "liblzma.so.5+0x158e2 (nearest export: lzma_crc64+0x1ac2)");
+	fr = json_object_array_get_idx(get(o, "alloc_stack"), 1);
+	cr_assert_str_eq(sget(fr, "kind"), "jvm");
+	cr_assert_str_eq(sget(fr, "function"), "JVM_Alloc");
+	cr_assert_eq(iget(fr, "offset"), 0x4000);
+	fr = json_object_array_get_idx(get(o, "alloc_stack"), 2);
+	cr_assert_str_eq(sget(fr, "kind"), "kernel");
+	cr_assert_str_eq(sget(fr, "text"), "clear_page_erms [kernel]");
+	cr_assert_null(get(fr, "module"));
+	cr_assert_null(get(fr, "offset"));
+	fr = json_object_array_get_idx(get(o, "alloc_stack"), 3);
+	cr_assert_str_eq(sget(fr, "kind"), "synthetic");
+	cr_assert_str_eq(sget(fr, "function"), "[allocated before attach]");
+	acc = get(json_object_array_get_idx(get(o, "accesses"), 0), "stack");
+	cr_assert(json_object_equal(get(o, "alloc_stack"), acc), "access path frames differ");
+	json_object_put(root);
+
+	/* one line per frame, written alike at both depths */
+	txt = slurp_text(rpath("k.json"));
+	line = strstr(txt, "{\"function\": null, \"file\": null, \"line\": null, \"module\": "
+			   "\"/usr/lib/liblzma.so.5\", \"kind\": \"native\", \"offset\": 88290, ");
+	cr_assert_not_null(line, "stripped frame not on one line:\n%s", txt);
+	cr_assert_not_null(strstr(line + 1, "{\"function\": null, \"file\": null, \"line\": null, "
+					    "\"module\": \"/usr/lib/liblzma.so.5\""),
+			   "access path frame not written alike:\n%s", txt);
+	free(txt);
 }
