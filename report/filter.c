@@ -17,24 +17,28 @@ static void desc_add(struct report_filter *f, const char *opt, const char *arg)
 int report_filter_tids(struct report_filter *f, const char *arg, char *err, size_t len)
 {
 	const char *s = arg;
+	uint32_t n0 = f->ntids; /* nothing kept from a bad list */
 
 	do {
 		char *end;
 		unsigned long v;
 
 		if (*s < '0' || *s > '9') {
+			f->ntids = n0;
 			snprintf(err, len, "--tid wants thread ids separated by commas, not '%s'",
 				 arg);
 			return -EINVAL;
 		}
 		errno = 0;
 		v = strtoul(s, &end, 10);
-		if (errno || v > UINT32_MAX || (*end && *end != ',')) {
+		if (errno || v > UINT32_MAX || (*end && *end != ',') || (*end && !end[1])) {
+			f->ntids = n0;
 			snprintf(err, len, "--tid wants thread ids separated by commas, not '%s'",
 				 arg);
 			return -EINVAL;
 		}
 		if (f->ntids == sizeof(f->tids) / sizeof(f->tids[0])) {
+			f->ntids = n0;
 			snprintf(err, len, "--tid: at most %zu thread ids",
 				 sizeof(f->tids) / sizeof(f->tids[0]));
 			return -EINVAL;
