@@ -183,18 +183,39 @@ static int cmp_slice(const void *x, const void *y)
 	return 0;
 }
 
+/* Sorts v[0, n) and folds equal keys, buckets divided by k first (v keeps
+ * raw buckets in `raw`); returns the slices left, in v. */
+static uint32_t fold_slices(struct os_slice *v, const uint32_t *raw, uint32_t n, uint32_t k)
+{
+	uint32_t i, j, m = 0;
+
+	for (i = 0; i < n; i++)
+		v[i].bucket = raw[i] / k;
+	qsort(v, n, sizeof(*v), cmp_slice);
+	for (i = 0; i < n; i = j) {
+		struct os_slice s = v[i];
+
+		for (j = i + 1; j < n && cmp_slice(&v[i], &v[j]) == 0; j++)
+			s.samples += v[j].samples;
+		v[m++] = s;
+	}
+	return m;
+}
+
 /* OS_SEC_SLICES from the attribution's per-(entry, thread, bucket) counts:
  * entries mapped to the profile's contexts and accesses (ctxmap, accmap),
  * threads to the profile's (index of c->tasks.threads), buckets widened
- * (a multiple of OS_SLICE_MS) so that a run has at most MAX_BUCKETS, equal
- * keys folded. Returns 0 or -ENOMEM. */
+ * (a multiple of OS_SLICE_MS) so that a run has at most MAX_BUCKETS and
+ * the section at most MAX_SLICES records (24 bytes each), equal keys
+ * folded. Returns 0 or -ENOMEM. */
 #define MAX_BUCKETS 1000u
+#define MAX_SLICES (256u * 1024)
 static int build_slices(struct builder *b, const uint32_t *ctxmap, const uint32_t *accmap)
 {
 	const struct os_attrib *a = &b->c->attrib;
 	struct os_hmap thr;
-	struct os_slice *v;
-	uint32_t n = 0, maxb = 0, k, i, j;
+	struct os_slice *v, *w = NULL;
+	uint32_t *raw, n = 0, m, maxb = 0, k, i;
 	uint64_t idx;
 
 	if (!a->nslices)
@@ -204,8 +225,9 @@ static int build_slices(struct builder *b, const uint32_t *ctxmap, const uint32_
 			maxb = (uint32_t)(a->tb[i] & (OS_SLICE_BUCKETS - 1));
 	k = maxb / MAX_BUCKETS + 1;
 	v = calloc(a->nslices, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
+	raw = calloc(a->nslices, sizeof(*raw));
+	if (!v || !raw)
+		goto oom;
 	os_hmap_init(&thr);
 	for (i = 0; i < b->c->tasks.nthreads; i++) {
 		const struct os_thread_info *t = &b->c->tasks.threads[i];
@@ -220,7 +242,7 @@ static int build_slices(struct builder *b, const uint32_t *ctxmap, const uint32_
 		if (!os_hmap_get(&thr, tb >> 20, &idx) || idx >= b->p->nthreads)
 			continue; /* thread not in the profile: its total still counts */
 		s->thread = (uint32_t)idx;
-		s->bucket = (uint32_t)(tb & (OS_SLICE_BUCKETS - 1)) / k;
+		raw[n] = (uint32_t)(tb & (OS_SLICE_BUCKETS - 1));
 		s->samples = x->samples;
 		if (x->entry & OS_SLICE_CTX) {
 			s->context = ctxmap[x->entry & ~OS_SLICE_CTX];
@@ -235,21 +257,31 @@ static int build_slices(struct builder *b, const uint32_t *ctxmap, const uint32_
 			n++;
 	}
 	os_hmap_destroy(&thr);
-	qsort(v, n, sizeof(*v), cmp_slice);
-	for (i = 0; i < n; i = j) {
-		struct os_slice s = v[i];
-
-		for (j = i + 1; j < n && cmp_slice(&v[i], &v[j]) == 0; j++)
-			s.samples += v[j].samples;
-		if (os_profile_add_slice(b->p, &s) == OS_NONE) {
-			free(v);
-			return -ENOMEM;
-		}
+	w = malloc((size_t)(n ? n : 1) * sizeof(*w));
+	if (!w)
+		goto oom;
+	/* many threads and paths over a long run: wider buckets until it fits */
+	for (;;) {
+		memcpy(w, v, (size_t)n * sizeof(*w));
+		m = fold_slices(w, raw, n, k);
+		if (m <= MAX_SLICES || k > maxb)
+			break;
+		k *= 2;
 	}
+	for (i = 0; i < m; i++)
+		if (os_profile_add_slice(b->p, &w[i]) == OS_NONE)
+			goto oom;
 	free(v);
+	free(w);
+	free(raw);
 	b->p->slice_ms = OS_SLICE_MS * k;
 	b->p->analyses |= OS_AN_SLICES;
 	return 0;
+oom:
+	free(v);
+	free(w);
+	free(raw);
+	return -ENOMEM;
 }
 
 static void fill_meta(struct builder *b, const char *mode, int argc, char *const argv[])
