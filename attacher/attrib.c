@@ -201,9 +201,9 @@ static bool room(void **arr, uint32_t n, uint32_t *cap, size_t sz)
 	return true;
 }
 
-/* Counts one sample of `entry` for (pid, tid, bucket). */
+/* Counts n samples of `entry` for (pid, tid, bucket). */
 static void slice_count(struct os_attrib *a, uint32_t entry, uint32_t pid, uint32_t tid,
-			uint64_t bucket)
+			uint64_t bucket, uint64_t n)
 {
 	uint64_t tbkey, *tbs, *ss;
 
@@ -228,10 +228,49 @@ static void slice_count(struct os_attrib *a, uint32_t entry, uint32_t pid, uint3
 		a->slices[a->nslices] = (struct os_attrib_slice){ entry, (uint32_t)*tbs, 0 };
 		*ss = a->nslices++;
 	}
-	a->slices[*ss].samples++;
+	a->slices[*ss].samples += n;
 	return;
 lost:
-	a->slices_lost++;
+	a->slices_lost += n;
+}
+
+/* Too many slices (a long run of many threads and paths): buckets twice
+ * as wide, equal keys folded; the memory held stays bounded. */
+static void slices_widen(struct os_attrib *a)
+{
+	struct os_attrib_slice *old = a->slices;
+	uint32_t nold = a->nslices, i;
+	uint64_t *tbold = a->tb;
+
+	a->slice_k = (a->slice_k ? a->slice_k : 1) * 2;
+	a->slices = NULL;
+	a->nslices = a->slicecap = 0;
+	a->tb = NULL;
+	a->ntb = a->tbcap = 0;
+	os_hmap_destroy(&a->tb_map);
+	os_hmap_destroy(&a->slice_map);
+	os_hmap_init(&a->tb_map);
+	os_hmap_init(&a->slice_map);
+	for (i = 0; i < nold; i++) {
+		uint64_t tb = tbold[old[i].tb];
+
+		slice_count(a, old[i].entry, (uint32_t)(tb >> 42), (uint32_t)(tb >> 20) & 0x3fffff,
+			    (tb & (OS_SLICE_BUCKETS - 1)) / 2, old[i].samples);
+	}
+	free(old);
+	free(tbold);
+	if (a->nslices > OS_SLICE_CAP / 4 * 3) { /* not time but threads x paths: give up */
+		a->slices_off = true;
+		free(a->slices);
+		free(a->tb);
+		a->slices = NULL;
+		a->tb = NULL;
+		a->nslices = a->slicecap = a->ntb = a->tbcap = 0;
+		os_hmap_destroy(&a->tb_map);
+		os_hmap_destroy(&a->slice_map);
+		os_hmap_init(&a->tb_map);
+		os_hmap_init(&a->slice_map);
+	}
 }
 
 static uint32_t sample(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64_t sp,
@@ -249,10 +288,13 @@ void os_attrib_sample_at(struct os_attrib *a, uint32_t asid, uint64_t addr, uint
 	uint32_t entry = sample(a, asid, addr, sp, access_node);
 	struct os_aspace *as;
 
-	if (entry == OS_NONE)
+	if (entry == OS_NONE || a->slices_off)
 		return;
 	as = os_tasks_get(a->tasks, asid);
-	slice_count(a, entry, as ? as->pid : 0, tid, since_ns / (OS_SLICE_MS * 1000000ull));
+	slice_count(a, entry, as ? as->pid : 0, tid,
+		    since_ns / (OS_SLICE_MS * 1000000ull * (a->slice_k ? a->slice_k : 1)), 1);
+	if (a->nslices >= OS_SLICE_CAP)
+		slices_widen(a);
 }
 
 /* Attributes one sample; returns the slice entry it was counted in

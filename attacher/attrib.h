@@ -78,6 +78,7 @@ struct os_acc {
 #define OS_SLICE_MS 100u       /* width of a time bucket as recorded */
 #define OS_SLICE_CTX (1u << 31)
 #define OS_SLICE_BUCKETS (1u << 20)
+#define OS_SLICE_CAP (1u << 21) /* slices the collector holds (about 80 MiB with maps) */
 
 struct os_attrib_slice {
 	uint32_t entry, tb;
@@ -108,6 +109,9 @@ struct os_attrib {
 	struct os_attrib_slice *slices;
 	uint32_t nslices, slicecap;
 	uint64_t slices_lost;      /* samples not kept in a slice (out of memory) */
+	bool slices_off;           /* too many even so: none kept (a note says it) */
+	uint32_t slice_k;          /* bucket width is slice_k x OS_SLICE_MS (0 read as 1):
+				    * doubled when OS_SLICE_CAP slices are held */
 	struct os_runtime *rt;     /* runtime adapter (HotSpot), NULL: native only */
 	uint64_t min_size;         /* --min-size: smaller objects are not tracked */
 	/* A sample in a managed heap that no tracked object holds: the adapter

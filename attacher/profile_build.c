@@ -218,6 +218,15 @@ static int build_slices(struct builder *b, const uint32_t *ctxmap, const uint32_
 	uint32_t *raw, n = 0, m, maxb = 0, k, i;
 	uint64_t idx;
 
+	if (a->slices_off || a->slices_lost) {
+		/* incomplete slices would make --tid/--time reports wrong: none */
+		os_profile_add_note(b->p, a->slices_off
+			? "samples by thread and time not kept: too many distinct (object, access"
+			  " path, thread) combinations; report --tid/--comm/--time cannot be used"
+			: "samples by thread and time not kept (out of memory); report"
+			  " --tid/--comm/--time cannot be used");
+		return 0;
+	}
 	if (!a->nslices)
 		return 0;
 	for (i = 0; i < a->ntb; i++)
@@ -274,7 +283,7 @@ static int build_slices(struct builder *b, const uint32_t *ctxmap, const uint32_
 	free(v);
 	free(w);
 	free(raw);
-	b->p->slice_ms = OS_SLICE_MS * k;
+	b->p->slice_ms = OS_SLICE_MS * (a->slice_k ? a->slice_k : 1) * k;
 	b->p->analyses |= OS_AN_SLICES;
 	return 0;
 oom:
