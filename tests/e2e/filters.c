@@ -164,6 +164,27 @@ Test(e2e_filters, tid_comm_and_time_select_the_samples)
 		cr_assert_eq(attributed(r), 0, "main thread samples late in the run");
 		json_object_put(r);
 	}
+	/* a filtered --per-thread report matches docs/report.schema.json (closed) */
+	{
+		char *out = e2e_path(tmp, "filtered.json"), tid[32];
+		const char *rargv[] = { E2E_OBJSCOPE, "report", "--format", "json", "--per-thread",
+					"--tid", tid, "--exclude", "^main ", "--sort", "bytes",
+					"-o", out, profile, NULL };
+		const char *vargv[] = { "python3", "tests/schema/validate_report.py",
+					"docs/report.schema.json", out, NULL };
+
+		snprintf(tid, sizeof(tid), "%lld", (long long)reader_tid);
+		cr_assert_eq(e2e_run(tmp, rargv, NULL, &res), 0);
+		cr_assert_eq(res.status, 0, "%s", res.err);
+		e2e_result_free(&res);
+		cr_assert_eq(e2e_run(tmp, vargv, NULL, &res), 0);
+		cr_assert_neq(res.status, 127, "python3 not found");
+		cr_assert_neq(res.status, 2, "validator cannot run: %s", res.err);
+		cr_assert_eq(res.status, 0, "filtered report does not match the schema:\n%s",
+			     res.err);
+		e2e_result_free(&res);
+		free(out);
+	}
 	json_object_put(all);
 	free(profile);
 }
