@@ -220,4 +220,24 @@ Test(e2e_filters, profile_without_slices_refuses_thread_filters)
 	cr_expect_eq(res.status, 0, "%s", res.err);
 	e2e_result_free(&res);
 	free(path);
+
+	/* a real version 1 file (written before SLICES): reads; --time refuses,
+	 * frame filters work */
+	{
+		const char *v1 = "tests/fuzz/corpus/three_sites.prof";
+		const char *time_argv[] = { E2E_OBJSCOPE, "report", "--time", "0,1", v1, NULL };
+		const char *inc_argv[] = { E2E_OBJSCOPE, "report", "--include", "alloc_seq_block",
+					   v1, NULL };
+
+		cr_assert_eq(e2e_run(tmp, time_argv, NULL, &res), 0);
+		cr_expect_eq(res.status, 1, "%s", res.err);
+		cr_expect(strstr(res.err, "recorded by an older objscope") != NULL, "%s", res.err);
+		e2e_result_free(&res);
+		cr_assert_eq(e2e_run(tmp, inc_argv, NULL, &res), 0);
+		cr_expect_eq(res.status, 0, "%s", res.err);
+		cr_expect(strstr(res.out, "# filter:      --include alloc_seq_block") != NULL, "%s",
+			  res.out);
+		cr_expect(strstr(res.out, "alloc_random_block") == NULL, "excluded object shown");
+		e2e_result_free(&res);
+	}
 }
