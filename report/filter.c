@@ -262,15 +262,12 @@ int report_filter_apply(struct os_profile *p, const struct report_filter *f, cha
 		p->nslices = n;
 	} else {
 		/* counts of the accesses kept, and the samples without an access path */
-		for (i = 0; i < p->ncontexts; i++) {
-			uint64_t with_path = 0;
-
-			for (uint32_t j = 0; j < p->naccesses; j++)
-				if (p->accesses[j].context == i)
-					with_path += p->accesses[j].samples;
-			if (keep[i] && p->contexts[i].samples > with_path)
-				csam[i] = p->contexts[i].samples - with_path;
-		}
+		for (i = 0; i < p->naccesses; i++) /* csam: samples with an access path */
+			csam[p->accesses[i].context] += p->accesses[i].samples;
+		for (i = 0; i < p->ncontexts; i++)
+			csam[i] = keep[i] && p->contexts[i].samples > csam[i]
+					  ? p->contexts[i].samples - csam[i]
+					  : 0;
 		for (i = 0; i < p->naccesses; i++)
 			if (akeep[i]) {
 				asam[i] = p->accesses[i].samples;
