@@ -828,7 +828,8 @@ void os_collector_round(struct os_collector *c, bool final)
 				os_replica_event(c, &q->ev, q->time);
 			os_attrib_event(&c->attrib, &q->ev);
 		} else {
-			os_attrib_sample(&c->attrib, q->s.asid, q->s.addr, q->s.sp, q->s.node);
+			os_attrib_sample_at(&c->attrib, q->s.asid, q->s.addr, q->s.sp, q->s.node,
+					    q->s.tid, q->time > c->start_ns ? q->time - c->start_ns : 0);
 			if (c->rep)
 				os_replica_sample(c, q->time, q->s.asid, q->s.addr, q->s.tid,
 						  q->s.width, q->s.vok, q->s.word8);

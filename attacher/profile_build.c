@@ -1,4 +1,5 @@
 /* profile_build.c - symbolizes the collected paths and fills an os_profile. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,6 +168,131 @@ static void replica_add(struct os_replica *d, struct os_collector *c, uint32_t c
 	d->full_match += r.full_match;
 }
 
+static int cmp_slice(const void *x, const void *y)
+{
+	const struct os_slice *a = x, *b = y;
+
+	if (a->context != b->context)
+		return a->context < b->context ? -1 : 1;
+	if (a->access != b->access)
+		return a->access < b->access ? -1 : 1;
+	if (a->thread != b->thread)
+		return a->thread < b->thread ? -1 : 1;
+	if (a->bucket != b->bucket)
+		return a->bucket < b->bucket ? -1 : 1;
+	return 0;
+}
+
+/* Sorts v[0, n) and folds equal keys, buckets divided by k first (v keeps
+ * raw buckets in `raw`); returns the slices left, in v. */
+static uint32_t fold_slices(struct os_slice *v, const uint32_t *raw, uint32_t n, uint32_t k)
+{
+	uint32_t i, j, m = 0;
+
+	for (i = 0; i < n; i++)
+		v[i].bucket = raw[i] / k;
+	qsort(v, n, sizeof(*v), cmp_slice);
+	for (i = 0; i < n; i = j) {
+		struct os_slice s = v[i];
+
+		for (j = i + 1; j < n && cmp_slice(&v[i], &v[j]) == 0; j++)
+			s.samples += v[j].samples;
+		v[m++] = s;
+	}
+	return m;
+}
+
+/* OS_SEC_SLICES from the attribution's per-(entry, thread, bucket) counts:
+ * entries mapped to the profile's contexts and accesses (ctxmap, accmap),
+ * threads to the profile's (index of c->tasks.threads), buckets widened
+ * (a multiple of OS_SLICE_MS) so that a run has at most MAX_BUCKETS and
+ * the section at most MAX_SLICES records (24 bytes each), equal keys
+ * folded. Returns 0 or -ENOMEM. */
+#define MAX_BUCKETS 1000u
+#define MAX_SLICES (256u * 1024)
+static int build_slices(struct builder *b, const uint32_t *ctxmap, const uint32_t *accmap)
+{
+	const struct os_attrib *a = &b->c->attrib;
+	struct os_hmap thr;
+	struct os_slice *v, *w = NULL;
+	uint32_t *raw, n = 0, m, maxb = 0, k, i;
+	uint64_t idx;
+
+	if (a->slices_off || a->slices_lost) {
+		/* incomplete slices would make --tid/--time reports wrong: none */
+		os_profile_add_note(b->p, a->slices_off
+			? "samples by thread and time not kept: too many distinct (object, access"
+			  " path, thread) combinations; report --tid/--comm/--time cannot be used"
+			: "samples by thread and time not kept (out of memory); report"
+			  " --tid/--comm/--time cannot be used");
+		return 0;
+	}
+	if (!a->nslices)
+		return 0;
+	for (i = 0; i < a->ntb; i++)
+		if ((uint32_t)(a->tb[i] & (OS_SLICE_BUCKETS - 1)) > maxb)
+			maxb = (uint32_t)(a->tb[i] & (OS_SLICE_BUCKETS - 1));
+	k = maxb / MAX_BUCKETS + 1;
+	v = calloc(a->nslices, sizeof(*v));
+	raw = calloc(a->nslices, sizeof(*raw));
+	if (!v || !raw)
+		goto oom;
+	os_hmap_init(&thr);
+	for (i = 0; i < b->c->tasks.nthreads; i++) {
+		const struct os_thread_info *t = &b->c->tasks.threads[i];
+
+		os_hmap_put(&thr, (uint64_t)(t->pid & 0x3fffff) << 22 | (t->tid & 0x3fffff), i);
+	}
+	for (i = 0; i < a->nslices; i++) {
+		const struct os_attrib_slice *x = &a->slices[i];
+		uint64_t tb = a->tb[x->tb];
+		struct os_slice *s = &v[n];
+
+		if (!os_hmap_get(&thr, tb >> 20, &idx) || idx >= b->p->nthreads)
+			continue; /* thread not in the profile: its total still counts */
+		s->thread = (uint32_t)idx;
+		raw[n] = (uint32_t)(tb & (OS_SLICE_BUCKETS - 1));
+		s->samples = x->samples;
+		if (x->entry & OS_SLICE_CTX) {
+			s->context = ctxmap[x->entry & ~OS_SLICE_CTX];
+			s->access = OS_NONE;
+		} else {
+			s->context = ctxmap[a->acc[x->entry].ctx];
+			s->access = accmap[x->entry];
+			if (s->access != OS_NONE && b->p->accesses[s->access].context != s->context)
+				s->access = OS_NONE;
+		}
+		if (s->context != OS_NONE)
+			n++;
+	}
+	os_hmap_destroy(&thr);
+	w = malloc((size_t)(n ? n : 1) * sizeof(*w));
+	if (!w)
+		goto oom;
+	/* many threads and paths over a long run: wider buckets until it fits */
+	for (;;) {
+		memcpy(w, v, (size_t)n * sizeof(*w));
+		m = fold_slices(w, raw, n, k);
+		if (m <= MAX_SLICES || k > maxb)
+			break;
+		k *= 2;
+	}
+	for (i = 0; i < m; i++)
+		if (os_profile_add_slice(b->p, &w[i]) == OS_NONE)
+			goto oom;
+	free(v);
+	free(w);
+	free(raw);
+	b->p->slice_ms = OS_SLICE_MS * (a->slice_k ? a->slice_k : 1) * k;
+	b->p->analyses |= OS_AN_SLICES;
+	return 0;
+oom:
+	free(v);
+	free(w);
+	free(raw);
+	return -ENOMEM;
+}
+
 static void fill_meta(struct builder *b, const char *mode, int argc, char *const argv[])
 {
 	struct os_collector *c = b->c;
@@ -220,7 +346,7 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 {
 	struct builder b = { .c = c };
 	struct os_hmap accs, ctxs;
-	uint32_t *ctxmap = NULL;
+	uint32_t *ctxmap = NULL, *accmap = NULL;
 	char note[512];
 
 	b.p = os_profile_new();
@@ -265,7 +391,8 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 	if (c->attrib.rt && c->attrib.rt->ops->notes)
 		c->attrib.rt->ops->notes(c->attrib.rt, b.p);
 	ctxmap = calloc(c->attrib.nctx ? c->attrib.nctx : 1, sizeof(*ctxmap));
-	if (!ctxmap)
+	accmap = calloc(c->attrib.nacc ? c->attrib.nacc : 1, sizeof(*accmap));
+	if (!ctxmap || !accmap)
 		goto oom;
 	for (uint32_t i = 0; i < c->attrib.nctx; i++) {
 		const struct os_ctx *x = &c->attrib.ctx[i];
@@ -309,6 +436,7 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 
 		/* paths that differ only in a cut-off tail become one */
 		if (os_hmap_get(&accs, key, &idx)) {
+			accmap[i] = (uint32_t)idx;
 			b.p->accesses[idx].samples += x->samples;
 			b.p->accesses[idx].samples_est += x->est_samples;
 			for (int m = 0; m < OS_M_COUNT; m++)
@@ -319,7 +447,8 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 						.samples_est = x->est_samples };
 
 			memcpy(pa.metrics, x->metrics, sizeof(pa.metrics));
-			os_hmap_put(&accs, key, os_profile_add_access(b.p, &pa));
+			accmap[i] = os_profile_add_access(b.p, &pa);
+			os_hmap_put(&accs, key, accmap[i]);
 		}
 	}
 	for (uint32_t i = 0; i < c->tasks.nthreads; i++) {
@@ -336,13 +465,17 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 		pt.name = os_profile_string(b.p, t->name);
 		os_profile_add_thread(b.p, &pt);
 	}
+	if (build_slices(&b, ctxmap, accmap))
+		goto oom;
 	free(ctxmap);
+	free(accmap);
 	os_hmap_destroy(&b.frames);
 	os_hmap_destroy(&accs);
 	os_hmap_destroy(&ctxs);
 	return b.p;
 oom:
 	free(ctxmap);
+	free(accmap);
 	os_hmap_destroy(&b.frames);
 	os_hmap_destroy(&accs);
 	os_hmap_destroy(&ctxs);

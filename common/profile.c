@@ -19,7 +19,7 @@ struct os_profile_index {
 	struct os_hmap frames;
 	struct os_hmap stacks;
 	uint32_t cap_strings, cap_frames, cap_stacks;
-	uint32_t cap_contexts, cap_accesses, cap_threads;
+	uint32_t cap_contexts, cap_accesses, cap_threads, cap_slices;
 };
 
 typedef bool (*eq_fn)(const struct os_profile *p, uint32_t id, const void *key);
@@ -131,6 +131,7 @@ static struct os_profile_index *index_get(struct os_profile *p)
 	ix->cap_contexts = p->ncontexts;
 	ix->cap_accesses = p->naccesses;
 	ix->cap_threads = p->nthreads;
+	ix->cap_slices = p->nslices;
 	/* Duplicates in a file keep their ids; the first one is the one found. */
 	for (i = 0; i < p->nstrings; i++)
 		if (probe(&ix->strings, hash_str(p->strings[i]), eq_string, p, p->strings[i],
@@ -222,6 +223,7 @@ void os_profile_free(struct os_profile *p)
 	free(p->contexts);
 	free(p->accesses);
 	free(p->threads);
+	free(p->slices);
 	free(p->meta.argv);
 	free(p->meta.pids);
 	free(p->meta.notes);
@@ -332,6 +334,17 @@ uint32_t os_profile_add_thread(struct os_profile *p, const struct os_thread *t)
 		return OS_NONE;
 	p->threads[p->nthreads] = *t;
 	return p->nthreads++;
+}
+
+uint32_t os_profile_add_slice(struct os_profile *p, const struct os_slice *s)
+{
+	struct os_profile_index *ix = index_get(p);
+
+	if (!ix || grow((void **)&p->slices, p->nslices, &ix->cap_slices, sizeof(*p->slices)))
+		return OS_NONE;
+	p->slices[p->nslices] = *s;
+	p->analyses |= OS_AN_SLICES;
+	return p->nslices++;
 }
 
 /* Appends v to a small array unless already present. */

@@ -26,7 +26,8 @@
 #include <stdint.h>
 
 #define OS_PROFILE_MAGIC "OBJSCOPE"
-#define OS_PROFILE_VERSION 1
+#define OS_PROFILE_VERSION 2 /* 2: SLICES section; version 1 files still read */
+#define OS_PROFILE_VERSION_MIN 1
 #define OS_NONE UINT32_MAX /* "no string / no stack" */
 
 /* Section types of the file (docs/PROFILE-FORMAT.md). Readers skip types
@@ -43,6 +44,7 @@ enum os_section {
 	OS_SEC_REPLICAS = 9, /* optional: struct os_replica per context (--replicas) */
 	OS_SEC_ESTIMATES = 10, /* optional: sample estimates of weighted objects (Java
 				* hybrid / sampled modes) */
+	OS_SEC_SLICES = 11,  /* optional (version 2): samples by thread and time bucket */
 };
 #define OS_SEC_END 0xFFFFFFFFu /* last section: CRC32 of all bytes before it */
 
@@ -129,6 +131,17 @@ struct os_access {         /* samples of one context from one access path */
 	double samples_est; /* as os_context.samples_est */
 };
 
+/* Attributed samples of one (context, access path) taken on one thread in
+ * one time bucket: [bucket * slice_ms, (bucket + 1) * slice_ms) from the
+ * start of the run. Present when OS_AN_SLICES is set. */
+struct os_slice {
+	uint32_t context;  /* context index */
+	uint32_t access;   /* access index, or OS_NONE (sample with no access path) */
+	uint32_t thread;   /* thread index */
+	uint32_t bucket;
+	uint64_t samples;
+};
+
 enum os_thread_kind { OS_THR_NATIVE = 0, OS_THR_JAVA, OS_THR_GC, OS_THR_JIT, OS_THR_VM };
 
 struct os_thread {
@@ -183,7 +196,7 @@ struct os_meta {
 	uint32_t *notes;           /* string ids: degradations the report must show */
 };
 
-enum { OS_AN_REPLICAS = 1u << 0, OS_AN_ESTIMATES = 1u << 1 };
+enum { OS_AN_REPLICAS = 1u << 0, OS_AN_ESTIMATES = 1u << 1, OS_AN_SLICES = 1u << 2 };
 
 /* What os_profile_merge did; in memory only (not in the file). All zero for
  * a profile read or built and not merged. */
@@ -220,6 +233,9 @@ struct os_profile {
 	struct os_access *accesses;
 	uint32_t nthreads;
 	struct os_thread *threads;
+	uint32_t nslices;          /* OS_AN_SLICES: samples by thread and time */
+	struct os_slice *slices;
+	uint32_t slice_ms;         /* width of a time bucket (> 0 with OS_AN_SLICES) */
 	uint32_t analyses;         /* OS_AN_* bits: analyses that were run / sections present */
 	struct os_estimates est;   /* meaningful when OS_AN_ESTIMATES is set */
 	struct os_merge_info merge; /* set by os_profile_merge */
@@ -239,6 +255,8 @@ uint32_t os_profile_stack(struct os_profile *p, const uint32_t *frames, uint32_t
 uint32_t os_profile_add_context(struct os_profile *p, const struct os_context *c);
 uint32_t os_profile_add_access(struct os_profile *p, const struct os_access *a);
 uint32_t os_profile_add_thread(struct os_profile *p, const struct os_thread *t);
+/* Appends a slice (sets OS_AN_SLICES); returns its index or OS_NONE. */
+uint32_t os_profile_add_slice(struct os_profile *p, const struct os_slice *s);
 int os_profile_add_pid(struct os_profile *p, uint32_t pid);
 int os_profile_add_note(struct os_profile *p, const char *note);
 int os_profile_set_argv(struct os_profile *p, int argc, char *const argv[]);

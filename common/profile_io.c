@@ -34,6 +34,7 @@
 _Static_assert(sizeof(struct os_replica) % sizeof(uint64_t) == 0,
 	       "struct os_replica must hold only uint64_t counts");
 #define NCOUNTERS (sizeof(struct os_counters) / sizeof(uint64_t))
+#define SLICE_REC (4 + 4 + 4 + 4 + 8) /* SLICES records */
 #define EST_REC (4 + 8)     /* ESTIMATES records: index, f64 estimate */
 
 _Static_assert(sizeof(struct os_counters) % sizeof(uint64_t) == 0,
@@ -332,6 +333,24 @@ static void serialize(const struct os_profile *p, struct wbuf *b)
 		sec_end(b, off);
 	}
 
+	/* SLICES: samples by thread and time bucket */
+	if (p->analyses & OS_AN_SLICES) {
+		off = sec_begin(b, OS_SEC_SLICES);
+		put_u32(b, p->slice_ms);
+		put_u32(b, p->nslices);
+		put_u32(b, SLICE_REC);
+		for (i = 0; i < p->nslices; i++) {
+			const struct os_slice *sl = &p->slices[i];
+
+			put_u32(b, sl->context);
+			put_u32(b, sl->access);
+			put_u32(b, sl->thread);
+			put_u32(b, sl->bucket);
+			put_u64(b, sl->samples);
+		}
+		sec_end(b, off);
+	}
+
 	/* END: its header, then the CRC of everything before that header. */
 	patch_u64(b, 16, b->len + END_SIZE);
 	off = b->len;
@@ -491,6 +510,7 @@ static const char *const section_names[] = {
 	[OS_SEC_FRAMES] = "FRAMES",   [OS_SEC_STACKS] = "STACKS",     [OS_SEC_CONTEXTS] = "CONTEXTS",
 	[OS_SEC_ACCESSES] = "ACCESSES", [OS_SEC_THREADS] = "THREADS",
 	[OS_SEC_REPLICAS] = "REPLICAS", [OS_SEC_ESTIMATES] = "ESTIMATES",
+	[OS_SEC_SLICES] = "SLICES",
 };
 #define NSECTIONS (sizeof(section_names) / sizeof(section_names[0]))
 
@@ -773,6 +793,34 @@ static int read_estimates(struct cur *c, struct os_profile *p)
 	return 0;
 }
 
+/* After CONTEXTS, ACCESSES and THREADS (checked in validate()). */
+static int read_slices(struct cur *c, struct os_profile *p)
+{
+	uint32_t ms = get_u32(c), n = get_u32(c), rec = get_u32(c), i;
+
+	if (c->bad || ms == 0 || rec < SLICE_REC || (uint64_t)n * rec > left(c)) {
+		c->bad = true;
+		return 0;
+	}
+	p->slices = calloc(n ? n : 1, sizeof(*p->slices));
+	if (!p->slices)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		struct cur r = { take(c, rec), rec, 0, false };
+		struct os_slice *sl = &p->slices[i];
+
+		sl->context = get_u32(&r);
+		sl->access = get_u32(&r);
+		sl->thread = get_u32(&r);
+		sl->bucket = get_u32(&r);
+		sl->samples = get_u64(&r);
+	}
+	p->nslices = n;
+	p->slice_ms = ms;
+	p->analyses |= OS_AN_SLICES;
+	return 0;
+}
+
 typedef int (*section_reader)(struct cur *c, struct os_profile *p);
 
 /* In dependency order: tables before what refers to them. */
@@ -785,6 +833,7 @@ static const struct {
 	{ OS_SEC_COUNTERS, read_counters }, { OS_SEC_CONTEXTS, read_contexts },
 	{ OS_SEC_ACCESSES, read_accesses }, { OS_SEC_THREADS, read_threads },
 	{ OS_SEC_REPLICAS, read_replicas }, { OS_SEC_ESTIMATES, read_estimates },
+	{ OS_SEC_SLICES, read_slices },
 };
 
 static bool str_ok(const struct os_profile *p, uint32_t id, bool none_ok)
@@ -829,6 +878,16 @@ static int validate(const struct os_profile *p, char *what, size_t len)
 	for (i = 0; i < p->nthreads; i++)
 		if (!str_ok(p, p->threads[i].name, true))
 			return snprintf(what, len, "thread %" PRIu32 " refers to a missing string", i);
+	for (i = 0; i < p->nslices; i++) {
+		const struct os_slice *sl = &p->slices[i];
+
+		if (sl->context >= p->ncontexts || sl->thread >= p->nthreads ||
+		    (sl->access != OS_NONE && (sl->access >= p->naccesses ||
+					       p->accesses[sl->access].context != sl->context)))
+			return snprintf(what, len,
+					"slice %" PRIu32 " refers to a missing context, access or"
+					" thread", i);
+	}
 	for (i = 0; i < m->argc; i++)
 		if (!str_ok(p, m->argv[i], false))
 			return snprintf(what, len, "command argument %" PRIu32 " is missing", i);
@@ -881,10 +940,10 @@ static int parse(const uint8_t *buf, size_t len, const char *name, struct os_pro
 		return -EPROTO;
 	}
 	version = le32(buf + 8);
-	if (version != OS_PROFILE_VERSION) {
+	if (version < OS_PROFILE_VERSION_MIN || version > OS_PROFILE_VERSION) {
 		set_err(err, errlen, name,
-			"unsupported profile version %" PRIu32 " (this objscope reads version %d)",
-			version, OS_PROFILE_VERSION);
+			"unsupported profile version %" PRIu32 " (this objscope reads versions %d"
+			" to %d)", version, OS_PROFILE_VERSION_MIN, OS_PROFILE_VERSION);
 		return -ENOTSUP;
 	}
 	if (len < HEADER_SIZE) {

@@ -115,6 +115,8 @@ static void sc_profile(struct os_profile *p, const struct scale *s)
 	}
 	for (i = 0; i < p->nthreads; i++)
 		p->threads[i].samples = sc(p->threads[i].samples, s);
+	for (i = 0; i < p->nslices; i++)
+		p->slices[i].samples = sc(p->slices[i].samples, s);
 	p->est.samples_attributed = scd(p->est.samples_attributed, s);
 	p->est.samples_java_attributed = scd(p->est.samples_java_attributed, s);
 }
@@ -498,12 +500,57 @@ static void estimates_begin(struct os_profile *dst, const struct os_profile *src
 	dst->analyses |= OS_AN_ESTIMATES;
 }
 
+/* Slices of src appended to dst's (OS_SEC_SLICES): indices mapped, samples
+ * scaled, buckets widened to the wider of the two bucket widths. Slices are
+ * kept only when every input has them (a profile without them cannot say
+ * its samples' threads and times); a fresh dst takes src's. */
+static int merge_slices(struct os_profile *dst, const struct os_profile *src,
+			const struct merge_state *st, bool dst_empty, const uint32_t *amap,
+			const uint32_t *tmap)
+{
+	bool had = (dst->analyses & OS_AN_SLICES) || dst_empty;
+	uint32_t i, ms;
+
+	if (!had || !(src->analyses & OS_AN_SLICES)) {
+		free(dst->slices);
+		dst->slices = NULL;
+		dst->nslices = 0;
+		dst->slice_ms = 0;
+		dst->analyses &= ~(uint32_t)OS_AN_SLICES;
+		return 0;
+	}
+	ms = dst->slice_ms > src->slice_ms ? dst->slice_ms : src->slice_ms;
+	for (i = 0; i < dst->nslices && ms != dst->slice_ms; i++)
+		dst->slices[i].bucket =
+			(uint32_t)((uint64_t)dst->slices[i].bucket * dst->slice_ms / ms);
+	for (i = 0; i < src->nslices; i++) {
+		struct os_slice sl = src->slices[i];
+
+		sl.context = st->ctxmap[sl.context];
+		sl.access = sl.access == OS_NONE ? OS_NONE : amap[sl.access];
+		sl.thread = tmap[sl.thread];
+		sl.bucket = (uint32_t)((uint64_t)sl.bucket * src->slice_ms / ms);
+		sl.samples = sc(sl.samples, &st->scale);
+		if (os_profile_add_slice(dst, &sl) == OS_NONE)
+			return -ENOMEM;
+	}
+	dst->slice_ms = ms;
+	dst->analyses |= OS_AN_SLICES;
+	return 0;
+}
+
 static int merge_records(struct os_profile *dst, const struct os_profile *src,
-			 struct merge_state *st)
+			 struct merge_state *st, bool dst_empty)
 {
 	bool est = src->analyses & OS_AN_ESTIMATES;
+	uint32_t *amap = calloc(src->naccesses + 1, sizeof(*amap));
+	uint32_t *tmap = calloc(src->nthreads + 1, sizeof(*tmap));
 	uint64_t slot;
 	uint32_t i, idx;
+	int ret = -ENOMEM;
+
+	if (!amap || !tmap)
+		goto out;
 
 	for (i = 0; i < src->ncontexts; i++) {
 		struct os_context c = src->contexts[i];
@@ -528,7 +575,7 @@ static int merge_records(struct os_profile *dst, const struct os_profile *src,
 		} else {
 			idx = os_profile_add_context(dst, &c);
 			if (idx == OS_NONE || os_hmap_put(&st->contexts, slot, idx))
-				return -ENOMEM;
+				goto out;
 		}
 		st->ctxmap[i] = idx;
 	}
@@ -550,8 +597,9 @@ static int merge_records(struct os_profile *dst, const struct os_profile *src,
 		} else {
 			idx = os_profile_add_access(dst, &a);
 			if (idx == OS_NONE || os_hmap_put(&st->accesses, slot, idx))
-				return -ENOMEM;
+				goto out;
 		}
+		amap[i] = idx;
 	}
 	for (i = 0; i < src->nthreads; i++) {
 		struct os_thread t = src->threads[i];
@@ -564,16 +612,24 @@ static int merge_records(struct os_profile *dst, const struct os_profile *src,
 		} else {
 			idx = os_profile_add_thread(dst, &t);
 			if (idx == OS_NONE || os_hmap_put(&st->threads, slot, idx))
-				return -ENOMEM;
+				goto out;
 		}
+		tmap[i] = idx;
 	}
-	return 0;
+	ret = merge_slices(dst, src, st, dst_empty, amap, tmap);
+out:
+	free(amap);
+	free(tmap);
+	return ret;
 }
 
 static int merge_into(struct os_profile *dst, const struct os_profile *src, uint32_t *ctxmap)
 {
 	struct merge_state st = { 0 };
 	struct scale ds;
+	/* nothing in dst yet (a fresh os_profile_new): it takes src's slices */
+	bool dst_empty = !dst->ncontexts && !dst->nthreads && !dst->c.samples_total &&
+			 !dst->merge.inputs;
 	int ret;
 
 	os_hmap_init(&st.contexts);
@@ -591,9 +647,10 @@ static int merge_into(struct os_profile *dst, const struct os_profile *src, uint
 	ret = index_existing(dst, &st);
 	if (ret)
 		goto out;
-	ret = merge_records(dst, src, &st);
+	ret = merge_records(dst, src, &st, dst_empty);
 	if (!ret) {
-		dst->analyses |= src->analyses; /* OS_AN_REPLICAS: counts summed above */
+		/* OS_AN_REPLICAS: counts summed above; OS_AN_SLICES: merge_slices */
+		dst->analyses |= src->analyses & ~(uint32_t)OS_AN_SLICES;
 		if (src->analyses & OS_AN_ESTIMATES) {
 			dst->est.samples_attributed += scd(src->est.samples_attributed, &st.scale);
 			dst->est.samples_java_attributed +=

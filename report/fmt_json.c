@@ -344,8 +344,29 @@ static void jreplica(struct json_writer *w, const struct os_profile *p,
 	jw_end_object(w);
 }
 
+/* --per-thread: the object's samples by thread, most first. */
+static void jby_thread(struct json_writer *w, const struct report_view *v,
+		       const struct report_object *ro)
+{
+	const struct os_profile *p = v->p;
+
+	jw_begin_array(w, "by_thread");
+	for (uint32_t i = 0; i < ro->nthreads; i++) {
+		const struct report_by_thread *b = &v->by_thread[ro->first_thread + i];
+		const struct os_thread *t = &p->threads[b->thread];
+
+		jw_begin_object(w, NULL);
+		jw_u64(w, "pid", t->pid);
+		jw_u64(w, "tid", t->tid);
+		jw_string(w, "name", report_str(p, t->name));
+		jw_u64(w, "samples", b->samples);
+		jw_end_object(w);
+	}
+	jw_end_array(w);
+}
+
 static void jobject(struct json_writer *w, struct frame_cache *fc, const struct report_view *v,
-		    uint32_t rank)
+		    uint32_t rank, bool per_thread)
 {
 	const struct os_profile *p = v->p;
 	const struct report_object *ro = &v->objects[rank];
@@ -380,6 +401,8 @@ static void jobject(struct json_writer *w, struct frame_cache *fc, const struct 
 		jw_end_object(w);
 	}
 	jw_end_array(w);
+	if (per_thread)
+		jby_thread(w, v, ro);
 	jreplica(w, p, c);
 	/* Analyses not run yet. */
 	jw_null(w, "lifetime");
@@ -409,10 +432,15 @@ int report_json_write(const struct report_view *v, const struct report_opts *o, 
 	if (o->top_set && o->top && o->top < n)
 		n = o->top;
 	jw_u64(w, "objects_total", v->nobjects);
+	/* report --tid/--comm/--time/--include/--exclude: the options; null: none */
+	if (o->filter.desc[0])
+		jw_string(w, "filter", o->filter.desc);
+	else
+		jw_null(w, "filter");
 	jw_begin_array(w, "objects");
 	/* Stop early on a write error (disk full): the caller reports it. */
 	for (i = 0; i < n && !w->err; i++)
-		jobject(w, fc, v, i);
+		jobject(w, fc, v, i, o->per_thread);
 	jw_end_array(w);
 
 	jw_begin_array(w, "types");

@@ -452,7 +452,27 @@ static bool allocs_unknown(const struct os_profile *p, const struct os_context *
 	       p->frames[st->frames[0]].kind == OS_FRAME_SYNTHETIC;
 }
 
-static void print_object(const struct report_view *v, uint32_t rank, FILE *out)
+/* --per-thread: the object's samples by thread. */
+static void print_by_thread(const struct report_view *v, const struct report_object *ro,
+			    FILE *out)
+{
+	const struct os_profile *p = v->p;
+	const struct os_context *c = &p->contexts[ro->context];
+
+	fprintf(out, "        by thread:\n");
+	for (uint32_t i = 0; i < ro->nthreads; i++) {
+		const struct report_by_thread *b = &v->by_thread[ro->first_thread + i];
+		const struct os_thread *t = &p->threads[b->thread];
+
+		fprintf(out, "            %6.2f%%  %" PRIu64 " sample%s  tid %" PRIu32 "  ",
+			pct(b->samples, c->samples), b->samples, b->samples == 1 ? "" : "s",
+			t->tid);
+		print_text(report_str(p, t->name), out);
+		fputc('\n', out);
+	}
+}
+
+static void print_object(const struct report_view *v, uint32_t rank, bool per_thread, FILE *out)
 {
 	const struct os_profile *p = v->p;
 	const struct report_object *ro = &v->objects[rank];
@@ -483,6 +503,8 @@ static void print_object(const struct report_view *v, uint32_t rank, FILE *out)
 		print_replica_line(c, out);
 	fprintf(out, "        allocated at:\n");
 	print_stack(p, c->stack, ALLOC_FRAMES, "            ", out);
+	if (per_thread && ro->nthreads)
+		print_by_thread(v, ro, out);
 	if (!ro->naccesses)
 		return;
 	fprintf(out, "        accessed from:\n");
@@ -539,23 +561,32 @@ int report_render_text(const struct report_view *v, const struct report_opts *o,
 	/* Objects without a sample (a JVM's heap and code cache reservations,
 	 * buffers never read while sampled) are counted, not listed, unless
 	 * -v: they filled ranks 6-20 of a Java top 20. */
+	static const char *const by[] = { "access samples", "bytes", "allocations" };
+	bool hide = !o->verbose && v->sort == REPORT_SORT_SAMPLES;
+
 	for (i = 0; i < v->nobjects; i++)
-		silent += !o->verbose && !p->contexts[v->objects[i].context].samples;
+		silent += hide && !p->contexts[v->objects[i].context].samples;
 	if (o->top && o->top < max)
 		max = o->top;
 	if (max > v->nobjects - silent)
 		max = v->nobjects - silent;
 	print_header(p, o->verbose, out);
+	if (o->filter.desc[0]) {
+		fputs("# filter:      ", out);
+		print_text(o->filter.desc, out);
+		fputs(" (shares are of the samples that remain)\n", out);
+	}
 	fprintf(out, "\n");
 	if (!p->c.samples_attributed) {
 		report_why_empty(p, why, sizeof(why));
 		fprintf(out, "no samples were attributed to objects: %s\n", why);
 	}
 	if (v->nobjects) {
-		fprintf(out, "%s# Objects (allocation contexts) ranked by access samples%s, %" PRIu32
+		fprintf(out, "%s# Objects (allocation contexts) ranked by %s%s, %" PRIu32
 			     " of %" PRIu32 " shown:\n",
-			p->c.samples_attributed ? "" : "\n",
-			report_has_est(p) ? " (estimated)" : "", max, v->nobjects);
+			p->c.samples_attributed ? "" : "\n", by[v->sort],
+			report_has_est(p) && v->sort == REPORT_SORT_SAMPLES ? " (estimated)" : "",
+			max, v->nobjects);
 		if (silent)
 			fprintf(out, "# (%" PRIu32 " without samples left out, -v lists %s)\n",
 				silent, silent == 1 ? "it" : "them");
@@ -565,10 +596,10 @@ int report_render_text(const struct report_view *v, const struct report_opts *o,
 		else if (max)
 			fprintf(out, "# rank    share    samples  allocations       bytes  type\n");
 		for (i = 0; i < v->nobjects && shown < max; i++) {
-			if (!o->verbose && !p->contexts[v->objects[i].context].samples)
+			if (hide && !p->contexts[v->objects[i].context].samples)
 				continue;
 			fprintf(out, "\n");
-			print_object(v, i, out);
+			print_object(v, i, o->per_thread, out);
 			shown++;
 		}
 	}

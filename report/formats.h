@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "report/filter.h"
 #include "report/view.h"
 
 struct report_opts {
@@ -19,6 +20,11 @@ struct report_opts {
 	bool no_lines;        /* --no-lines: frames without source lines, contexts merged */
 	bool verbose;         /* -v: text shows every header line, note and object */
 	const char *debug_dir; /* --debug-dir / --symfs DIR: unnamed frames named from there */
+	/* report/filter.h: --tid, --comm, --time, --include, --exclude; the
+	 * header says them (filter.desc) */
+	struct report_filter filter;
+	const char *sort;     /* --sort samples|bytes|allocations; NULL: samples */
+	bool per_thread;      /* --per-thread: each object's samples by thread */
 };
 
 typedef int (*report_render_fn)(const struct report_view *v, const struct report_opts *o,

@@ -60,6 +60,16 @@ static void usage(FILE *out)
 		"                 without samples\n"
 		"  --diff OLD NEW objects whose share of the samples grew or shrank from\n"
 		"                 profile OLD to NEW (text, json or html)\n"
+		"  --tid TID[,TID]  only the samples of these threads\n"
+		"  --comm NAME    only the samples of the threads named NAME\n"
+		"  --time FROM,TO only the samples taken FROM to TO seconds from the start\n"
+		"  --include REGEX, --exclude REGEX\n"
+		"                 only / not the samples whose allocation or access path has\n"
+		"                 a frame matching REGEX (extended, as the text report\n"
+		"                 writes frames); shares are of the samples that remain\n"
+		"  --sort samples|bytes|allocations\n"
+		"                 object order (default samples)\n"
+		"  --per-thread   each object's samples by thread\n"
 		"  --debug-dir DIR, --symfs DIR\n"
 		"                 name frames of stripped modules from the debug files in\n"
 		"                 DIR (.build-id/xx/rest.debug, or a copy of the target's root)\n"
@@ -68,6 +78,44 @@ static void usage(FILE *out)
 }
 
 static bool diff_mode; /* --diff OLD NEW (report/diff.h) */
+
+/* --tid, --comm, --time, --include, --exclude, --sort, --per-thread. */
+static int filter_option(int c, const char *arg, struct report_opts *o)
+{
+	struct report_filter *f = &o->filter;
+	enum report_sort sort;
+	char err[256];
+	int ret = 0;
+
+	switch (c) {
+	case 0x100:
+		ret = report_filter_tids(f, arg, err, sizeof(err));
+		break;
+	case 0x101:
+		report_filter_comm(f, arg);
+		break;
+	case 0x102:
+		ret = report_filter_time(f, arg, err, sizeof(err));
+		break;
+	case 0x103:
+	case 0x104:
+		ret = report_filter_regex(f, c == 0x103, arg, err, sizeof(err));
+		break;
+	case 0x105:
+		ret = report_sort_parse(arg, &sort);
+		if (ret)
+			snprintf(err, sizeof(err),
+				 "--sort wants samples, bytes or allocations, not '%s'", arg);
+		o->sort = arg;
+		break;
+	case 0x106:
+		o->per_thread = true;
+		break;
+	}
+	if (ret)
+		os_err("report: %s", err);
+	return ret;
+}
 
 static int parse_args(int argc, char **argv, struct report_opts *o)
 {
@@ -81,6 +129,14 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		{ "symfs", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "diff", no_argument, NULL, 'd' },
+		/* report/filter.h, --sort, --per-thread */
+		{ "tid", required_argument, NULL, 0x100 },
+		{ "comm", required_argument, NULL, 0x101 },
+		{ "time", required_argument, NULL, 0x102 },
+		{ "include", required_argument, NULL, 0x103 },
+		{ "exclude", required_argument, NULL, 0x104 },
+		{ "sort", required_argument, NULL, 0x105 },
+		{ "per-thread", no_argument, NULL, 0x106 },
 		{ NULL, 0, NULL, 0 },
 	};
 	char *end;
@@ -125,6 +181,16 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		case 'h':
 			usage(stdout);
 			return 1;
+		case 0x100: /* filters, --sort, --per-thread */
+		case 0x101:
+		case 0x102:
+		case 0x103:
+		case 0x104:
+		case 0x105:
+		case 0x106:
+			if (filter_option(c, optarg, o))
+				return -EINVAL;
+			break;
 		default:
 			if (optopt)
 				os_err("report: option -%c is unknown or lacks its value — see"
@@ -322,6 +388,25 @@ done:
 	return ret;
 }
 
+/* report/filter.h on the merged profile; --per-thread needs its slices too. */
+static int apply_filters(struct os_profile *p, const struct report_opts *o)
+{
+	char err[256];
+	int ret;
+
+	if (o->per_thread && !(p->analyses & OS_AN_SLICES)) {
+		os_err("report: --per-thread: this profile has no per-sample threads/times"
+		       " (recorded by an older objscope)");
+		return -ENOTSUP;
+	}
+	if (!report_filter_active(&o->filter))
+		return 0;
+	ret = report_filter_apply(p, &o->filter, err, sizeof(err));
+	if (ret)
+		os_err("report: %s: %s", o->filter.desc, err);
+	return ret;
+}
+
 /* Binary formats (pprof: gzip protobuf) are not written to a terminal, as
  * gzip refuses: the bytes would garble it and help no one. */
 static bool binary_to_terminal(const struct report_opts *o)
@@ -368,12 +453,17 @@ int cmd_report(int argc, char **argv)
 	struct report_view view = { 0 };
 	struct os_profile *p = NULL;
 	report_render_fn render = NULL;
+	enum report_sort sort = REPORT_SORT_SAMPLES;
 	size_t i;
 	int ret;
 
 	ret = parse_args(argc, argv, &opts);
-	if (ret)
+	if (ret) {
+		report_filter_free(&opts.filter);
 		return ret > 0 ? 0 : EXIT_USAGE;
+	}
+	if (opts.sort)
+		report_sort_parse(opts.sort, &sort);
 	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
 		if (strcmp(formats[i].name, opts.format) == 0)
 			break;
@@ -406,7 +496,10 @@ int cmd_report(int argc, char **argv)
 		os_profile_free(p);
 		return EXIT_FAIL;
 	}
-	ret = report_view_build(&view, p);
+	ret = apply_filters(p, &opts);
+	if (ret)
+		goto out;
+	ret = report_view_build_sorted(&view, p, sort);
 	if (ret) {
 		os_err("report: %s", strerror(-ret));
 		goto out;
@@ -415,5 +508,6 @@ int cmd_report(int argc, char **argv)
 out:
 	report_view_free(&view);
 	os_profile_free(p);
+	report_filter_free(&opts.filter);
 	return ret ? EXIT_FAIL : 0;
 }

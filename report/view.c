@@ -80,8 +80,9 @@ void report_why_empty(const struct os_profile *p, char *buf, size_t len)
 			 c->samples_heap);
 }
 
-/* qsort has no context argument: the profile being ranked. */
+/* qsort has no context argument: the profile being ranked, the key. */
 static const struct os_profile *sort_p;
+static enum report_sort sort_key;
 
 static int cmp_u64_desc(uint64_t a, uint64_t b)
 {
@@ -104,6 +105,10 @@ static int cmp_objects(const void *x, const void *y)
 	const struct os_context *b = &sort_p->contexts[((const struct report_object *)y)->context];
 	int r;
 
+	if ((sort_key == REPORT_SORT_BYTES && (r = cmp_u64_desc(a->bytes, b->bytes))) ||
+	    (sort_key == REPORT_SORT_ALLOCATIONS &&
+	     (r = cmp_u64_desc(a->allocations, b->allocations))))
+		return r;
 	if ((report_has_est(sort_p) && (r = cmp_f64_desc(a->samples_est, b->samples_est))) ||
 	    (r = cmp_u64_desc(a->samples, b->samples)) || (r = cmp_u64_desc(a->bytes, b->bytes)) ||
 	    (r = cmp_u64_desc(a->allocations, b->allocations)))
@@ -148,7 +153,89 @@ static int cmp_threads(const void *x, const void *y)
 	return r ? r : cmp_u32_asc(i, j);
 }
 
+int report_sort_parse(const char *name, enum report_sort *out)
+{
+	static const char *const names[] = { "samples", "bytes", "allocations" };
+
+	for (int i = 0; i < 3; i++)
+		if (strcmp(name, names[i]) == 0) {
+			*out = (enum report_sort)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+/* (object rank, thread, samples) while the per-thread split is built */
+struct rts {
+	uint32_t rank, thread;
+	uint64_t samples;
+};
+
+static int cmp_rts_key(const void *x, const void *y)
+{
+	const struct rts *a = x, *b = y;
+	int r;
+
+	return (r = cmp_u32_asc(a->rank, b->rank)) ? r : cmp_u32_asc(a->thread, b->thread);
+}
+
+static int cmp_rts_samples(const void *x, const void *y)
+{
+	const struct rts *a = x, *b = y;
+	int r;
+
+	if ((r = cmp_u32_asc(a->rank, b->rank)) || (r = cmp_u64_desc(a->samples, b->samples)))
+		return r;
+	return cmp_u32_asc(a->thread, b->thread);
+}
+
+/* Each object's samples by thread, from the slices. */
+static int build_by_thread(struct report_view *v, const struct os_profile *p,
+			   const uint32_t *rank)
+{
+	struct rts *e = calloc((size_t)p->nslices + 1, sizeof(*e));
+	uint32_t i, j, n = 0;
+
+	if (!e)
+		return -ENOMEM;
+	for (i = 0; i < p->nslices; i++)
+		e[i] = (struct rts){ rank[p->slices[i].context], p->slices[i].thread,
+				     p->slices[i].samples };
+	qsort(e, p->nslices, sizeof(*e), cmp_rts_key);
+	for (i = 0; i < p->nslices; i = j) {
+		struct rts t = e[i];
+
+		for (j = i + 1; j < p->nslices && cmp_rts_key(&e[i], &e[j]) == 0; j++)
+			t.samples += e[j].samples;
+		if (t.samples)
+			e[n++] = t;
+	}
+	qsort(e, n, sizeof(*e), cmp_rts_samples);
+	v->by_thread = calloc((size_t)n + 1, sizeof(*v->by_thread));
+	if (!v->by_thread) {
+		free(e);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		struct report_object *o = &v->objects[e[i].rank];
+
+		if (!o->nthreads)
+			o->first_thread = i;
+		o->nthreads++;
+		v->by_thread[i] = (struct report_by_thread){ e[i].thread, e[i].samples };
+	}
+	v->nby_thread = n;
+	free(e);
+	return 0;
+}
+
 int report_view_build(struct report_view *v, const struct os_profile *p)
+{
+	return report_view_build_sorted(v, p, REPORT_SORT_SAMPLES);
+}
+
+int report_view_build_sorted(struct report_view *v, const struct os_profile *p,
+			     enum report_sort sort)
 {
 	struct os_hmap types;
 	uint32_t *rank = NULL;
@@ -158,7 +245,9 @@ int report_view_build(struct report_view *v, const struct os_profile *p)
 	os_hmap_init(&types);
 	memset(v, 0, sizeof(*v));
 	v->p = p;
+	v->sort = sort;
 	sort_p = p;
+	sort_key = sort;
 	v->objects = calloc((size_t)p->ncontexts + 1, sizeof(*v->objects));
 	v->accesses = calloc((size_t)p->naccesses + 1, sizeof(*v->accesses));
 	v->types = calloc((size_t)p->ncontexts + 1, sizeof(*v->types));
@@ -205,7 +294,7 @@ int report_view_build(struct report_view *v, const struct os_profile *p)
 	for (i = 0; i < p->nthreads; i++)
 		v->threads[i] = i;
 	qsort(v->threads, v->nthreads, sizeof(*v->threads), cmp_threads);
-	ret = 0;
+	ret = build_by_thread(v, p, rank);
 out:
 	os_hmap_destroy(&types);
 	free(rank);
@@ -220,5 +309,6 @@ void report_view_free(struct report_view *v)
 	free(v->accesses);
 	free(v->types);
 	free(v->threads);
+	free(v->by_thread);
 	memset(v, 0, sizeof(*v));
 }

@@ -17,7 +17,18 @@ struct report_object {
 	uint32_t context;      /* index in p->contexts */
 	uint32_t first_access; /* range in report_view.accesses */
 	uint32_t naccesses;
+	uint32_t first_thread; /* range in report_view.by_thread (profiles with slices) */
+	uint32_t nthreads;
 };
+
+/* An object's samples taken on one thread (from the profile's slices). */
+struct report_by_thread {
+	uint32_t thread;       /* index in p->threads */
+	uint64_t samples;
+};
+
+/* Object order: --sort samples (default), bytes or allocations. */
+enum report_sort { REPORT_SORT_SAMPLES = 0, REPORT_SORT_BYTES, REPORT_SORT_ALLOCATIONS };
 
 struct report_type {
 	uint32_t type;         /* string id or OS_NONE */
@@ -35,9 +46,17 @@ struct report_view {
 	                                  estimates) first, then by name */
 	uint32_t nthreads;
 	uint32_t *threads;             /* thread indices, most samples first */
+	uint32_t nby_thread;
+	struct report_by_thread *by_thread; /* per object, most samples first */
+	enum report_sort sort;
 };
 
 int report_view_build(struct report_view *v, const struct os_profile *p);
+/* Same, objects in the order `sort` says (ties: samples, bytes, allocations). */
+int report_view_build_sorted(struct report_view *v, const struct os_profile *p,
+			     enum report_sort sort);
+/* "samples", "bytes", "allocations"; -EINVAL for another name. */
+int report_sort_parse(const char *name, enum report_sort *out);
 void report_view_free(struct report_view *v);
 
 /* "" for OS_NONE. */

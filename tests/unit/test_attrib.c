@@ -218,3 +218,40 @@ Test(attrib, thread_name_of_the_later_time_wins)
 	announce(1003, "worker", 50);
 	cr_assert_str_eq(os_tasks_thread(&tasks, PID, 1003, NULL)->name, "worker");
 }
+
+/* Samples by thread and time (OS_SEC_SLICES): one per (path, thread,
+ * 100 ms bucket), samples without an attribution in none; past
+ * OS_SLICE_CAP the buckets double in width and no count is lost. */
+Test(attrib, slices_count_by_thread_and_bucket_and_stay_bounded, .timeout = 60)
+{
+	struct os_aspace *as;
+	uint64_t leaf = 0x400500, sum = 0;
+	uint32_t node;
+
+	event(OS_EV_ALLOC, 0x10001000, 4096, 0, 0x400200);
+	as = os_tasks_aspace(&tasks, PID);
+	node = os_attrib_path(&at, as->id, &leaf, 1);
+	os_attrib_sample_at(&at, as->id, 0x10001010, 0x70001000, node, 7, 50000000);  /* b 0 */
+	os_attrib_sample_at(&at, as->id, 0x10001020, 0x70001000, node, 7, 90000000);  /* b 0 */
+	os_attrib_sample_at(&at, as->id, 0x10001020, 0x70001000, node, 8, 90000000);  /* b 0 */
+	os_attrib_sample_at(&at, as->id, 0x10001020, 0x70001000, node, 7, 250000000); /* b 2 */
+	os_attrib_sample_at(&at, as->id, 0x10005000, 0x70001000, node, 7, 250000000); /* none */
+	cr_assert_eq(at.nslices, 3);
+	cr_assert_eq(at.slices[0].samples, 2);
+	cr_assert_eq(at.tb[at.slices[2].tb] & (OS_SLICE_BUCKETS - 1), 2);
+	cr_assert_eq((at.tb[at.slices[1].tb] >> 20) & 0x3fffff, 8);
+	cr_assert_eq(at.ctx[0].samples, 4);
+
+	/* 64 threads x 40000 buckets: the cap is reached, buckets widen */
+	for (uint32_t b = 0; b < 40000; b++)
+		for (uint32_t t = 100; t < 164; t++)
+			os_attrib_sample_at(&at, as->id, 0x10001010, 0x70001000, node, t,
+					    (uint64_t)b * 100000000 + 1000);
+	cr_assert_eq(at.slice_k, 2);
+	cr_assert(!at.slices_off);
+	cr_assert_leq(at.nslices, 64 * 20000 + 3);
+	for (uint32_t i = 0; i < at.nslices; i++)
+		sum += at.slices[i].samples;
+	cr_assert_eq(sum, 4 + 64 * 40000, "no sample lost by widening");
+	cr_assert_eq(at.slices_lost, 0);
+}

@@ -123,6 +123,12 @@ static struct os_profile *build_full(void)
 	p->est.samples_attributed = 310.5;
 	p->est.samples_java_attributed = 280.5;
 	p->analyses |= OS_AN_ESTIMATES;
+	/* samples by thread and time bucket (version 2) */
+	p->slice_ms = 100;
+	cr_assert_eq(os_profile_add_slice(p, &(struct os_slice){ 0, 0, 0, 0, 50 }), 0);
+	cr_assert_eq(os_profile_add_slice(p, &(struct os_slice){ 0, 1, 1, 7, 10 }), 1);
+	cr_assert_eq(os_profile_add_slice(p, &(struct os_slice){ 0, OS_NONE, 0, 3, 10 }), 2);
+	cr_assert_eq(os_profile_add_slice(p, &(struct os_slice){ 1, 2, 0, 120, 30 }), 3);
 	return p;
 }
 
@@ -166,6 +172,10 @@ static void assert_profiles_eq(const struct os_profile *a, const struct os_profi
 	cr_assert_eq(a->nthreads, b->nthreads);
 	if (a->nthreads)
 		cr_assert_arr_eq(a->threads, b->threads, a->nthreads * sizeof(*a->threads));
+	cr_assert_eq(a->nslices, b->nslices);
+	if (a->nslices)
+		cr_assert_arr_eq(a->slices, b->slices, a->nslices * sizeof(*a->slices));
+	cr_assert_eq(a->slice_ms, b->slice_ms);
 	cr_assert_arr_eq(&a->c, &b->c, sizeof(a->c));
 	cr_assert_eq(a->analyses, b->analyses);
 	cr_assert_eq(a->est.samples_attributed, b->est.samples_attributed);
@@ -401,7 +411,7 @@ Test(profile, wrong_version_is_unsupported)
 	spit(tmp_path("v7.data"), buf, len);
 	cr_assert_eq(os_profile_read(tmp_path("v7.data"), &q, err, sizeof(err)), -ENOTSUP);
 	snprintf(want, sizeof(want),
-		 "%s: unsupported profile version 7 (this objscope reads version 1)",
+		 "%s: unsupported profile version 7 (this objscope reads versions 1 to 2)",
 		 tmp_path("v7.data"));
 	cr_assert_str_eq(err, want);
 	cr_assert_null(q);
@@ -596,7 +606,7 @@ Test(profile, replicas_section_optional_and_checked)
 
 	buf = full_bytes(&len);
 	cr_assert_eq(os_profile_read_mem(buf, len, &q, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(q->analyses, OS_AN_REPLICAS | OS_AN_ESTIMATES);
+	cr_assert_eq(q->analyses, OS_AN_REPLICAS | OS_AN_ESTIMATES | OS_AN_SLICES);
 	cr_assert_eq(q->contexts[0].replica.full_differ_match, 1);
 	cr_assert_eq(q->contexts[0].replica.exact_objects, 64);
 	os_profile_free(q);
@@ -631,6 +641,120 @@ Test(profile, replicas_section_optional_and_checked)
 	cr_assert_eq(os_profile_read_mem(buf, len, &q, err, sizeof(err)), -EPROTO);
 	cr_assert(strstr(err, "REPLICAS") != NULL, "%s", err);
 	free(buf);
+}
+
+/* A version 1 file (before SLICES): reads, with no slices; a version 2
+ * file's slices are checked like every other reference. */
+Test(profile, version_1_files_read_and_slices_checked)
+{
+	struct os_profile *p = build_full(), *q;
+	char err[256] = "";
+	size_t len, off, cut, nlen;
+	uint8_t *buf = full_bytes(&len), *b1;
+
+	cr_assert_eq(le32_get(buf + 8), 2);
+	off = find_section(buf, len, OS_SEC_SLICES) - 16;
+	cut = 16 + le32_get(buf + off + 8);
+	nlen = len - cut;
+	b1 = malloc(len);
+	memcpy(b1, buf, off);
+	memcpy(b1 + off, buf + off + cut, len - off - cut);
+	le32_put(b1 + 8, 1);
+	reseal(b1, nlen);
+	cr_assert_eq(os_profile_read_mem(b1, nlen, &q, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(q->analyses & OS_AN_SLICES, 0);
+	cr_assert_eq(q->nslices, 0);
+	cr_assert_eq(q->ncontexts, p->ncontexts);
+	cr_assert_eq(q->contexts[0].samples, 70);
+	os_profile_free(q);
+	free(b1);
+
+	/* slices of a version 2 file: every index checked */
+	off = find_section(buf, len, OS_SEC_SLICES);
+	cr_assert_eq(le32_get(buf + off), 100, "bucket width");
+	cr_assert_eq(le32_get(buf + off + 4), 4, "slices");
+	cr_assert_eq(le32_get(buf + off + 8), 24, "record size");
+	{
+		static const struct {
+			size_t field;
+			uint32_t v;
+		} bad[] = {
+			{ 0, 2 },  /* context 2 does not exist */
+			{ 4, 3 },  /* access 3 does not exist */
+			{ 4, 2 },  /* access 2 is of context 1 */
+			{ 8, 2 },  /* thread 2 does not exist */
+		};
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			uint8_t *b2 = malloc(len);
+
+			memcpy(b2, buf, len);
+			le32_put(b2 + off + 12 + bad[i].field, bad[i].v);
+			reseal(b2, len);
+			cr_assert_eq(os_profile_read_mem(b2, len, &q, err, sizeof(err)), -EPROTO,
+				     "case %zu", i);
+			cr_assert(strstr(err, "slice 0") != NULL, "%s", err);
+			free(b2);
+		}
+		le32_put(buf + off, 0); /* a bucket width of 0 */
+		reseal(buf, len);
+		cr_assert_eq(os_profile_read_mem(buf, len, &q, err, sizeof(err)), -EPROTO);
+		cr_assert(strstr(err, "SLICES") != NULL, "%s", err);
+	}
+	os_profile_free(p);
+	free(buf);
+}
+
+/* Merging: slices follow their contexts, accesses and threads, are scaled
+ * with the other counts, and a profile without them drops them. */
+Test(profile, merge_combines_slices)
+{
+	struct os_profile *a = build_full(), *b = build_full(), *all = os_profile_new();
+	uint64_t sum = 0;
+
+	cr_assert_eq(os_profile_merge(all, a), 0);
+	cr_assert_eq(os_profile_merge(all, b), 0);
+	cr_assert(all->analyses & OS_AN_SLICES);
+	cr_assert_eq(all->slice_ms, 100);
+	for (uint32_t i = 0; i < all->nslices; i++) {
+		const struct os_slice *s = &all->slices[i];
+
+		cr_assert_lt(s->context, all->ncontexts);
+		cr_assert_lt(s->thread, all->nthreads);
+		if (s->access != OS_NONE)
+			cr_assert_eq(all->accesses[s->access].context, s->context);
+		if (s->bucket == 120) {
+			cr_assert_eq(all->contexts[s->context].allocations, 10, "context 1's");
+			cr_assert_eq(all->threads[s->thread].tid, 1235);
+		}
+		sum += s->samples;
+	}
+	cr_assert_eq(sum, 200, "both inputs' 100 samples");
+	/* a wider bucket: the narrower one's buckets are widened */
+	b->slice_ms = 1000;
+	a->slices[3].bucket = 125; /* 12.5 s: bucket 12 of 1 s */
+	os_profile_free(all);
+	all = os_profile_new();
+	cr_assert_eq(os_profile_merge(all, a), 0);
+	cr_assert_eq(os_profile_merge(all, b), 0);
+	cr_assert_eq(all->slice_ms, 1000);
+	{
+		bool twelve = false;
+
+		for (uint32_t i = 0; i < all->nslices; i++) {
+			cr_assert_neq(all->slices[i].bucket, 125, "not widened");
+			twelve |= all->slices[i].bucket == 12;
+		}
+		cr_assert(twelve, "12.5 s at 100 ms is bucket 12 at 1 s");
+	}
+	/* an input without slices: the merge has none */
+	b->analyses &= ~(uint32_t)OS_AN_SLICES;
+	b->nslices = 0;
+	cr_assert_eq(os_profile_merge(all, b), 0);
+	cr_assert_eq(all->analyses & OS_AN_SLICES, 0);
+	cr_assert_eq(all->nslices, 0);
+	os_profile_free(all);
+	os_profile_free(a);
+	os_profile_free(b);
 }
 
 Test(profile, write_failure_leaves_no_file)
@@ -857,7 +981,7 @@ Test(profile, merge_twice_doubles_counts)
 		cr_assert_eq(m->contexts[i].replica.exact_twins,
 			     2 * p->contexts[i].replica.exact_twins);
 	}
-	cr_assert_eq(m->analyses, OS_AN_REPLICAS | OS_AN_ESTIMATES);
+	cr_assert_eq(m->analyses, OS_AN_REPLICAS | OS_AN_ESTIMATES | OS_AN_SLICES);
 	for (i = 0; i < p->ncontexts; i++)
 		cr_assert_eq(m->contexts[i].samples_est, 2 * p->contexts[i].samples_est);
 	cr_assert_eq(m->est.samples_attributed, 2 * p->est.samples_attributed);

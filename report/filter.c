@@ -1,0 +1,336 @@
+/* filter.c - report filters on threads, time and frames (report/filter.h). */
+#include "report/filter.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void desc_add(struct report_filter *f, const char *opt, const char *arg)
+{
+	size_t n = strlen(f->desc);
+
+	snprintf(f->desc + n, sizeof(f->desc) - n, "%s%s %s", n ? " " : "", opt, arg);
+}
+
+int report_filter_tids(struct report_filter *f, const char *arg, char *err, size_t len)
+{
+	const char *s = arg;
+	uint32_t n0 = f->ntids; /* nothing kept from a bad list */
+
+	do {
+		char *end;
+		unsigned long v;
+
+		if (*s < '0' || *s > '9') {
+			f->ntids = n0;
+			snprintf(err, len, "--tid wants thread ids separated by commas, not '%s'",
+				 arg);
+			return -EINVAL;
+		}
+		errno = 0;
+		v = strtoul(s, &end, 10);
+		if (errno || v > UINT32_MAX || (*end && *end != ',') || (*end && !end[1])) {
+			f->ntids = n0;
+			snprintf(err, len, "--tid wants thread ids separated by commas, not '%s'",
+				 arg);
+			return -EINVAL;
+		}
+		if (f->ntids == sizeof(f->tids) / sizeof(f->tids[0])) {
+			f->ntids = n0;
+			snprintf(err, len, "--tid: at most %zu thread ids",
+				 sizeof(f->tids) / sizeof(f->tids[0]));
+			return -EINVAL;
+		}
+		f->tids[f->ntids++] = (uint32_t)v;
+		s = *end ? end + 1 : end;
+	} while (*s);
+	desc_add(f, "--tid", arg);
+	return 0;
+}
+
+int report_filter_time(struct report_filter *f, const char *arg, char *err, size_t len)
+{
+	char *end, *mid;
+
+	errno = 0;
+	f->from = strtod(arg, &mid);
+	if (mid != arg && *mid == ',') {
+		f->to = strtod(mid + 1, &end);
+		if (!errno && end != mid + 1 && !*end && isfinite(f->from) && isfinite(f->to) &&
+		    f->from >= 0 && f->to > f->from) {
+			f->time = true;
+			desc_add(f, "--time", arg);
+			return 0;
+		}
+	}
+	snprintf(err, len, "--time wants FROM,TO in seconds from the start (FROM < TO), not '%s'",
+		 arg);
+	return -EINVAL;
+}
+
+int report_filter_regex(struct report_filter *f, bool include, const char *arg, char *err,
+			size_t len)
+{
+	regex_t *re = include ? &f->include_re : &f->exclude_re;
+	bool *set = include ? &f->include : &f->exclude;
+	int r;
+
+	if (*set) {
+		snprintf(err, len, "--%s given twice: join the expressions with '|'",
+			 include ? "include" : "exclude");
+		return -EINVAL;
+	}
+	r = regcomp(re, arg, REG_EXTENDED | REG_NOSUB);
+	if (r) {
+		char why[128];
+
+		regerror(r, re, why, sizeof(why));
+		snprintf(err, len, "--%s: bad regular expression '%s': %s",
+			 include ? "include" : "exclude", arg, why);
+		return -EINVAL;
+	}
+	*set = true;
+	desc_add(f, include ? "--include" : "--exclude", arg);
+	return 0;
+}
+
+void report_filter_comm(struct report_filter *f, const char *name)
+{
+	f->comm = name;
+	desc_add(f, "--comm", name);
+}
+
+bool report_filter_active(const struct report_filter *f)
+{
+	return f->ntids || f->comm || f->time || f->include || f->exclude;
+}
+
+void report_filter_free(struct report_filter *f)
+{
+	if (f->include)
+		regfree(&f->include_re);
+	if (f->exclude)
+		regfree(&f->exclude_re);
+	f->include = f->exclude = false;
+}
+
+static bool thread_ok(const struct os_profile *p, const struct report_filter *f, uint32_t t)
+{
+	const struct os_thread *th = &p->threads[t];
+	uint32_t i;
+
+	if (f->comm) {
+		const char *name = os_profile_str(p, th->name);
+
+		if (!name || strcmp(name, f->comm) != 0)
+			return false;
+	}
+	if (!f->ntids)
+		return true;
+	for (i = 0; i < f->ntids; i++)
+		if (f->tids[i] == th->tid)
+			return true;
+	return false;
+}
+
+static bool bucket_ok(const struct os_profile *p, const struct report_filter *f, uint32_t b)
+{
+	double start = (double)b * p->slice_ms / 1000.0;
+
+	return !f->time || (start >= f->from && start < f->to);
+}
+
+/* Some frame of stack `id` matches re (frames as the text report shows them). */
+static bool stack_matches(const struct os_profile *p, uint32_t id, const regex_t *re)
+{
+	char buf[1024];
+
+	if (id == OS_NONE)
+		return false;
+	for (uint32_t i = 0; i < p->stacks[id].nframes; i++) {
+		os_profile_frame_str(p, p->stacks[id].frames[i], buf, sizeof(buf));
+		if (regexec(re, buf, 0, NULL, 0) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Whether samples of context c from access stack `acc` (OS_NONE: no path)
+ * pass the frame filters. */
+static bool path_ok(const struct os_profile *p, const struct report_filter *f, uint32_t c,
+		    uint32_t acc)
+{
+	uint32_t alloc = p->contexts[c].stack;
+
+	if (f->include && !stack_matches(p, alloc, &f->include_re) &&
+	    !stack_matches(p, acc, &f->include_re))
+		return false;
+	if (f->exclude && (stack_matches(p, alloc, &f->exclude_re) ||
+			   stack_matches(p, acc, &f->exclude_re)))
+		return false;
+	return true;
+}
+
+static double scale_est(double est, uint64_t now, uint64_t was)
+{
+	return was ? est * (double)now / (double)was : 0;
+}
+
+/* Removes the contexts not kept (keep[i] false): accesses and slices of
+ * them go, indices are renumbered. */
+static void compact(struct os_profile *p, const bool *keep, uint32_t *cmap, const bool *akeep,
+		    uint32_t *amap)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < p->ncontexts; i++) {
+		cmap[i] = keep[i] ? n : OS_NONE;
+		if (keep[i])
+			p->contexts[n++] = p->contexts[i];
+	}
+	p->ncontexts = n;
+	for (i = n = 0; i < p->naccesses; i++) {
+		bool k = akeep[i] && cmap[p->accesses[i].context] != OS_NONE;
+
+		amap[i] = k ? n : OS_NONE;
+		if (k) {
+			p->accesses[n] = p->accesses[i];
+			p->accesses[n++].context = cmap[p->accesses[i].context];
+		}
+	}
+	p->naccesses = n;
+	for (i = n = 0; i < p->nslices; i++) {
+		struct os_slice s = p->slices[i];
+
+		if (cmap[s.context] == OS_NONE || (s.access != OS_NONE && amap[s.access] == OS_NONE))
+			continue;
+		s.context = cmap[s.context];
+		s.access = s.access == OS_NONE ? OS_NONE : amap[s.access];
+		p->slices[n++] = s;
+	}
+	p->nslices = n;
+}
+
+int report_filter_apply(struct os_profile *p, const struct report_filter *f, char *err,
+			size_t len)
+{
+	bool slices = f->ntids || f->comm || f->time;
+	uint64_t *csam = calloc(p->ncontexts + 1, sizeof(*csam));
+	uint64_t *asam = calloc(p->naccesses + 1, sizeof(*asam));
+	uint64_t *tsam = calloc(p->nthreads + 1, sizeof(*tsam));
+	uint32_t *cmap = calloc(p->ncontexts + 1, sizeof(*cmap));
+	uint32_t *amap = calloc(p->naccesses + 1, sizeof(*amap));
+	bool *keep = calloc(p->ncontexts + 1, sizeof(*keep));
+	bool *akeep = calloc(p->naccesses + 1, sizeof(*akeep));
+	uint64_t was = p->c.samples_attributed, now = 0;
+	uint32_t i, n;
+	int ret = -ENOMEM;
+
+	if (!csam || !asam || !tsam || !cmap || !amap || !keep || !akeep) {
+		snprintf(err, len, "%s", strerror(ENOMEM));
+		goto out;
+	}
+	if (slices && !(p->analyses & OS_AN_SLICES)) {
+		snprintf(err, len, "this profile has no per-sample threads/times (recorded by an"
+				   " older objscope)");
+		ret = -ENOTSUP;
+		goto out;
+	}
+	/* Frame filters: which accesses, and which contexts' samples without an
+	 * access path, remain. */
+	for (i = 0; i < p->naccesses; i++)
+		akeep[i] = path_ok(p, f, p->accesses[i].context, p->accesses[i].stack);
+	for (i = 0; i < p->ncontexts; i++)
+		keep[i] = path_ok(p, f, i, OS_NONE); /* its samples with no access path */
+	if (slices) {
+		/* counts from the slices of the threads and buckets chosen */
+		for (i = n = 0; i < p->nslices; i++) {
+			const struct os_slice *s = &p->slices[i];
+			bool ok = thread_ok(p, f, s->thread) && bucket_ok(p, f, s->bucket) &&
+				  (s->access == OS_NONE ? keep[s->context] : akeep[s->access]);
+
+			if (!ok)
+				continue;
+			csam[s->context] += s->samples;
+			if (s->access != OS_NONE)
+				asam[s->access] += s->samples;
+			tsam[s->thread] += s->samples;
+			p->slices[n++] = *s;
+		}
+		p->nslices = n;
+	} else {
+		/* counts of the accesses kept, and the samples without an access path */
+		for (i = 0; i < p->naccesses; i++) /* csam: samples with an access path */
+			csam[p->accesses[i].context] += p->accesses[i].samples;
+		for (i = 0; i < p->ncontexts; i++)
+			csam[i] = keep[i] && p->contexts[i].samples > csam[i]
+					  ? p->contexts[i].samples - csam[i]
+					  : 0;
+		for (i = 0; i < p->naccesses; i++)
+			if (akeep[i]) {
+				asam[i] = p->accesses[i].samples;
+				csam[p->accesses[i].context] += asam[i];
+			}
+		for (i = n = 0; i < p->nslices; i++) {
+			const struct os_slice *s = &p->slices[i];
+
+			if (s->access == OS_NONE ? keep[s->context] : akeep[s->access]) {
+				tsam[s->thread] += s->samples;
+				p->slices[n++] = *s;
+			}
+		}
+		p->nslices = n;
+	}
+	for (i = 0; i < p->naccesses; i++) {
+		struct os_access *a = &p->accesses[i];
+
+		a->samples_est = scale_est(a->samples_est, asam[i], a->samples);
+		a->samples = asam[i];
+		memset(a->metrics, 0, sizeof(a->metrics));
+		if (slices)
+			akeep[i] = true; /* an access with no samples left is shown as such */
+	}
+	for (i = 0; i < p->ncontexts; i++) {
+		struct os_context *c = &p->contexts[i];
+
+		/* --include / --exclude: a context goes when none of its samples
+		 * remain and its allocation path is not what was asked for */
+		if (f->include || f->exclude)
+			keep[i] = csam[i] ||
+				  ((!f->exclude || !stack_matches(p, c->stack, &f->exclude_re)) &&
+				   (!f->include || stack_matches(p, c->stack, &f->include_re)));
+		else
+			keep[i] = true;
+		c->samples_est = scale_est(c->samples_est, csam[i], c->samples);
+		c->samples = csam[i];
+		memset(c->metrics, 0, sizeof(c->metrics));
+		now += csam[i];
+	}
+	if (p->analyses & OS_AN_SLICES || slices)
+		for (i = 0; i < p->nthreads; i++)
+			p->threads[i].samples = tsam[i];
+	compact(p, keep, cmap, akeep, amap);
+	now = 0;
+	p->est.samples_attributed = 0;
+	for (i = 0; i < p->ncontexts; i++) {
+		now += p->contexts[i].samples;
+		p->est.samples_attributed += p->contexts[i].samples_est;
+	}
+	p->c.samples_java_attributed =
+		was ? (uint64_t)llround((double)p->c.samples_java_attributed * now / was) : 0;
+	p->est.samples_java_attributed = scale_est(p->est.samples_java_attributed, now, was);
+	p->c.samples_attributed = now;
+	p->merge.unmeasured |= OS_M_ALL; /* metrics cannot be split: not measured */
+	ret = 0;
+out:
+	free(csam);
+	free(asam);
+	free(tsam);
+	free(cmap);
+	free(amap);
+	free(keep);
+	free(akeep);
+	return ret;
+}

@@ -1,0 +1,243 @@
+/* filters.c - end-to-end tests of `objscope report --tid/--comm/--time` and
+ * --per-thread on a recorded multi-threaded run (tests/fixtures/mt_readers.c:
+ * the main thread fills the blocks, then two reader threads read them). */
+#include <criterion/criterion.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/profile.h"
+#include "tests/e2e/helpers.h"
+
+static char *tmp;
+
+static void setup(void)
+{
+	tmp = e2e_suite_setup();
+}
+
+static void teardown(void)
+{
+	e2e_suite_teardown(&tmp);
+}
+
+TestSuite(e2e_filters, .init = setup, .fini = teardown, .timeout = 120);
+
+/* `objscope report --format json --per-thread OPTS... PROFILE`, parsed. */
+static json_object *report(const char *profile, const char *o1, const char *o2, const char *o3,
+			   const char *o4)
+{
+	const char *argv[] = { E2E_OBJSCOPE, "report", "--format", "json", "--per-thread",
+			       profile, o1, o2, o3, o4, NULL };
+	struct e2e_result res;
+	json_object *j;
+
+	cr_assert_eq(e2e_run(tmp, argv, NULL, &res), 0);
+	cr_assert_eq(res.status, 0, "report %s %s: exit %d: %s", o1 ? o1 : "", o2 ? o2 : "",
+		     res.status, res.err);
+	j = json_tokener_parse(res.out);
+	cr_assert_not_null(j, "report printed no JSON");
+	e2e_result_free(&res);
+	return j;
+}
+
+/* Samples of the object allocated in fn (0 when it is not listed). */
+static int64_t obj_samples(json_object *r, const char *fn, json_object **obj)
+{
+	json_object *objs = e2e_get(r, "objects");
+
+	for (size_t i = 0; i < json_object_array_length(objs); i++) {
+		json_object *o = json_object_array_get_idx(objs, i);
+
+		if (e2e_stack_has(o, fn, 3)) {
+			if (obj)
+				*obj = o;
+			return e2e_get_int(o, "samples");
+		}
+	}
+	return 0;
+}
+
+/* The object's samples on thread tid in its by_thread (0 when none). */
+static int64_t on_thread(json_object *o, int64_t tid)
+{
+	json_object *bt = o ? e2e_get(o, "by_thread") : NULL;
+
+	for (size_t i = 0; bt && i < json_object_array_length(bt); i++)
+		if (e2e_get_int(json_object_array_get_idx(bt, i), "tid") == tid)
+			return e2e_get_int(json_object_array_get_idx(bt, i), "samples");
+	return 0;
+}
+
+static int64_t attributed(json_object *r)
+{
+	int64_t n = 0;
+	json_object *objs = e2e_get(r, "objects");
+
+	for (size_t i = 0; i < json_object_array_length(objs); i++)
+		n += e2e_get_int(json_object_array_get_idx(objs, i), "samples");
+	return n;
+}
+
+Test(e2e_filters, tid_comm_and_time_select_the_samples)
+{
+	const char *argv[] = { E2E_FIXTURE("mt_readers"), "0.3", NULL };
+	char *profile = e2e_path(tmp, "mt.data");
+	json_object *all, *r, *blocks = NULL, *table = NULL, *threads;
+	int64_t main_tid = -1, reader_tid = -1, total, a, b;
+	double dur;
+	char opt[64];
+	struct e2e_result res;
+
+	cr_assert_eq(e2e_record(tmp, profile, NULL, argv, &res), 0);
+	cr_assert_eq(res.status, 0, "record exited %d: %s", res.status, res.err);
+	e2e_result_free(&res);
+
+	all = report(profile, NULL, NULL, NULL, NULL);
+	cr_assert(json_object_is_type(e2e_get(all, "filter"), json_type_null));
+	threads = e2e_get(all, "threads");
+	for (size_t i = 0; i < json_object_array_length(threads); i++) {
+		json_object *t = json_object_array_get_idx(threads, i);
+		const char *name = json_object_get_string(e2e_get(t, "name"));
+
+		if (e2e_get_int(t, "tid") == e2e_get_int(t, "pid"))
+			main_tid = e2e_get_int(t, "tid");
+		if (name && strcmp(name, "reader-0") == 0)
+			reader_tid = e2e_get_int(t, "tid");
+	}
+	cr_assert_gt(main_tid, 0, "no main thread in the report");
+	cr_assert_gt(reader_tid, 0, "no reader-0 thread in the report");
+	total = attributed(all);
+	cr_assert_gt(total, 100, "too few samples attributed (%lld)", (long long)total);
+	obj_samples(all, "alloc_shared_blocks", &blocks);
+	obj_samples(all, "alloc_lookup_table", &table);
+	cr_assert_not_null(blocks);
+	cr_assert_gt(on_thread(blocks, reader_tid), total / 4, "reader-0 read the blocks");
+
+	/* --tid: each object's samples are exactly its samples on that thread */
+	snprintf(opt, sizeof(opt), "%lld", (long long)reader_tid);
+	r = report(profile, "--tid", opt, NULL, NULL);
+	cr_assert_eq(obj_samples(r, "alloc_shared_blocks", NULL), on_thread(blocks, reader_tid));
+	cr_assert_eq(obj_samples(r, "alloc_lookup_table", NULL), on_thread(table, reader_tid));
+	cr_assert_geq(e2e_get_double(json_object_array_get_idx(e2e_get(r, "objects"), 0), "share"),
+		      0.8, "the blocks lead what reader-0 read");
+	cr_assert_str_eq(json_object_get_string(e2e_get(r, "filter")),
+			 strcat(strcpy((char[80]){ 0 }, "--tid "), opt));
+	json_object_put(r);
+	snprintf(opt, sizeof(opt), "%lld", (long long)main_tid);
+	r = report(profile, "--tid", opt, NULL, NULL);
+	cr_assert_eq(obj_samples(r, "alloc_shared_blocks", NULL), on_thread(blocks, main_tid));
+	cr_assert_lt(obj_samples(r, "alloc_shared_blocks", NULL), total / 4,
+		     "the main thread only filled the blocks");
+	json_object_put(r);
+
+	/* --comm: the two readers by name */
+	r = report(profile, "--comm", "reader-0", NULL, NULL);
+	cr_assert_eq(obj_samples(r, "alloc_shared_blocks", NULL), on_thread(blocks, reader_tid));
+	json_object_put(r);
+
+	/* --time: two windows that split the run count every sample once */
+	dur = e2e_get_double(e2e_get(all, "meta"), "duration_s");
+	cr_assert_gt(dur, 0);
+	snprintf(opt, sizeof(opt), "0,%.3f", dur / 2);
+	r = report(profile, "--time", opt, NULL, NULL);
+	a = attributed(r);
+	json_object_put(r);
+	snprintf(opt, sizeof(opt), "%.3f,100000", dur / 2);
+	r = report(profile, "--time", opt, NULL, NULL);
+	b = attributed(r);
+	json_object_put(r);
+	cr_assert_eq(a + b, total, "%lld + %lld samples of %lld", (long long)a, (long long)b,
+		     (long long)total);
+	cr_assert_gt(b, 0, "the readers ran past the middle of the run");
+	r = report(profile, "--time", "100000,200000", NULL, NULL);
+	cr_assert_eq(attributed(r), 0, "nothing after the end of the run");
+	json_object_put(r);
+	/* the main thread filled the blocks before the readers started: none of
+	 * its samples is in the last half of the run */
+	snprintf(opt, sizeof(opt), "%.3f,100000", dur / 2);
+	{
+		char tid[32];
+
+		snprintf(tid, sizeof(tid), "%lld", (long long)main_tid);
+		r = report(profile, "--time", opt, "--tid", tid);
+		cr_assert_eq(attributed(r), 0, "main thread samples late in the run");
+		json_object_put(r);
+	}
+	/* a filtered --per-thread report matches docs/report.schema.json (closed) */
+	{
+		char *out = e2e_path(tmp, "filtered.json"), tid[32];
+		const char *rargv[] = { E2E_OBJSCOPE, "report", "--format", "json", "--per-thread",
+					"--tid", tid, "--exclude", "mt_readers\\.c:88\\)", "--sort", "bytes",
+					"-o", out, profile, NULL };
+		const char *vargv[] = { "python3", "tests/schema/validate_report.py",
+					"docs/report.schema.json", out, NULL };
+
+		snprintf(tid, sizeof(tid), "%lld", (long long)reader_tid);
+		cr_assert_eq(e2e_run(tmp, rargv, NULL, &res), 0);
+		cr_assert_eq(res.status, 0, "%s", res.err);
+		e2e_result_free(&res);
+		r = json_object_from_file(out);
+		cr_assert_not_null(r);
+		obj_samples(r, "alloc_shared_blocks", &blocks);
+		cr_assert_gt(on_thread(blocks, reader_tid), 0, "by_thread written");
+		json_object_put(r);
+		cr_assert_eq(e2e_run(tmp, vargv, NULL, &res), 0);
+		cr_assert_neq(res.status, 127, "python3 not found");
+		cr_assert_neq(res.status, 2, "validator cannot run: %s", res.err);
+		cr_assert_eq(res.status, 0, "filtered report does not match the schema:\n%s",
+			     res.err);
+		e2e_result_free(&res);
+		free(out);
+	}
+	json_object_put(all);
+	free(profile);
+}
+
+/* A profile without slices (as an older objscope wrote): thread and time
+ * filters refuse in one line, the plain report still works. */
+Test(e2e_filters, profile_without_slices_refuses_thread_filters)
+{
+	char *path = e2e_path(tmp, "old.data");
+	const char *tid_argv[] = { E2E_OBJSCOPE, "report", "--tid", "1", path, NULL };
+	const char *plain_argv[] = { E2E_OBJSCOPE, "report", path, NULL };
+	struct os_profile *p = os_profile_new();
+	struct e2e_result res;
+	char err[256];
+
+	cr_assert_not_null(p);
+	os_profile_add_thread(p, &(struct os_thread){ .name = os_profile_string(p, "t"),
+						      .pid = 1, .tid = 1, .samples = 5 });
+	cr_assert_eq(os_profile_write(p, path, err, sizeof(err)), 0, "%s", err);
+	os_profile_free(p);
+	cr_assert_eq(e2e_run(tmp, tid_argv, NULL, &res), 0);
+	cr_expect_neq(res.status, 0, "--tid accepted a profile without slices");
+	cr_expect_eq(e2e_count_lines(res.err, res.err_len), 1, "%s", res.err);
+	cr_expect(strstr(res.err, "this profile has no per-sample threads/times (recorded by an"
+				  " older objscope)") != NULL, "%s", res.err);
+	e2e_result_free(&res);
+	cr_assert_eq(e2e_run(tmp, plain_argv, NULL, &res), 0);
+	cr_expect_eq(res.status, 0, "%s", res.err);
+	e2e_result_free(&res);
+	free(path);
+
+	/* a real version 1 file (written before SLICES): reads; --time refuses,
+	 * frame filters work */
+	{
+		const char *v1 = "tests/fuzz/corpus/three_sites.prof";
+		const char *time_argv[] = { E2E_OBJSCOPE, "report", "--time", "0,1", v1, NULL };
+		const char *inc_argv[] = { E2E_OBJSCOPE, "report", "--include", "alloc_seq_block",
+					   v1, NULL };
+
+		cr_assert_eq(e2e_run(tmp, time_argv, NULL, &res), 0);
+		cr_expect_eq(res.status, 1, "%s", res.err);
+		cr_expect(strstr(res.err, "recorded by an older objscope") != NULL, "%s", res.err);
+		e2e_result_free(&res);
+		cr_assert_eq(e2e_run(tmp, inc_argv, NULL, &res), 0);
+		cr_expect_eq(res.status, 0, "%s", res.err);
+		cr_expect(strstr(res.out, "# filter:      --include alloc_seq_block") != NULL, "%s",
+			  res.out);
+		cr_expect(strstr(res.out, "alloc_random_block") == NULL, "excluded object shown");
+		e2e_result_free(&res);
+	}
+}
