@@ -6,7 +6,8 @@
  * the style, the libraries and the script, each inlined, and the data: the
  * JSON report (fmt_json.c, every object; each frame carries its kind, by
  * which the flame graphs colour it) plus why nothing was attributed, as
- * {"report": ..., "why_empty": "..."}.
+ * {"report": ..., "why_empty": "...", "timeline": ...}: the timeline is
+ * null when the profile has no slices (version 1 files).
  * Nothing in the page refers to another file or URL, and its
  * Content-Security-Policy forbids fetches. */
 #include <errno.h>
@@ -56,6 +57,79 @@ static void put_json(FILE *out, const char *s, size_t len)
 	}
 }
 
+/* Objects drawn in the timeline, and at most this many points per line:
+ * longer runs sum neighbouring buckets, so the page stays small. */
+#define TIMELINE_OBJECTS 10
+#define TIMELINE_POINTS 600
+
+/* "timeline": the samples per time bucket of the top objects (by the view's
+ * order, with samples), from the slices summed over threads and access
+ * paths: {"bucket_s": width, "objects": [{"id": rank + 1, "samples": [...]}]};
+ * null without slices or without such objects. */
+static int put_timeline(const struct report_view *v, FILE *out)
+{
+	const struct os_profile *p = v->p;
+	uint32_t i, k, n = 0, *slot = NULL, nb = 0, merge, npts;
+	uint64_t *sum = NULL;
+
+	if (!(p->analyses & OS_AN_SLICES) || !p->slice_ms) {
+		fputs("null", out);
+		return 0;
+	}
+	slot = malloc(((size_t)p->ncontexts + 1) * sizeof(*slot));
+	if (!slot)
+		return -ENOMEM;
+	for (i = 0; i < p->ncontexts; i++)
+		slot[i] = UINT32_MAX;
+	for (i = 0; i < v->nobjects && n < TIMELINE_OBJECTS; i++) {
+		uint32_t c = v->objects[i].context;
+
+		if (c < p->ncontexts && p->contexts[c].samples)
+			slot[c] = n++;
+	}
+	for (i = 0; i < p->nslices; i++) {
+		const struct os_slice *s = &p->slices[i];
+
+		if (s->context < p->ncontexts && slot[s->context] != UINT32_MAX &&
+		    s->bucket >= nb)
+			nb = s->bucket + 1;
+	}
+	if (!n || !nb) {
+		free(slot);
+		fputs("null", out);
+		return 0;
+	}
+	merge = (nb + TIMELINE_POINTS - 1) / TIMELINE_POINTS;
+	npts = (nb + merge - 1) / merge;
+	sum = calloc((size_t)n * npts, sizeof(*sum));
+	if (!sum) {
+		free(slot);
+		return -ENOMEM;
+	}
+	for (i = 0; i < p->nslices; i++) {
+		const struct os_slice *s = &p->slices[i];
+
+		if (s->context < p->ncontexts && slot[s->context] != UINT32_MAX)
+			sum[(size_t)slot[s->context] * npts + s->bucket / merge] += s->samples;
+	}
+	fprintf(out, "{\"bucket_s\": %.6g, \"objects\": [", (double)p->slice_ms * merge / 1000.0);
+	for (i = 0, n = 0; i < v->nobjects; i++) {
+		uint32_t c = v->objects[i].context;
+
+		if (c >= p->ncontexts || slot[c] == UINT32_MAX)
+			continue;
+		fprintf(out, "%s{\"id\": %u, \"samples\": [", n++ ? ", " : "", i + 1);
+		for (k = 0; k < npts; k++)
+			fprintf(out, "%s%llu", k ? "," : "",
+				(unsigned long long)sum[(size_t)slot[c] * npts + k]);
+		fputs("]}", out);
+	}
+	fputs("]}", out);
+	free(sum);
+	free(slot);
+	return 0;
+}
+
 /* The data object: the JSON report (all objects) and why it may be empty.
  * The report is streamed (fmt_json.h, '<' escaped) straight into the page:
  * nothing the size of the report is held in memory. */
@@ -81,6 +155,10 @@ static int put_data(const struct report_view *v, const struct report_opts *o, FI
 		goto out;
 	fputs(", \"why_empty\": ", out);
 	put_json(out, s, strlen(s));
+	fputs(", \"timeline\": ", out);
+	ret = put_timeline(v, out);
+	if (ret)
+		goto out;
 	fputs("}", out);
 out:
 	json_object_put(why);

@@ -3,7 +3,8 @@
  * and builds the header, the sortable ranked tables (50 rows a page), the
  * search box, the selected object's details and the flame graphs
  * (d3-flame-graph, global `flamegraph`; frames coloured by kind, callers
- * view on demand). Text goes in with
+ * view on demand) and the timeline of the top objects (d3; `timeline` in
+ * the data, null for a profile without time slices). Text goes in with
  * textContent only: frame names are never parsed as HTML. */
 (function () {
   'use strict';
@@ -495,6 +496,55 @@
     $('invert').addEventListener('change', function () { drawAlloc(); drawAccess(); });
   }
 
+  /* ---- timeline: samples per time bucket of the top objects ---- */
+  var TIMELINE_COLOURS = ['#2563eb', '#dc2626', '#16a34a', '#9333ea', '#ea580c',
+                          '#0891b2', '#db2777', '#65a30d', '#854d0e', '#475569'];
+  function timelineView() {
+    var T = data.timeline, box = $('timeline-chart'), leg = $('timeline-legend');
+    var byId = {};
+    objects.forEach(function (o) { byId[o.id] = o; });
+    if (!T || !T.objects || !T.objects.length) {
+      $('timeline-hint').textContent = 'no timeline: this profile was recorded by an older objscope' +
+        ' (it has no per-sample times)';
+      return;
+    }
+    var series = T.objects.filter(function (s) { return byId[s.id]; });
+    var n = d3.max(series, function (s) { return s.samples.length; }) || 1;
+    var step = T.bucket_s || 1;
+    $('timeline-sub').textContent = 'top ' + series.length + ' object' + (series.length === 1 ? '' : 's') +
+      ', samples per ' + (step < 1 ? Math.round(step * 1000) + ' ms' : step + ' s');
+    var W = Math.max(300, box.clientWidth || 900), H = 220, m = { l: 52, r: 14, t: 8, b: 26 };
+    var x = d3.scaleLinear().domain([0, n * step]).range([m.l, W - m.r]);
+    var y = d3.scaleLinear().domain([0, d3.max(series, function (s) { return d3.max(s.samples); }) || 1])
+      .nice().range([H - m.b, m.t]);
+    var svg = d3.select(box).append('svg').attr('width', W).attr('height', H)
+      .attr('viewBox', '0 0 ' + W + ' ' + H);
+    svg.append('g').attr('class', 'axis').attr('transform', 'translate(0,' + (H - m.b) + ')')
+      .call(d3.axisBottom(x).ticks(Math.min(10, Math.floor(W / 90))).tickFormat(function (v) { return v + ' s'; }));
+    svg.append('g').attr('class', 'axis').attr('transform', 'translate(' + m.l + ',0)')
+      .call(d3.axisLeft(y).ticks(5));
+    /* each bucket's value drawn at its middle */
+    var line = d3.line().x(function (v, i) { return x((i + 0.5) * step); }).y(function (v) { return y(v); });
+    series.forEach(function (s, i) {
+      var o = byId[s.id], colour = TIMELINE_COLOURS[i % TIMELINE_COLOURS.length];
+      var path = svg.append('path').attr('class', 'series').attr('data-object', s.id)
+        .attr('fill', 'none').attr('stroke', colour).attr('stroke-width', 2.5)
+        .attr('d', line(s.samples));
+      path.append('title').text(objName(o) + ' \u2014 ' + firstFrame(o.alloc_stack));
+      var item = el('span'), sw = el('i');
+      sw.style.background = colour;
+      item.dataset.object = s.id;
+      item.title = 'select object #' + s.id;
+      item.appendChild(sw);
+      item.appendChild(document.createTextNode('#' + s.id + ' ' + (o.type || '') + (o.type ? ' at ' : '') +
+        shortName(firstFrame(o.alloc_stack))));
+      item.addEventListener('click', function () {
+        select(o, document.querySelector('#objects tbody tr[data-object="' + o.id + '"]'));
+      });
+      leg.appendChild(item);
+    });
+  }
+
   function typesView() {
     table($('types'), [
       textCol('type', function (t) { return t.type || '(unknown type)'; }, 'frame', null, true),
@@ -529,6 +579,7 @@
   header();
   tabs();
   objectsView();
+  timelineView();
   typesView();
   threadsView();
 })();

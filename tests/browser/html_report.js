@@ -4,7 +4,7 @@
  *
  * usage: node tests/browser/html_report.js REPORT.html SCREENSHOT.png
  *            [--alloc FN --access FN | --empty] [--attributed N]
- *            [--pages N] [--kinds K,K...] [--search TERM]
+ *            [--pages N] [--kinds K,K...] [--search TERM] [--timeline yes|no]
  *
  *   --alloc FN    the top row of the object table is allocated at FN; the
  *                 inverted (callers) flame graph has FN right above its root
@@ -22,6 +22,14 @@
  *                 page's data) and paints the matching flame-graph frames,
  *                 and only those, magenta (checked in a screenshot too);
  *                 default: the --alloc function
+ *   --timeline yes  the timeline card draws one line per object of the
+ *                 page data's timeline (at least one; each an object of
+ *                 the report, with samples), with a legend entry naming
+ *                 each object that selects it when clicked; the chart fits
+ *                 its card at 1280 px; its screenshot shows each line's
+ *                 colour (SCREENSHOT minus .png, plus -timeline.png)
+ *   --timeline no the data has no timeline and the card says "no
+ *                 timeline: ... older objscope", drawing nothing
  * Always: objects without samples are left out of the table (the pages,
  * the search and its count are over the objects with samples); when there
  * are any, a visible "show N objects without samples" toggle lists them all
@@ -50,7 +58,8 @@ function usage() {
 
 function parseArgs(argv) {
   const o = { report: argv[0], shot: argv[1], alloc: null, access: null, empty: false, attributed: null,
-    pages: null, kinds: [], search: null };
+    pages: null, kinds: [], search: null,
+    timeline: null };
   if (!o.report || !o.shot) usage();
   for (let i = 2; i < argv.length; i++) {
     if (argv[i] === '--alloc') o.alloc = argv[++i];
@@ -60,6 +69,7 @@ function parseArgs(argv) {
     else if (argv[i] === '--pages') o.pages = Number(argv[++i]);
     else if (argv[i] === '--kinds') o.kinds = String(argv[++i]).split(',').filter(Boolean);
     else if (argv[i] === '--search') o.search = argv[++i];
+    else if (argv[i] === '--timeline' && /^(yes|no)$/.test(argv[i + 1] || '')) o.timeline = argv[++i];
     else usage();
   }
   return o;
@@ -396,6 +406,63 @@ async function main() {
       const rows = await page.locator('#objects tbody tr').count();
       if (rows > 1 && firstAfter.includes(o.alloc)) fail('sorting by samples ascending kept the top object first');
       await hdr.click(); /* back to descending for the screenshot */
+    }
+    if (o.timeline === 'no') {
+      const tl = await page.evaluate(() => JSON.parse(document.getElementById('objscope-data').textContent).timeline);
+      if (tl !== null && tl !== undefined) fail('the page data has a timeline: ' + JSON.stringify(tl).slice(0, 80));
+      if (!(await page.isVisible('#timeline'))) fail('no timeline card');
+      const t = (await page.textContent('#timeline')) || '';
+      if (!/no timeline: .*older objscope/.test(t)) fail('the timeline card does not say why it is empty: "' + t.trim() + '"');
+      if (await page.locator('#timeline svg').count()) fail('a timeline was drawn without time slices');
+    } else if (o.timeline === 'yes') {
+      const want = await page.evaluate(() => {
+        const d = JSON.parse(document.getElementById('objscope-data').textContent);
+        const objs = {};
+        (d.report.objects || []).forEach((x) => { objs[x.id] = x; });
+        return d.timeline ? { bucket: d.timeline.bucket_s, series: d.timeline.objects.map((s) =>
+          ({ id: String(s.id), n: s.samples.length, sum: s.samples.reduce((a, b) => a + b, 0),
+             known: !!objs[s.id], objSamples: objs[s.id] ? objs[s.id].samples : -1,
+             type: objs[s.id] ? objs[s.id].type || '' : '' })) } : null;
+      });
+      if (!want) fail('the page data has no timeline');
+      else if (!(await page.isVisible('#timeline svg'))) fail('no timeline drawn');
+      else {
+        if (!want.series.length) fail('the timeline has no object');
+        if (!(want.bucket > 0)) fail('the timeline\'s bucket width is ' + want.bucket);
+        for (const s of want.series) {
+          if (!s.known) fail('timeline object #' + s.id + ' is not in the report');
+          /* slices hold every attributed sample of an object */
+          else if (s.sum !== s.objSamples) fail('timeline object #' + s.id + ' sums ' + s.sum + ' samples, the report says ' + s.objSamples);
+        }
+        const drawn = await page.$$eval('#timeline svg path.series', (ps) => ps.map((p) =>
+          ({ id: p.getAttribute('data-object'), stroke: getComputedStyle(p).stroke, d: p.getAttribute('d') || '' })));
+        const ids = drawn.map((x) => x.id).join(), wantIds = want.series.map((x) => x.id).join();
+        if (ids !== wantIds) fail('the timeline draws objects ' + ids + ', the data has ' + wantIds);
+        if (drawn.some((x) => x.d.split(/[LM]/).length - 1 !== want.series[0].n))
+          fail('a timeline line does not have one point per bucket');
+        if (new Set(drawn.map((x) => x.stroke)).size !== drawn.length) fail('timeline lines share a colour');
+        const legend = await page.$$eval('#timeline-legend span', (ss) => ss.map((x) => ({ id: x.dataset.object, text: x.textContent })));
+        if (legend.map((x) => x.id).join() !== wantIds) fail('the timeline legend names ' + legend.map((x) => x.id).join() + ', want ' + wantIds);
+        for (const l of legend) {
+          const s = want.series.find((x) => x.id === l.id);
+          if (s && !l.text.startsWith('#' + s.id + ' ' + s.type)) fail('legend entry "' + l.text + '" does not name the object\'s type');
+          if (o.alloc && s === want.series[0] && !l.text.includes(o.alloc)) fail('legend entry "' + l.text + '" does not name ' + o.alloc);
+        }
+        const fit = await page.$eval('#timeline', (c) => {
+          const svg = c.querySelector('svg').getBoundingClientRect(), r = c.getBoundingClientRect();
+          return { svgL: svg.left, svgR: svg.right, l: r.left, r: r.right, sw: c.scrollWidth, cw: c.clientWidth };
+        });
+        if (fit.svgL < fit.l || fit.svgR > fit.r || fit.sw > fit.cw) fail('the timeline does not fit its card: ' + JSON.stringify(fit));
+        const shot = await page.locator('#timeline').screenshot({ path: base + '-timeline.png' });
+        const px = await pixels(page, shot, drawn.map((x) => rgb(x.stroke)), 30);
+        px.near.forEach((share, i) => { if (share <= 0) fail('the timeline screenshot shows no pixel of #' + drawn[i].id + '\'s colour ' + drawn[i].stroke); });
+        /* a legend entry selects its object */
+        const last = want.series[want.series.length - 1].id;
+        await page.click('#timeline-legend span[data-object="' + last + '"]');
+        await page.waitForTimeout(300);
+        const title = (await page.textContent('#detail-title')) || '';
+        if (!title.startsWith('Object #' + last + ' ')) fail('clicking legend entry #' + last + ' shows "' + title + '"');
+      }
     }
     for (const tab of ['types', 'threads']) {
       await page.click('#tabs button[data-tab="' + tab + '"]');

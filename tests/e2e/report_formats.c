@@ -235,11 +235,12 @@ Test(e2e_formats, pprof_reads_in_go_tool_pprof)
 
 /* node tests/browser/html_report.js REPORT SHOT [args...]; asserts exit 0. */
 static void browser_check(const char *html, const char *shot, const char *a1, const char *a2,
-			  const char *a3, const char *a4, int64_t attributed)
+			  const char *a3, const char *a4, const char *a5, const char *a6,
+			  int64_t attributed)
 {
 	char n[32];
 	const char *argv[] = { "node", BROWSER_TEST, html, shot, "--attributed", n, a1, a2, a3, a4,
-			       NULL };
+			       a5, a6, NULL };
 	struct e2e_result res;
 
 	snprintf(n, sizeof(n), "%" PRId64, attributed);
@@ -266,9 +267,29 @@ Test(e2e_formats, html_in_headless_chromium)
 	report("html", html, profile, NULL, &res);
 	e2e_result_free(&res);
 	browser_check(html, shot, "--alloc", "alloc_random_block", "--access", "random_phase",
-		      attributed);
+		      "--timeline", "yes", attributed);
 	cr_expect(stat(shot, &st) == 0 && st.st_size > 10000, "no screenshot at %s", shot);
 	free(profile);
+}
+
+/* A version-1 profile (no time slices, tests/fuzz/corpus): the page has no
+ * timeline and says why. */
+Test(e2e_formats, html_timeline_of_an_old_profile)
+{
+	const char *profile = "tests/fuzz/corpus/three_sites.prof";
+	const char *html = ARTIFACTS "/html_report_old.html", *shot = ARTIFACTS "/html_report_old.png";
+	struct e2e_result res;
+	struct os_profile *p = NULL;
+	char err[256];
+
+	cr_assert_eq(os_profile_read(profile, &p, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(p->analyses & OS_AN_SLICES, 0, "%s has slices: cannot test", profile);
+	os_profile_free(p);
+	mkdir(ARTIFACTS, 0755);
+	report("html", html, profile, NULL, &res);
+	e2e_result_free(&res);
+	browser_check(html, shot, "--timeline", "no", NULL, NULL, NULL, NULL,
+		      json_attributed(profile, NULL, 0));
 }
 
 /* A frame of the synthetic profile below. */
@@ -395,7 +416,7 @@ Test(e2e_formats, empty_profile)
 	mkdir(ARTIFACTS, 0755);
 	report("html", html, profile, NULL, &res);
 	e2e_result_free(&res);
-	browser_check(html, shot, "--empty", NULL, NULL, NULL, 0);
+	browser_check(html, shot, "--empty", NULL, NULL, NULL, NULL, NULL, 0);
 	free(pb);
 	free(profile);
 }
