@@ -1,3 +1,4 @@
+#include "common/grow.h"
 #include "symbolizer/elf_module.h"
 
 #include "common/hashmap.h"
@@ -394,13 +395,11 @@ static int read_sections(struct os_elfmod *m, Elf *elf)
 		    (sh.sh_flags & (SHF_ALLOC | SHF_EXECINSTR)) != (SHF_ALLOC | SHF_EXECINSTR))
 			continue;
 		if (m->nsecs == cap) {
-			size_t ncap = cap ? cap * 2 : 8;
-			struct sec *n = realloc(m->secs, ncap * sizeof(*n));
+			struct sec *n = os_grow(m->secs, &cap, m->nsecs + 1, sizeof(*n), 8);
 
 			if (!n)
 				return -ENOMEM;
 			m->secs = n;
-			cap = ncap;
 		}
 		m->secs[m->nsecs++] = (struct sec){ sh.sh_addr, sh.sh_size,
 						    (uint32_t)elf_ndxscn(scn) };
