@@ -12,8 +12,9 @@ TOOL_LIBS := -lcapstone -ldw -lelf -ljson-c -lz -lstdc++ -lpthread -lm
 PRELOAD_LIBS := -lunwind -ldl -lpthread
 
 COMMON_SRC   := $(wildcard common/*.c)
-PRELOAD_SRC  := $(wildcard preload/*.c)
-ATTACHER_SRC := $(filter-out attacher/main.c,$(wildcard attacher/*.c))
+PRELOAD_SRC  := $(wildcard preload/*.c) $(shell find runtimes -path '*/target/*.c' | sort)
+ATTACHER_SRC := $(filter-out attacher/cli/main.c,$(shell find attacher -name '*.c' | sort)) \
+		$(shell find runtimes -name '*.c' -not -path '*/target/*' | sort)
 SYM_SRC      := $(wildcard symbolizer/*.c)
 REPORT_SRC   := $(wildcard report/*.c)
 UNIT_SRC     := $(wildcard tests/unit/*.c)
@@ -50,7 +51,7 @@ TOOL_LIBS   += -lprotobuf-c
 
 # `make install`: $(DESTDIR)$(PREFIX)/bin/objscope and
 # $(DESTDIR)$(PREFIX)/lib/objscope/libobjscope.so. objscope finds the library
-# relative to its own executable (bin/../lib/objscope/, attacher/session.c),
+# relative to its own executable (bin/../lib/objscope/, attacher/cli/session.c),
 # so the tree works from wherever the prefix is copied, without environment
 # variables; OBJSCOPE_LIB names the library for other layouts.
 PREFIX  ?= /usr/local
@@ -108,9 +109,9 @@ $(BUILD)/obj/%.o: %.c $(DEPS_STAMP)
 $(TOOL_LIB): $(TOOL_OBJ)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(OBJSCOPE): $(call obj,attacher/main.c) $(TOOL_LIB) $(PRELOAD_SO)
+$(OBJSCOPE): $(call obj,attacher/cli/main.c) $(TOOL_LIB) $(PRELOAD_SO)
 	$(if $(Q),@echo "  LD      $@")
-	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(call obj,attacher/main.c) $(TOOL_LIB) $(TOOL_LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(call obj,attacher/cli/main.c) $(TOOL_LIB) $(TOOL_LIBS)
 
 # The preload library: only the hooks are exported (-fvisibility=hidden).
 $(PRELOAD_SO): $(PRELOAD_OBJ)
@@ -197,7 +198,7 @@ test: deps
 # FUZZ_SECONDS in all: the profile reader (os_profile_read_mem) half of it,
 # the perf map reader (written by the profiled JVM: symbolizer/perfmap.c),
 # the /proc/PID/maps parser (paths chosen by the target: common/procmaps.c)
-# and the check of a JVM's attach reply (attacher/jattach.c) a sixth each.
+# and the check of a JVM's attach reply (runtimes/hotspot/jattach.c) a sixth each.
 # Seeds: tests/fuzz/corpus*/; a finding is written to tests/fuzz/crashes/
 # (perfmap-*, maps-*, jattach-* for the small ones)
 # and from then on replayed by build/test_fuzz_regress (`make fuzz-regress`).
@@ -210,7 +211,7 @@ FUZZ_SRC     := tests/fuzz/fuzz_profile.c common/profile.c common/profile_io.c c
 FUZZ_BIN     := $(BUILD)/fuzz/fuzz_profile
 FUZZ_PM_SRC  := tests/fuzz/fuzz_perfmap.c symbolizer/perfmap.c common/safefs.c
 FUZZ_MAPS_SRC := tests/fuzz/fuzz_maps.c common/procmaps.c
-FUZZ_JA_SRC  := tests/fuzz/fuzz_jattach.c attacher/jattach.c common/safefs.c
+FUZZ_JA_SRC  := tests/fuzz/fuzz_jattach.c runtimes/hotspot/jattach.c common/safefs.c
 FUZZ_SMALL   := $(BUILD)/fuzz/fuzz_perfmap $(BUILD)/fuzz/fuzz_maps $(BUILD)/fuzz/fuzz_jattach
 $(FUZZ_BIN): $(FUZZ_SRC) common/profile.h common/safefs.h $(DEPS_STAMP)
 	@mkdir -p $(@D)
@@ -224,7 +225,7 @@ $(BUILD)/fuzz/fuzz_maps: $(FUZZ_MAPS_SRC) common/procmaps.h $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  FUZZCC  $@")
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -DOS_FUZZ_ENTRY -o $@ $(FUZZ_MAPS_SRC)
-$(BUILD)/fuzz/fuzz_jattach: $(FUZZ_JA_SRC) attacher/jattach.h common/safefs.h $(DEPS_STAMP)
+$(BUILD)/fuzz/fuzz_jattach: $(FUZZ_JA_SRC) runtimes/hotspot/jattach.h common/safefs.h $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  FUZZCC  $@")
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -DOS_FUZZ_ENTRY -o $@ $(FUZZ_JA_SRC)

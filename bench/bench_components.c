@@ -38,8 +38,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "attacher/attrib.h"
-#include "attacher/tasks.h"
+#include "attacher/core/attrib.h"
+#include "attacher/core/tasks.h"
 #include "common/profile.h"
 #include "symbolizer/symbolizer.h"
 

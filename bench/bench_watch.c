@@ -1,4 +1,4 @@
-/* bench_watch.c - what a hardware watchpoint costs, per route (attacher/watch.h).
+/* bench_watch.c - what a hardware watchpoint costs, per route (attacher/watch/watch.h).
  *
  * A forked single-threaded target runs a fixed loop (some arithmetic, then a
  * read and a write of one 8-byte word), timing every iteration with the TSC:
@@ -56,7 +56,7 @@
 #include <unistd.h>
 #include <x86intrin.h>
 
-#include "attacher/watch.h"
+#include "attacher/watch/watch.h"
 
 #define MAXR 32
 #define NBINS 24

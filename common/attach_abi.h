@@ -1,4 +1,4 @@
-/* attach_abi.h - what `objscope attach` (attacher/cmd_attach.c) and the
+/* attach_abi.h - what `objscope attach` (attacher/cli/cmd_attach.c) and the
  * library it injects (preload/attach.c) tell each other about a running JVM,
  * beyond objscope_attach()/objscope_detach().
  *
@@ -27,7 +27,7 @@ struct os_jvm_plan {
 	uint32_t refused;                /* detours that could not be prepared */
 	uint32_t got_jvm;                /* libjvm GOT entries redirected (memcpy, ...) */
 	uint32_t preserve_fp;            /* Java stacks through JIT frames: 2 complete (code-heap
-					  * walk, common/hs_frames.h), 1 complete (the JVM runs
+					  * walk, runtimes/hotspot/hs_frames.h), 1 complete (the JVM runs
 					  * with -XX:+PreserveFramePointer), 0 truncated, -1 unknown */
 	uint64_t lo[OS_JVM_PLAN_MAX];    /* forbidden instruction pointers of pending[i] */
 	uint64_t hi[OS_JVM_PLAN_MAX];

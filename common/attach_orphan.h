@@ -5,7 +5,7 @@
  * objscope_attach() releases those rings (the new ones are mapped over them)
  * after counting what they lost; objscope_orphan() (exported, no argument)
  * then returns the target address of this struct, which the collector reads
- * (attacher/cmd_attach.c) and reports in the profile. Reset by every
+ * (attacher/cli/cmd_attach.c) and reports in the profile. Reset by every
  * objscope_attach(). Target-native (x86_64), little-endian.
  */
 #ifndef OBJSCOPE_ATTACH_ORPHAN_H

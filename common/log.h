@@ -15,7 +15,7 @@ void os_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void os_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void os_trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* A live status line (attacher/collector.c) registers how to take itself off
+/* A live status line (attacher/core/collector.c) registers how to take itself off
  * the current line; every message calls it first, so that the message starts
  * on a line of its own. NULL: none. os_log_progress_clear() calls it now. */
 void os_log_set_progress_clear(void (*clear)(void));

@@ -14,7 +14,7 @@
 #include "common/hashmap.h"
 
 /* What each sampler objscope has fills in the metric slots. The software
- * sampler (attacher/sampler_soft.c) decodes the data address from the
+ * sampler (attacher/sampling/sampler_soft.c) decodes the data address from the
  * instruction: no load latency, no data source (L1 miss, remote node). */
 static const struct {
 	const char *name;

@@ -68,7 +68,7 @@ typedef void (*os_ring_fn)(const struct os_event *ev, void *arg);
 typedef void (*os_ring_release_fn)(struct os_slot *s, uint64_t off, uint64_t len, void *arg);
 
 /* The longest record a consumer takes: a HotSpot move batch (256 triples,
- * preload/hotspot_moves.c) is the longest a producer writes. */
+ * runtimes/hotspot/target/hotspot_moves.c) is the longest a producer writes. */
 #define OS_EVENT_MAX_FRAMES 1024u
 #define OS_EVENT_MAX_LEN (OS_EVENT_FIXED + OS_EVENT_MAX_FRAMES * 8u)
 _Static_assert(OS_MAX_FRAMES <= OS_EVENT_MAX_FRAMES, "an allocation path fits a record");

@@ -40,7 +40,7 @@ enum os_ev_type {
 	OS_EV_GC_END = 9,   /* HotSpot: as BEGIN; size = moves flushed at this end,
 			     * addr = moves not delivered so far (cumulative) */
 	OS_EV_THREAD = 10,  /* a thread claimed this ring; name in frames as bytes */
-	/* Runtime adapters (HotSpot: preload/hotspot*.c -> attacher/hotspot*.c) */
+	/* Runtime adapters (HotSpot: runtimes/hotspot/target/ -> runtimes/hotspot/) */
 	OS_EV_JALLOC = 11,  /* Java object: addr = oop, size = bytes, aux = TLAB bytes of the
 			     * refill that exposed it (0: allocated outside a TLAB),
 			     * aux2 = Klass*; frames = allocation path (OS_FRAME_METHOD) */
@@ -78,7 +78,7 @@ struct os_event {
  * addresses never have it set. */
 #define OS_FRAME_METHOD 0x8000000000000000ULL
 /* Bits 48-61 of a method word say where in the method it stands (bit 62
- * tags class words, attacher/hotspot.h). In the collector's words: the
+ * tags class words, runtimes/hotspot/hotspot.h). In the collector's words: the
  * source line (1..OS_FRAME_LINE_MAX; 0 unknown). In the preload's
  * allocation paths, which cannot read the method: OS_FRAME_BCP_KNOWN | the
  * interpreted frame's bytecode pointer & OS_FRAME_BCP_LOW (0: not known);
@@ -98,7 +98,7 @@ struct os_event {
 				    * at the JVM's start: -XX:+DumpPerfMapAtExit not added */
 #define OS_JVM_F_NONSAFEPOINT_DEBUG 0x10 /* -XX:+DebugNonSafepoints: PcDescs between safepoints
 					  * too, so an interrupted compiled pc has its inlined
-					  * methods (attacher/hotspot_scopes.h) */
+					  * methods (runtimes/hotspot/hotspot_scopes.h) */
 
 enum os_slot_state {
 	OS_SLOT_FREE = 0,     /* nobody owns it */

@@ -1,5 +1,5 @@
 /* attach.c - the entry points `objscope attach` calls inside a running
- * target after injecting this library with dlopen (attacher/inject.c):
+ * target after injecting this library with dlopen (attacher/inject/inject.c):
  *
  *   int objscope_attach(const char *shm_path)  maps the shm, arms the hooks,
  *       patches the GOT of the loaded objects; returns the number of GOT
@@ -41,7 +41,7 @@
 #include "common/attach_orphan.h"
 #include "common/ring.h"
 #include "preload/got.h"
-#include "preload/hotspot_attach.h"
+#include "runtimes/hotspot/target/hotspot_attach.h"
 #include "preload/preload.h"
 
 #define OSP_EXPORT __attribute__((visibility("default")))
@@ -53,7 +53,7 @@ static const char *const osp_attach_imports[] = {
 	"valloc", "pvalloc", "mmap", "mmap64", "munmap", "mremap",
 };
 /* Redirected in libjvm alone: GC copies (young evacuation: memcpy, full
- * compaction: memmove) are object moves (preload/hotspot_moves.c). */
+ * compaction: memmove) are object moves (runtimes/hotspot/target/hotspot_moves.c). */
 static const char *const osp_attach_jvm_imports[] = { "memcpy", "memmove" };
 /* Objects whose calls stay direct: libc and the loader call each other. */
 static const char *const osp_attach_skip[] = { "/libc.so.", "/ld-linux", "linux-vdso", NULL };

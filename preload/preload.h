@@ -98,7 +98,7 @@ struct osp_thread {
 	int exit_rounds;
 	struct os_slot *slot;   /* claimed ring slot, NULL until the first event */
 	uint32_t pid, tid;      /* cached, 0 = refresh */
-	/* HotSpot hybrid mode (preload/hotspot.c hs_dither): this thread's
+	/* HotSpot hybrid mode (runtimes/hotspot/target/hotspot.c hs_dither): this thread's
 	 * Thread::_allocated_bytes at its last TLAB refill, the free sizes
 	 * written for its current and previous TLAB, and the running mean of
 	 * (TLAB bytes used - free size) that the next sizes compensate */

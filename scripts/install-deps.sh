@@ -13,6 +13,8 @@ PKGS="$PKGS protobuf-c-compiler libprotobuf-c-dev golang-go chromium xxd"
 PKGS="$PKGS python3 python3-jsonschema"
 # Java launch mode: its end-to-end tests compile and run Java fixtures.
 PKGS="$PKGS openjdk-17-jdk-headless"
+# HotSpot Zero (`java -zero`, interpreter only): runtimes/hotspot, tests/e2e/zero.c.
+PKGS="$PKGS openjdk-17-jre-zero"
 # Real Java workloads (tests/workloads/, tests/e2e/workloads.c,
 # bench/overhead_java.sh): the JDK's sources for javac, and H2.
 PKGS="$PKGS openjdk-17-source libh2-java"

@@ -484,7 +484,7 @@ static json_object *java_planted(const char *name, const char *flag)
 
 /* Without -XX:+PreserveFramePointer the Java part of call paths goes on
  * through JIT frames, walked by their code blobs' frame sizes
- * (common/hs_frames.h; before, it was cut at the first JIT frame): the
+ * (runtimes/hotspot/hs_frames.h; before, it was cut at the first JIT frame): the
  * planted site is named with its caller and the report says the stacks are
  * complete. Objects born before the attach (makeSequential's, moved by
  * System.gc()) appear with their class. */
@@ -609,7 +609,7 @@ Test(e2e_attach, java_twenty_attaches_leave_nothing_growing, .timeout = 300)
 	for (int i = 0; i < 20; i++) {
 		/* default (DWARF) access paths: this loop once crashed the
 		 * collector's unwinder (a wrapping bounds check in
-		 * attacher/unwind.c cb_memory_read) */
+		 * attacher/core/unwind.c cb_memory_read) */
 		const char *argv[] = { E2E_OBJSCOPE, "attach", "-q", "-d", "0.2", "-o", profile,
 				       spid, NULL };
 

@@ -157,7 +157,7 @@ static void check_startup_paths(json_object *objects)
 
 /* Launch mode runs the JVM without -XX:+PreserveFramePointer (its CPU cost
  * is 2-4%): allocation paths walk JIT frames by their code blobs' frame
- * sizes (common/hs_frames.h). Java objects' paths, and native allocations
+ * sizes (runtimes/hotspot/hs_frames.h). Java objects' paths, and native allocations
  * made under compiled frames (tests/java/JitNative.java: zlib's callocs
  * under Deflater.init, called from the compiled JitNative.round), must
  * reach the thread's entry through every Java frame, interpreted ones named
@@ -730,7 +730,7 @@ Test(e2e_java, small_objects_charged_to_their_class)
 /* Access paths through JIT code without frame pointers: the user's
  * -XX:-PreserveFramePointer (after objscope's options: it wins) leaves
  * compiled frames without them, and the collector walks them by their code
- * blobs' frame sizes (common/hs_frames.h). makeRandom's arrays are read by
+ * blobs' frame sizes (runtimes/hotspot/hs_frames.h). makeRandom's arrays are read by
  * readRandom, compiled (OSR and C2) early, called from main: the kernel's
  * frame-pointer chain stopped at readRandom (3 of 100 samples had a caller). */
 Test(e2e_java, jit_access_paths_without_frame_pointers)

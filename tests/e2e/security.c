@@ -1111,7 +1111,7 @@ Test(security, user_namespace_binds_host_directory_on_tmp)
  * !read_only: objscope itself adds -XX:+DumpPerfMapAtExit, and the JVM (root)
  * would write its map at exit through whatever the path is then. The
  * preload makes the path a file of the JVM's user before asking
- * (preload/hotspot.c hs_claim_map): planted once the JVM runs, nobody's link
+ * (runtimes/hotspot/target/hotspot.c hs_claim_map): planted once the JVM runs, nobody's link
  * cannot be made (the name is taken, and /tmp is sticky); planted before the
  * JVM starts (links sprayed over the next pids), the map is not asked for
  * and a note says so. Either way the root file stays as it was. */

@@ -1,5 +1,5 @@
 /* fuzz_jattach.c - libFuzzer target over the check of a JVM's attach reply
- * (attacher/jattach.c os_jattach_parse_reply): the answer comes from
+ * (runtimes/hotspot/jattach.c os_jattach_parse_reply): the answer comes from
  * whatever serves the JVM's attach socket, so its bytes are hostile input
  * (issue 25), and a refusal puts part of them into a message on root's
  * terminal.
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attacher/jattach.h"
+#include "runtimes/hotspot/jattach.h"
 
 int os_fuzz_jattach(const uint8_t *data, size_t size);
 

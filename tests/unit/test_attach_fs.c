@@ -1,10 +1,10 @@
-/* attacher/attach_fs.c: what attach makes inside the target's root (rings
+/* attacher/inject/attach_fs.c: what attach makes inside the target's root (rings
  * file, library copy) is made as the target's user, never through a link
  * planted there, and only its own files are removed; attacher/
  * ptrace_refusal.c: the refusal names its cause. A temporary directory
  * stands for the target's root. */
-#include "attacher/attach_fs.h"
-#include "attacher/ptrace_refusal.h"
+#include "attacher/inject/attach_fs.h"
+#include "attacher/inject/ptrace_refusal.h"
 #include "common/safefs.h"
 
 #include <criterion/criterion.h>

@@ -1,7 +1,7 @@
 /* test_attach_live.c - the pieces `objscope attach` uses to hook a JVM whose
  * threads run: detours prepared without touching the target's code and
  * written later (preload/detour.c), and holding every thread of a process
- * with ptrace while that happens (attacher/inject.c). Run from the
+ * with ptrace while that happens (attacher/inject/inject.c). Run from the
  * repository root. */
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -18,7 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "attacher/inject.h"
+#include "attacher/inject/inject.h"
 #include "preload/detour.h"
 
 #define DT_LIB "build/fixtures/libdetour_lib.so"

@@ -1,10 +1,10 @@
-/* Tests of object attribution with synthetic events (attacher/attrib.h). */
+/* Tests of object attribution with synthetic events (attacher/core/attrib.h). */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
-#include "attacher/attrib.h"
+#include "attacher/core/attrib.h"
 #include "common/ring.h"
 
 #define PID 999999999u /* no such process: nothing is read from /proc */

@@ -1,11 +1,11 @@
 /* test_attrib_heap_miss.c - the hook through which a runtime adapter finds
  * the object of a managed-heap sample that no tracked object holds
- * (os_attrib.heap_miss, attacher/attrib.c). */
+ * (os_attrib.heap_miss, attacher/core/attrib.c). */
 #include <criterion/criterion.h>
 #include <string.h>
 #include <sys/mman.h>
 
-#include "attacher/attrib.h"
+#include "attacher/core/attrib.h"
 #include "common/ivindex.h"
 
 #define PID 999999998u /* no such process: nothing is read from /proc */

@@ -6,7 +6,7 @@
 #include <link.h>
 #include <string.h>
 
-#include "attacher/decode.h"
+#include "attacher/core/decode.h"
 #include "tests/unit/unit_helpers.h"
 
 #define CODE_ADDR 0x401000ULL

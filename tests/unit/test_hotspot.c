@@ -11,10 +11,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "attacher/attrib.h"
-#include "attacher/hotspot.h"
-#include "attacher/hotspot_gc.h"
-#include "attacher/hotspot_vm.h"
+#include "attacher/core/attrib.h"
+#include "runtimes/hotspot/hotspot.h"
+#include "runtimes/hotspot/hotspot_gc.h"
+#include "runtimes/hotspot/hotspot_vm.h"
 
 static void check_class(const char *in, const char *want)
 {

@@ -1,9 +1,9 @@
-/* attacher/hotspot_lines.c: line tables in HotSpot's compressed form,
+/* runtimes/hotspot/hotspot_lines.c: line tables in HotSpot's compressed form,
  * encoded here the way HotSpot writes them (CompressedLineNumberWriteStream),
  * decoded and looked up by HotSpot's rule, and a method's bytecode range,
  * table and source file read from synthetic target memory through the
  * vmStructs names the collector uses (JDK 17's offsets). */
-#include "attacher/hotspot_lines.h"
+#include "runtimes/hotspot/hotspot_lines.h"
 
 #include <criterion/criterion.h>
 #include <errno.h>

@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "attacher/attrib.h"
-#include "attacher/hotspot.h"
+#include "attacher/core/attrib.h"
+#include "runtimes/hotspot/hotspot.h"
 #include "common/profile.h"
 #include "common/shm.h"
 #include "symbolizer/symbolizer.h"

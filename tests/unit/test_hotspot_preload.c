@@ -15,8 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "attacher/hotspot.h"
-#include "common/hotspot_abi.h"
+#include "runtimes/hotspot/hotspot.h"
+#include "runtimes/hotspot/hotspot_abi.h"
 #include "common/ring.h"
 
 #define HP_SO "build/libobjscope.so"

@@ -1,5 +1,5 @@
 /* test_hotspot_scan.c - finding the object that holds a sampled Java-heap
- * address by reading headers (attacher/hotspot_scan.c), on a synthetic heap
+ * address by reading headers (runtimes/hotspot/hotspot_scan.c), on a synthetic heap
  * and metaspace served by a fake memory reader. */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attacher/hotspot_scan.h"
-#include "attacher/hotspot_vm.h"
+#include "runtimes/hotspot/hotspot_scan.h"
+#include "runtimes/hotspot/hotspot_vm.h"
 
 #define HEAP 0x40000000ULL
 #define HEAP_LEN (2ULL << 20)

@@ -1,8 +1,8 @@
-/* attacher/hotspot_scopes.c: an nmethod's debug info read from synthetic
+/* runtimes/hotspot/hotspot_scopes.c: an nmethod's debug info read from synthetic
  * target memory, and its scope chains decoded into inlined methods. The
  * field offsets are JDK 17's (vmStructs of the JDK on the test machine),
  * given through the same names the collector looks up. */
-#include "attacher/hotspot_scopes.h"
+#include "runtimes/hotspot/hotspot_scopes.h"
 
 #include <criterion/criterion.h>
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* test_hs_frames.c - the HotSpot frame stepper (common/hs_frames.h) over a
+/* test_hs_frames.c - the HotSpot frame stepper (runtimes/hotspot/hs_frames.h) over a
  * synthetic code heap and stack: a segment map with hops, used and unused
  * blocks, compiled frames by their frame sizes, an interpreted frame by
  * rbp and its sender-sp slot, a stub and native frames by frame pointer,
@@ -14,11 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "attacher/attrib.h"
-#include "attacher/hotspot.h"
-#include "attacher/runtime.h"
-#include "attacher/tasks.h"
-#include "common/hs_frames.h"
+#include "attacher/core/attrib.h"
+#include "runtimes/hotspot/hotspot.h"
+#include "runtimes/runtime.h"
+#include "attacher/core/tasks.h"
+#include "runtimes/hotspot/hs_frames.h"
 #include "common/shm.h"
 #include "symbolizer/symbolizer.h"
 

@@ -1,4 +1,4 @@
-/* test_inject_deadline.c - attacher/inject.c keeps its deadlines while the
+/* test_inject_deadline.c - attacher/inject/inject.c keeps its deadlines while the
  * target keeps stopping (issue 25: a target that signals itself without
  * pause must not hold the injection, run as root, in its wait loop). */
 #include <criterion/criterion.h>
@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "attacher/inject.h"
+#include "attacher/inject/inject.h"
 
 static _Atomic unsigned long *handled; /* shared with the child */
 

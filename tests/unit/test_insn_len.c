@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attacher/insn_len.h"
+#include "attacher/core/insn_len.h"
 
 static csh cs;
 static cs_insn *insn;

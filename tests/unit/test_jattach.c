@@ -1,7 +1,7 @@
-/* attacher/jattach.c: which perf maps an attach leaves in place; the
+/* runtimes/hotspot/jattach.c: which perf maps an attach leaves in place; the
  * trigger, attach socket and perf map of a JVM treated as its user's
  * (hostile) files. */
-#include "attacher/jattach.h"
+#include "runtimes/hotspot/jattach.h"
 
 #include "common/safefs.h"
 

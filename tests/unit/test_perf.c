@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "attacher/perf.h"
+#include "attacher/sampling/perf.h"
 
 struct rec {
 	uint64_t w[512];

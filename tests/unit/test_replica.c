@@ -1,4 +1,4 @@
-/* Tests of the replica engine (attacher/replica.h) with a synthetic backend:
+/* Tests of the replica engine (attacher/analyses/replica.h) with a synthetic backend:
  * a fake target memory, fake debug registers (4 per thread) and hits made
  * up by the test. */
 #include <criterion/criterion.h>
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attacher/replica.h"
+#include "attacher/analyses/replica.h"
 #include "common/replica_math.h"
 
 #define BASE 0x10000000ULL

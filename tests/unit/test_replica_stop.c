@@ -1,4 +1,4 @@
-/* Tests of os_rep_stop (attacher/replica.h): when the collection stops
+/* Tests of os_rep_stop (attacher/analyses/replica.h): when the collection stops
  * (before `attach` leaves the target) every unhit watchpoint is disarmed,
  * none is armed afterwards, and a hit already taken is still compared.
  * Suite `replica` (declared in test_replica.c; fixtures per test here). */
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attacher/replica.h"
+#include "attacher/analyses/replica.h"
 
 #define SBASE 0x20000000ULL
 #define SMEM (1u << 20)

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "tests/unit/unit_helpers.h"
-#include "attacher/sampler.h"
+#include "attacher/sampling/sampler.h"
 
 #define CODE_ADDR 0x401000ULL
 

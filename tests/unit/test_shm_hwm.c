@@ -1,5 +1,5 @@
 /* test_shm_hwm.c - the claimed-slot high-water mark of common/shm.h and the
- * collector's drain bounded by it (attacher/shm_host.c). */
+ * collector's drain bounded by it (attacher/core/shm_host.c). */
 #include <criterion/criterion.h>
 #include <pthread.h>
 #include <sched.h>
@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "attacher/shm_host.h"
+#include "attacher/core/shm_host.h"
 
 static void put_event(struct os_shm_header *h, uint32_t idx, uint64_t addr)
 {

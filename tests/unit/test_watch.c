@@ -1,4 +1,4 @@
-/* Tests of attacher/watch.c: hardware watchpoints on the threads of a real
+/* Tests of attacher/watch/watch.c: hardware watchpoints on the threads of a real
  * target (tests/fixtures/watch_target.c), through both routes. */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "attacher/watch.h"
+#include "attacher/watch/watch.h"
 #include "tests/unit/unit_helpers.h"
 
 #define FIXTURE "build/fixtures/watch_target"

@@ -1,0 +1,205 @@
+/* replica.h - the replica analysis (--replicas, OJXPerf's method, issue 5;
+ * docs/REPLICAS.md).
+ *
+ * Watchpoint part (OJXPerf): an access sample on object O1 of context C at
+ * offset off with value V (read at the access width) leaves <off, V> in C's
+ * short list of references. A later sample on another object O2 of C, on
+ * thread T, offers the comparison "O2 + off against V" for T; the thread's
+ * debug registers take offered comparisons by reservoir sampling (the i-th
+ * offer since the thread's registers were last all free is armed with
+ * probability WATCH_SLOTS / i, replacing a uniformly chosen armed one), so
+ * old and new offers are equally likely to be compared. When T next touches
+ * O2 + off the value there is compared with V: equal -> equivalent, else
+ * different.
+ *
+ * Checks of the method (beyond OJXPerf):
+ *  - alpha, measured: on some compared pairs (at most one per context per
+ *    cfg.full_check_interval_ns) the whole contents of O1 and O2 are read
+ *    and compared: full_checks / full_differ / full_differ_match.
+ *  - exact figure: the whole content of sampled objects is hashed (at most
+ *    cfg.exact_per_ctx objects per context and GC epoch, reservoir beyond),
+ *    and objects with an identical twin in the same epoch are counted.
+ * Header words that are not data are excluded: the mark word (first 8
+ * bytes) of Java objects; the klass word and array length are compared.
+ *
+ * Time order: samples and object events are given in time order (the
+ * collector's window); hits are queued and taken in time order between them
+ * (os_rep_flush), so a hit after the free/move of its object is never
+ * compared: a free of, or a GC in, the watched object's space disarms and
+ * forgets its comparison (GC: every comparison on a Java object of that
+ * address space; objects move, and are compared again once sampled anew).
+ *
+ * The watchpoints and the target's memory are reached through a backend
+ * (struct os_rep_backend): the real one wraps attacher/watch/watch.h and
+ * process_vm_readv (os_rep_watch_backend); unit tests give synthetic ones.
+ * One thread only (the collector's main loop: ptrace requires it).
+ * Return convention: 0 / -errno; NULL on out of memory.
+ */
+#ifndef OBJSCOPE_REPLICA_H
+#define OBJSCOPE_REPLICA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "attacher/watch/watch.h"
+#include "common/profile.h"
+
+struct os_rep_backend {
+	void *arg;
+	/* watch_arm semantics (0, -ENOSPC, -ESRCH, -errno) */
+	int (*arm)(void *arg, pid_t pid, pid_t tid, uint64_t addr, unsigned len, uint64_t cookie,
+		   uint64_t max_age_ns);
+	int (*disarm)(void *arg, uint64_t cookie);
+	/* up to max hits (>= 0) or -errno */
+	int (*poll)(void *arg, struct watch_hit *hits, int max);
+	/* bytes read (short/-1 on failure) */
+	ssize_t (*read)(void *arg, pid_t pid, uint64_t addr, void *buf, size_t len);
+	/* optional: object [lo, hi) of context ctx is still live in asid */
+	bool (*alive)(void *alive_arg, uint32_t asid, uint64_t lo, uint64_t hi, uint32_t ctx);
+	void *alive_arg;
+};
+
+struct os_rep_cfg {
+	unsigned refs_per_ctx;          /* <off, V> remembered per context (default 4) */
+	unsigned slots_per_thread;      /* debug registers used per thread (<= WATCH_SLOTS) */
+	uint64_t max_age_ns;            /* watchpoint lifetime without a hit (default 500 ms) */
+	uint64_t full_check_interval_ns;/* min. time between full checks per context (2 ms) */
+	unsigned exact_per_ctx;         /* objects hashed per context and GC epoch (256) */
+	uint64_t max_object_bytes;      /* larger objects are not read whole (1 MiB) */
+	uint64_t seed;                  /* random generator (reservoirs) */
+};
+
+void os_rep_cfg_default(struct os_rep_cfg *cfg);
+
+/* One attributed access sample. */
+struct os_rep_sample {
+	uint64_t time;          /* sample time (CLOCK_MONOTONIC ns) */
+	pid_t pid, tid;
+	uint32_t asid;
+	uint32_t ctx;           /* context index (collector's attribution) */
+	uint64_t lo, hi;        /* the object [lo, hi) */
+	uint64_t addr;          /* data address */
+	unsigned width;         /* access width in bytes, 0 if unknown */
+	bool value_ok;          /* word8 holds the 8 bytes at addr & ~7 read at sample time */
+	uint64_t word8;
+	bool java;              /* a Java object: its first 8 bytes are the mark word */
+};
+
+/* Everything counted on the way (notes of the report). */
+struct os_rep_stats {
+	uint64_t samples;          /* attributed samples seen */
+	uint64_t no_value;         /* sample value not read (unreadable, odd width) */
+	uint64_t refs;             /* <off, V> remembered */
+	uint64_t no_ref;           /* no reference of another object in the context yet */
+	uint64_t offers;           /* comparisons offered to a thread */
+	uint64_t armed;            /* ... armed */
+	uint64_t not_chosen;       /* ... not taken by the reservoir */
+	uint64_t replaced;         /* armed ones disarmed for a newer offer (reservoir) */
+	uint64_t enospc;           /* arm refused: no debug register free */
+	uint64_t thread_gone;      /* arm refused: thread exited (-ESRCH) */
+	uint64_t arm_errors;       /* other arm failures */
+	uint64_t gc_window;        /* sample skipped: a GC began after it (content unknown) */
+	uint64_t hits;             /* hits taken */
+	uint64_t compared;         /* hits compared (equivalent + different) */
+	uint64_t hit_unknown;      /* hit of a comparison already forgotten (freed/moved) */
+	uint64_t hit_no_value;     /* hit without a value read */
+	uint64_t width_differs;    /* hit access width differs from the armed one (compared) */
+	uint64_t invalidated;      /* comparisons forgotten: object freed / GC */
+	uint64_t expired;          /* comparisons whose watchpoint expired (no hit) */
+	uint64_t full_rate_skipped;/* full checks skipped by the rate bound */
+	uint64_t full_skipped_gone;/* full checks skipped: O1 no longer valid */
+	uint64_t full_read_fail;   /* full checks failed: unreadable / too large */
+	uint64_t exact_hashed;     /* objects hashed */
+	uint64_t exact_replaced;   /* reservoir: hashed objects dropped for later ones */
+	uint64_t exact_not_chosen; /* reservoir: objects not hashed */
+	uint64_t exact_read_fail;  /* unreadable or larger than max_object_bytes */
+	uint64_t poll_errors;
+	uint64_t stopped;          /* comparisons disarmed unhit by os_rep_stop */
+	uint64_t after_stop;       /* offers after os_rep_stop, not armed */
+};
+
+struct os_rep;
+
+struct os_rep *os_rep_new(const struct os_rep_cfg *cfg, const struct os_rep_backend *be);
+void os_rep_free(struct os_rep *r);
+
+/* In time order with os_rep_event. */
+void os_rep_sample(struct os_rep *r, const struct os_rep_sample *s);
+/* An object event applied at `time`: [lo, hi) of asid freed, moved away or
+ * unmapped (gc = false), or a collection began in asid (gc = true, lo/hi
+ * ignored: every Java comparison of asid is forgotten and the exact epoch
+ * of its contexts closes). */
+void os_rep_event(struct os_rep *r, uint64_t time, uint32_t asid, uint64_t lo, uint64_t hi,
+		  bool gc);
+/* A collection began in asid at `time` (seen when the target's events are
+ * drained, before it is applied): content read for anything older is no
+ * longer trusted (samples and hits before it are skipped, counted). */
+void os_rep_gc_seen(struct os_rep *r, uint32_t asid, uint64_t time);
+/* The object starting at lo (ending at hi) was freed at `time` (free,
+ * realloc): cheaper than os_rep_event for the frequent case. */
+void os_rep_free_object(struct os_rep *r, uint64_t time, uint32_t asid, uint64_t lo, uint64_t hi);
+/* Polls the backend for hits (queued, not yet taken). */
+void os_rep_poll(struct os_rep *r);
+/* Queues one hit (what os_rep_poll does per hit; for tests). */
+void os_rep_hit(struct os_rep *r, const struct watch_hit *h);
+/* Takes the queued hits up to `time` (UINT64_MAX: all). */
+void os_rep_flush(struct os_rep *r, uint64_t time);
+/* The collection stops (before `attach` detaches from the target): every
+ * watchpoint not hit yet is disarmed (counted in `stopped`) and no more are
+ * armed (offers counted in `after_stop`), so that no thread of the target is
+ * left seized by the ptrace route nor watched by the perf route. Samples
+ * and hits already taken are still applied. */
+void os_rep_stop(struct os_rep *r);
+/* End of the collection: takes every hit, disarms what is left, closes the
+ * exact epochs. */
+void os_rep_finish(struct os_rep *r);
+
+/* At sample time (the target as it is): the access width of the
+ * instruction [insn, ip) (decoded, cached; 0 if unknown) and the 8 bytes at
+ * addr & ~7. Returns whether the bytes were read. */
+bool os_rep_read_access(struct os_rep *r, pid_t pid, uint32_t asid, uint64_t insn, uint64_t ip,
+			uint64_t addr, uint8_t *width, uint64_t *word8);
+
+/* Raw counts of context ctx (zero when none). */
+void os_rep_counts(const struct os_rep *r, uint32_t ctx, struct os_replica *out);
+void os_rep_get_stats(const struct os_rep *r, struct os_rep_stats *out);
+/* Comparisons armed now. */
+size_t os_rep_armed(const struct os_rep *r);
+
+/* The real backend: watchpoints through attacher/watch/watch.h (one watch_set per
+ * target process, opened on first use with `route`), memory through
+ * process_vm_readv. NULL on out of memory. */
+struct os_rep_watch;
+struct os_rep_watch *os_rep_watch_new(enum watch_route route);
+void os_rep_watch_backend(struct os_rep_watch *w, struct os_rep_backend *be);
+/* Summed watch statistics of every process; the first open error (if any). */
+void os_rep_watch_stats(const struct os_rep_watch *w, struct watch_stats *out, const char **err);
+void os_rep_watch_free(struct os_rep_watch *w);
+
+/* Hooks of the collection loop (replica_collector.c; collector.c calls
+ * them only when --replicas is on, c->rep non-NULL). */
+struct os_collector;
+struct os_obj_event;
+int os_replica_start(struct os_collector *c, char *err, size_t errlen);
+/* take_sample (target alive): width and value of the access */
+void os_replica_take(struct os_collector *c, pid_t pid, uint32_t asid, uint64_t ip,
+		     uint64_t insn, uint64_t addr, uint8_t *width, bool *ok, uint64_t *word8);
+/* an object event drained from the rings (GC begins are noted at once) */
+void os_replica_drained(struct os_collector *c, const struct os_obj_event *oe, uint64_t time);
+/* in time order: before the event is applied / after the sample is */
+void os_replica_event(struct os_collector *c, const struct os_obj_event *ev, uint64_t time);
+void os_replica_sample(struct os_collector *c, uint64_t time, uint32_t asid, uint64_t addr,
+		       uint32_t tid, uint8_t width, bool ok, uint64_t word8);
+void os_replica_poll(struct os_collector *c);
+void os_replica_flush(struct os_collector *c, uint64_t cutoff);
+void os_replica_finish(struct os_collector *c);
+/* os_collector_stop: before the target is left (os_rep_stop) */
+void os_replica_stop(struct os_collector *c);
+/* profile_build: counts of attrib context ctx; notes and OS_AN_REPLICAS */
+void os_replica_counts(struct os_collector *c, uint32_t ctx, struct os_replica *out);
+void os_replica_profile(struct os_collector *c, struct os_profile *p);
+void os_replica_destroy(struct os_collector *c);
+
+#endif

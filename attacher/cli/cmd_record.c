@@ -1,0 +1,321 @@
+/* cmd_record.c - `objscope record [options] -- COMMAND [ARGS...]`.
+ *
+ * Launches COMMAND with the preload library (keeping the user's LD_PRELOAD),
+ * its stdin/stdout/stderr untouched, with inherited per-CPU perf events that
+ * start at its exec; collects until it exits; writes the profile; exits with
+ * COMMAND's status (128 + signal when it was killed).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "attacher/core/collector.h"
+#include "attacher/cli/commands.h"
+#include "attacher/cli/session.h"
+#include "attacher/watch/watch.h"
+#include "runtimes/hotspot/hotspot_abi.h"
+#include "common/log.h"
+#include "common/profile.h"
+
+static volatile sig_atomic_t stop_requested;
+static int stop_pipe[2] = { -1, -1 }; /* self-pipe: a stop signal wakes the poll */
+
+/* The loop's poll timeout: the collector's apply cadence (APPLY_EVERY_NS in
+ * collector.c). Perf rings still wake it at their watermark, the child's
+ * exit through its pidfd and stop signals through the self-pipe. Once samples
+ * were lost (perf buffer overflow, counted in c.lost) it falls back to the
+ * short timeout for the rest of the run, which leaves more of the buffers
+ * free when a round stalls: on a loaded 2-core machine javac runs lost
+ * 36-133 of ~16,000 samples with 20 ms where 5 ms mostly lost none.
+ * Without a pidfd (old kernel) exit is found by polling: short timeout then.
+ * --replicas keeps it short too: the ptrace route holds a hit thread stopped
+ * until the next round. */
+#define POLL_MS 20
+#define POLL_SHORT_MS 5
+
+static void on_stop_signal(int sig)
+{
+	int e = errno, fd = stop_pipe[1];
+	char b = 1;
+	ssize_t r;
+
+	stop_requested = sig;
+	if (fd >= 0) {
+		r = write(fd, &b, 1); /* full pipe: a wakeup is pending anyway */
+		(void)r;
+	}
+	errno = e;
+}
+
+static void child_exec(char **cmd, const char *lib, const char *shm, const char *java_mode,
+		       uint64_t java_tlab, bool java_fp, int go_fd, int err_fd)
+{
+	char tlab[24];
+	const char *old = getenv("LD_PRELOAD");
+	char preload[PATH_MAX * 4];
+	char c;
+	int e;
+	sigset_t none;
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	if (old && *old)
+		snprintf(preload, sizeof(preload), "%s:%s", lib, old);
+	else
+		snprintf(preload, sizeof(preload), "%s", lib);
+	setenv("LD_PRELOAD", preload, 1);
+	setenv(OS_SHM_ENV, shm, 1);
+	setenv(OS_JAVA_MODE_ENV, java_mode, 1); /* read by the HotSpot adapter in the target */
+	snprintf(tlab, sizeof(tlab), "%llu", (unsigned long long)java_tlab);
+	setenv(OS_JAVA_TLAB_ENV, tlab, 1);
+	if (java_fp)
+		setenv(OS_JAVA_FP_ENV, "1", 1);
+	/* wait until the collector's events are in place */
+	while (read(go_fd, &c, 1) < 0 && errno == EINTR)
+		;
+	close(go_fd);
+	execvp(cmd[0], cmd);
+	e = errno;
+	if (write(err_fd, &e, sizeof(e)) < 0)
+		_exit(OS_EXIT_NOTFOUND);
+	_exit(e == ENOENT ? OS_EXIT_NOTFOUND : OS_EXIT_NOEXEC);
+}
+
+/* Ends the profiling while COMMAND runs on: the path of -d and of a stop
+ * signal. A -d stop says so in the profile (its duration is the -d). */
+static int stop_early(struct os_collector *c, const struct os_opts *o, int argc, char **argv,
+		       bool by_duration)
+{
+	char note[160];
+	const char *notes[1] = { note };
+	int rc;
+
+	os_collector_stop(c);
+	os_collector_round(c, true);
+	os_collector_status(c, true);
+	note[0] = 0;
+	if (by_duration)
+		snprintf(note, sizeof(note),
+			 "record -d %g: the first %g s of the command were profiled; it ran on "
+			 "unprofiled to its end", o->duration, o->duration);
+	rc = os_session_write_profile_notes(c, o, "record", argc, argv, notes, by_duration ? 1 : 0);
+	if (rc == 0 && by_duration && !o->quiet)
+		fprintf(stderr, "objscope: -d %g s reached: profiling stopped; %s runs on, "
+			"objscope exits with its status when it ends\n", o->duration, argv[0]);
+	return rc;
+}
+
+static int exit_status_of(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return OS_EXIT_FAIL;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct os_opts o;
+	struct os_collector c;
+	char lib[PATH_MAX], err[512] = "";
+	int idx, go[2] = { -1, -1 }, ep[2] = { -1, -1 }, status = 0, rc, e = 0, pidfd = -1;
+	int ret = OS_EXIT_FAIL;
+	bool exited = false, written = false, write_failed = false;
+	pid_t child = -1;
+	struct sigaction sa;
+	bool pressed = false; /* samples were lost: poll as often as before */
+	uint64_t dur_ns = 0;
+	ssize_t n;
+
+	idx = os_opts_parse(&o, "record", argc, argv);
+	if (idx == -2)
+		return 0;
+	if (idx < 0)
+		return OS_EXIT_USAGE;
+	if (idx >= argc) {
+		os_err("record: no command given — usage: objscope record [options] -- COMMAND "
+		       "[ARGS...]");
+		return OS_EXIT_USAGE;
+	}
+	dur_ns = (uint64_t)(o.duration * 1e9);
+	/* before the command runs: a run whose profile cannot be written is
+	 * a run wasted */
+	if (os_profile_check_output(o.output, err, sizeof(err)) < 0) {
+		os_err("record: %s", err);
+		return OS_EXIT_FAIL;
+	}
+	if (os_session_find_preload(lib, sizeof(lib)) < 0) {
+		os_err("record: cannot find libobjscope.so next to the objscope binary — set "
+		       "OBJSCOPE_LIB to its path");
+		return OS_EXIT_FAIL;
+	}
+	rc = os_collector_init(&c, &o, err, sizeof(err));
+	if (rc < 0) {
+		os_err("record: %s", err);
+		goto out;
+	}
+	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(ep, O_CLOEXEC) < 0) {
+		os_err("record: pipe: %s", strerror(errno));
+		goto out;
+	}
+	child = fork();
+	if (child < 0) {
+		os_err("record: fork: %s", strerror(errno));
+		goto out;
+	}
+	if (child == 0) {
+		close(go[1]);
+		close(ep[0]);
+		child_exec(argv + idx, lib, c.shm.path, o.java_objects, o.java_tlab, o.java_fp, go[0],
+			   ep[1]);
+	}
+	close(go[0]);
+	close(ep[1]);
+	go[0] = ep[1] = -1;
+
+	if (pipe2(stop_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
+		stop_pipe[0] = stop_pipe[1] = -1; /* stop still works, within the timeout */
+	pidfd = (int)syscall(SYS_pidfd_open, child, 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+
+	rc = os_collector_open(&c, child, true, err, sizeof(err));
+	if (rc < 0) {
+		os_err("record: %s", err);
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+		goto out;
+	}
+	close(go[1]); /* go */
+	go[1] = -1;
+	while ((n = read(ep[0], &e, sizeof(e))) < 0 && errno == EINTR)
+		;
+	if (n == (ssize_t)sizeof(e)) {
+		waitpid(child, &status, 0);
+		os_err("record: cannot run '%s': %s", argv[idx], strerror(e));
+		ret = e == ENOENT ? OS_EXIT_NOTFOUND : OS_EXIT_NOEXEC;
+		goto out;
+	}
+
+	while (!exited) {
+		struct pollfd pfd[66];
+		/* once the profile is written the perf events are off and unread */
+		int nfd = written ? 0 : os_perf_nfds(c.perf) < 64 ? os_perf_nfds(c.perf) : 64;
+		int ipid = -1, istop = -1, ms = POLL_MS;
+		bool child_ready = true;
+		pid_t w = 0;
+
+		for (int i = 0; i < nfd; i++) {
+			pfd[i].fd = os_perf_fd(c.perf, i);
+			pfd[i].events = POLLIN;
+		}
+		if (pidfd >= 0) {
+			ipid = nfd++;
+			pfd[ipid].fd = pidfd;
+			pfd[ipid].events = POLLIN;
+			pfd[ipid].revents = 0;
+		} else {
+			ms = POLL_SHORT_MS;
+		}
+		if (stop_pipe[0] >= 0) {
+			istop = nfd++;
+			pfd[istop].fd = stop_pipe[0];
+			pfd[istop].events = POLLIN;
+			pfd[istop].revents = 0;
+		}
+		pressed = pressed || c.lost != 0;
+		if (o.replicas || pressed)
+			ms = POLL_SHORT_MS;
+		/* profiling over (-d, stop signal): only COMMAND's exit or a
+		 * signal to pass on is awaited; --replicas' ptrace route still
+		 * needs watch_reap_child's rounds */
+		if (written && ipid >= 0 && !o.replicas)
+			ms = -1;
+		if (!stop_requested)
+			poll(pfd, (nfds_t)nfd, ms);
+		if (istop >= 0 && pfd[istop].revents) {
+			char buf[64];
+
+			while (read(stop_pipe[0], buf, sizeof(buf)) > 0)
+				;
+		}
+		if (ipid >= 0)
+			child_ready = pfd[ipid].revents != 0;
+		if (!written)
+			os_collector_round(&c, false);
+		if (!written)
+			os_collector_status(&c, false);
+		/* --replicas: the ptrace route seizes the child's threads; a plain
+		 * waitpid here would take their ptrace stops (watch.h) */
+		if (o.replicas)
+			w = watch_reap_child(child, &status) == 1 ? child : 0;
+		else if (child_ready) /* pidfd readable (or none): it may have exited */
+			w = waitpid(child, &status, WNOHANG);
+		if (w == child)
+			exited = true;
+		if (!exited && !written && !stop_requested && dur_ns &&
+		    os_now_ns() - c.start_ns >= dur_ns) {
+			/* -d: the first SECONDS are the profile; COMMAND runs on */
+			write_failed = stop_early(&c, &o, argc - idx, argv + idx, true) < 0;
+			written = true;
+		} else if (stop_requested && !written) {
+			/* stop profiling; COMMAND runs on and we still pass its status */
+			write_failed = stop_early(&c, &o, argc - idx, argv + idx, false) < 0;
+			written = true;
+			stop_requested = 0;
+		} else if (stop_requested && written) {
+			kill(child, (int)stop_requested); /* again: pass it on */
+			stop_requested = 0;
+		}
+	}
+	ret = exit_status_of(status);
+	if (write_failed && ret == 0) /* as when the profile is written at the end */
+		ret = OS_EXIT_FAIL;
+	if (WIFSIGNALED(status))
+		os_err("record: %s was killed by signal %d (%s)%s; exiting with %d", argv[idx],
+		       WTERMSIG(status), strsignal(WTERMSIG(status)),
+		       WCOREDUMP(status) ? ", core dumped" : "", ret);
+	if (!written) {
+		os_collector_stop(&c);
+		os_collector_round(&c, true);
+		os_collector_round(&c, true);
+		os_collector_status(&c, true);
+		if (os_session_write_profile(&c, &o, "record", argc - idx, argv + idx) < 0 && ret == 0)
+			ret = OS_EXIT_FAIL;
+	}
+out:
+	if (pidfd >= 0)
+		close(pidfd);
+	for (int i = 1; i >= 0; i--) { /* the handler stays: let it find no fd */
+		int fd = stop_pipe[i];
+
+		stop_pipe[i] = -1;
+		if (fd >= 0)
+			close(fd);
+	}
+	for (int i = 0; i < 2; i++) {
+		if (go[i] >= 0)
+			close(go[i]);
+		if (ep[i] >= 0)
+			close(ep[i]);
+	}
+	os_collector_destroy(&c);
+	return ret;
+}

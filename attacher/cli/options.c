@@ -1,0 +1,303 @@
+/* options.c - option parsing for record/attach. */
+#include "attacher/cli/options.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attacher/watch/watch.h"
+#include "common/log.h"
+#include "common/shm.h"
+
+enum { OPT_MIN_SIZE = 256, OPT_RING_KB, OPT_THREADS, OPT_PROGRESS, OPT_NO_MMAP, OPT_REPLICAS,
+       OPT_LIFETIMES, OPT_REUSE, OPT_NUMA, OPT_PERF_PAGES, OPT_CALL_GRAPH, OPT_JAVA_OBJECTS, OPT_WATCH_ROUTE,
+       OPT_JAVA_TLAB, OPT_DEBUG_LINES, OPT_JAVA_FP, OPT_JIT_THREADS };
+
+static const struct option longopts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "event", required_argument, NULL, 'e' },
+	{ "freq", required_argument, NULL, 'F' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "min-size", required_argument, NULL, OPT_MIN_SIZE },
+	{ "ring-kb", required_argument, NULL, OPT_RING_KB },
+	{ "threads", required_argument, NULL, OPT_THREADS },
+	{ "perf-pages", required_argument, NULL, OPT_PERF_PAGES },
+	{ "progress", no_argument, NULL, OPT_PROGRESS },
+	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
+	{ "no-mmap", no_argument, NULL, OPT_NO_MMAP },
+	{ "debug-lines", no_argument, NULL, OPT_DEBUG_LINES },
+	{ "java-objects", required_argument, NULL, OPT_JAVA_OBJECTS },
+	{ "java-tlab", required_argument, NULL, OPT_JAVA_TLAB },
+	{ "java-frame-pointers", no_argument, NULL, OPT_JAVA_FP },
+	{ "jit-threads", no_argument, NULL, OPT_JIT_THREADS },
+	{ "replicas", no_argument, NULL, OPT_REPLICAS },
+	{ "watch-route", required_argument, NULL, OPT_WATCH_ROUTE },
+	{ "lifetimes", no_argument, NULL, OPT_LIFETIMES },
+	{ "reuse", no_argument, NULL, OPT_REUSE },
+	{ "numa", no_argument, NULL, OPT_NUMA },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+void os_opts_usage(const char *cmd)
+{
+	if (!strcmp(cmd, "attach"))
+		printf("usage: objscope attach [options] [-o FILE] [-d SECONDS] PID\n");
+	else
+		printf("usage: objscope record [options] [-o FILE] -- COMMAND [ARGS...]\n");
+	printf("\n"
+	       "  -o, --output FILE     profile file (default %s)\n"
+	       "  -F, --freq HZ         access samples per second per thread (default %d)\n"
+	       "  -e, --event NAME      sampling source: soft (the software sampler on task-clock,\n"
+	       "                        the default; task-clock is the same); PMU events are not\n"
+	       "                        available yet (issue 22)\n"
+	       "  -d, --duration SEC    profile for SEC seconds (> 0, at most %d), then stop:\n"
+	       "                        attach detaches and leaves the target running; record\n"
+	       "                        writes the profile of the first SEC seconds and lets\n"
+	       "                        COMMAND run on unprofiled, waiting for it and exiting\n"
+	       "                        with its status\n"
+	       "      --min-size BYTES  smallest allocation tracked as an object (default %d);\n"
+	       "                        smaller ones are counted, not tracked\n"
+	       "      --no-mmap         do not track anonymous mmap regions as objects\n"
+	       "      --java-objects M  Java programs: hybrid (default: TLABs of random size around\n"
+	       "                        --java-tlab; objects >= 1.5x that all seen, smaller ones\n"
+	       "                        sampled with probability size/TLAB and reweighted),\n"
+	       "                        exact (every object >= --min-size; slower) or sampled\n"
+	       "                        (objects seen at adaptive TLAB refills)\n"
+	       "      --java-tlab BYTES hybrid mode's mean TLAB size (default %d, %d to %d)\n"
+	       "      --java-frame-pointers  record: start the JVM with -XX:+PreserveFramePointer\n"
+	       "                        (not needed: JIT frames are walked by their code blobs'\n"
+	       "                        frame sizes; costs the JVM 2-4%% CPU)\n"
+	       "      --jit-threads     JVMs: also decode and attribute the samples of JIT\n"
+	       "                        compiler threads (their own arenas: JVM internals); by\n"
+	       "                        default they are only counted, per thread\n"
+	       "      --call-graph M    access paths: dwarf[,SIZE] (a copy of SIZE bytes of the\n"
+	       "                        stack per sample, default %u, at most %u, + CFI; the\n"
+	       "                        default) or fp (frame pointers only: cheaper, shorter\n"
+	       "                        paths in -O2 code)\n"
+	       "      --debug-lines     source lines of native frames also from separate debug\n"
+	       "                        files (/usr/lib/debug, e.g. libc6-dbg; costs ~60 ms of\n"
+	       "                        CPU per run); by default only from a module's own DWARF\n"
+	       "      --ring-kb KB      per-thread event ring size (default %u)\n"
+	       "      --threads N       threads tracked at once (default %u)\n"
+	       "      --progress        live status line even when stderr is not a terminal\n"
+	       "  -q, --quiet           no summary line\n"
+	       "  -v, --verbose         more messages (-vv: even more)\n"
+	       "      --replicas        replica analysis (OJXPerf): objects of one allocation\n"
+	       "                        context with equal contents, by hardware watchpoints,\n"
+	       "                        checked against whole-content comparison\n"
+	       "      --watch-route R   watchpoints through perf breakpoint events (perf,\n"
+	       "                        default) or ptrace debug registers (ptrace)\n",
+	       OS_DEFAULT_OUTPUT, OS_DEFAULT_FREQ, OS_MAX_DURATION, OS_DEFAULT_MIN_SIZE, OS_DEFAULT_JAVA_TLAB,
+	       OS_JAVA_TLAB_MIN, OS_JAVA_TLAB_MAX, OS_DEFAULT_STACK_COPY, OS_MAX_STACK_COPY,
+	       OS_DEFAULT_RING_BYTES / 1024, OS_DEFAULT_SLOTS);
+}
+
+static int parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *end || v < lo || v > hi || *s == '-') {
+		os_err("invalid value '%s' for %s (expected a number from %llu to %llu)", s, opt,
+		       (unsigned long long)lo, (unsigned long long)hi);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int os_opts_parse(struct os_opts *o, const char *cmd, int argc, char **argv)
+{
+	uint64_t v;
+	int c, arg = 1;
+
+	memset(o, 0, sizeof(*o));
+	o->output = OS_DEFAULT_OUTPUT;
+	o->event = "soft";
+	o->freq = OS_DEFAULT_FREQ;
+	o->min_size = OS_DEFAULT_MIN_SIZE;
+	o->ring_kb = OS_DEFAULT_RING_BYTES / 1024;
+	o->slots = OS_DEFAULT_SLOTS;
+	o->perf_pages = 256;
+	o->call_graph_dwarf = true;
+	o->stack_copy = OS_DEFAULT_STACK_COPY;
+	o->java_objects = "hybrid";
+	o->java_tlab = OS_DEFAULT_JAVA_TLAB;
+	o->watch_route = WATCH_ROUTE_PERF;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:o:e:F:d:qvh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'e':
+			/* only the software sampler exists (attacher/sampling/sampler.c): any
+			 * other name would fail after the options, so it fails here */
+			if (strcmp(optarg, "soft") && strcmp(optarg, "task-clock")) {
+				os_err("%s: -e %s: PMU events are not implemented yet (issue 22); "
+				       "-e soft (the default) is the software sampler", cmd, optarg);
+				return -1;
+			}
+			o->event = optarg;
+			break;
+		case 'F':
+			if (parse_u64("-F", optarg, 1, 100000, &o->freq))
+				return -1;
+			break;
+		case 'd': {
+			char *end;
+
+			errno = 0;
+			o->duration = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !isfinite(o->duration) ||
+			    !(o->duration > 0) || o->duration > OS_MAX_DURATION) {
+				os_err("invalid value '%s' for -d (expected seconds > 0, at most %d)",
+				       optarg, OS_MAX_DURATION);
+				return -1;
+			}
+			break;
+		}
+		case OPT_MIN_SIZE:
+			if (parse_u64("--min-size", optarg, 1, 1ULL << 40, &o->min_size))
+				return -1;
+			break;
+		case OPT_RING_KB:
+			if (parse_u64("--ring-kb", optarg, 16, 1 << 20, &v))
+				return -1;
+			if (v & (v - 1)) {
+				os_err("--ring-kb must be a power of two");
+				return -1;
+			}
+			o->ring_kb = (unsigned)v;
+			break;
+		case OPT_THREADS:
+			if (parse_u64("--threads", optarg, 1, 65536, &v))
+				return -1;
+			o->slots = (unsigned)v;
+			break;
+		case OPT_PERF_PAGES:
+			if (parse_u64("--perf-pages", optarg, 1, 1 << 16, &v))
+				return -1;
+			if (v & (v - 1)) {
+				os_err("--perf-pages must be a power of two");
+				return -1;
+			}
+			o->perf_pages = (unsigned)v;
+			break;
+		case OPT_CALL_GRAPH:
+			if (!strcmp(optarg, "dwarf")) {
+				o->call_graph_dwarf = true;
+			} else if (!strncmp(optarg, "dwarf,", 6)) {
+				if (parse_u64("--call-graph dwarf,SIZE", optarg + 6, 8,
+					      OS_MAX_STACK_COPY, &v))
+					return -1;
+				if (v % 8) {
+					os_err("--call-graph dwarf,SIZE: SIZE must be a multiple of 8, "
+					       "not %llu", (unsigned long long)v);
+					return -1;
+				}
+				o->call_graph_dwarf = true;
+				o->stack_copy = (unsigned)v;
+			} else if (!strcmp(optarg, "fp")) {
+				o->call_graph_dwarf = false;
+			} else {
+				os_err("--call-graph takes 'dwarf', 'dwarf,SIZE' or 'fp', not '%s'",
+				       optarg);
+				return -1;
+			}
+			break;
+		case OPT_JAVA_OBJECTS:
+			if (strcmp(optarg, "exact") && strcmp(optarg, "hybrid") &&
+			    strcmp(optarg, "sampled")) {
+				os_err("--java-objects takes 'hybrid', 'exact' or 'sampled', not '%s'",
+				       optarg);
+				return -1;
+			}
+			o->java_objects = optarg;
+			break;
+		case OPT_JAVA_TLAB:
+			if (parse_u64("--java-tlab", optarg, OS_JAVA_TLAB_MIN, OS_JAVA_TLAB_MAX,
+				      &o->java_tlab))
+				return -1;
+			break;
+		case OPT_PROGRESS:
+			o->progress = true;
+			break;
+		case OPT_NO_MMAP:
+			o->no_mmap = true;
+			break;
+		case OPT_DEBUG_LINES:
+			o->debug_lines = true;
+			break;
+		case OPT_JAVA_FP:
+			o->java_fp = true;
+			break;
+		case OPT_JIT_THREADS:
+			o->jit_threads = true;
+			break;
+		case OPT_REPLICAS:
+			o->replicas = true;
+			break;
+		case OPT_WATCH_ROUTE: {
+			int route = watch_route_parse(optarg);
+
+			if (route < 0) {
+				os_err("--watch-route takes 'perf' or 'ptrace', not '%s'", optarg);
+				return -1;
+			}
+			o->watch_route = route;
+			break;
+		}
+		/* analyses of later issues: an error until they land, so that
+		 * no run is taken believing they were done */
+		case OPT_LIFETIMES:
+			os_err("--lifetimes is not implemented yet (issue 19)");
+			return -1;
+		case OPT_REUSE:
+			os_err("--reuse is not implemented yet (issue 20)");
+			return -1;
+		case OPT_NUMA:
+			os_err("--numa is not implemented yet (issue 22)");
+			return -1;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'v':
+			o->verbose++;
+			os_verbose = o->verbose;
+			break;
+		case 'h':
+			os_opts_usage(cmd);
+			return -2;
+		case '?':
+		default:
+			/* argv[arg]: the element getopt was reading (no permutation:
+			 * "+"; optind moves past a group of short options only at its
+			 * end), so the message names what the user typed */
+			if (!strncmp(argv[arg], "--", 2) && strchr(argv[arg], '='))
+				os_err("%s: option '%s' is unknown or takes no value — see "
+				       "'objscope %s --help'", cmd, argv[arg], cmd);
+			else if (!strncmp(argv[arg], "--", 2))
+				os_err("%s: unknown or ambiguous option '%s' — see 'objscope %s "
+				       "--help'", cmd, argv[arg], cmd);
+			else
+				os_err("%s: unknown option '-%c' — see 'objscope %s --help'", cmd,
+				       optopt, cmd);
+			return -1;
+		case ':':
+			os_err("%s: option '%s' needs a value", cmd, argv[arg]);
+			return -1;
+		}
+		arg = optind;
+	}
+	return optind;
+}

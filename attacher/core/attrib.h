@@ -1,0 +1,162 @@
+/* attrib.h - object-centric attribution: allocation contexts, the live
+ * objects of each address space, and access samples charged to them.
+ *
+ * Allocation and access paths are interned in one calling-context tree;
+ * every path ends (outermost) in a marker frame naming its address space,
+ * so equal addresses of different process images never mix.
+ * Return convention: 0 / -errno.
+ */
+#ifndef OBJSCOPE_ATTRIB_H
+#define OBJSCOPE_ATTRIB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "runtimes/runtime.h"
+#include "attacher/core/tasks.h"
+#include "common/cct.h"
+#include "common/hashmap.h"
+#include "common/profile.h"
+#include "common/shm.h"
+
+#define OS_ASID_MARK 0xfffe000000000000ULL /* marker frame: OS_ASID_MARK | asid */
+
+/* The value of an object in an aspace's interval index: its context index
+ * in the low 32 bits, its weight above (Horvitz-Thompson: 1 / the
+ * probability that the object was seen at all) as fixed point with
+ * OS_W_FRAC fraction bits; 0 there means 1.0, so objects of weight 1 (all
+ * native objects, exact mode) have val == ci. Whoever moves an object
+ * (GC moves, mremap) carries the whole value; whoever needs the context
+ * masks with os_val_ctx(). */
+#define OS_W_FRAC 12
+#define OS_W_ONE (1ULL << OS_W_FRAC)
+#define OS_W_MAX 0xffffffffULL /* largest weight: ~1.05e6 */
+
+static inline uint32_t os_val_ctx(uint64_t val)
+{
+	return (uint32_t)val;
+}
+
+/* Weight of val as fixed point (OS_W_ONE == 1.0). */
+static inline uint64_t os_val_wq(uint64_t val)
+{
+	return (val >> 32) ? (val >> 32) : OS_W_ONE;
+}
+
+static inline double os_val_weight(uint64_t val)
+{
+	return (double)os_val_wq(val) / (double)OS_W_ONE;
+}
+
+/* wq: fixed point weight, 0 or OS_W_ONE for 1.0, capped at OS_W_MAX. */
+static inline uint64_t os_val_make(uint32_t ci, uint64_t wq)
+{
+	if (wq == OS_W_ONE || !wq)
+		return ci;
+	return (uint64_t)ci | (wq > OS_W_MAX ? OS_W_MAX : wq) << 32;
+}
+
+struct os_ctx {
+	uint32_t asid;
+	uint32_t node;            /* allocation path in the CCT */
+	uint64_t allocations, bytes, samples;
+	uint64_t metrics[OS_M_COUNT];
+	/* Estimates (sums of weights; equal to the counts for objects of
+	 * weight 1): allocations and bytes (runtime adapters with weighted
+	 * objects keep allocations/bytes = these rounded), samples. */
+	double est_allocations, est_bytes, est_samples;
+};
+
+struct os_acc {
+	uint32_t ctx;
+	uint32_t node;            /* access path in the CCT */
+	uint64_t samples;
+	uint64_t metrics[OS_M_COUNT];
+	double est_samples;       /* sum of the weights of the objects sampled */
+};
+
+#define OS_SLICE_MS 100u       /* width of a time bucket as recorded */
+#define OS_SLICE_CTX (1u << 31)
+#define OS_SLICE_BUCKETS (1u << 20)
+#define OS_SLICE_CAP (1u << 21) /* slices the collector holds (about 80 MiB with maps) */
+
+struct os_attrib_slice {
+	uint32_t entry, tb;
+	uint64_t samples;
+};
+
+struct os_attrib {
+	struct os_tasks *tasks;
+	struct os_cct cct;
+	struct os_hmap node2ctx;   /* alloc path node -> ctx index */
+	struct os_ctx *ctx;
+	uint32_t nctx, ctxcap;
+	struct os_hmap acc_map;    /* ctx << 32 | access node -> acc index */
+	struct os_acc *acc;
+	uint32_t nacc, acccap;
+	struct os_counters c;
+	/* Sample estimates (sums of object weights) of c.samples_attributed /
+	 * c.samples_java_attributed; weighted: some object had weight != 1. */
+	double est_attributed, est_java_attributed;
+	bool weighted;
+	/* Samples by (ctx/acc entry, thread, time bucket) for OS_SEC_SLICES:
+	 * tb_map interns pid << 42 | tid << 20 | bucket into tb[]; slice_map
+	 * maps entry << 32 | tb index into slices[] (entry: acc index, or
+	 * ctx index | OS_SLICE_CTX for a sample without an access path). */
+	struct os_hmap tb_map, slice_map;
+	uint64_t *tb;
+	uint32_t ntb, tbcap;
+	struct os_attrib_slice *slices;
+	uint32_t nslices, slicecap;
+	uint64_t slices_lost;      /* samples not kept in a slice (out of memory) */
+	bool slices_off;           /* too many even so: none kept (a note says it) */
+	uint32_t slice_k;          /* bucket width is slice_k x OS_SLICE_MS (0 read as 1):
+				    * doubled when OS_SLICE_CAP slices are held */
+	struct os_runtime *rt;     /* runtime adapter (HotSpot), NULL: native only */
+	uint64_t min_size;         /* --min-size: smaller objects are not tracked */
+	/* A sample in a managed heap that no tracked object holds: the adapter
+	 * may find the object (reading the target) and add it to as->objects
+	 * (weight 1); returns its context, or OS_NONE. NULL: not tried. */
+	uint32_t (*heap_miss)(void *arg, struct os_aspace *as, uint64_t addr);
+	void *heap_miss_arg;
+};
+
+int os_attrib_init(struct os_attrib *a, struct os_tasks *tasks);
+void os_attrib_destroy(struct os_attrib *a);
+
+/* Interns a path of address space asid (leaf first). */
+uint32_t os_attrib_path(struct os_attrib *a, uint32_t asid, const uint64_t *frames, uint32_t n);
+/* Recovers a path: returns its depth (marker excluded) and the asid. */
+uint32_t os_attrib_unpath(const struct os_attrib *a, uint32_t node, uint64_t *frames,
+			  uint32_t max, uint32_t *asid);
+
+/* The context of allocation path `node` (created on first use); OS_NONE
+ * on out of memory. */
+uint32_t os_attrib_context(struct os_attrib *a, uint32_t asid, uint32_t node);
+
+/* An object event reduced to what ordering needs: its path is interned
+ * when it is drained from the ring, and it is applied later in time order. */
+struct os_obj_event {
+	uint64_t addr, size, aux;     /* OS_EV_JALLOC: aux = weight, fixed point (OS_W_ONE) */
+	uint32_t asid;
+	uint32_t node;            /* allocation path, OS_CCT_NONE if none */
+	uint16_t type;            /* enum os_ev_type */
+};
+
+/* Reduces a ring event of the current image of ev->pid; returns false for
+ * events that need no ordering (thread names: applied at once). Event
+ * types the generic code does not know go to the runtime adapter. */
+bool os_attrib_prepare(struct os_attrib *a, const struct os_event *ev, struct os_obj_event *oe);
+/* Applies an object event (alloc/free/mmap/...) in time order. */
+void os_attrib_event(struct os_attrib *a, const struct os_obj_event *ev);
+/* Charges an addressed sample: addr in asid's image, sp of the thread (to
+ * tell its stack from the heap), access path node. The sample counts 1 in
+ * the samples counts and the object's weight in the estimates. */
+void os_attrib_sample(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64_t sp,
+		      uint32_t access_node);
+/* Same, and the sample (when attributed) is also counted for thread tid at
+ * `since_ns` from the start of the run (OS_SEC_SLICES). */
+void os_attrib_sample_at(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64_t sp,
+			 uint32_t access_node, uint32_t tid, uint64_t since_ns);
+
+#endif

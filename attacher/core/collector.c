@@ -1,0 +1,1018 @@
+/* collector.c - reads the sources, orders object events and samples,
+ * attributes, and builds the profile. */
+#include "attacher/core/collector.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runtimes/hotspot/hotspot.h"
+#include "attacher/analyses/replica.h"
+#include "common/grow.h"
+#include "common/log.h"
+
+#define WINDOW_NS 100000000ULL /* object events and samples are applied 100 ms late */
+/* Steps 3 and 4 of a round (drain every thread's ring, sort and apply the
+ * queue) at most this often: the loop wakes every 5 ms, and each drain
+ * touches one page per ring slot (512 by default) even when nothing came. */
+#define APPLY_EVERY_NS 20000000ULL
+
+enum { Q_EVENT = 1, Q_SAMPLE = 2 };
+
+struct os_qitem {
+	uint64_t time;
+	uint32_t seq;
+	uint32_t kind;
+	union {
+		struct os_obj_event ev;
+		struct {
+			uint64_t addr, sp;
+			uint32_t asid, node;
+			/* --replicas: thread, access width and the word read at sample time */
+			uint32_t tid;
+			uint8_t width;
+			bool vok;
+			uint64_t word8;
+		} s;
+	};
+};
+
+/* Per-round buffers of what perf delivered. */
+struct side {
+	uint64_t time;
+	uint32_t type; /* PERF_RECORD_* */
+	uint32_t pid, ppid, tid;
+	bool exec;
+	uint32_t prot;
+	uint64_t addr, len, pgoff;
+	struct os_file_id id; /* MMAP2: the file's device and inode */
+	size_t str;    /* offset into strs */
+};
+
+struct raw {
+	struct os_perf_sample s;
+	size_t chain;  /* offset into chains */
+	size_t stack;  /* offset into stacks */
+	const uint8_t *ring_stack; /* the stack in the perf buffer (held), or NULL */
+};
+
+struct round {
+	struct side *side;
+	size_t nside, capside;
+	struct raw *raw;
+	size_t nraw, capraw;
+	uint64_t *chains;
+	size_t nchains, capchains;
+	char *strs;
+	size_t nstrs, capstrs;
+	uint8_t *stacks;
+	size_t nstacks, capstacks;
+	struct os_collector *c;
+	bool oom;
+	uint64_t last_apply; /* when steps 3 and 4 last ran */
+	size_t qsorted;      /* c->q[0, qsorted) is in queue order (cmp_q) */
+	struct os_qitem *qtmp; /* merge buffer */
+	size_t qtmpcap;
+};
+
+static struct round R; /* reused between rounds: one collector per process */
+
+uint64_t os_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static bool grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	void *np = os_grow(*p, cap, need, elem, 64);
+
+	if (!np)
+		return false;
+	*p = np;
+	return true;
+}
+
+static size_t round_str(struct round *r, const char *s)
+{
+	size_t n = strlen(s) + 1, off = r->nstrs;
+
+	if (!grow((void **)&r->strs, &r->capstrs, r->nstrs + n, 1)) {
+		r->oom = true;
+		return SIZE_MAX;
+	}
+	memcpy(r->strs + off, s, n);
+	r->nstrs += n;
+	return off;
+}
+
+static struct side *round_side(struct round *r)
+{
+	if (!grow((void **)&r->side, &r->capside, r->nside + 1, sizeof(*r->side))) {
+		r->oom = true;
+		return NULL;
+	}
+	memset(&r->side[r->nside], 0, sizeof(*r->side));
+	r->side[r->nside].str = SIZE_MAX;
+	return &r->side[r->nside++];
+}
+
+static void cb_sample(void *arg, const struct os_perf_sample *s)
+{
+	struct round *r = arg;
+	struct raw *w;
+
+	if (!grow((void **)&r->raw, &r->capraw, r->nraw + 1, sizeof(*r->raw)) ||
+	    !grow((void **)&r->chains, &r->capchains, r->nchains + s->nchain, sizeof(uint64_t)) ||
+	    (!(s->has & OS_PS_IN_RING) &&
+	     !grow((void **)&r->stacks, &r->capstacks, r->nstacks + s->stack_len, 1))) {
+		r->oom = true;
+		r->c->lost++;
+		return;
+	}
+	w = &r->raw[r->nraw++];
+	w->s = *s;
+	w->chain = r->nchains;
+	memcpy(r->chains + r->nchains, s->chain, s->nchain * sizeof(uint64_t));
+	r->nchains += s->nchain;
+	w->s.chain = NULL;
+	w->stack = r->nstacks;
+	w->ring_stack = NULL;
+	if (s->has & OS_PS_IN_RING) { /* used in place: the buffer is held until released */
+		w->ring_stack = s->stack;
+	} else {
+		if (s->stack_len)
+			memcpy(r->stacks + r->nstacks, s->stack, s->stack_len);
+		r->nstacks += s->stack_len;
+	}
+	w->s.stack = NULL;
+}
+
+static void cb_comm(void *arg, uint32_t pid, uint32_t tid, const char *comm, bool exec,
+		    uint64_t time)
+{
+	struct round *r = arg;
+	struct side *e = round_side(r);
+
+	if (!e)
+		return;
+	e->type = PERF_RECORD_COMM;
+	e->time = time;
+	e->pid = pid;
+	e->tid = tid;
+	e->exec = exec;
+	e->str = round_str(r, comm);
+}
+
+static void cb_task(struct round *r, uint32_t type, uint32_t pid, uint32_t ppid, uint32_t tid,
+		    uint64_t time)
+{
+	struct side *e = round_side(r);
+
+	if (!e)
+		return;
+	e->type = type;
+	e->time = time;
+	e->pid = pid;
+	e->ppid = ppid;
+	e->tid = tid;
+}
+
+static void cb_fork(void *arg, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid,
+		    uint64_t time)
+{
+	(void)ptid;
+	cb_task(arg, PERF_RECORD_FORK, pid, ppid, tid, time);
+}
+
+static void cb_exit(void *arg, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid,
+		    uint64_t time)
+{
+	(void)ptid;
+	cb_task(arg, PERF_RECORD_EXIT, pid, ppid, tid, time);
+}
+
+static void cb_mmap(void *arg, uint32_t pid, uint32_t tid, uint64_t addr, uint64_t len,
+		    uint64_t pgoff, uint32_t prot, uint32_t flags, const char *file,
+		    const struct os_file_id *id, uint64_t time)
+{
+	struct round *r = arg;
+	struct side *e = round_side(r);
+
+	(void)flags;
+	if (!e)
+		return;
+	e->type = PERF_RECORD_MMAP2;
+	e->time = time;
+	e->pid = pid;
+	e->tid = tid;
+	e->addr = addr;
+	e->len = len;
+	e->pgoff = pgoff;
+	e->prot = prot;
+	e->id = *id;
+	e->str = round_str(r, file);
+}
+
+static void cb_lost(void *arg, uint64_t n)
+{
+	struct round *r = arg;
+
+	r->c->lost += n;
+}
+
+static const struct os_perf_cb perf_cbs = {
+	.sample = cb_sample,
+	.comm = cb_comm,
+	.fork = cb_fork,
+	.exit = cb_exit,
+	.mmap = cb_mmap,
+	.lost = cb_lost,
+};
+
+/* Code bytes of ELF mappings (immutable) are kept in a direct-mapped cache
+ * of whole pages: each decode miss of the software sampler used to cost one
+ * process_vm_readv (about 10% of the collector's time on javac). Anonymous
+ * code (JIT, the interpreter) changes and is always read afresh. A library
+ * unmapped and another mapped at the same address could be served stale
+ * bytes, as the sampler's per-IP cache would be. */
+#define CODE_PAGE 4096u
+#define CODE_PAGES 4096u /* 16 MiB, touched only where used (2 MiB thrashed on javac) */
+
+struct code_page {
+	uint64_t key;   /* (asid << 36 | page number) + 1; 0 = empty */
+	uint8_t data[CODE_PAGE];
+};
+
+static struct code_page *code_cache; /* one collector per process, as R */
+
+static ssize_t code_read_direct(uint32_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
+
+	return process_vm_readv((pid_t)pid, &local, 1, &remote, 1, 0);
+}
+
+/* The cached page holding addr, filled if it lies in an ELF mapping; NULL
+ * when it does not (or cannot be read). */
+static const uint8_t *code_page_of(struct os_collector *c, uint32_t pid, uint32_t asid,
+				   uint64_t addr)
+{
+	uint64_t page = addr & ~(uint64_t)(CODE_PAGE - 1);
+	uint64_t key = (((uint64_t)asid << 36) | (page >> 12)) + 1, bias, start, end;
+	struct code_page *cp;
+	const char *path;
+
+	if (!code_cache) {
+		code_cache = calloc(CODE_PAGES, sizeof(*code_cache));
+		if (!code_cache)
+			return NULL;
+	}
+	cp = &code_cache[os_hash64(key) & (CODE_PAGES - 1)];
+	if (cp->key == key)
+		return cp->data;
+	if (os_sym_module_at(c->sym, asid, addr, &path, &bias, &start, &end) != 0 ||
+	    page < start || page + CODE_PAGE > end)
+		return NULL;
+	cp->key = 0;
+	if (code_read_direct(pid, page, cp->data, CODE_PAGE) != (ssize_t)CODE_PAGE)
+		return NULL;
+	cp->key = key;
+	return cp->data;
+}
+
+static ssize_t code_read(void *arg, uint32_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct os_collector *c = arg;
+	struct os_aspace *as = os_tasks_aspace(&c->tasks, pid);
+	size_t done = 0;
+
+	while (as && done < len) {
+		uint64_t a = addr + done;
+		const uint8_t *pg = code_page_of(c, pid, as->id, a);
+		size_t off = (size_t)(a & (CODE_PAGE - 1)), n = CODE_PAGE - off;
+
+		if (!pg)
+			break;
+		if (n > len - done)
+			n = len - done;
+		memcpy((uint8_t *)buf + done, pg + off, n);
+		done += n;
+	}
+	if (done == len)
+		return (ssize_t)len;
+	return code_read_direct(pid, addr, buf, len);
+}
+
+static uint64_t code_func_start(void *arg, uint32_t asid, uint64_t addr)
+{
+	struct os_collector *c = arg;
+
+	return os_sym_func_start(c->sym, asid, addr);
+}
+
+int os_collector_init(struct os_collector *c, const struct os_opts *o, char *err, size_t errlen)
+{
+	int rc;
+	uint32_t flags = o->no_mmap ? 0 : OS_SHM_F_TRACK_MMAP;
+
+	memset(c, 0, sizeof(*c));
+	c->opts = o;
+	c->shm.fd = -1;
+	c->sym = os_sym_new();
+	if (!c->sym) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	os_sym_set_separate_lines(c->sym, o->debug_lines);
+	os_tasks_init(&c->tasks, c->sym);
+	rc = os_attrib_init(&c->attrib, &c->tasks);
+	if (rc < 0) {
+		snprintf(err, errlen, "out of memory");
+		return rc;
+	}
+	c->attrib.min_size = o->min_size;
+	/* runtime adapters: HotSpot (dormant until a JVM announces itself) */
+	c->attrib.rt = os_hotspot_new(&c->attrib, c->sym, NULL);
+	if (!c->attrib.rt) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	rc = os_sampler_create(&c->sampler, o, err, errlen);
+	if (rc < 0)
+		return rc;
+	rc = os_shm_host_create(&c->shm, o->slots, (uint64_t)o->ring_kb * 1024, o->min_size, flags);
+	if (rc < 0) {
+		snprintf(err, errlen, "cannot create the shared event rings (%u threads x %u KiB): %s",
+			 o->slots, o->ring_kb, strerror(-rc));
+		return rc;
+	}
+	c->shm_ready = true;
+	c->ca.arg = c;
+	c->ca.read = code_read;
+	c->ca.func_start = code_func_start;
+	if (o->call_graph_dwarf) {
+		c->unw = os_unwinder_new(c->sym);
+		if (!c->unw) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+	}
+	c->status_line = o->progress || isatty(STDERR_FILENO);
+	R.c = c;
+	if (o->replicas) { /* replica analysis (attacher/analyses/replica.h) */
+		rc = os_replica_start(c, err, errlen);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* The sampler's event, with the side-band records that follow the target. */
+static void collector_attr(struct os_collector *c, struct perf_event_attr *a,
+			   bool enable_on_exec)
+{
+	struct perf_event_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	c->sampler.ops->setup(&c->sampler, &attr);
+	if (c->unw) {
+		attr.sample_type |= PERF_SAMPLE_STACK_USER;
+		attr.sample_stack_user = c->opts->stack_copy;
+	}
+	attr.sample_id_all = 1;
+	attr.inherit = 1;
+	attr.task = 1;
+	attr.comm = 1;
+	attr.comm_exec = 1;
+	attr.mmap = 1;
+	attr.mmap2 = 1;
+	attr.mmap_data = 1;
+	attr.use_clockid = 1;
+	attr.clockid = CLOCK_MONOTONIC;
+	attr.disabled = enable_on_exec ? 1 : 0;
+	attr.enable_on_exec = enable_on_exec ? 1 : 0;
+	attr.watermark = 1;
+	attr.wakeup_watermark = c->opts->perf_pages * (unsigned)sysconf(_SC_PAGESIZE) / 4;
+	*a = attr;
+}
+
+int os_collector_open(struct os_collector *c, pid_t pid, bool enable_on_exec, char *err,
+		      size_t errlen)
+{
+	struct perf_event_attr attr;
+	int rc;
+
+	collector_attr(c, &attr, enable_on_exec);
+	rc = os_perf_open(&c->perf, pid, &attr, c->opts->perf_pages, err, errlen);
+	if (rc < 0)
+		return rc;
+	os_perf_hold(c->perf, true); /* stacks are used in place (os_collector_round) */
+	c->perf_ready = true;
+	c->start_ns = os_now_ns();
+	return 0;
+}
+
+int os_collector_open_attach(struct os_collector *c, pid_t pid, char *err, size_t errlen)
+{
+	struct perf_event_attr attr;
+	int rc;
+
+	collector_attr(c, &attr, false);
+	rc = os_perf_open_threads(&c->perf, pid, &attr, c->opts->perf_pages, err, errlen);
+	if (rc < 0)
+		return rc;
+	os_perf_hold(c->perf, true); /* stacks are used in place (os_collector_round) */
+	c->perf_ready = true;
+	c->start_ns = os_now_ns();
+	return 0;
+}
+
+static void apply_side(struct os_collector *c, struct round *r, const struct side *e)
+{
+	const char *s = e->str == SIZE_MAX ? NULL : r->strs + e->str;
+
+	switch (e->type) {
+	case PERF_RECORD_COMM:
+		if (e->exec && e->pid == e->tid)
+			os_tasks_exec(&c->tasks, e->pid);
+		os_tasks_thread_named(&c->tasks, e->pid, e->tid, s, e->time);
+		break;
+	case PERF_RECORD_FORK:
+		if (e->pid != e->ppid)
+			os_tasks_fork(&c->tasks, e->ppid, e->pid);
+		break;
+	case PERF_RECORD_EXIT:
+		/* the thread's ring will not be written again: drain and recycle it */
+		if (c->shm_ready && c->pidns && e->pid == c->pidns->host_pid)
+			os_shm_host_thread_gone(&c->shm, c->pidns->ns_pid,
+						os_pidns_ns_tid(c->pidns, e->tid));
+		else if (c->shm_ready)
+			os_shm_host_thread_gone(&c->shm, e->pid, e->tid);
+		break;
+	case PERF_RECORD_MMAP2:
+		os_tasks_mmap_id(&c->tasks, e->pid, e->addr, e->len, e->pgoff, e->prot, s,
+				 e->id.maj, e->id.min, e->id.ino);
+		break;
+	}
+}
+
+static int cmp_side(const void *a, const void *b)
+{
+	const struct side *x = a, *y = b;
+
+	return x->time < y->time ? -1 : x->time > y->time;
+}
+
+static struct os_qitem *queue_push(struct os_collector *c, uint64_t time, uint32_t kind)
+{
+	struct os_qitem *q;
+
+	if (!grow((void **)&c->q, &c->qcap, c->qn + 1, sizeof(*c->q)))
+		return NULL;
+	q = &c->q[c->qn++];
+	q->time = time;
+	q->seq = c->seq++;
+	q->kind = kind;
+	return q;
+}
+
+struct stack_copy {
+	const uint8_t *data;
+	uint64_t lo, len;
+};
+
+static bool stack_read(void *arg, uint64_t addr, uint64_t *word)
+{
+	const struct stack_copy *sc = arg;
+
+	if (addr < sc->lo || addr + 8 > sc->lo + sc->len || addr + 8 < addr)
+		return false;
+	memcpy(word, sc->data + (addr - sc->lo), 8);
+	return true;
+}
+
+/* runtimes/hotspot/hs_frames.h's reader over the stack copy. */
+static bool stack_read_buf(void *arg, uint64_t addr, void *buf, size_t len)
+{
+	const struct stack_copy *sc = arg;
+
+	if (addr < sc->lo || addr - sc->lo > sc->len || sc->len - (addr - sc->lo) < len)
+		return false;
+	memcpy(buf, sc->data + (addr - sc->lo), len);
+	return true;
+}
+
+/* Access paths through JIT code (a JVM without -XX:+PreserveFramePointer
+ * keeps no frame pointer there: the kernel's chain and fp_chain stop at the
+ * first compiled frame, or go astray): when the sampled pc lies in a
+ * runtime's code, or the DWARF unwinding stopped at such a pc, the runtime
+ * adapter walks on by its own frame rules (java_walk). Returns the number
+ * of frames, 0 when it did not apply (the path is then made as before). */
+static uint32_t java_path(struct os_collector *c, uint32_t asid, const struct os_perf_sample *s,
+			  const uint8_t *stack, uint64_t insn, uint64_t *frames, uint32_t max,
+			  uint32_t ndwarf)
+{
+	struct os_runtime *rt = c->attrib.rt;
+	struct stack_copy sc = { stack, s->regs[OS_REG_SP], s->stack_len };
+	struct os_hsf_frame f;
+	uint32_t n;
+
+	if (!ndwarf) { /* the leaf itself: a walk that ends there (a leaf in a
+		        * prologue) stands too, rbp is no frame pointer in JIT code */
+		f = (struct os_hsf_frame){ s->ip, s->regs[OS_REG_SP], s->regs[OS_REG_BP],
+					   s->regs[OS_REG_R13] };
+		n = rt->ops->java_walk(rt, asid, &f, true, stack_read_buf, &sc, frames, max);
+		if (!n)
+			return 0;
+		if (frames[0] == s->ip)
+			frames[0] = insn;
+		return n;
+	}
+	/* the DWARF path's last frame, where it stopped */
+	if (ndwarf < 2 || !os_unwind_stopped(c->unw, &f.sp, &f.fp))
+		return 0;
+	f.pc = frames[ndwarf - 1];
+	f.bcp = 0; /* a caller: its bcp is in its frame */
+	n = rt->ops->java_walk(rt, asid, &f, false, stack_read_buf, &sc, frames + ndwarf - 1,
+			       max - (ndwarf - 1));
+	if (n < 2)
+		return 0;
+	frames[0] = insn;
+	return ndwarf - 1 + n;
+}
+
+/* The access path from the kernel's frame-pointer chain. While the chain
+ * stays inside the sampled stack copy the frame pointer of each frame is
+ * known too, so a runtime adapter can name frames that have no symbol
+ * (interpreted Java methods: their Method* is in the frame). */
+static uint32_t fp_chain(struct os_collector *c, uint32_t asid, const struct os_perf_sample *s,
+			 const uint64_t *chain, const uint8_t *stack, uint64_t insn, uint64_t *frames,
+			 uint32_t max)
+{
+	struct os_runtime *rt = c->attrib.rt;
+	struct stack_copy sc = { stack, s->regs[OS_REG_SP], s->stack_len };
+	bool named = rt && rt->ops->frame_word && s->stack_len;
+	uint64_t fp = s->regs[OS_REG_BP], w;
+	uint32_t n = 1;
+
+	frames[0] = named ? rt->ops->frame_word(rt, asid, s->ip, fp, &s->regs[OS_REG_R13], stack_read,
+						&sc)
+			  : insn;
+	if (frames[0] == s->ip)
+		frames[0] = insn;
+	for (uint32_t i = 1; i < s->nchain && n < max; i++) {
+		uint64_t pc = chain[i];
+
+		/* frame i's pc is the return address saved at fp + 8; its own frame
+		 * pointer is the one saved at fp */
+		if (named && stack_read(&sc, fp + 8, &w) && w == pc && stack_read(&sc, fp, &w) &&
+		    w > fp) {
+			fp = w;
+			pc = rt->ops->frame_word(rt, asid, pc, fp, NULL, stack_read, &sc);
+		} else {
+			named = false;
+		}
+		frames[n++] = pc;
+	}
+	return n;
+}
+
+/* Whether th is a JIT compiler thread of a runtime, by its name. The
+ * kernel's COMM record of the runtime naming the thread may be read after
+ * the thread's first samples (another CPU's ring, or a later round), or be
+ * lost, so the first decision reads the name from /proc (and keeps it as
+ * the thread's name), and a newer name decides again. */
+static bool jit_thread(struct os_collector *c, struct os_thread_info *th)
+{
+	struct os_runtime *rt = c->attrib.rt;
+	char path[64], name[sizeof(th->name)];
+	const char *nm = th->name;
+	ssize_t n;
+	int fd, kind;
+
+	if (!rt || !rt->ops->thread_kind)
+		return false;
+	if (th->kind_done && th->kind_time == th->name_time)
+		return th->jit;
+	if (!th->kind_done) { /* once per thread */
+		snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", th->pid, th->tid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		n = fd >= 0 ? read(fd, name, sizeof(name) - 1) : -1;
+		if (fd >= 0)
+			close(fd);
+		if (n > 0) {
+			name[n] = 0;
+			name[strcspn(name, "\n")] = 0;
+			/* the thread is listed (threads[]) under the name it was
+			 * judged by, also when its COMM record was lost or comes
+			 * later (a later record still replaces it) */
+			if (name[0] && strcmp(name, th->name) != 0)
+				snprintf(th->name, sizeof(th->name), "%s", name);
+			nm = th->name;
+		}
+	}
+	kind = rt->ops->thread_kind(rt, th->pid, nm);
+	th->kind_done = true;
+	th->kind_time = th->name_time;
+	th->jit = kind == OS_THR_JIT;
+	return th->jit;
+}
+
+static void take_sample(struct os_collector *c, struct raw *w, const uint64_t *chain,
+			const uint8_t *stack)
+{
+	struct os_perf_sample *s = &w->s;
+	struct os_thread_info *th = os_tasks_thread(&c->tasks, s->pid, s->tid, NULL);
+	struct os_aspace *as = os_tasks_aspace(&c->tasks, s->pid);
+	uint64_t addr = 0, insn = s->ip, frames[OS_MAX_FRAMES];
+	uint32_t n = 0, nj = 0;
+	bool java = c->attrib.rt && c->attrib.rt->ops->java_walk && s->stack_len;
+	enum os_dec_status st;
+	struct os_qitem *q;
+
+	c->samples_total++;
+	if (th)
+		th->samples++;
+	if (!as)
+		return;
+	/* A JIT compiler thread touches the compiler's own arenas: JVM
+	 * internals. Counted (per thread, and in samples_jit), not decoded or
+	 * attributed, unless --jit-threads. */
+	if (th && !c->opts->jit_threads && jit_thread(c, th)) {
+		c->samples_jit++;
+		return;
+	}
+	s->chain = chain;
+	st = c->sampler.ops->address(&c->sampler, s, as->id, &c->ca, &addr, &insn);
+	switch (st) {
+	case OS_DEC_OK:
+		break;
+	case OS_DEC_NOMEM:
+		c->unaddr_nomem++;
+		return;
+	case OS_DEC_CLOBBERED:
+		c->unaddr_clobbered++;
+		return;
+	default:
+		c->unaddr_undecodable++;
+		return;
+	}
+	c->samples_addressed++;
+	if (c->attrib.rt && c->attrib.rt->ops->sample_taken)
+		c->attrib.rt->ops->sample_taken(c->attrib.rt, as, addr);
+	/* access path: the accessing instruction, then the callers, from the
+	 * stack copy's CFI where possible, through JIT code by the runtime's
+	 * frame rules, else from the frame-pointer chain */
+	if (java)
+		nj = java_path(c, as->id, s, stack, insn, frames, OS_MAX_FRAMES, 0);
+	if (!nj && c->unw && s->stack_len)
+		n = os_unwind(c->unw, as->id, s->tid, s->regs, stack, s->stack_len, frames,
+			      OS_MAX_FRAMES);
+	if (!nj && java && n >= 2)
+		nj = java_path(c, as->id, s, stack, insn, frames, OS_MAX_FRAMES, n);
+	if (nj) {
+		n = nj;
+		c->unwound_java++;
+	} else if (n >= 2 && n >= s->nchain) {
+		c->unwound_dwarf++;
+		frames[0] = insn;
+	} else {
+		n = fp_chain(c, as->id, s, chain, stack, insn, frames, OS_MAX_FRAMES);
+		c->unwound_fp++;
+	}
+	if (n >= OS_MAX_FRAMES)
+		c->paths_full++;
+	q = queue_push(c, s->time, Q_SAMPLE);
+	if (!q) {
+		c->lost++;
+		return;
+	}
+	q->s.addr = addr;
+	q->s.sp = s->regs[OS_REG_SP];
+	q->s.asid = as->id;
+	q->s.node = os_attrib_path(&c->attrib, as->id, frames, n);
+	q->s.tid = s->tid;
+	if (c->rep) /* --replicas: the value while the target still holds it */
+		os_replica_take(c, (pid_t)s->pid, as->id, s->ip, insn, addr, &q->s.width, &q->s.vok,
+				&q->s.word8);
+}
+
+static void ring_event(const struct os_event *ev, void *arg)
+{
+	struct os_collector *c = arg;
+	struct os_obj_event oe;
+	struct os_qitem *q;
+
+	if (c->pidns && ev->pid == c->pidns->ns_pid) {
+		/* our ids (attach to a container), written into the drain's
+		 * private copy of the record (os_shm_host_drain): ours to change */
+		struct os_event *t = (struct os_event *)ev;
+		uint32_t tid = os_pidns_host_tid(c->pidns, ev->tid);
+
+		t->pid = c->pidns->host_pid;
+		t->tid = tid ? tid : ev->tid;
+	}
+
+	if (!os_attrib_prepare(&c->attrib, ev, &oe))
+		return;
+	if (c->rep) /* --replicas: content read before a GC is applied is stale */
+		os_replica_drained(c, &oe, ev->time);
+	q = queue_push(c, ev->time, Q_EVENT);
+	if (!q) {
+		c->attrib.c.dropped_events++;
+		return;
+	}
+	q->ev = oe;
+}
+
+static int cmp_q(const void *a, const void *b)
+{
+	const struct os_qitem *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	/* at equal times an allocation precedes the samples that hit it */
+	if (x->kind != y->kind)
+		return x->kind == Q_EVENT ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Sorts c->q by cmp_q. What a round leaves in the queue (the last
+ * WINDOW_NS, about five rounds' worth) is sorted already: only the items
+ * queued since are sorted, then merged in from where they start. cmp_q is
+ * a total order (seq is unique), so this is the order a sort of the whole
+ * queue gives. */
+static void queue_sort(struct os_collector *c, struct round *r)
+{
+	size_t old = r->qsorted < c->qn ? r->qsorted : c->qn, add = c->qn - old, lo, hi;
+	struct os_qitem *q = c->q, *a, *b, *end, *out;
+
+	r->qsorted = 0;
+	if (add > 1)
+		qsort(q + old, add, sizeof(*q), cmp_q);
+	if (!old || !add || cmp_q(&q[old - 1], &q[old]) <= 0)
+		goto sorted;
+	/* the first sorted item after q[old] */
+	for (lo = 0, hi = old; lo < hi;) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cmp_q(&q[mid], &q[old]) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!grow((void **)&r->qtmp, &r->qtmpcap, old - lo, sizeof(*q))) {
+		qsort(q, c->qn, sizeof(*q), cmp_q);
+		goto sorted;
+	}
+	/* merge q[lo, old) (moved out) with q[old, qn) into q[lo, qn) */
+	memcpy(r->qtmp, q + lo, (old - lo) * sizeof(*q));
+	a = r->qtmp;
+	end = r->qtmp + (old - lo);
+	b = q + old;
+	out = q + lo;
+	while (a < end && b < q + c->qn)
+		*out++ = cmp_q(b, a) < 0 ? *b++ : *a++;
+	while (a < end)
+		*out++ = *a++;
+sorted:
+	r->qsorted = c->qn;
+}
+
+void os_collector_round(struct os_collector *c, bool final)
+{
+	struct round *r = &R;
+	uint64_t cutoff;
+	size_t i, done;
+
+	r->nside = r->nraw = r->nchains = r->nstrs = r->nstacks = 0;
+	if (c->perf_ready)
+		os_perf_read(c->perf, &perf_cbs, r);
+	/* 1. follow processes, threads and mappings in time order */
+	if (r->nside) /* r->side is NULL before the first side-band record */
+		qsort(r->side, r->nside, sizeof(*r->side), cmp_side);
+	for (i = 0; i < r->nside; i++)
+		apply_side(c, r, &r->side[i]);
+	/* 2. address the samples now, while the code can still be read */
+	for (i = 0; i < r->nraw; i++)
+		take_sample(c, &r->raw[i], r->chains + r->raw[i].chain,
+			    r->raw[i].ring_stack ? r->raw[i].ring_stack : r->stacks + r->raw[i].stack);
+	if (c->perf_ready) /* the stacks used in place are done with */
+		os_perf_release(c->perf);
+	if (!final && !c->rep && os_now_ns() - r->last_apply < APPLY_EVERY_NS)
+		return; /* r->oom stays set for the next full round to report */
+	r->last_apply = os_now_ns();
+	/* 3. object events from the target's rings */
+	if (c->shm_ready)
+		os_shm_host_drain(&c->shm, ring_event, c);
+	if (c->rep) /* --replicas: watchpoint hits, taken in time order below */
+		os_replica_poll(c);
+	/* 4. apply what is older than the window, in time order */
+	queue_sort(c, r);
+	cutoff = final ? UINT64_MAX : os_now_ns() - WINDOW_NS;
+	for (done = 0; done < c->qn && c->q[done].time <= cutoff; done++) {
+		struct os_qitem *q = &c->q[done];
+
+		if (q->kind == Q_EVENT) {
+			if (c->rep) /* --replicas: frees/GCs forget their comparisons */
+				os_replica_event(c, &q->ev, q->time);
+			os_attrib_event(&c->attrib, &q->ev);
+		} else {
+			os_attrib_sample_at(&c->attrib, q->s.asid, q->s.addr, q->s.sp, q->s.node,
+					    q->s.tid, q->time > c->start_ns ? q->time - c->start_ns : 0);
+			if (c->rep)
+				os_replica_sample(c, q->time, q->s.asid, q->s.addr, q->s.tid,
+						  q->s.width, q->s.vok, q->s.word8);
+		}
+	}
+	if (c->rep) {
+		os_replica_flush(c, cutoff);
+		if (final)
+			os_replica_finish(c);
+	}
+	if (done && c->qn > done)
+		memmove(c->q, c->q + done, (c->qn - done) * sizeof(*c->q));
+	c->qn -= done;
+	r->qsorted = c->qn;
+	if (r->oom)
+		os_warn("out of memory while reading samples; some were dropped (counted as lost)");
+	r->oom = false;
+}
+
+void os_collector_stop(struct os_collector *c)
+{
+	if (c->perf_ready)
+		os_perf_disable(c->perf);
+	if (c->shm_ready)
+		atomic_store(&c->shm.hdr->disarmed, 1);
+	/* --replicas: no watchpoint may hold a target thread past the stop (the
+	 * ptrace route keeps a hit thread seized until it is answered) */
+	if (c->rep)
+		os_replica_stop(c);
+	if (!c->end_ns)
+		c->end_ns = os_now_ns();
+}
+
+/* The live status line. On a terminal of known size it lives on the bottom
+ * row, below a scroll region that holds everything else: the target shares
+ * the terminal and writes when it likes, and its lines must neither land
+ * after the status text nor be overwritten by the next redraw (a plain \r
+ * redraw does both). Elsewhere (--progress to a file or pipe, a terminal of
+ * unknown size) it is one line redrawn with \r and erase-to-end-of-line, taken
+ * off before any objscope message (os_log_set_progress_clear). Either way it
+ * is gone when profiling ends, and the scroll region is given back then, at
+ * exit, or before a message; the terminal is left as it was found. */
+enum { ST_NONE, ST_LINE, ST_REGION };
+static struct {
+	int mode;
+	int rows, cols;  /* ST_REGION: the terminal's size the region was set for */
+	bool drawn;      /* ST_LINE: status text on the current line */
+	bool atexit_set;
+} st;
+
+static bool term_size(int *rows, int *cols)
+{
+	struct winsize ws;
+
+	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) < 0 || ws.ws_row < 3 || ws.ws_col < 20)
+		return false;
+	*rows = ws.ws_row;
+	*cols = ws.ws_col;
+	return true;
+}
+
+/* Scroll region rows 1..rows-1; the cursor stays where the output goes on
+ * (DECSTBM homes it, hence the save and restore). The newline and the move
+ * up first make sure the bottom row is free and the cursor inside the region
+ * (a cursor below a region would not scroll). */
+static void region_set(int rows)
+{
+	fprintf(stderr, "\r\n\033[1A\0337\033[1;%dr\0338", rows - 1);
+}
+
+static void status_end(void)
+{
+	if (st.mode == ST_REGION)
+		fprintf(stderr, "\0337\033[%d;1H\033[2K\033[r\0338", st.rows);
+	else if (st.mode == ST_LINE && st.drawn)
+		fprintf(stderr, "\r\033[K");
+	st.mode = ST_NONE;
+	st.drawn = false;
+	os_log_set_progress_clear(NULL);
+	fflush(stderr);
+}
+
+/* Before an objscope message: in line mode the message must not follow the
+ * status text; the bottom row needs nothing (messages scroll in the region). */
+static void status_log_clear(void)
+{
+	if (st.mode == ST_LINE && st.drawn) {
+		fprintf(stderr, "\r\033[K");
+		st.drawn = false;
+	}
+}
+
+static void status_begin(void)
+{
+	if (isatty(STDERR_FILENO) && term_size(&st.rows, &st.cols)) {
+		st.mode = ST_REGION;
+		region_set(st.rows);
+		if (!st.atexit_set) /* an error path that never reaches the final call */
+			st.atexit_set = atexit(status_end) == 0;
+	} else {
+		st.mode = ST_LINE;
+	}
+	os_log_set_progress_clear(status_log_clear);
+}
+
+void os_collector_status(struct os_collector *c, bool final)
+{
+	uint64_t now = os_now_ns();
+	char line[256];
+	double el;
+	int n;
+
+	if (!c->status_line)
+		return;
+	if (final) {
+		status_end();
+		return;
+	}
+	if (now - c->last_status_ns < 500000000ULL)
+		return;
+	c->last_status_ns = now;
+	if (st.mode == ST_NONE)
+		status_begin();
+	el = (double)(now - c->start_ns) / 1e9;
+	n = snprintf(line, sizeof(line),
+		     "objscope: %.1fs  %llu samples (%.0f/s)  %llu objects  %llu GCs  %llu lost",
+		     el, (unsigned long long)c->samples_total,
+		     el > 0 ? (double)c->samples_total / el : 0.0,
+		     (unsigned long long)c->attrib.c.objects_seen,
+		     (unsigned long long)c->attrib.c.gc_count, (unsigned long long)c->lost);
+	if (n < 0)
+		return;
+	if (st.mode == ST_REGION) {
+		int rows, cols;
+
+		if (term_size(&rows, &cols)) {
+			if (rows != st.rows) { /* resized: the old row is no status row now */
+				fprintf(stderr, "\0337\033[%d;1H\033[2K\033[1;%dr\0338",
+					st.rows < rows ? st.rows : rows, rows - 1);
+				st.rows = rows;
+			}
+			st.cols = cols;
+		}
+		/* one row, never wrapped into the region */
+		fprintf(stderr, "\0337\033[%d;1H\r\033[K%.*s\0338", st.rows, st.cols - 1, line);
+	} else {
+		fprintf(stderr, "\r\033[K%s", line);
+		st.drawn = true;
+	}
+	fflush(stderr);
+}
+
+void os_collector_destroy(struct os_collector *c)
+{
+	if (c->perf)
+		os_perf_close(c->perf);
+	c->perf = NULL;
+	c->perf_ready = false;
+	if (c->shm_ready)
+		os_shm_host_destroy(&c->shm);
+	c->shm_ready = false;
+	if (c->rep || c->repw)
+		os_replica_destroy(c);
+	os_sampler_destroy(&c->sampler);
+	os_unwinder_free(c->unw);
+	c->unw = NULL;
+	free(code_cache);
+	code_cache = NULL;
+	if (c->attrib.rt && c->attrib.rt->ops->destroy)
+		c->attrib.rt->ops->destroy(c->attrib.rt);
+	c->attrib.rt = NULL;
+	os_attrib_destroy(&c->attrib);
+	os_tasks_destroy(&c->tasks);
+	if (c->sym)
+		os_sym_free(c->sym);
+	c->sym = NULL;
+	free(c->q);
+	c->q = NULL;
+	free(R.side);
+	free(R.raw);
+	free(R.chains);
+	free(R.strs);
+	free(R.stacks);
+	free(R.qtmp);
+	memset(&R, 0, sizeof(R));
+}

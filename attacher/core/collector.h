@@ -1,0 +1,85 @@
+/* collector.h - the one collection loop behind `record` (and `attach`).
+ *
+ * Sources: the perf events of the sampler (samples + side-band records that
+ * follow processes, threads and mappings) and the target's rings (object
+ * events). Side-band records are applied as they are read; object events
+ * and addressed samples are queued and applied in timestamp order behind a
+ * short window, so that a sample lands on the object that was live at that
+ * instant even when the address was freed and reused soon after.
+ * Return convention: 0 / -errno; err receives one line.
+ */
+#ifndef OBJSCOPE_COLLECTOR_H
+#define OBJSCOPE_COLLECTOR_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "attacher/core/attrib.h"
+#include "attacher/cli/options.h"
+#include "attacher/sampling/perf.h"
+#include "attacher/inject/pidns.h"
+#include "attacher/sampling/sampler.h"
+#include "attacher/core/shm_host.h"
+#include "attacher/core/tasks.h"
+#include "attacher/core/unwind.h"
+#include "common/profile.h"
+#include "symbolizer/symbolizer.h"
+
+struct os_qitem;
+struct os_rep;
+struct os_rep_watch;
+
+struct os_collector {
+	const struct os_opts *opts;
+	struct os_shm_host shm;
+	struct os_perf *perf;
+	struct os_sampler sampler;
+	struct os_symbolizer *sym;
+	struct os_tasks tasks;
+	struct os_attrib attrib;
+	struct os_code_access ca;
+	struct os_unwinder *unw;    /* NULL: frame-pointer access paths only */
+	struct os_pidns *pidns;     /* attach to another PID namespace: ring ids -> ours */
+	struct os_qitem *q;
+	size_t qn, qcap;
+	uint32_t seq;
+	uint64_t start_ns, end_ns;
+	uint64_t samples_total, samples_addressed;
+	uint64_t samples_jit;       /* of JIT compiler threads: counted only (--jit-threads) */
+	uint64_t unaddr_nomem, unaddr_clobbered, unaddr_undecodable;
+	uint64_t lost;
+	uint64_t unwound_dwarf, unwound_fp; /* access paths by method */
+	uint64_t unwound_java;     /* ... walked through JIT code (runtime java_walk) */
+	uint64_t paths_full;       /* access paths that filled OS_MAX_FRAMES (cut at the root) */
+	uint64_t last_status_ns;
+	bool status_line;          /* live status on stderr */
+	bool shm_ready, perf_ready;
+	struct os_rep *rep;         /* --replicas (attacher/analyses/replica.h), else NULL */
+	struct os_rep_watch *repw;
+};
+
+/* Shared memory + sampler; call before the target starts. */
+int os_collector_init(struct os_collector *c, const struct os_opts *o, char *err, size_t errlen);
+/* Opens the (inherited, per-CPU) perf events on pid. With enable_on_exec
+ * they start counting when pid execs (record mode). */
+int os_collector_open(struct os_collector *c, pid_t pid, bool enable_on_exec, char *err,
+		      size_t errlen);
+/* Attach mode: opens the same events, enabled at once, on every thread of
+ * the running process pid (threads they create are followed). */
+int os_collector_open_attach(struct os_collector *c, pid_t pid, char *err, size_t errlen);
+/* One round: read everything, apply what is older than the window. When
+ * `final` is true, everything is applied. */
+void os_collector_round(struct os_collector *c, bool final);
+/* Stops sampling and tells the hooks to pass through. */
+void os_collector_stop(struct os_collector *c);
+/* Symbolizes and builds the profile. */
+struct os_profile *os_collector_profile(struct os_collector *c, const char *mode, int argc,
+					char *const argv[]);
+void os_collector_destroy(struct os_collector *c);
+/* Prints the live status line (rate limited) or clears it when final. */
+void os_collector_status(struct os_collector *c, bool final);
+
+uint64_t os_now_ns(void);
+
+#endif

@@ -1,0 +1,484 @@
+/* profile_build.c - symbolizes the collected paths and fills an os_profile. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "attacher/core/collector.h"
+#include "attacher/analyses/replica.h"
+#include "common/log.h"
+
+struct builder {
+	struct os_collector *c;
+	struct os_profile *p;
+	struct os_hmap frames;   /* asid << 48 | lookup addr (| leaf bit) -> frame id */
+};
+
+/* One frame of address space asid. Return addresses (all frames but the
+ * leaf of an access path) are looked up at addr - 1 so that the call
+ * instruction, not the next line, is named. */
+static uint32_t frame_of(struct builder *b, uint32_t asid, uint64_t pc, bool exact)
+{
+	uint64_t look = exact ? pc : pc - 1;
+	uint64_t key = ((uint64_t)asid << 48) | (look & ((1ULL << 48) - 1)), id;
+	struct os_sym_result r;
+	struct os_frame f;
+
+	if (os_hmap_get(&b->frames, key, &id))
+		return (uint32_t)id;
+	memset(&f, 0, sizeof(f));
+	f.name = f.module = f.file = f.near_sym = f.build_id = OS_NONE;
+	if (os_sym_resolve(b->c->sym, asid, look, &r) == 0 && r.func) {
+		const struct os_runtime *rt = b->c->attrib.rt;
+		const char *name = r.func;
+		char jit[512];
+
+		/* JIT code: the runtime adapter turns perf map names into Class.method */
+		if (r.is_java && rt && rt->ops->jit_name)
+			name = rt->ops->jit_name(b->c->attrib.rt, asid, r.func, jit, sizeof(jit));
+		f.kind = r.is_java ? OS_FRAME_JAVA : OS_FRAME_NATIVE;
+		f.name = os_profile_string(b->p, name ? name : r.func);
+		/* Java frames are their method, whatever tier runs it: no module */
+		if (r.module && !r.is_java)
+			f.module = os_profile_string(b->p, r.module);
+		if (r.file)
+			f.file = os_profile_string(b->p, r.file);
+		f.line = r.line;
+		f.addr = r.is_java ? 0 : r.offset;
+		if (r.build_id && !r.is_java)
+			f.build_id = os_profile_string(b->p, r.build_id);
+	} else if (r.module && r.module[0] == '/') {
+		/* a mapped file without a name for addr (stripped): module+offset,
+		 * the same in every run, with the nearest exported function as a
+		 * hint where there is a plausible one */
+		f.kind = OS_FRAME_NATIVE;
+		f.module = os_profile_string(b->p, r.module);
+		f.addr = r.offset;
+		if (r.near_func) {
+			f.near_sym = os_profile_string(b->p, r.near_func);
+			f.near_off = r.near_off;
+		}
+		if (r.build_id)
+			f.build_id = os_profile_string(b->p, r.build_id);
+	} else {
+		f.kind = OS_FRAME_UNKNOWN;
+		f.addr = pc;
+		if (r.module)
+			f.module = os_profile_string(b->p, r.module);
+	}
+	id = os_profile_frame(b->p, &f);
+	os_hmap_put(&b->frames, key, id);
+	return (uint32_t)id;
+}
+
+/* A frame word that is not a user address (bits above 47): the runtime
+ * adapter's (an interpreted Java method, or the context's type). Returns
+ * the frame id, or OS_NONE for a type word (its name goes to *type). */
+static uint32_t runtime_word(struct builder *b, uint32_t asid, uint64_t word, uint32_t *type)
+{
+	struct os_runtime *rt = b->c->attrib.rt;
+	const char *name = NULL, *file = NULL;
+	enum os_rt_word w = OS_RT_WORD_UNKNOWN;
+	struct os_frame f;
+	uint32_t line = 0;
+
+	if (rt && rt->ops->name_word)
+		w = rt->ops->name_word(rt, asid, word, &name, &file, &line);
+	if (w == OS_RT_WORD_TYPE) {
+		if (type && name)
+			*type = os_profile_string(b->p, name);
+		return OS_NONE;
+	}
+	memset(&f, 0, sizeof(f));
+	f.name = f.module = f.file = f.near_sym = f.build_id = OS_NONE;
+	f.kind = OS_FRAME_UNKNOWN;
+	f.addr = word;
+	if ((w == OS_RT_WORD_FRAME || w == OS_RT_WORD_SYNTHETIC) && name) {
+		f.kind = w == OS_RT_WORD_FRAME ? OS_FRAME_JAVA : OS_FRAME_SYNTHETIC;
+		f.addr = 0;
+		f.name = os_profile_string(b->p, name);
+		if (w == OS_RT_WORD_FRAME && file && line) { /* "Class.method(File.java:LINE)" */
+			f.file = os_profile_string(b->p, file);
+			f.line = line;
+		}
+	}
+	return os_profile_frame(b->p, &f);
+}
+
+/* The stack of path `node`; *type (may be NULL) receives the context's
+ * type when the path carries one. */
+static uint32_t stack_of(struct builder *b, uint32_t node, bool leaf_exact, uint32_t *type)
+{
+	uint64_t pcs[OS_MAX_FRAMES];
+	uint32_t ids[OS_MAX_FRAMES], asid, n, k = 0;
+
+	n = os_attrib_unpath(&b->c->attrib, node, pcs, OS_MAX_FRAMES, &asid);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t id = pcs[i] >> 48 ? runtime_word(b, asid, pcs[i], type)
+					   : frame_of(b, asid, pcs[i], leaf_exact && i == 0);
+
+		if (id != OS_NONE)
+			ids[k++] = id;
+	}
+	n = k;
+	/* a Java object's path starts in the runtime's allocation machinery
+	 * (libjvm, runtime stubs), which differs per compilation tier: it
+	 * starts at the first Java method ("Class.method") instead */
+	if (type && *type != OS_NONE) {
+		for (uint32_t i = 0; i < n; i++) {
+			const struct os_frame *f = &b->p->frames[ids[i]];
+			const char *name = os_profile_str(b->p, f->name);
+
+			if (f->kind == OS_FRAME_JAVA && name && strchr(name, '.')) {
+				memmove(ids, ids + i, (n - i) * sizeof(*ids));
+				n -= i;
+				break;
+			}
+		}
+	}
+	/* a frame-pointer chain through code without frame pointers ends in
+	 * garbage: cut the access path at the first frame outside any code */
+	if (leaf_exact) {
+		for (uint32_t i = 1; i < n; i++) {
+			if (b->p->frames[ids[i]].kind == OS_FRAME_UNKNOWN &&
+			    b->p->frames[ids[i]].module == OS_NONE) {
+				n = i;
+				break;
+			}
+		}
+	}
+	return os_profile_stack(b->p, ids, n);
+}
+
+/* Adds the replica counts of attrib context ci into d. */
+static void replica_add(struct os_replica *d, struct os_collector *c, uint32_t ci)
+{
+	struct os_replica r;
+
+	os_replica_counts(c, ci, &r);
+	d->equivalent += r.equivalent;
+	d->different += r.different;
+	d->full_checks += r.full_checks;
+	d->full_differ += r.full_differ;
+	d->full_differ_match += r.full_differ_match;
+	d->exact_objects += r.exact_objects;
+	d->exact_twins += r.exact_twins;
+	d->full_match += r.full_match;
+}
+
+static int cmp_slice(const void *x, const void *y)
+{
+	const struct os_slice *a = x, *b = y;
+
+	if (a->context != b->context)
+		return a->context < b->context ? -1 : 1;
+	if (a->access != b->access)
+		return a->access < b->access ? -1 : 1;
+	if (a->thread != b->thread)
+		return a->thread < b->thread ? -1 : 1;
+	if (a->bucket != b->bucket)
+		return a->bucket < b->bucket ? -1 : 1;
+	return 0;
+}
+
+/* Sorts v[0, n) and folds equal keys, buckets divided by k first (v keeps
+ * raw buckets in `raw`); returns the slices left, in v. */
+static uint32_t fold_slices(struct os_slice *v, const uint32_t *raw, uint32_t n, uint32_t k)
+{
+	uint32_t i, j, m = 0;
+
+	for (i = 0; i < n; i++)
+		v[i].bucket = raw[i] / k;
+	qsort(v, n, sizeof(*v), cmp_slice);
+	for (i = 0; i < n; i = j) {
+		struct os_slice s = v[i];
+
+		for (j = i + 1; j < n && cmp_slice(&v[i], &v[j]) == 0; j++)
+			s.samples += v[j].samples;
+		v[m++] = s;
+	}
+	return m;
+}
+
+/* OS_SEC_SLICES from the attribution's per-(entry, thread, bucket) counts:
+ * entries mapped to the profile's contexts and accesses (ctxmap, accmap),
+ * threads to the profile's (index of c->tasks.threads), buckets widened
+ * (a multiple of OS_SLICE_MS) so that a run has at most MAX_BUCKETS and
+ * the section at most MAX_SLICES records (24 bytes each), equal keys
+ * folded. Returns 0 or -ENOMEM. */
+#define MAX_BUCKETS 1000u
+#define MAX_SLICES (256u * 1024)
+static int build_slices(struct builder *b, const uint32_t *ctxmap, const uint32_t *accmap)
+{
+	const struct os_attrib *a = &b->c->attrib;
+	struct os_hmap thr;
+	struct os_slice *v, *w = NULL;
+	uint32_t *raw, n = 0, m, maxb = 0, k, i;
+	uint64_t idx;
+
+	if (a->slices_off || a->slices_lost) {
+		/* incomplete slices would make --tid/--time reports wrong: none */
+		os_profile_add_note(b->p, a->slices_off
+			? "samples by thread and time not kept: too many distinct (object, access"
+			  " path, thread) combinations; report --tid/--comm/--time cannot be used"
+			: "samples by thread and time not kept (out of memory); report"
+			  " --tid/--comm/--time cannot be used");
+		return 0;
+	}
+	if (!a->nslices)
+		return 0;
+	for (i = 0; i < a->ntb; i++)
+		if ((uint32_t)(a->tb[i] & (OS_SLICE_BUCKETS - 1)) > maxb)
+			maxb = (uint32_t)(a->tb[i] & (OS_SLICE_BUCKETS - 1));
+	k = maxb / MAX_BUCKETS + 1;
+	v = calloc(a->nslices, sizeof(*v));
+	raw = calloc(a->nslices, sizeof(*raw));
+	if (!v || !raw)
+		goto oom;
+	os_hmap_init(&thr);
+	for (i = 0; i < b->c->tasks.nthreads; i++) {
+		const struct os_thread_info *t = &b->c->tasks.threads[i];
+
+		os_hmap_put(&thr, (uint64_t)(t->pid & 0x3fffff) << 22 | (t->tid & 0x3fffff), i);
+	}
+	for (i = 0; i < a->nslices; i++) {
+		const struct os_attrib_slice *x = &a->slices[i];
+		uint64_t tb = a->tb[x->tb];
+		struct os_slice *s = &v[n];
+
+		if (!os_hmap_get(&thr, tb >> 20, &idx) || idx >= b->p->nthreads)
+			continue; /* thread not in the profile: its total still counts */
+		s->thread = (uint32_t)idx;
+		raw[n] = (uint32_t)(tb & (OS_SLICE_BUCKETS - 1));
+		s->samples = x->samples;
+		if (x->entry & OS_SLICE_CTX) {
+			s->context = ctxmap[x->entry & ~OS_SLICE_CTX];
+			s->access = OS_NONE;
+		} else {
+			s->context = ctxmap[a->acc[x->entry].ctx];
+			s->access = accmap[x->entry];
+			if (s->access != OS_NONE && b->p->accesses[s->access].context != s->context)
+				s->access = OS_NONE;
+		}
+		if (s->context != OS_NONE)
+			n++;
+	}
+	os_hmap_destroy(&thr);
+	w = malloc((size_t)(n ? n : 1) * sizeof(*w));
+	if (!w)
+		goto oom;
+	/* many threads and paths over a long run: wider buckets until it fits */
+	for (;;) {
+		memcpy(w, v, (size_t)n * sizeof(*w));
+		m = fold_slices(w, raw, n, k);
+		if (m <= MAX_SLICES || k > maxb)
+			break;
+		k *= 2;
+	}
+	for (i = 0; i < m; i++)
+		if (os_profile_add_slice(b->p, &w[i]) == OS_NONE)
+			goto oom;
+	free(v);
+	free(w);
+	free(raw);
+	b->p->slice_ms = OS_SLICE_MS * (a->slice_k ? a->slice_k : 1) * k;
+	b->p->analyses |= OS_AN_SLICES;
+	return 0;
+oom:
+	free(v);
+	free(w);
+	free(raw);
+	return -ENOMEM;
+}
+
+static void fill_meta(struct builder *b, const char *mode, int argc, char *const argv[])
+{
+	struct os_collector *c = b->c;
+	struct os_profile *p = b->p;
+	char host[256] = "";
+	uint64_t end = c->end_ns ? c->end_ns : os_now_ns();
+
+	os_profile_set_argv(p, argc, argv);
+	for (uint32_t i = 0; i < c->tasks.npids; i++)
+		os_profile_add_pid(p, c->tasks.pids[i]);
+	p->meta.duration_s = c->start_ns ? (double)(end - c->start_ns) / 1e9 : 0;
+	p->meta.sampler = os_profile_string(p, c->sampler.ops->name);
+	p->meta.event = os_profile_string(p, c->sampler.event);
+	p->meta.period = c->sampler.period;
+	p->meta.freq = c->opts->freq;
+	p->meta.min_size = c->opts->min_size;
+	p->meta.mode = os_profile_string(p, mode);
+	gethostname(host, sizeof(host) - 1);
+	p->meta.hostname = os_profile_string(p, host);
+	p->meta.start_time = (uint64_t)time(NULL) - (uint64_t)p->meta.duration_s;
+}
+
+static void fill_counters(struct builder *b)
+{
+	struct os_collector *c = b->c;
+	struct os_counters *k = &b->p->c;
+	struct os_slot_stats_total t;
+
+	*k = c->attrib.c;
+	k->samples_total = c->samples_total;
+	k->samples_addressed = c->samples_addressed;
+	k->unaddressed_nomem = c->unaddr_nomem;
+	k->unaddressed_clobbered = c->unaddr_clobbered;
+	k->unaddressed_undecodable = c->unaddr_undecodable;
+	k->samples_jit = c->samples_jit;
+	k->lost = c->lost + os_perf_bad_records(c->perf);
+	if (c->shm_ready) {
+		os_shm_host_totals(&c->shm, &t);
+		k->dropped_events += t.dropped + atomic_load(&c->shm.hdr->no_slot_events);
+		k->small_allocs = t.small_allocs;
+		k->small_bytes = t.small_bytes;
+		k->tracked_allocs = t.tracked_allocs;
+		k->tracked_bytes = t.tracked_bytes;
+		k->truncated_paths = t.truncated;
+		k->bad_events = c->shm.bad_bytes;
+	}
+}
+
+struct os_profile *os_collector_profile(struct os_collector *c, const char *mode, int argc,
+					char *const argv[])
+{
+	struct builder b = { .c = c };
+	struct os_hmap accs, ctxs;
+	uint32_t *ctxmap = NULL, *accmap = NULL;
+	char note[512];
+
+	b.p = os_profile_new();
+	if (!b.p)
+		return NULL;
+	os_hmap_init(&b.frames);
+	os_hmap_init(&accs);
+	os_hmap_init(&ctxs);
+	fill_meta(&b, mode, argc, argv);
+	fill_counters(&b);
+	/* weighted objects (Java hybrid / sampled): Horvitz-Thompson sample
+	 * estimates next to the counts (OS_SEC_ESTIMATES) */
+	if (c->attrib.weighted) {
+		b.p->analyses |= OS_AN_ESTIMATES;
+		b.p->est.samples_attributed = c->attrib.est_attributed;
+		b.p->est.samples_java_attributed = c->attrib.est_java_attributed;
+	}
+	if (c->sampler.ops == &os_sampler_soft_ops)
+		os_profile_add_note(b.p, "software sampler: data addresses decoded from the "
+					 "instruction before each task-clock sample");
+	snprintf(note, sizeof(note),
+		 "access paths: %llu unwound with DWARF CFI from a stack copy, %llu from the "
+		 "frame-pointer chain%s",
+		 (unsigned long long)c->unwound_dwarf, (unsigned long long)c->unwound_fp,
+		 c->unw ? "" : " (--call-graph fp)");
+	if (c->unwound_java) /* runtimes/hotspot/hs_frames.h, through the runtime adapter */
+		snprintf(note + strlen(note), sizeof(note) - strlen(note),
+			 ", %llu walked through JIT code by the code blobs' frame sizes",
+			 (unsigned long long)c->unwound_java);
+	if (c->paths_full)
+		snprintf(note + strlen(note), sizeof(note) - strlen(note),
+			 "; %llu reached the %d-frame limit (their outermost callers are cut)",
+			 (unsigned long long)c->paths_full, OS_MAX_FRAMES);
+	os_profile_add_note(b.p, note);
+	if (c->shm_ready && atomic_load(&c->shm.hdr->processes) == 0)
+		os_profile_add_note(b.p, "the preload library was not loaded by the target (static "
+					 "binary, or LD_PRELOAD cleared): no objects were tracked");
+	if (c->rep)
+		os_replica_profile(c, b.p);
+	if (c->attrib.rt && c->attrib.rt->ops->before_symbolize)
+		c->attrib.rt->ops->before_symbolize(c->attrib.rt);
+	if (c->attrib.rt && c->attrib.rt->ops->notes)
+		c->attrib.rt->ops->notes(c->attrib.rt, b.p);
+	ctxmap = calloc(c->attrib.nctx ? c->attrib.nctx : 1, sizeof(*ctxmap));
+	accmap = calloc(c->attrib.nacc ? c->attrib.nacc : 1, sizeof(*accmap));
+	if (!ctxmap || !accmap)
+		goto oom;
+	for (uint32_t i = 0; i < c->attrib.nctx; i++) {
+		const struct os_ctx *x = &c->attrib.ctx[i];
+		struct os_context pc;
+		uint64_t key, idx;
+
+		memset(&pc, 0, sizeof(pc));
+		pc.type = OS_NONE;
+		pc.stack = stack_of(&b, x->node, false, &pc.type);
+		/* paths equal once symbolized (and trimmed) are one context */
+		key = (uint64_t)pc.type << 32 | pc.stack;
+		if (pc.stack != OS_NONE && os_hmap_get(&ctxs, key, &idx)) {
+			struct os_context *d = &b.p->contexts[idx];
+
+			d->allocations += x->allocations;
+			d->bytes += x->bytes;
+			d->samples += x->samples;
+			d->samples_est += x->est_samples;
+			for (int m = 0; m < OS_M_COUNT; m++)
+				d->metrics[m] += x->metrics[m];
+			if (c->rep)
+				replica_add(&d->replica, c, i);
+			ctxmap[i] = (uint32_t)idx;
+			continue;
+		}
+		pc.allocations = x->allocations;
+		pc.bytes = x->bytes;
+		pc.samples = x->samples;
+		pc.samples_est = x->est_samples;
+		memcpy(pc.metrics, x->metrics, sizeof(pc.metrics));
+		if (c->rep)
+			replica_add(&pc.replica, c, i);
+		ctxmap[i] = os_profile_add_context(b.p, &pc);
+		if (pc.stack != OS_NONE)
+			os_hmap_put(&ctxs, key, ctxmap[i]);
+	}
+	for (uint32_t i = 0; i < c->attrib.nacc; i++) {
+		const struct os_acc *x = &c->attrib.acc[i];
+		uint32_t stack = stack_of(&b, x->node, true, NULL);
+		uint64_t key = (uint64_t)ctxmap[x->ctx] << 32 | stack, idx;
+
+		/* paths that differ only in a cut-off tail become one */
+		if (os_hmap_get(&accs, key, &idx)) {
+			accmap[i] = (uint32_t)idx;
+			b.p->accesses[idx].samples += x->samples;
+			b.p->accesses[idx].samples_est += x->est_samples;
+			for (int m = 0; m < OS_M_COUNT; m++)
+				b.p->accesses[idx].metrics[m] += x->metrics[m];
+		} else {
+			struct os_access pa = { .context = ctxmap[x->ctx], .stack = stack,
+						.samples = x->samples,
+						.samples_est = x->est_samples };
+
+			memcpy(pa.metrics, x->metrics, sizeof(pa.metrics));
+			accmap[i] = os_profile_add_access(b.p, &pa);
+			os_hmap_put(&accs, key, accmap[i]);
+		}
+	}
+	for (uint32_t i = 0; i < c->tasks.nthreads; i++) {
+		const struct os_thread_info *t = &c->tasks.threads[i];
+		struct os_thread pt = { .kind = OS_THR_NATIVE, .pid = t->pid, .tid = t->tid,
+					.samples = t->samples };
+		struct os_runtime *rt = c->attrib.rt;
+		int kind = rt && rt->ops->thread_kind ? rt->ops->thread_kind(rt, t->pid, t->name)
+						      : -1;
+
+		if (kind >= 0)
+			pt.kind = (uint32_t)kind;
+
+		pt.name = os_profile_string(b.p, t->name);
+		os_profile_add_thread(b.p, &pt);
+	}
+	if (build_slices(&b, ctxmap, accmap))
+		goto oom;
+	free(ctxmap);
+	free(accmap);
+	os_hmap_destroy(&b.frames);
+	os_hmap_destroy(&accs);
+	os_hmap_destroy(&ctxs);
+	return b.p;
+oom:
+	free(ctxmap);
+	free(accmap);
+	os_hmap_destroy(&b.frames);
+	os_hmap_destroy(&accs);
+	os_hmap_destroy(&ctxs);
+	os_profile_free(b.p);
+	return NULL;
+}

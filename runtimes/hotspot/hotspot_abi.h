@@ -1,0 +1,70 @@
+/* hotspot_abi.h - what the HotSpot adapter inside the target (runtimes/hotspot/target/)
+ * tells the collector's HotSpot adapter (runtimes/hotspot/) when the JVM
+ * is up: the frames area of an OS_EV_JVM event holds one struct os_jvm_info.
+ *
+ * All addresses are target addresses. The vmStructs tables are read by the
+ * collector from the target's memory (process_vm_readv), never hard-coded:
+ * the table addresses and their entry layouts are the values of libjvm's
+ * exported gHotSpotVM* variables, read in-process with dlsym.
+ */
+#ifndef OBJSCOPE_HOTSPOT_ABI_H
+#define OBJSCOPE_HOTSPOT_ABI_H
+
+#include <stdint.h>
+
+struct os_jvm_table {
+	uint64_t addr;        /* value of gHotSpotVMStructs / Types / IntConstants / LongConstants */
+	uint64_t stride;      /* gHotSpotVM*EntryArrayStride */
+	uint64_t off[6];      /* entry field offsets, see below */
+};
+
+/* off[] of each table, in this order:
+ *  structs:   TypeName, FieldName, TypeString, IsStatic, Offset, Address
+ *  types:     TypeName, SuperclassName, IsOopType, IsIntegerType, IsUnsigned, Size
+ *  int/long constants: Name, Value, -, -, -, - */
+enum { OS_JVM_STRUCTS, OS_JVM_TYPES, OS_JVM_INTS, OS_JVM_LONGS, OS_JVM_NTABLES };
+
+struct os_jvm_info {
+	struct os_jvm_table tables[OS_JVM_NTABLES];
+	uint64_t heap_start, heap_end;       /* CollectedHeap::_reserved; ZGC: [0, offset mask + 1):
+					      * JALLOC/MOVES addresses are colorless, mask
+					      * sampled addresses with heap_end - 1 */
+	uint64_t interp_start, interp_end;   /* interpreter code (StubQueue buffer) */
+	uint64_t libjvm_base;                /* load address of libjvm.so */
+	uint32_t mode;                       /* OS_JVM_MODE_* actually in force */
+	uint32_t flags;                      /* OS_JVM_F_* (shm.h) */
+	char gc[32];                         /* "G1", "Parallel", "Serial", "Z", "Shenandoah", "Epsilon" */
+	uint64_t tlab_bytes;                 /* OS_JVM_MODE_HYBRID: the fixed TLAB size T in
+					      * force (TLABSize); 0 in the other modes. Last
+					      * field: a collector reading an older, shorter
+					      * struct finds 0 here */
+};
+
+enum {
+	OS_JVM_MODE_EXACT = 1,   /* every object >= min_size reaches the allocation hooks */
+	OS_JVM_MODE_SAMPLED = 2, /* TLAB refills: objects seen with probability ~ size/TLAB */
+	OS_JVM_MODE_HYBRID = 3,  /* fixed TLAB of tlab_bytes T: objects >= T all seen, smaller
+				  * ones (>= min_size) with probability size / T */
+};
+
+/* The third word of each OS_EV_MOVES triple: bytes | sequence << 40. The
+ * sequence is a process-wide 24-bit counter taken inside the copy, so a
+ * copy that depends on an earlier one (a ParallelCompact shadow region
+ * copied back after it was filled) always has a larger number. */
+#define OS_HS_MOVE_SEQ_SHIFT 40
+#define OS_HS_MOVE_SEQ_BITS 24
+
+#define OS_JVM_INFO_WORDS ((sizeof(struct os_jvm_info) + 7) / 8)
+
+/* Environment variable the collector sets for the preload: "exact", "hybrid"
+ * or "sampled" (unset or anything else: exact). */
+#define OS_JAVA_MODE_ENV "OBJSCOPE_JAVA_MODE"
+/* Hybrid mode's TLAB size T in bytes (decimal); the preload uses
+ * max(T, min_size, 1024), 16384 when unset or not a number. */
+#define OS_JAVA_TLAB_ENV "OBJSCOPE_JAVA_TLAB"
+#define OS_JAVA_TLAB_DEFAULT 16384
+/* "1": launch mode adds -XX:+PreserveFramePointer even where JIT frames can
+ * be walked without it (--java-frame-pointers). */
+#define OS_JAVA_FP_ENV "OBJSCOPE_JAVA_FP"
+
+#endif

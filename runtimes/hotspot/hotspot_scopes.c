@@ -1,0 +1,261 @@
+/* hotspot_scopes.c - an nmethod's inlining scopes (hotspot_scopes.h). */
+#include "runtimes/hotspot/hotspot_scopes.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NM_MAX_SECTION (16u << 20) /* a section larger than this is not believed */
+
+int64_t os_hs_field(const struct os_hs_vm *vm, const char *name, bool *ok)
+{
+	uint64_t v;
+
+	if (os_hs_vm_get(vm, name, &v) != 0 || v > 4096) {
+		*ok = false;
+		return -1;
+	}
+	return (int64_t)v;
+}
+
+bool os_hs_read_int(const uint8_t *p, size_t len, size_t *pos, uint32_t *v)
+{
+	uint32_t sum = 0, shift = 0;
+
+	for (int i = 0; i < 5; i++) {
+		uint32_t b;
+
+		if (*pos >= len)
+			return false;
+		b = p[(*pos)++];
+		sum += b << shift;
+		if (b < 192 || i == 4)
+			break;
+		shift += 6;
+	}
+	*v = sum;
+	return true;
+}
+
+void os_hs_scope_layout(struct os_hs_scope_layout *l, const struct os_hs_vm *vm)
+{
+	bool ok = true;
+	uint64_t size = 0;
+	int64_t last = 0;
+
+	memset(l, 0, sizeof(*l));
+	l->name = os_hs_field(vm, "CodeBlob::_name", &ok);
+	l->method = os_hs_field(vm, "CompiledMethod::_method", &ok);
+	l->sdata = os_hs_field(vm, "CompiledMethod::_scopes_data_begin", &ok);
+	l->meta = os_hs_field(vm, "nmethod::_metadata_offset", &ok);
+	l->pcs = os_hs_field(vm, "nmethod::_scopes_pcs_offset", &ok);
+	l->deps = os_hs_field(vm, "nmethod::_dependencies_offset", &ok);
+	l->cid = os_hs_field(vm, "nmethod::_compile_id", &ok);
+	l->pc_off = os_hs_field(vm, "PcDesc::_pc_offset", &ok);
+	l->scope_off = os_hs_field(vm, "PcDesc::_scope_decode_offset", &ok);
+	if (os_hs_vm_get(vm, "PcDesc", &size) != 0 || size < 8 || size > 64)
+		ok = false;
+	if (!ok)
+		return;
+	l->pcdesc = (uint32_t)size;
+	if (l->pc_off + 4 > (int64_t)size || l->scope_off + 4 > (int64_t)size)
+		return;
+	for (const int64_t *f = &l->name; f <= &l->cid; f++)
+		if (*f > last)
+			last = *f;
+	l->hdr_len = (uint32_t)last + 8;
+	l->ok = true;
+}
+
+void os_hs_nm_free(struct os_hs_nm *nm)
+{
+	free(nm->pcs);
+	free(nm->data);
+	free(nm->meta);
+	memset(nm, 0, sizeof(*nm));
+}
+
+static int32_t i32_at(const uint8_t *b, int64_t off)
+{
+	int32_t v;
+
+	memcpy(&v, b + off, 4);
+	return v;
+}
+
+static uint64_t u64_at(const uint8_t *b, int64_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, b + off, 8);
+	return v;
+}
+
+static bool read_hdr(const struct os_hs_scope_layout *l, os_hs_read_fn rd, void *arg,
+		     uint64_t start, uint8_t *hdr)
+{
+	return l->hdr_len <= 1024 && rd(arg, start, hdr, l->hdr_len);
+}
+
+/* One section [lo, hi) of the target into a new buffer of n bytes. */
+static int section(os_hs_read_fn rd, void *arg, uint64_t lo, uint64_t hi, void **out)
+{
+	size_t n;
+
+	*out = NULL;
+	if (hi < lo || hi - lo > NM_MAX_SECTION)
+		return -EINVAL;
+	n = (size_t)(hi - lo);
+	if (!n)
+		return 0;
+	*out = malloc(n);
+	if (!*out)
+		return -ENOMEM;
+	if (!rd(arg, lo, *out, n))
+		return -EFAULT;
+	return 0;
+}
+
+int os_hs_nm_read(struct os_hs_nm *nm, const struct os_hs_scope_layout *l, os_hs_read_fn rd,
+		  void *arg, uint64_t start, uint64_t code_begin)
+{
+	uint8_t hdr[1024], *raw = NULL;
+	char name[8];
+	uint64_t name_at, meta_lo, data_lo, pcs_lo, pcs_hi;
+	int32_t pcs_off, deps_off, meta_off;
+	int rc;
+
+	memset(nm, 0, sizeof(*nm));
+	if (!l->ok)
+		return -ENOENT;
+	if (!read_hdr(l, rd, arg, start, hdr))
+		return -EFAULT;
+	name_at = u64_at(hdr, l->name);
+	if (!name_at || !rd(arg, name_at, name, sizeof(name)))
+		return -EFAULT;
+	if (memcmp(name, "nmethod", 8) != 0)
+		return -ENOENT;
+	meta_off = i32_at(hdr, l->meta);
+	pcs_off = i32_at(hdr, l->pcs);
+	deps_off = i32_at(hdr, l->deps);
+	data_lo = u64_at(hdr, l->sdata);
+	meta_lo = start + (uint64_t)(int64_t)meta_off;
+	pcs_lo = start + (uint64_t)(int64_t)pcs_off;
+	pcs_hi = start + (uint64_t)(int64_t)deps_off;
+	/* the sections follow one another: metadata, scopes data, PcDescs */
+	if (meta_off <= 0 || pcs_off <= 0 || deps_off < pcs_off || data_lo < meta_lo ||
+	    pcs_lo < data_lo || (data_lo - meta_lo) % 8 || (pcs_hi - pcs_lo) % l->pcdesc)
+		return -EINVAL;
+	nm->start = start;
+	nm->code_begin = code_begin;
+	nm->method = u64_at(hdr, l->method);
+	nm->sdata_at = data_lo;
+	nm->compile_id = i32_at(hdr, l->cid);
+	rc = section(rd, arg, meta_lo, data_lo, (void **)&nm->meta);
+	if (!rc)
+		rc = section(rd, arg, data_lo, pcs_lo, (void **)&nm->data);
+	if (!rc)
+		rc = section(rd, arg, pcs_lo, pcs_hi, (void **)&raw);
+	if (rc) {
+		free(raw);
+		os_hs_nm_free(nm);
+		return rc;
+	}
+	nm->nmeta = (uint32_t)((data_lo - meta_lo) / 8);
+	nm->ndata = (uint32_t)(pcs_lo - data_lo);
+	nm->npcs = (uint32_t)((pcs_hi - pcs_lo) / l->pcdesc);
+	if (nm->npcs) {
+		nm->pcs = malloc(2 * sizeof(int32_t) * nm->npcs);
+		if (!nm->pcs) {
+			free(raw);
+			os_hs_nm_free(nm);
+			return -ENOMEM;
+		}
+	}
+	for (uint32_t i = 0; i < nm->npcs; i++) {
+		nm->pcs[2 * i] = i32_at(raw + (size_t)i * l->pcdesc, l->pc_off);
+		nm->pcs[2 * i + 1] = i32_at(raw + (size_t)i * l->pcdesc, l->scope_off);
+		if (i && nm->pcs[2 * i] < nm->pcs[2 * i - 2]) { /* HotSpot keeps them sorted */
+			free(raw);
+			os_hs_nm_free(nm);
+			return -EINVAL;
+		}
+	}
+	free(raw);
+	return 0;
+}
+
+bool os_hs_nm_same(const struct os_hs_nm *nm, const struct os_hs_scope_layout *l,
+		   os_hs_read_fn rd, void *arg)
+{
+	uint8_t hdr[1024];
+
+	return read_hdr(l, rd, arg, nm->start, hdr) && i32_at(hdr, l->cid) == nm->compile_id &&
+	       u64_at(hdr, l->method) == nm->method && u64_at(hdr, l->sdata) == nm->sdata_at;
+}
+
+/* One compressed int of the scopes data at *pos. */
+static bool read_int(const struct os_hs_nm *nm, uint32_t *pos, uint32_t *v)
+{
+	size_t at = *pos;
+	bool ok = os_hs_read_int(nm->data, nm->ndata, &at, v);
+
+	*pos = (uint32_t)at;
+	return ok;
+}
+
+/* The PcDesc index for pc offset off: exact, or the first at or after it. */
+static bool find_pc(const struct os_hs_nm *nm, int64_t off, bool exact, uint32_t *at)
+{
+	uint32_t lo = 0, hi = nm->npcs;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (nm->pcs[2 * mid] < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == nm->npcs || (exact && nm->pcs[2 * lo] != off))
+		return false;
+	*at = lo;
+	return true;
+}
+
+uint32_t os_hs_nm_expand(const struct os_hs_nm *nm, uint64_t pc, bool exact, uint64_t *out,
+			 int32_t *bci, uint32_t max)
+{
+	uint32_t at, n = 0, scope;
+	int64_t off;
+
+	if (!max || pc < nm->code_begin || pc - nm->code_begin > INT32_MAX)
+		return 0;
+	off = (int64_t)(pc - nm->code_begin);
+	if (!find_pc(nm, off, exact, &at))
+		return 0;
+	scope = (uint32_t)nm->pcs[2 * at + 1];
+	if (nm->pcs[2 * at + 1] <= 0) /* serialized_null: no scope recorded here */
+		return 0;
+	while (scope) {
+		uint32_t sender, idx, b, pos = scope;
+
+		/* sender offset, method index, bci + 1 (InvocationEntryBci -1
+		 * stored as 0) */
+		if (n == max || n == OS_HS_SCOPE_DEPTH || !read_int(nm, &pos, &sender) ||
+		    !read_int(nm, &pos, &idx) || !idx || idx > nm->nmeta || !read_int(nm, &pos, &b) ||
+		    b > 0x10000)
+			return 0;
+		out[n] = nm->meta[idx - 1];
+		if (bci)
+			bci[n] = (int32_t)b - 1;
+		if (!out[n] || (out[n] & 7))
+			return 0;
+		n++;
+		/* a sender lies before its callee in the stream */
+		if (sender >= scope)
+			return 0;
+		scope = sender;
+	}
+	return n && out[n - 1] == nm->method ? n : 0;
+}

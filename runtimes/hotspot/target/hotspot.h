@@ -1,0 +1,90 @@
+/* hotspot.h - the HotSpot runtime adapter inside the target (internal to
+ * libobjscope.so). hotspot.c detects libjvm.so (dlopen hook, or already
+ * loaded at start-up), installs inline detours (detour.h) on its allocation
+ * and GC entry points and on JNI_CreateJavaVM, adds objscope's JVM options,
+ * and announces the JVM with one OS_EV_JVM event (hotspot_abi.h).
+ *
+ * Files: hotspot.c (detection, hooks, events), hotspot_walk.c (allocation
+ * paths through libjvm, interpreted and JIT frames), hotspot_moves.c (GC
+ * object moves from memcpy/memmove), hotspot_vms.c (vmStructs),
+ * hotspot_elf.c (.symtab of libjvm on disk).
+ *
+ * Return convention: 0 on success, -errno on failure, unless stated. */
+#ifndef OBJSCOPE_PRELOAD_HOTSPOT_H
+#define OBJSCOPE_PRELOAD_HOTSPOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtimes/hotspot/hs_frames.h"
+#include "preload/adapter.h"
+#include "preload/preload.h"
+
+/* What the hot paths read; written once when the JVM is up (before the
+ * filter and the hooks start using it), read-only afterwards. The *_at
+ * pointers are set when libjvm is found: before `up`, walks read through
+ * them what exists so far (Java code runs inside JNI_CreateJavaVM). */
+struct osp_hs_state {
+	uintptr_t heap_lo, heap_hi;       /* reserved Java heap (masked for ZGC) */
+	uintptr_t interp_lo, interp_hi;   /* interpreter codelets */
+	const void *const *interp_code_at; /* AbstractInterpreter::_code (a StubQueue*) */
+	uint64_t interp_buf_off, interp_lim_off; /* StubQueue::_stub_buffer, _buffer_limit */
+	uintptr_t code_lo, code_hi;       /* whole code cache (JIT, stubs, interpreter) */
+	const uintptr_t *code_lo_at;      /* CodeCache::_low_bound / _high_bound, from libjvm's */
+	const uintptr_t *code_hi_at;      /* load (before `up`: JIT code runs during start-up) */
+	uintptr_t jvm_lo, jvm_hi;         /* libjvm's executable segment */
+	uintptr_t end_lo[2], end_hi[2];   /* libc's and libjli's: where a thread's frames
+					   * end (native walks by frame pointer) */
+	int64_t method_off;               /* Method* slot of an interpreter frame, bytes from fp */
+	uint64_t total_coll_off;          /* CollectedHeap::_total_collections, 0 = unknown */
+	uint64_t zgc_offset_mask;         /* ZGC: address bits without the color (0: not ZGC) */
+	uint64_t zgc_meta_mask;           /* ZGC: color bits of a heap address */
+	uint64_t gc_count;                /* number of the collection in progress or last */
+	uint64_t dither_off;              /* hybrid mode: Thread::_tlab + TLAB::_desired_size, 0 = off */
+	uint64_t dither_lo, dither_span;  /* next TLAB's desired size: lo + [0, span) words */
+	uint64_t alloc_bytes_off;         /* Thread::_allocated_bytes, 0 = unknown */
+	struct os_hsf_layout frames;      /* JIT frames without frame pointers (.ok: usable) */
+	int up;                           /* 1 once the fields above are valid */
+};
+extern struct osp_hs_state osp_hs;
+
+/* ---- hotspot.c ---- */
+
+/* Writes one event with `n` payload words into t's ring (frames area).
+ * Returns 0, or -ENOSPC when the ring is full or no slot is free (counted). */
+int osp_hs_emit(struct osp_thread *t, uint16_t type, uint64_t addr, uint64_t size, uint64_t aux,
+		uint64_t aux2, const uint64_t *words, uint32_t n);
+
+/* ---- hotspot_walk.c ---- */
+
+/* Allocation path of the calling thread, leaf first, starting at `caller`
+ * (the hooked function's return address): libunwind through native code,
+ * then a bounded frame-pointer walk through the code cache. Interpreted
+ * frames become OS_FRAME_METHOD | Method*. Returns the number of frames;
+ * *truncated is set when `max` cut the walk. */
+int osp_hs_walk(uint64_t *frames, int max, const void *caller, int *truncated);
+
+/* The same walk for native allocation paths that reach JIT code
+ * (osp_path_jit, adapter.h). */
+int osp_hs_walk_native(uint64_t *frames, int max, const void *caller, int *truncated);
+
+/* Frame-pointer-only walk from `caller` whose frame pointer is `fp` (libjvm
+ * is built with frame pointers). Same frame words and bounds. */
+int osp_hs_walk_fp(uint64_t *frames, int max, const void *caller, const void *fp, int *truncated);
+
+/* ---- hotspot_moves.c ---- */
+
+/* The memcpy/memmove filter (adapter.h): buffers GC object moves per GC
+ * thread, never asks hooks_mem.c to log single OS_EV_MOVE events (returns 0). */
+int osp_hs_move_filter(const void *dst, const void *src, size_t n, enum osp_copy_kind kind,
+		       uint64_t *tag);
+
+/* Writes every thread's buffered moves as OS_EV_MOVES (aux = gc) into t's
+ * ring; called at GC end before OS_EV_GC_END. *flushed = moves written,
+ * *lost = moves that could not be delivered (ring full, buffer busy). */
+void osp_hs_moves_flush_all(struct osp_thread *t, uint64_t gc, uint64_t *flushed, uint64_t *lost);
+
+/* Cumulative count of moves that could not be delivered. */
+uint64_t osp_hs_moves_lost(void);
+
+#endif
