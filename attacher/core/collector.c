@@ -83,14 +83,6 @@ struct round {
 
 static struct round R; /* reused between rounds: one collector per process */
 
-uint64_t os_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static bool grow(void **p, size_t *cap, size_t need, size_t elem)
 {
 	void *np = os_grow(*p, cap, need, elem, 64);

@@ -23,6 +23,7 @@
 #include "attacher/core/shm_host.h"
 #include "attacher/core/tasks.h"
 #include "attacher/core/unwind.h"
+#include "common/clock.h" /* os_now_ns(): callers of the collector use it */
 #include "common/profile.h"
 #include "symbolizer/symbolizer.h"
 
@@ -79,7 +80,5 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 void os_collector_destroy(struct os_collector *c);
 /* Prints the live status line (rate limited) or clears it when final. */
 void os_collector_status(struct os_collector *c, bool final);
-
-uint64_t os_now_ns(void);
 
 #endif
