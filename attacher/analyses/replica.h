@@ -178,28 +178,9 @@ void os_rep_watch_backend(struct os_rep_watch *w, struct os_rep_backend *be);
 void os_rep_watch_stats(const struct os_rep_watch *w, struct watch_stats *out, const char **err);
 void os_rep_watch_free(struct os_rep_watch *w);
 
-/* Hooks of the collection loop (replica_collector.c; collector.c calls
- * them only when --replicas is on, c->rep non-NULL). */
-struct os_collector;
-struct os_obj_event;
-int os_replica_start(struct os_collector *c, char *err, size_t errlen);
-/* take_sample (target alive): width and value of the access */
-void os_replica_take(struct os_collector *c, pid_t pid, uint32_t asid, uint64_t ip,
-		     uint64_t insn, uint64_t addr, uint8_t *width, bool *ok, uint64_t *word8);
-/* an object event drained from the rings (GC begins are noted at once) */
-void os_replica_drained(struct os_collector *c, const struct os_obj_event *oe, uint64_t time);
-/* in time order: before the event is applied / after the sample is */
-void os_replica_event(struct os_collector *c, const struct os_obj_event *ev, uint64_t time);
-void os_replica_sample(struct os_collector *c, uint64_t time, uint32_t asid, uint64_t addr,
-		       uint32_t tid, uint8_t width, bool ok, uint64_t word8);
-void os_replica_poll(struct os_collector *c);
-void os_replica_flush(struct os_collector *c, uint64_t cutoff);
-void os_replica_finish(struct os_collector *c);
-/* os_collector_stop: before the target is left (os_rep_stop) */
-void os_replica_stop(struct os_collector *c);
-/* profile_build: counts of attrib context ctx; notes and OS_AN_REPLICAS */
-void os_replica_counts(struct os_collector *c, uint32_t ctx, struct os_replica *out);
-void os_replica_profile(struct os_collector *c, struct os_profile *p);
-void os_replica_destroy(struct os_collector *c);
+/* The replica observer of the collection loop (replica_collector.c,
+ * attacher/core/observer.h): enabled by --replicas (attacher/analyses/analyses.c). */
+struct os_observer_ops;
+extern const struct os_observer_ops os_replica_observer;
 
 #endif

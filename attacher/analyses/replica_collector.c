@@ -1,13 +1,25 @@
-/* replica_collector.c - the replica engine's hooks in the collection loop
- * (attacher/core/collector.c calls these when --replicas is on) and its part of
- * the profile (counts per context, notes). */
+/* replica_collector.c - the replica observer: the replica engine
+ * (replica.h) as an analysis of the collection loop (attacher/core/observer.h),
+ * enabled by --replicas (attacher/analyses/analyses.c), and its part of the
+ * profile (counts per context, notes). */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "attacher/core/collector.h"
 #include "attacher/analyses/replica.h"
 #include "common/log.h"
+
+struct rep_obs {
+	struct os_collector *c;
+	struct os_rep *rep;
+	struct os_rep_watch *repw;
+};
+
+/* What take() keeps with a queued sample: the word read at sample time
+ * (bytes 0-7), the access width (8) and whether the word was read (9). */
+#define REP_DATA 10
 
 /* Backend check: O1 is still the object the comparison was made with. */
 static bool obj_alive(void *arg, uint32_t asid, uint64_t lo, uint64_t hi, uint32_t ctx)
@@ -20,42 +32,64 @@ static bool obj_alive(void *arg, uint32_t asid, uint64_t lo, uint64_t hi, uint32
 	       e == hi && os_val_ctx(v) == ctx; /* weight bits above the context */
 }
 
-int os_replica_start(struct os_collector *c, char *err, size_t errlen)
+static int obs_start(void **self, struct os_collector *c, char *err, size_t errlen)
 {
+	struct rep_obs *o = calloc(1, sizeof(*o));
 	struct os_rep_backend be;
 	struct os_rep_cfg cfg;
 
-	c->repw = os_rep_watch_new((enum watch_route)c->opts->watch_route);
-	if (!c->repw) {
+	if (!o) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	os_rep_watch_backend(c->repw, &be);
+	*self = o;
+	o->c = c;
+	o->repw = os_rep_watch_new((enum watch_route)c->opts->watch_route);
+	if (!o->repw) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	os_rep_watch_backend(o->repw, &be);
 	be.alive = obj_alive;
 	be.alive_arg = c;
 	os_rep_cfg_default(&cfg);
-	c->rep = os_rep_new(&cfg, &be);
-	if (!c->rep) {
+	o->rep = os_rep_new(&cfg, &be);
+	if (!o->rep) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	return 0;
 }
 
-void os_replica_take(struct os_collector *c, pid_t pid, uint32_t asid, uint64_t ip,
-		     uint64_t insn, uint64_t addr, uint8_t *width, bool *ok, uint64_t *word8)
+/* At sample time, the target alive: width and value of the access. */
+static void obs_take(void *self, const struct os_obs_take *t, void *data)
 {
-	*ok = os_rep_read_access(c->rep, pid, asid, insn, ip, addr, width, word8);
+	struct rep_obs *o = self;
+	uint8_t *d = data, width = 0;
+	uint64_t word8 = 0;
+	bool ok;
+
+	ok = os_rep_read_access(o->rep, t->pid, t->asid, t->insn, t->ip, t->addr, &width, &word8);
+	memcpy(d, &word8, 8);
+	d[8] = width;
+	d[9] = ok;
 }
 
-void os_replica_drained(struct os_collector *c, const struct os_obj_event *oe, uint64_t time)
+/* Drained from the rings: content read before a GC is applied is stale. */
+static void obs_drained(void *self, const struct os_obj_event *oe, uint64_t time)
 {
+	struct rep_obs *o = self;
+
 	if (oe->type == OS_EV_GC_BEGIN)
-		os_rep_gc_seen(c->rep, oe->asid, time);
+		os_rep_gc_seen(o->rep, oe->asid, time);
 }
 
-void os_replica_event(struct os_collector *c, const struct os_obj_event *ev, uint64_t time)
+/* In time order, before the event is applied: frees/GCs forget their
+ * comparisons (the freed object's end is still in the index). */
+static void obs_event(void *self, const struct os_obj_event *ev, uint64_t time)
 {
+	struct rep_obs *o = self;
+	struct os_collector *c = o->c;
 	struct os_aspace *as = os_tasks_get(&c->tasks, ev->asid);
 	uint64_t lo = ev->addr, hi = 0;
 
@@ -63,7 +97,7 @@ void os_replica_event(struct os_collector *c, const struct os_obj_event *ev, uin
 		return;
 	switch (ev->type) {
 	case OS_EV_GC_BEGIN:
-		os_rep_event(c->rep, time, ev->asid, 0, 0, true);
+		os_rep_event(o->rep, time, ev->asid, 0, 0, true);
 		return;
 	case OS_EV_REALLOC:
 	case OS_EV_FREE:
@@ -71,7 +105,7 @@ void os_replica_event(struct os_collector *c, const struct os_obj_event *ev, uin
 			lo = ev->aux; /* the old block */
 		if (!os_iv_lookup(as->objects, lo, NULL, &hi, NULL))
 			hi = lo + 1;
-		os_rep_free_object(c->rep, time, ev->asid, lo, hi);
+		os_rep_free_object(o->rep, time, ev->asid, lo, hi);
 		return;
 	case OS_EV_MREMAP:
 		lo = ev->aux; /* the old block */
@@ -84,16 +118,23 @@ void os_replica_event(struct os_collector *c, const struct os_obj_event *ev, uin
 	default:
 		return;
 	}
-	os_rep_event(c->rep, time, ev->asid, lo, hi, false);
+	os_rep_event(o->rep, time, ev->asid, lo, hi, false);
 }
 
-void os_replica_sample(struct os_collector *c, uint64_t time, uint32_t asid, uint64_t addr,
-		       uint32_t tid, uint8_t width, bool ok, uint64_t word8)
+/* In time order, after attribution. */
+static void obs_sample(void *self, const struct os_obs_sample *x)
 {
+	struct rep_obs *o = self;
+	struct os_collector *c = o->c;
+	const uint8_t *d = x->data;
+	uint32_t asid = x->asid;
+	uint64_t addr = x->addr, word8;
 	struct os_aspace *as = os_tasks_get(&c->tasks, asid);
 	struct os_runtime *rt = c->attrib.rt;
 	struct os_rep_sample s;
 	uint64_t ci, canon = addr;
+	uint8_t width = d[8];
+	bool ok = d[9];
 
 	if (!as || !as->objects)
 		return;
@@ -102,9 +143,10 @@ void os_replica_sample(struct os_collector *c, uint64_t time, uint32_t asid, uin
 	memset(&s, 0, sizeof(s));
 	if (!os_iv_lookup(as->objects, canon, &s.lo, &s.hi, &ci))
 		return;
-	s.time = time;
+	memcpy(&word8, d, 8);
+	s.time = x->time;
 	s.pid = (pid_t)as->pid;
-	s.tid = (pid_t)tid;
+	s.tid = (pid_t)x->tid;
 	s.asid = asid;
 	s.ctx = os_val_ctx(ci);
 	s.addr = canon;
@@ -112,47 +154,56 @@ void os_replica_sample(struct os_collector *c, uint64_t time, uint32_t asid, uin
 	s.value_ok = ok && canon == addr; /* colored (ZGC) addresses: value of addr */
 	s.word8 = word8;
 	s.java = rt && rt->ops->in_heap && rt->ops->in_heap(rt, asid, canon);
-	os_rep_sample(c->rep, &s);
+	os_rep_sample(o->rep, &s);
 }
 
-void os_replica_poll(struct os_collector *c)
+/* After the rings are drained: watchpoint hits, queued; os_rep_sample and
+ * os_rep_flush take them in time order with the samples and events. */
+static void obs_poll(void *self)
 {
-	os_rep_poll(c->rep);
+	os_rep_poll(((struct rep_obs *)self)->rep);
 }
 
-void os_replica_flush(struct os_collector *c, uint64_t cutoff)
+static void obs_flush(void *self, uint64_t cutoff)
 {
-	os_rep_flush(c->rep, cutoff);
+	os_rep_flush(((struct rep_obs *)self)->rep, cutoff);
 }
 
-void os_replica_stop(struct os_collector *c)
+/* os_collector_stop: before the target is left */
+static void obs_stop(void *self)
 {
-	os_rep_stop(c->rep);
+	os_rep_stop(((struct rep_obs *)self)->rep);
 }
 
-void os_replica_finish(struct os_collector *c)
+static void obs_finish(void *self)
 {
-	os_rep_finish(c->rep);
+	os_rep_finish(((struct rep_obs *)self)->rep);
 }
 
-void os_replica_destroy(struct os_collector *c)
+static void obs_destroy(void *self)
 {
-	os_rep_free(c->rep);
-	c->rep = NULL;
-	os_rep_watch_free(c->repw); /* watch_close: on the main thread, as here */
-	c->repw = NULL;
+	struct rep_obs *o = self;
+
+	if (!o)
+		return;
+	os_rep_free(o->rep);
+	os_rep_watch_free(o->repw); /* watch_close: on the main thread, as here */
+	free(o);
 }
 
-void os_replica_profile(struct os_collector *c, struct os_profile *p)
+/* Notes of the profile and OS_AN_REPLICAS. */
+static void obs_notes(void *self, struct os_profile *p)
 {
+	struct rep_obs *o = self;
+	struct os_collector *c = o->c;
 	struct os_rep_stats st;
 	struct watch_stats ws;
 	const char *werr = NULL;
 	char note[768];
 
 	p->analyses |= OS_AN_REPLICAS;
-	os_rep_get_stats(c->rep, &st);
-	os_rep_watch_stats(c->repw, &ws, &werr);
+	os_rep_get_stats(o->rep, &st);
+	os_rep_watch_stats(o->repw, &ws, &werr);
 	snprintf(note, sizeof(note),
 		 "replicas: watchpoints by the %s route (%u per thread, reservoir sampling); "
 		 "%llu samples on objects, %llu comparisons offered, %llu armed, %llu hits, "
@@ -201,7 +252,48 @@ void os_replica_profile(struct os_collector *c, struct os_profile *p)
 		os_warn("--replicas: %s", werr);
 }
 
-void os_replica_counts(struct os_collector *c, uint32_t ctx, struct os_replica *out)
+/* The counts of every attribution context, summed into the profile's
+ * context it became (contexts equal once symbolized are one). */
+static int obs_sections(void *self, const struct os_obs_build *b)
 {
-	os_rep_counts(c->rep, ctx, out);
+	struct rep_obs *o = self;
+	const struct os_attrib *a = &b->c->attrib;
+
+	for (uint32_t i = 0; i < a->nctx; i++) {
+		struct os_replica r, *d;
+
+		if (b->ctxmap[i] == OS_NONE || b->ctxmap[i] >= b->p->ncontexts)
+			continue;
+		d = &b->p->contexts[b->ctxmap[i]].replica;
+		os_rep_counts(o->rep, i, &r);
+		d->equivalent += r.equivalent;
+		d->different += r.different;
+		d->full_checks += r.full_checks;
+		d->full_differ += r.full_differ;
+		d->full_differ_match += r.full_differ_match;
+		d->exact_objects += r.exact_objects;
+		d->exact_twins += r.exact_twins;
+		d->full_match += r.full_match;
+	}
+	return 0;
 }
+
+const struct os_observer_ops os_replica_observer = {
+	.name = "replicas",
+	.sample_data = REP_DATA,
+	/* every round drained and applied: hits matched while their
+	 * comparisons are young */
+	.eager = true,
+	.start = obs_start,
+	.take = obs_take,
+	.drained = obs_drained,
+	.poll = obs_poll,
+	.event = obs_event,
+	.sample = obs_sample,
+	.flush = obs_flush,
+	.finish = obs_finish,
+	.stop = obs_stop,
+	.profile_notes = obs_notes,
+	.profile_sections = obs_sections,
+	.destroy = obs_destroy,
+};

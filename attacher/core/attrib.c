@@ -11,8 +11,6 @@ int os_attrib_init(struct os_attrib *a, struct os_tasks *tasks)
 	a->tasks = tasks;
 	os_hmap_init(&a->node2ctx);
 	os_hmap_init(&a->acc_map);
-	os_hmap_init(&a->tb_map);
-	os_hmap_init(&a->slice_map);
 	return os_cct_init(&a->cct);
 }
 
@@ -21,10 +19,6 @@ void os_attrib_destroy(struct os_attrib *a)
 	os_cct_destroy(&a->cct);
 	os_hmap_destroy(&a->node2ctx);
 	os_hmap_destroy(&a->acc_map);
-	os_hmap_destroy(&a->tb_map);
-	os_hmap_destroy(&a->slice_map);
-	free(a->tb);
-	free(a->slices);
 	free(a->ctx);
 	free(a->acc);
 	memset(a, 0, sizeof(*a));
@@ -184,129 +178,34 @@ void os_attrib_event(struct os_attrib *a, const struct os_obj_event *ev)
 	}
 }
 
-/* Grows *arr (n used of *cap, elements of size sz) for one more; false: no memory. */
-static bool room(void **arr, uint32_t n, uint32_t *cap, size_t sz)
-{
-	void *na;
-	uint32_t c;
-
-	if (n < *cap)
-		return true;
-	c = *cap ? *cap * 2 : 1024;
-	na = realloc(*arr, (size_t)c * sz);
-	if (!na)
-		return false;
-	*arr = na;
-	*cap = c;
-	return true;
-}
-
-/* Counts n samples of `entry` for (pid, tid, bucket). */
-static void slice_count(struct os_attrib *a, uint32_t entry, uint32_t pid, uint32_t tid,
-			uint64_t bucket, uint64_t n)
-{
-	uint64_t tbkey, *tbs, *ss;
-
-	if (bucket >= OS_SLICE_BUCKETS)
-		bucket = OS_SLICE_BUCKETS - 1;
-	tbkey = (uint64_t)(pid & 0x3fffff) << 42 | (uint64_t)(tid & 0x3fffff) << 20 | bucket;
-	tbs = os_hmap_ref(&a->tb_map, tbkey, UINT64_MAX);
-	if (!tbs)
-		goto lost;
-	if (*tbs == UINT64_MAX) {
-		if (!room((void **)&a->tb, a->ntb, &a->tbcap, sizeof(*a->tb)))
-			goto lost;
-		a->tb[a->ntb] = tbkey;
-		*tbs = a->ntb++;
-	}
-	ss = os_hmap_ref(&a->slice_map, (uint64_t)entry << 32 | *tbs, UINT64_MAX);
-	if (!ss)
-		goto lost;
-	if (*ss == UINT64_MAX) {
-		if (!room((void **)&a->slices, a->nslices, &a->slicecap, sizeof(*a->slices)))
-			goto lost;
-		a->slices[a->nslices] = (struct os_attrib_slice){ entry, (uint32_t)*tbs, 0 };
-		*ss = a->nslices++;
-	}
-	a->slices[*ss].samples += n;
-	return;
-lost:
-	a->slices_lost += n;
-}
-
-/* Too many slices (a long run of many threads and paths): buckets twice
- * as wide, equal keys folded; the memory held stays bounded. */
-static void slices_widen(struct os_attrib *a)
-{
-	struct os_attrib_slice *old = a->slices;
-	uint32_t nold = a->nslices, i;
-	uint64_t *tbold = a->tb;
-
-	a->slice_k = (a->slice_k ? a->slice_k : 1) * 2;
-	a->slices = NULL;
-	a->nslices = a->slicecap = 0;
-	a->tb = NULL;
-	a->ntb = a->tbcap = 0;
-	os_hmap_destroy(&a->tb_map);
-	os_hmap_destroy(&a->slice_map);
-	os_hmap_init(&a->tb_map);
-	os_hmap_init(&a->slice_map);
-	for (i = 0; i < nold; i++) {
-		uint64_t tb = tbold[old[i].tb];
-
-		slice_count(a, old[i].entry, (uint32_t)(tb >> 42), (uint32_t)(tb >> 20) & 0x3fffff,
-			    (tb & (OS_SLICE_BUCKETS - 1)) / 2, old[i].samples);
-	}
-	free(old);
-	free(tbold);
-	if (a->nslices > OS_SLICE_CAP / 4 * 3) { /* not time but threads x paths: give up */
-		a->slices_off = true;
-		free(a->slices);
-		free(a->tb);
-		a->slices = NULL;
-		a->tb = NULL;
-		a->nslices = a->slicecap = a->ntb = a->tbcap = 0;
-		os_hmap_destroy(&a->tb_map);
-		os_hmap_destroy(&a->slice_map);
-		os_hmap_init(&a->tb_map);
-		os_hmap_init(&a->slice_map);
-	}
-}
-
 static uint32_t sample(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64_t sp,
-		       uint32_t access_node);
+		       uint32_t access_node, uint32_t *acc);
 
 void os_attrib_sample(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64_t sp,
 		      uint32_t access_node)
 {
-	sample(a, asid, addr, sp, access_node);
+	uint32_t acc;
+
+	sample(a, asid, addr, sp, access_node, &acc);
 }
 
-void os_attrib_sample_at(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64_t sp,
-			 uint32_t access_node, uint32_t tid, uint64_t since_ns)
+uint32_t os_attrib_charge(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64_t sp,
+			  uint32_t access_node, uint32_t *acc)
 {
-	uint32_t entry = sample(a, asid, addr, sp, access_node);
-	struct os_aspace *as;
-
-	if (entry == OS_NONE || a->slices_off)
-		return;
-	as = os_tasks_get(a->tasks, asid);
-	slice_count(a, entry, as ? as->pid : 0, tid,
-		    since_ns / (OS_SLICE_MS * 1000000ull * (a->slice_k ? a->slice_k : 1)), 1);
-	if (a->nslices >= OS_SLICE_CAP)
-		slices_widen(a);
+	return sample(a, asid, addr, sp, access_node, acc);
 }
 
-/* Attributes one sample; returns the slice entry it was counted in
- * (OS_SLICE_CTX | ctx, or the acc index), OS_NONE if not attributed. */
+/* Attributes one sample; returns its context (OS_NONE if not attributed)
+ * and its access entry in *acc (OS_NONE if none). */
 static uint32_t sample(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64_t sp,
-		       uint32_t access_node)
+		       uint32_t access_node, uint32_t *acc)
 {
 	struct os_aspace *as = os_tasks_get(a->tasks, asid);
 	uint64_t val, ci, key, *slot;
 	double w;
 	bool managed;
 
+	*acc = OS_NONE;
 	if (!as)
 		return OS_NONE;
 	if (a->rt && a->rt->ops->sample_addr)
@@ -342,18 +241,18 @@ static uint32_t sample(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64
 	a->ctx[ci].samples++;
 	a->ctx[ci].est_samples += w;
 	if (access_node == OS_CCT_NONE)
-		return OS_SLICE_CTX | (uint32_t)ci;
+		return (uint32_t)ci;
 	key = ci << 32 | access_node;
 	slot = os_hmap_ref(&a->acc_map, key, UINT64_MAX);
 	if (!slot)
-		return OS_SLICE_CTX | (uint32_t)ci;
+		return (uint32_t)ci;
 	if (*slot == UINT64_MAX) {
 		if (a->nacc == a->acccap) {
 			uint32_t cap = a->acccap ? a->acccap * 2 : 1024;
 			struct os_acc *n = realloc(a->acc, cap * sizeof(*n));
 
 			if (!n)
-				return OS_SLICE_CTX | (uint32_t)ci;
+				return (uint32_t)ci;
 			a->acc = n;
 			a->acccap = cap;
 		}
@@ -364,5 +263,6 @@ static uint32_t sample(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64
 	}
 	a->acc[*slot].samples++;
 	a->acc[*slot].est_samples += w;
-	return (uint32_t)*slot;
+	*acc = (uint32_t)*slot;
+	return (uint32_t)ci;
 }

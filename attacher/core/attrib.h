@@ -75,16 +75,6 @@ struct os_acc {
 	double est_samples;       /* sum of the weights of the objects sampled */
 };
 
-#define OS_SLICE_MS 100u       /* width of a time bucket as recorded */
-#define OS_SLICE_CTX (1u << 31)
-#define OS_SLICE_BUCKETS (1u << 20)
-#define OS_SLICE_CAP (1u << 21) /* slices the collector holds (about 80 MiB with maps) */
-
-struct os_attrib_slice {
-	uint32_t entry, tb;
-	uint64_t samples;
-};
-
 struct os_attrib {
 	struct os_tasks *tasks;
 	struct os_cct cct;
@@ -99,19 +89,6 @@ struct os_attrib {
 	 * c.samples_java_attributed; weighted: some object had weight != 1. */
 	double est_attributed, est_java_attributed;
 	bool weighted;
-	/* Samples by (ctx/acc entry, thread, time bucket) for OS_SEC_SLICES:
-	 * tb_map interns pid << 42 | tid << 20 | bucket into tb[]; slice_map
-	 * maps entry << 32 | tb index into slices[] (entry: acc index, or
-	 * ctx index | OS_SLICE_CTX for a sample without an access path). */
-	struct os_hmap tb_map, slice_map;
-	uint64_t *tb;
-	uint32_t ntb, tbcap;
-	struct os_attrib_slice *slices;
-	uint32_t nslices, slicecap;
-	uint64_t slices_lost;      /* samples not kept in a slice (out of memory) */
-	bool slices_off;           /* too many even so: none kept (a note says it) */
-	uint32_t slice_k;          /* bucket width is slice_k x OS_SLICE_MS (0 read as 1):
-				    * doubled when OS_SLICE_CAP slices are held */
 	struct os_runtime *rt;     /* runtime adapter (HotSpot), NULL: native only */
 	uint64_t min_size;         /* --min-size: smaller objects are not tracked */
 	/* A sample in a managed heap that no tracked object holds: the adapter
@@ -154,9 +131,10 @@ void os_attrib_event(struct os_attrib *a, const struct os_obj_event *ev);
  * the samples counts and the object's weight in the estimates. */
 void os_attrib_sample(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64_t sp,
 		      uint32_t access_node);
-/* Same, and the sample (when attributed) is also counted for thread tid at
- * `since_ns` from the start of the run (OS_SEC_SLICES). */
-void os_attrib_sample_at(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64_t sp,
-			 uint32_t access_node, uint32_t tid, uint64_t since_ns);
+/* Same; returns the context charged (OS_NONE: not attributed) and puts the
+ * access entry (index of a->acc) in *acc, OS_NONE when the sample has no
+ * access path (or no memory for its entry). */
+uint32_t os_attrib_charge(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64_t sp,
+			  uint32_t access_node, uint32_t *acc);
 
 #endif

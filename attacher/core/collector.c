@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "runtimes/hotspot/hotspot.h"
-#include "attacher/analyses/replica.h"
 #include "common/grow.h"
 #include "common/log.h"
 
@@ -34,11 +33,9 @@ struct os_qitem {
 		struct {
 			uint64_t addr, sp;
 			uint32_t asid, node;
-			/* --replicas: thread, access width and the word read at sample time */
 			uint32_t tid;
-			uint8_t width;
-			bool vok;
-			uint64_t word8;
+			/* the observers' bytes from take (attacher/core/observer.h) */
+			uint64_t data[OS_OBS_SAMPLE_DATA / 8];
 		} s;
 	};
 };
@@ -311,6 +308,46 @@ static uint64_t code_func_start(void *arg, uint32_t asid, uint64_t addr)
 	return os_sym_func_start(c->sym, asid, addr);
 }
 
+/* The analyses the options enable (attacher/core/observer.h). */
+static int observers_start(struct os_collector *c, char *err, size_t errlen)
+{
+	const struct os_observer_ops *ops[OS_OBS_MAX];
+	size_t n = os_observers_enabled(c->opts, ops, OS_OBS_MAX);
+	int rc;
+
+	for (size_t i = 0; i < n; i++) {
+		struct os_obs *b = &c->obs[c->nobs];
+
+		if (c->obs_data + ops[i]->sample_data > OS_OBS_SAMPLE_DATA) {
+			snprintf(err, errlen, "%s: no room for its sample data", ops[i]->name);
+			return -ENOSPC;
+		}
+		b->ops = ops[i];
+		b->self = NULL;
+		b->data_off = c->obs_data;
+		if (ops[i]->start) {
+			rc = ops[i]->start(&b->self, c, err, errlen);
+			if (rc < 0) {
+				if (ops[i]->destroy)
+					ops[i]->destroy(b->self);
+				return rc;
+			}
+		}
+		c->nobs++;
+		c->obs_data += (ops[i]->sample_data + 7) & ~7u;
+		c->obs_eager |= ops[i]->eager;
+	}
+	return 0;
+}
+
+/* Calls `fn` of every observer that has one, with args after self. */
+#define OBS_EACH(c, fn, ...)                                                   \
+	do {                                                                   \
+		for (unsigned obs_i_ = 0; obs_i_ < (c)->nobs; obs_i_++)         \
+			if ((c)->obs[obs_i_].ops->fn)                         \
+				(c)->obs[obs_i_].ops->fn((c)->obs[obs_i_].self, ##__VA_ARGS__); \
+	} while (0)
+
 int os_collector_init(struct os_collector *c, const struct os_opts *o, char *err, size_t errlen)
 {
 	int rc;
@@ -360,12 +397,7 @@ int os_collector_init(struct os_collector *c, const struct os_opts *o, char *err
 	}
 	c->status_line = o->progress || isatty(STDERR_FILENO);
 	R.c = c;
-	if (o->replicas) { /* replica analysis (attacher/analyses/replica.h) */
-		rc = os_replica_start(c, err, errlen);
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	return observers_start(c, err, errlen);
 }
 
 /* The sampler's event, with the side-band records that follow the target. */
@@ -694,9 +726,15 @@ static void take_sample(struct os_collector *c, struct raw *w, const uint64_t *c
 	q->s.asid = as->id;
 	q->s.node = os_attrib_path(&c->attrib, as->id, frames, n);
 	q->s.tid = s->tid;
-	if (c->rep) /* --replicas: the value while the target still holds it */
-		os_replica_take(c, (pid_t)s->pid, as->id, s->ip, insn, addr, &q->s.width, &q->s.vok,
-				&q->s.word8);
+	if (c->nobs) { /* analyses: what they read while the target still holds it */
+		struct os_obs_take t = { (pid_t)s->pid, s->tid, as->id, s->ip, insn, addr };
+
+		memset(q->s.data, 0, sizeof(q->s.data));
+		for (unsigned i = 0; i < c->nobs; i++)
+			if (c->obs[i].ops->take)
+				c->obs[i].ops->take(c->obs[i].self, &t,
+						    (uint8_t *)q->s.data + c->obs[i].data_off);
+	}
 }
 
 static void ring_event(const struct os_event *ev, void *arg)
@@ -717,14 +755,42 @@ static void ring_event(const struct os_event *ev, void *arg)
 
 	if (!os_attrib_prepare(&c->attrib, ev, &oe))
 		return;
-	if (c->rep) /* --replicas: content read before a GC is applied is stale */
-		os_replica_drained(c, &oe, ev->time);
+	OBS_EACH(c, drained, &oe, ev->time); /* e.g. a GC begin: content read before is stale */
 	q = queue_push(c, ev->time, Q_EVENT);
 	if (!q) {
 		c->attrib.c.dropped_events++;
 		return;
 	}
 	q->ev = oe;
+}
+
+/* Attributes a queued sample, then gives it to the analyses. */
+static void apply_sample(struct os_collector *c, const struct os_qitem *q)
+{
+	struct os_tasks *t = &c->tasks;
+	struct os_aspace *as;
+	struct os_obs_sample s;
+	uint32_t acc;
+
+	s.ctx = os_attrib_charge(&c->attrib, q->s.asid, q->s.addr, q->s.sp, q->s.node, &acc);
+	if (!c->nobs)
+		return;
+	as = os_tasks_get(t, q->s.asid);
+	s.time = q->time;
+	s.since_ns = q->time > c->start_ns ? q->time - c->start_ns : 0;
+	s.asid = q->s.asid;
+	s.pid = as ? as->pid : 0;
+	s.tid = q->s.tid;
+	s.addr = q->s.addr;
+	s.sp = q->s.sp;
+	s.access_node = q->s.node;
+	s.acc = acc;
+	for (unsigned i = 0; i < c->nobs; i++) {
+		if (!c->obs[i].ops->sample)
+			continue;
+		s.data = (const uint8_t *)q->s.data + c->obs[i].data_off;
+		c->obs[i].ops->sample(c->obs[i].self, &s);
+	}
 }
 
 static int cmp_q(const void *a, const void *b)
@@ -801,14 +867,13 @@ void os_collector_round(struct os_collector *c, bool final)
 			    r->raw[i].ring_stack ? r->raw[i].ring_stack : r->stacks + r->raw[i].stack);
 	if (c->perf_ready) /* the stacks used in place are done with */
 		os_perf_release(c->perf);
-	if (!final && !c->rep && os_now_ns() - r->last_apply < APPLY_EVERY_NS)
+	if (!final && !c->obs_eager && os_now_ns() - r->last_apply < APPLY_EVERY_NS)
 		return; /* r->oom stays set for the next full round to report */
 	r->last_apply = os_now_ns();
 	/* 3. object events from the target's rings */
 	if (c->shm_ready)
 		os_shm_host_drain(&c->shm, ring_event, c);
-	if (c->rep) /* --replicas: watchpoint hits, taken in time order below */
-		os_replica_poll(c);
+	OBS_EACH(c, poll); /* the analyses' own sources, taken in time order below */
 	/* 4. apply what is older than the window, in time order */
 	queue_sort(c, r);
 	cutoff = final ? UINT64_MAX : os_now_ns() - WINDOW_NS;
@@ -816,22 +881,15 @@ void os_collector_round(struct os_collector *c, bool final)
 		struct os_qitem *q = &c->q[done];
 
 		if (q->kind == Q_EVENT) {
-			if (c->rep) /* --replicas: frees/GCs forget their comparisons */
-				os_replica_event(c, &q->ev, q->time);
+			OBS_EACH(c, event, &q->ev, q->time); /* before the objects change */
 			os_attrib_event(&c->attrib, &q->ev);
 		} else {
-			os_attrib_sample_at(&c->attrib, q->s.asid, q->s.addr, q->s.sp, q->s.node,
-					    q->s.tid, q->time > c->start_ns ? q->time - c->start_ns : 0);
-			if (c->rep)
-				os_replica_sample(c, q->time, q->s.asid, q->s.addr, q->s.tid,
-						  q->s.width, q->s.vok, q->s.word8);
+			apply_sample(c, q);
 		}
 	}
-	if (c->rep) {
-		os_replica_flush(c, cutoff);
-		if (final)
-			os_replica_finish(c);
-	}
+	OBS_EACH(c, flush, cutoff);
+	if (final)
+		OBS_EACH(c, finish);
 	if (done && c->qn > done)
 		memmove(c->q, c->q + done, (c->qn - done) * sizeof(*c->q));
 	c->qn -= done;
@@ -847,10 +905,9 @@ void os_collector_stop(struct os_collector *c)
 		os_perf_disable(c->perf);
 	if (c->shm_ready)
 		atomic_store(&c->shm.hdr->disarmed, 1);
-	/* --replicas: no watchpoint may hold a target thread past the stop (the
-	 * ptrace route keeps a hit thread seized until it is answered) */
-	if (c->rep)
-		os_replica_stop(c);
+	/* analyses let go of the target: nothing of theirs may hold a target
+	 * thread past the stop (a seized thread, a watchpoint) */
+	OBS_EACH(c, stop);
 	if (!c->end_ns)
 		c->end_ns = os_now_ns();
 }
@@ -983,8 +1040,8 @@ void os_collector_destroy(struct os_collector *c)
 	if (c->shm_ready)
 		os_shm_host_destroy(&c->shm);
 	c->shm_ready = false;
-	if (c->rep || c->repw)
-		os_replica_destroy(c);
+	OBS_EACH(c, destroy);
+	c->nobs = 0;
 	os_sampler_destroy(&c->sampler);
 	os_unwinder_free(c->unw);
 	c->unw = NULL;

@@ -16,6 +16,7 @@
 #include <sys/types.h>
 
 #include "attacher/core/attrib.h"
+#include "attacher/core/observer.h"
 #include "attacher/cli/options.h"
 #include "attacher/sampling/perf.h"
 #include "attacher/inject/pidns.h"
@@ -28,8 +29,6 @@
 #include "symbolizer/symbolizer.h"
 
 struct os_qitem;
-struct os_rep;
-struct os_rep_watch;
 
 struct os_collector {
 	const struct os_opts *opts;
@@ -56,8 +55,11 @@ struct os_collector {
 	uint64_t last_status_ns;
 	bool status_line;          /* live status on stderr */
 	bool shm_ready, perf_ready;
-	struct os_rep *rep;         /* --replicas (attacher/analyses/replica.h), else NULL */
-	struct os_rep_watch *repw;
+	/* analyses (attacher/core/observer.h), called in this order */
+	struct os_obs obs[OS_OBS_MAX];
+	unsigned nobs;
+	unsigned obs_data;          /* sample_data bytes of all of them */
+	bool obs_eager;             /* one of them wants every round applied */
 };
 
 /* Shared memory + sampler; call before the target starts. */

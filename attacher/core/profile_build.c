@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include "attacher/core/collector.h"
-#include "attacher/analyses/replica.h"
 #include "common/log.h"
 
 struct builder {
@@ -152,147 +151,6 @@ static uint32_t stack_of(struct builder *b, uint32_t node, bool leaf_exact, uint
 	return os_profile_stack(b->p, ids, n);
 }
 
-/* Adds the replica counts of attrib context ci into d. */
-static void replica_add(struct os_replica *d, struct os_collector *c, uint32_t ci)
-{
-	struct os_replica r;
-
-	os_replica_counts(c, ci, &r);
-	d->equivalent += r.equivalent;
-	d->different += r.different;
-	d->full_checks += r.full_checks;
-	d->full_differ += r.full_differ;
-	d->full_differ_match += r.full_differ_match;
-	d->exact_objects += r.exact_objects;
-	d->exact_twins += r.exact_twins;
-	d->full_match += r.full_match;
-}
-
-static int cmp_slice(const void *x, const void *y)
-{
-	const struct os_slice *a = x, *b = y;
-
-	if (a->context != b->context)
-		return a->context < b->context ? -1 : 1;
-	if (a->access != b->access)
-		return a->access < b->access ? -1 : 1;
-	if (a->thread != b->thread)
-		return a->thread < b->thread ? -1 : 1;
-	if (a->bucket != b->bucket)
-		return a->bucket < b->bucket ? -1 : 1;
-	return 0;
-}
-
-/* Sorts v[0, n) and folds equal keys, buckets divided by k first (v keeps
- * raw buckets in `raw`); returns the slices left, in v. */
-static uint32_t fold_slices(struct os_slice *v, const uint32_t *raw, uint32_t n, uint32_t k)
-{
-	uint32_t i, j, m = 0;
-
-	for (i = 0; i < n; i++)
-		v[i].bucket = raw[i] / k;
-	qsort(v, n, sizeof(*v), cmp_slice);
-	for (i = 0; i < n; i = j) {
-		struct os_slice s = v[i];
-
-		for (j = i + 1; j < n && cmp_slice(&v[i], &v[j]) == 0; j++)
-			s.samples += v[j].samples;
-		v[m++] = s;
-	}
-	return m;
-}
-
-/* OS_SEC_SLICES from the attribution's per-(entry, thread, bucket) counts:
- * entries mapped to the profile's contexts and accesses (ctxmap, accmap),
- * threads to the profile's (index of c->tasks.threads), buckets widened
- * (a multiple of OS_SLICE_MS) so that a run has at most MAX_BUCKETS and
- * the section at most MAX_SLICES records (24 bytes each), equal keys
- * folded. Returns 0 or -ENOMEM. */
-#define MAX_BUCKETS 1000u
-#define MAX_SLICES (256u * 1024)
-static int build_slices(struct builder *b, const uint32_t *ctxmap, const uint32_t *accmap)
-{
-	const struct os_attrib *a = &b->c->attrib;
-	struct os_hmap thr;
-	struct os_slice *v, *w = NULL;
-	uint32_t *raw, n = 0, m, maxb = 0, k, i;
-	uint64_t idx;
-
-	if (a->slices_off || a->slices_lost) {
-		/* incomplete slices would make --tid/--time reports wrong: none */
-		os_profile_add_note(b->p, a->slices_off
-			? "samples by thread and time not kept: too many distinct (object, access"
-			  " path, thread) combinations; report --tid/--comm/--time cannot be used"
-			: "samples by thread and time not kept (out of memory); report"
-			  " --tid/--comm/--time cannot be used");
-		return 0;
-	}
-	if (!a->nslices)
-		return 0;
-	for (i = 0; i < a->ntb; i++)
-		if ((uint32_t)(a->tb[i] & (OS_SLICE_BUCKETS - 1)) > maxb)
-			maxb = (uint32_t)(a->tb[i] & (OS_SLICE_BUCKETS - 1));
-	k = maxb / MAX_BUCKETS + 1;
-	v = calloc(a->nslices, sizeof(*v));
-	raw = calloc(a->nslices, sizeof(*raw));
-	if (!v || !raw)
-		goto oom;
-	os_hmap_init(&thr);
-	for (i = 0; i < b->c->tasks.nthreads; i++) {
-		const struct os_thread_info *t = &b->c->tasks.threads[i];
-
-		os_hmap_put(&thr, (uint64_t)(t->pid & 0x3fffff) << 22 | (t->tid & 0x3fffff), i);
-	}
-	for (i = 0; i < a->nslices; i++) {
-		const struct os_attrib_slice *x = &a->slices[i];
-		uint64_t tb = a->tb[x->tb];
-		struct os_slice *s = &v[n];
-
-		if (!os_hmap_get(&thr, tb >> 20, &idx) || idx >= b->p->nthreads)
-			continue; /* thread not in the profile: its total still counts */
-		s->thread = (uint32_t)idx;
-		raw[n] = (uint32_t)(tb & (OS_SLICE_BUCKETS - 1));
-		s->samples = x->samples;
-		if (x->entry & OS_SLICE_CTX) {
-			s->context = ctxmap[x->entry & ~OS_SLICE_CTX];
-			s->access = OS_NONE;
-		} else {
-			s->context = ctxmap[a->acc[x->entry].ctx];
-			s->access = accmap[x->entry];
-			if (s->access != OS_NONE && b->p->accesses[s->access].context != s->context)
-				s->access = OS_NONE;
-		}
-		if (s->context != OS_NONE)
-			n++;
-	}
-	os_hmap_destroy(&thr);
-	w = malloc((size_t)(n ? n : 1) * sizeof(*w));
-	if (!w)
-		goto oom;
-	/* many threads and paths over a long run: wider buckets until it fits */
-	for (;;) {
-		memcpy(w, v, (size_t)n * sizeof(*w));
-		m = fold_slices(w, raw, n, k);
-		if (m <= MAX_SLICES || k > maxb)
-			break;
-		k *= 2;
-	}
-	for (i = 0; i < m; i++)
-		if (os_profile_add_slice(b->p, &w[i]) == OS_NONE)
-			goto oom;
-	free(v);
-	free(w);
-	free(raw);
-	b->p->slice_ms = OS_SLICE_MS * (a->slice_k ? a->slice_k : 1) * k;
-	b->p->analyses |= OS_AN_SLICES;
-	return 0;
-oom:
-	free(v);
-	free(w);
-	free(raw);
-	return -ENOMEM;
-}
-
 static void fill_meta(struct builder *b, const char *mode, int argc, char *const argv[])
 {
 	struct os_collector *c = b->c;
@@ -384,8 +242,9 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 	if (c->shm_ready && atomic_load(&c->shm.hdr->processes) == 0)
 		os_profile_add_note(b.p, "the preload library was not loaded by the target (static "
 					 "binary, or LD_PRELOAD cleared): no objects were tracked");
-	if (c->rep)
-		os_replica_profile(c, b.p);
+	for (unsigned i = 0; i < c->nobs; i++) /* analyses: their notes */
+		if (c->obs[i].ops->profile_notes)
+			c->obs[i].ops->profile_notes(c->obs[i].self, b.p);
 	if (c->attrib.rt && c->attrib.rt->ops->before_symbolize)
 		c->attrib.rt->ops->before_symbolize(c->attrib.rt);
 	if (c->attrib.rt && c->attrib.rt->ops->notes)
@@ -413,8 +272,6 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 			d->samples_est += x->est_samples;
 			for (int m = 0; m < OS_M_COUNT; m++)
 				d->metrics[m] += x->metrics[m];
-			if (c->rep)
-				replica_add(&d->replica, c, i);
 			ctxmap[i] = (uint32_t)idx;
 			continue;
 		}
@@ -423,8 +280,6 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 		pc.samples = x->samples;
 		pc.samples_est = x->est_samples;
 		memcpy(pc.metrics, x->metrics, sizeof(pc.metrics));
-		if (c->rep)
-			replica_add(&pc.replica, c, i);
 		ctxmap[i] = os_profile_add_context(b.p, &pc);
 		if (pc.stack != OS_NONE)
 			os_hmap_put(&ctxs, key, ctxmap[i]);
@@ -465,8 +320,14 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 		pt.name = os_profile_string(b.p, t->name);
 		os_profile_add_thread(b.p, &pt);
 	}
-	if (build_slices(&b, ctxmap, accmap))
-		goto oom;
+	/* analyses: their figures per context, their sections */
+	for (unsigned i = 0; i < c->nobs; i++) {
+		struct os_obs_build ob = { c, b.p, ctxmap, accmap };
+
+		if (c->obs[i].ops->profile_sections &&
+		    c->obs[i].ops->profile_sections(c->obs[i].self, &ob) < 0)
+			goto oom;
+	}
 	free(ctxmap);
 	free(accmap);
 	os_hmap_destroy(&b.frames);

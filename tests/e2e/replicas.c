@@ -298,7 +298,7 @@ static void attach_java(const char *route)
 	st = wait_status(pid);
 	cr_assert_eq(res.status, 0, "attach exited %d: %s", res.status, res.err);
 	/* the ptrace route must have let every thread go before the detach
-	 * (os_replica_stop from os_collector_stop) */
+	 * (the replica observer's stop, from os_collector_stop) */
 	cr_expect(strstr(res.err, "could not detach") == NULL, "%s route: %s", route, res.err);
 	e2e_result_free(&res);
 	cr_assert_eq(st, 0, "JVM exited %d: %s", st, slurp("jvm.err"));

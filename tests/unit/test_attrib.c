@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 
 #include "attacher/core/attrib.h"
+#include "attacher/core/slices.h"
 #include "common/ring.h"
 
 #define PID 999999999u /* no such process: nothing is read from /proc */
@@ -219,39 +220,61 @@ Test(attrib, thread_name_of_the_later_time_wins)
 	cr_assert_str_eq(os_tasks_thread(&tasks, PID, 1003, NULL)->name, "worker");
 }
 
+/* One sample charged to the attribution, then counted in the slices as
+ * the collector's slices observer does (attacher/core/slices.h). */
+static void sample_at(struct os_slices *sl, uint32_t asid, uint64_t addr, uint32_t node,
+		      uint32_t tid, uint64_t since_ns)
+{
+	uint32_t acc, ci = os_attrib_charge(&at, asid, addr, 0x70001000, node, &acc);
+
+	os_slices_count(sl, ci, acc, PID, tid, since_ns);
+}
+
 /* Samples by thread and time (OS_SEC_SLICES): one per (path, thread,
  * 100 ms bucket), samples without an attribution in none; past
  * OS_SLICE_CAP the buckets double in width and no count is lost. */
 Test(attrib, slices_count_by_thread_and_bucket_and_stay_bounded, .timeout = 60)
 {
 	struct os_aspace *as;
+	struct os_slices sl;
 	uint64_t leaf = 0x400500, sum = 0;
-	uint32_t node;
+	uint32_t node, acc;
 
+	os_slices_init(&sl);
 	event(OS_EV_ALLOC, 0x10001000, 4096, 0, 0x400200);
 	as = os_tasks_aspace(&tasks, PID);
 	node = os_attrib_path(&at, as->id, &leaf, 1);
-	os_attrib_sample_at(&at, as->id, 0x10001010, 0x70001000, node, 7, 50000000);  /* b 0 */
-	os_attrib_sample_at(&at, as->id, 0x10001020, 0x70001000, node, 7, 90000000);  /* b 0 */
-	os_attrib_sample_at(&at, as->id, 0x10001020, 0x70001000, node, 8, 90000000);  /* b 0 */
-	os_attrib_sample_at(&at, as->id, 0x10001020, 0x70001000, node, 7, 250000000); /* b 2 */
-	os_attrib_sample_at(&at, as->id, 0x10005000, 0x70001000, node, 7, 250000000); /* none */
-	cr_assert_eq(at.nslices, 3);
-	cr_assert_eq(at.slices[0].samples, 2);
-	cr_assert_eq(at.tb[at.slices[2].tb] & (OS_SLICE_BUCKETS - 1), 2);
-	cr_assert_eq((at.tb[at.slices[1].tb] >> 20) & 0x3fffff, 8);
+	sample_at(&sl, as->id, 0x10001010, node, 7, 50000000);  /* b 0 */
+	sample_at(&sl, as->id, 0x10001020, node, 7, 90000000);  /* b 0 */
+	sample_at(&sl, as->id, 0x10001020, node, 8, 90000000);  /* b 0 */
+	sample_at(&sl, as->id, 0x10001020, node, 7, 250000000); /* b 2 */
+	sample_at(&sl, as->id, 0x10005000, node, 7, 250000000); /* none */
+	cr_assert_eq(sl.nslices, 3);
+	cr_assert_eq(sl.slices[0].samples, 2);
+	cr_assert_eq(sl.slices[0].entry, 0, "access entry 0");
+	cr_assert_eq(sl.tb[sl.slices[2].tb] & (OS_SLICE_BUCKETS - 1), 2);
+	cr_assert_eq((sl.tb[sl.slices[1].tb] >> 20) & 0x3fffff, 8);
+	cr_assert_eq((sl.tb[sl.slices[1].tb] >> 42), PID & 0x3fffff);
 	cr_assert_eq(at.ctx[0].samples, 4);
+	/* charged: the context and the access entry; not attributed: OS_NONE */
+	cr_assert_eq(os_attrib_charge(&at, as->id, 0x10001010, 0x70001000, OS_CCT_NONE, &acc), 0);
+	cr_assert_eq(acc, OS_NONE);
+	cr_assert_eq(os_attrib_charge(&at, as->id, 0x10005000, 0x70001000, node, &acc), OS_NONE);
+	cr_assert_eq(acc, OS_NONE);
+	os_slices_count(&sl, 0, OS_NONE, PID, 7, 0); /* ... counted by context */
+	cr_assert_eq(sl.nslices, 4);
+	cr_assert_eq(sl.slices[3].entry, OS_SLICE_CTX | 0);
 
 	/* 64 threads x 40000 buckets: the cap is reached, buckets widen */
 	for (uint32_t b = 0; b < 40000; b++)
 		for (uint32_t t = 100; t < 164; t++)
-			os_attrib_sample_at(&at, as->id, 0x10001010, 0x70001000, node, t,
-					    (uint64_t)b * 100000000 + 1000);
-	cr_assert_eq(at.slice_k, 2);
-	cr_assert(!at.slices_off);
-	cr_assert_leq(at.nslices, 64 * 20000 + 3);
-	for (uint32_t i = 0; i < at.nslices; i++)
-		sum += at.slices[i].samples;
-	cr_assert_eq(sum, 4 + 64 * 40000, "no sample lost by widening");
-	cr_assert_eq(at.slices_lost, 0);
+			sample_at(&sl, as->id, 0x10001010, node, t, (uint64_t)b * 100000000 + 1000);
+	cr_assert_eq(sl.k, 2);
+	cr_assert(!sl.off);
+	cr_assert_leq(sl.nslices, 64 * 20000 + 4);
+	for (uint32_t i = 0; i < sl.nslices; i++)
+		sum += sl.slices[i].samples;
+	cr_assert_eq(sum, 5 + 64 * 40000, "no sample lost by widening");
+	cr_assert_eq(sl.lost, 0);
+	os_slices_destroy(&sl);
 }

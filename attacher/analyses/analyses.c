@@ -1,0 +1,37 @@
+/* analyses.c - the one place that maps options to the analyses observing
+ * the collection loop (attacher/core/observer.h). The collector calls the
+ * enabled observers in this table's order. */
+#include "attacher/cli/options.h"
+#include "attacher/core/observer.h"
+#include "attacher/core/slices.h"
+#include "attacher/analyses/replica.h"
+
+static bool always(const struct os_opts *o)
+{
+	(void)o;
+	return true;
+}
+
+static bool replicas(const struct os_opts *o)
+{
+	return o->replicas;
+}
+
+static const struct {
+	const struct os_observer_ops *ops;
+	bool (*enabled)(const struct os_opts *o);
+} table[] = {
+	{ &os_slices_observer, always },      /* OS_SEC_SLICES: report --tid/--time/... */
+	{ &os_replica_observer, replicas },   /* --replicas (docs/REPLICAS.md) */
+};
+
+size_t os_observers_enabled(const struct os_opts *o, const struct os_observer_ops **out,
+			    size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]) && n < max; i++)
+		if (table[i].enabled(o))
+			out[n++] = table[i].ops;
+	return n;
+}
