@@ -5,22 +5,14 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 #include <sys/prctl.h>
-#include <time.h>
 
+#include "common/clock.h"
 #include "common/ring.h"
 #include "preload/adapter.h"
 #include "preload/preload.h"
 
 /* Frames of objscope itself above the allocation site (hook, record). */
 #define OSP_SKIP_MAX 8
-
-static uint64_t osp_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* Reserves an event of `nframes` frames and fills the fixed part; NULL when
  * the thread has no slot or the ring is full (both counted). */
@@ -40,7 +32,7 @@ static struct os_event *osp_begin(struct osp_thread *t, struct os_slot *s, uint1
 	ev->len = len;
 	ev->pid = t->pid;
 	ev->tid = t->tid;
-	ev->time = osp_now();
+	ev->time = os_now_ns();
 	return ev;
 }
 

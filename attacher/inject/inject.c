@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/procmaps.h"
 
 #define STACK_GAP 512      /* bytes left below the interrupted rsp (red zone: 128) */
@@ -137,14 +138,6 @@ static uint64_t thread_pending(pid_t pid, pid_t tid)
 
 /* ---- ptrace steps -------------------------------------------------------- */
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* Waits for the seized thread to stop, up to deadline (ms). Returns the
  * wait status, -ESRCH when it is gone, -ETIMEDOUT. */
 static int wait_stop(pid_t tid, uint64_t deadline)
@@ -158,7 +151,7 @@ static int wait_stop(pid_t tid, uint64_t deadline)
 			return (WIFEXITED(st) || WIFSIGNALED(st)) ? -ESRCH : st & 0x7fffffff;
 		if (w < 0 && errno != EINTR)
 			return -ESRCH;
-		if (now_ms() > deadline)
+		if ((os_now_ns() / 1000000) > deadline)
 			return -ETIMEDOUT;
 		usleep(100);
 	}
@@ -244,7 +237,7 @@ static void release_thread(struct os_inject *in)
 int os_inject_begin(struct os_inject *in, pid_t pid, unsigned timeout_ms, char *err,
 		    size_t errlen)
 {
-	uint64_t deadline = now_ms() + timeout_ms;
+	uint64_t deadline = (os_now_ns() / 1000000) + timeout_ms;
 	struct ranges unsafe = { .n = 0 };
 	char dir[64];
 	int rc;
@@ -271,7 +264,7 @@ int os_inject_begin(struct os_inject *in, pid_t pid, unsigned timeout_ms, char *
 
 			if (tid <= 0 || (round < 3 && !maybe_safe(pid, tid)))
 				continue;
-			if (now_ms() > deadline)
+			if ((os_now_ns() / 1000000) > deadline)
 				break; /* a process with ever more threads: checked below */
 			rc = seize_thread(in, tid, deadline);
 			if (rc == -EPERM) {
@@ -304,7 +297,7 @@ int os_inject_begin(struct os_inject *in, pid_t pid, unsigned timeout_ms, char *
 			snprintf(err, errlen, "process %d exited during injection", (int)pid);
 			return -ESRCH;
 		}
-		if (now_ms() > deadline) {
+		if ((os_now_ns() / 1000000) > deadline) {
 			snprintf(err, errlen,
 				 "no thread of %d reached a point where it can call dlopen within "
 				 "%u ms (all busy in libc or the loader)", (int)pid, timeout_ms);
@@ -402,7 +395,7 @@ int os_inject_call(struct os_inject *in, uint64_t fn, const char *str, uint64_t 
 	struct user_regs_struct r = in->saved;
 	uint8_t saved_mem[MAX_STR + 32], frame[MAX_STR + 32];
 	size_t slen = str ? strlen(str) + 1 : 0, flen;
-	uint64_t top, ret_slot, deadline = now_ms() + timeout_ms;
+	uint64_t top, ret_slot, deadline = (os_now_ns() / 1000000) + timeout_ms;
 	int rc, st;
 
 	if (!in->seized)
@@ -448,7 +441,7 @@ int os_inject_call(struct os_inject *in, uint64_t fn, const char *str, uint64_t 
 				 timeout_ms);
 			/* stop it again so that end() can put the registers back */
 			ptrace(PTRACE_INTERRUPT, in->tid, NULL, NULL);
-			keep_signal(in, wait_stop(in->tid, now_ms() + 1000));
+			keep_signal(in, wait_stop(in->tid, (os_now_ns() / 1000000) + 1000));
 			return -ETIMEDOUT;
 		}
 		if (st < 0) {
@@ -493,7 +486,7 @@ int os_inject_call(struct os_inject *in, uint64_t fn, const char *str, uint64_t 
 		/* wait_stop returns at once while stops keep coming (a target
 		 * that signals itself without pause): the deadline is checked
 		 * here too. The thread is stopped: end() can put it back. */
-		if (now_ms() > deadline) {
+		if ((os_now_ns() / 1000000) > deadline) {
 			snprintf(err, errlen, "the call in the target did not return within %u ms",
 				 timeout_ms);
 			keep_signal(in, st);
@@ -604,7 +597,7 @@ void os_inject_group_free(struct os_inject_group *g)
 int os_inject_stop_others(struct os_inject_group *g, pid_t pid, pid_t except,
 			  unsigned timeout_ms)
 {
-	uint64_t deadline = now_ms() + timeout_ms;
+	uint64_t deadline = (os_now_ns() / 1000000) + timeout_ms;
 	char dir[64];
 	int rc = 0;
 
@@ -626,7 +619,7 @@ int os_inject_stop_others(struct os_inject_group *g, pid_t pid, pid_t except,
 
 			if (tid <= 0 || tid == except || group_has(g, tid))
 				continue;
-			if (now_ms() > deadline) {
+			if ((os_now_ns() / 1000000) > deadline) {
 				late = true; /* ever more threads: the ones seized are
 					      * waited for, then it fails below */
 				break;
@@ -668,7 +661,7 @@ int os_inject_stop_others(struct os_inject_group *g, pid_t pid, pid_t except,
 			g->rip[i] = r.rip;
 			i++;
 		}
-		if (now_ms() > deadline) {
+		if ((os_now_ns() / 1000000) > deadline) {
 			rc = -ETIMEDOUT;
 			goto fail;
 		}

@@ -13,14 +13,6 @@
 
 #include "attacher/core/decode.h"
 
-uint64_t watch_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 const char *watch_route_name(enum watch_route r)
 {
 	switch (r) {
@@ -314,7 +306,7 @@ void watch_hit_push(struct watch_set *w, struct watch_wp *wp, pid_t tid, uint64_
 	h.len = wp->len;
 	h.cookie = wp->cookie;
 	h.ip = ip;
-	h.time_ns = time_ns ? time_ns : watch_now_ns();
+	h.time_ns = time_ns ? time_ns : os_now_ns();
 	if (value_known) {
 		h.value_ok = true;
 		h.value = value;
@@ -384,7 +376,7 @@ int watch_arm(struct watch_set *w, pid_t tid, uint64_t addr, unsigned len, uint6
 	wp->len = len;
 	wp->cookie = cookie;
 	wp->t = t;
-	wp->deadline_ns = max_age_ns ? watch_now_ns() + max_age_ns : 0;
+	wp->deadline_ns = max_age_ns ? os_now_ns() + max_age_ns : 0;
 	ret = w->ops->arm(w, wp);
 	if (ret) {
 		/* t may be stale now (the thread left): look it up again. */
@@ -487,7 +479,7 @@ int watch_disarm_range(struct watch_set *w, uint64_t lo, uint64_t hi)
 static void expire(struct watch_set *w)
 {
 	struct watch_wp *list[64];
-	uint64_t now = watch_now_ns();
+	uint64_t now = os_now_ns();
 	int i, n = 0;
 
 	for (i = 0; i < w->nwp; i++) {
