@@ -3,6 +3,7 @@
 
 #include "common/hashmap.h"
 #include "common/safefs.h"
+#include "common/search.h"
 #include "symbolizer/symbolizer.h"
 
 #include <elf.h>
@@ -704,16 +705,9 @@ uint64_t os_elfmod_vaddr(const struct os_elfmod *m, uint64_t map_start, uint64_t
 /* Index + 1 of the symbol containing vaddr; 0 if none. */
 static size_t symbol_at(const struct os_elfmod *m, uint64_t vaddr)
 {
-	size_t lo = 0, hi = m->nsyms;
+	/* first symbol starting after vaddr */
+	size_t lo = os_lower_bound(m->nsyms, i, m->syms[i].start <= vaddr);
 
-	while (lo < hi) {   /* first symbol starting after vaddr */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->syms[mid].start <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo || vaddr - m->syms[lo - 1].start >= m->syms[lo - 1].size)
 		return 0;
 	return lo;
@@ -759,19 +753,12 @@ int os_elfmod_symbol(struct os_elfmod *m, uint64_t vaddr, struct os_elfsym *out)
 
 int os_elfmod_nearest(struct os_elfmod *m, uint64_t vaddr, struct os_elfsym *out)
 {
-	size_t lo = 0, hi = m->nsyms, i;
+	size_t lo, i;
 	struct sym *s;
 
 	if (!m->exported_only)
 		return -ENOENT;
-	while (lo < hi) {   /* first symbol starting after vaddr */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->syms[mid].start <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = os_lower_bound(m->nsyms, k, m->syms[k].start <= vaddr); /* first symbol starting after vaddr */
 	if (!lo)
 		return -ENOENT;
 	s = &m->syms[lo - 1];

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "common/safefs.h"
+#include "common/search.h"
 
 struct pm_ent {
 	uint64_t start;
@@ -270,19 +271,11 @@ size_t os_perfmap_long_lines(const struct os_perfmap *pm)
 
 int os_perfmap_find(const struct os_perfmap *pm, uint64_t addr, struct os_perfmap_sym *sym)
 {
-	size_t lo = 0, hi;
+	size_t lo;
 
 	if (!pm)
 		return -ENOENT;
-	hi = pm->n;
-	while (lo < hi) {   /* first entry starting after addr */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (pm->ents[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = os_lower_bound(pm->n, i, pm->ents[i].start <= addr); /* first entry starting after addr */
 	if (!lo || addr - pm->ents[lo - 1].start >= pm->ents[lo - 1].size)
 		return -ENOENT;
 	sym->start = pm->ents[lo - 1].start;

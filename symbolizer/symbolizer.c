@@ -5,6 +5,7 @@
 #include "common/hashmap.h"
 #include "common/log.h"
 #include "common/procmaps.h"
+#include "common/search.h"
 #include "symbolizer/elf_module.h"
 #include "symbolizer/perfmap.h"
 
@@ -194,17 +195,7 @@ static int proc_reserve(struct sym_proc *p, size_t extra)
 /* Index of the first mapping whose end is above addr. */
 static size_t map_lower_bound(const struct sym_proc *p, uint64_t addr)
 {
-	size_t lo = 0, hi = p->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->maps[mid].end <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return os_lower_bound(p->n, i, p->maps[i].end <= addr);
 }
 
 /* Inserts nm, cutting away whatever it overlaps (a new mmap replaces the

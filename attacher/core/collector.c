@@ -16,6 +16,7 @@
 #include "attacher/analyses/replica.h"
 #include "common/grow.h"
 #include "common/log.h"
+#include "common/search.h"
 
 #define WINDOW_NS 100000000ULL /* object events and samples are applied 100 ms late */
 /* Steps 3 and 4 of a round (drain every thread's ring, sort and apply the
@@ -754,7 +755,7 @@ static int cmp_q(const void *a, const void *b)
  * queue gives. */
 static void queue_sort(struct os_collector *c, struct round *r)
 {
-	size_t old = r->qsorted < c->qn ? r->qsorted : c->qn, add = c->qn - old, lo, hi;
+	size_t old = r->qsorted < c->qn ? r->qsorted : c->qn, add = c->qn - old, lo;
 	struct os_qitem *q = c->q, *a, *b, *end, *out;
 
 	r->qsorted = 0;
@@ -763,14 +764,7 @@ static void queue_sort(struct os_collector *c, struct round *r)
 	if (!old || !add || cmp_q(&q[old - 1], &q[old]) <= 0)
 		goto sorted;
 	/* the first sorted item after q[old] */
-	for (lo = 0, hi = old; lo < hi;) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (cmp_q(&q[mid], &q[old]) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = os_lower_bound(old, i, cmp_q(&q[i], &q[old]) < 0);
 	if (!grow((void **)&r->qtmp, &r->qtmpcap, old - lo, sizeof(*q))) {
 		qsort(q, c->qn, sizeof(*q), cmp_q);
 		goto sorted;

@@ -35,6 +35,7 @@
 
 #include "attacher/sampling/sampler.h"
 #include "common/hashmap.h"
+#include "common/search.h"
 
 #define SWEEP_MAX 4096  /* longest forward sweep from a function start */
 #define BACK_BYTES 64   /* backward sweep window */
@@ -94,17 +95,7 @@ static struct bounds *bounds_of(struct soft *st, uint32_t asid, uint64_t key_add
 /* Index of the first offset >= off. */
 static uint32_t offs_lower(const struct offs *b, uint32_t off)
 {
-	uint32_t lo = 0, hi = b->n;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (b->off[mid] < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return (uint32_t)os_lower_bound(b->n, i, b->off[i] < off);
 }
 
 static void offs_add(struct offs *b, uint32_t off)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/ivindex.h"
+#include "common/search.h"
 
 struct ref_iv {
 	uint64_t start, end, val;
@@ -29,17 +30,7 @@ static uint64_t rnd(void)
 /* Index of the first interval with start > x. */
 static size_t ref_upper(const struct ref *r, uint64_t x)
 {
-	size_t lo = 0, hi = r->n;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (r->a[mid].start <= x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return os_lower_bound(r->n, i, r->a[i].start <= x);
 }
 
 static int ref_insert(struct ref *r, uint64_t s, uint64_t e, uint64_t v)
