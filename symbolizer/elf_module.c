@@ -136,21 +136,14 @@ bool os_elfmod_loaded(const struct os_elfmod *m)
 static int add_str(struct os_elfmod *m, const char *s, uint32_t *off)
 {
 	size_t len = strlen(s) + 1;
+	char *n;
 
-	if (m->strs_len + len > m->strs_cap) {
-		size_t cap = m->strs_cap ? m->strs_cap * 2 : 4096;
-		char *n;
-
-		while (cap < m->strs_len + len)
-			cap *= 2;
-		if (cap > UINT32_MAX)
-			return -E2BIG;
-		n = realloc(m->strs, cap);
-		if (!n)
-			return -ENOMEM;
-		m->strs = n;
-		m->strs_cap = cap;
-	}
+	if (m->strs_len + len > UINT32_MAX)
+		return -E2BIG;
+	n = os_grow_max(m->strs, &m->strs_cap, m->strs_len + len, 1, 4096, UINT32_MAX);
+	if (!n)
+		return -ENOMEM;
+	m->strs = n;
 	memcpy(m->strs + m->strs_len, s, len);
 	*off = (uint32_t)m->strs_len;
 	m->strs_len += len;
@@ -242,14 +235,12 @@ static int read_symbols(struct os_elfmod *m, Elf *elf, Elf_Scn *scn, const GElf_
 			plain[at - name] = 0;
 			name = plain;
 		}
-		if (m->nsyms == cap) {
-			size_t ncap = cap ? cap * 2 : 256;
-			struct sym *ns = realloc(m->syms, ncap * sizeof(*ns));
+		{
+			struct sym *ns = os_grow(m->syms, &cap, m->nsyms + 1, sizeof(*ns), 256);
 
 			if (!ns)
 				return -ENOMEM;
 			m->syms = ns;
-			cap = ncap;
 		}
 		m->syms[m->nsyms] = (struct sym){ .start = s.st_value, .size = s.st_size,
 						  .rank = sym_rank(&s, name),
@@ -886,15 +877,11 @@ int os_elfmod_line(struct os_elfmod *m, uint64_t vaddr, const char **file, uint3
 	if (lookup_line(m, vaddr, &le)) {
 		idx = 0;
 	} else {
-		if (m->nlines == m->lines_cap) {
-			size_t cap = m->lines_cap ? m->lines_cap * 2 : 64;
-			struct line_ent *n = realloc(m->lines, cap * sizeof(*n));
+		struct line_ent *n = os_grow(m->lines, &m->lines_cap, m->nlines + 1, sizeof(*n), 64);
 
-			if (!n)
-				return -ENOMEM;
-			m->lines = n;
-			m->lines_cap = cap;
-		}
+		if (!n)
+			return -ENOMEM;
+		m->lines = n;
 		m->lines[m->nlines++] = le;
 		idx = m->nlines;
 		*file = le.file;

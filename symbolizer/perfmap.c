@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/grow.h"
 #include "common/safefs.h"
 #include "common/search.h"
 
@@ -106,14 +107,12 @@ static int pm_add(struct pm_reader *r)
 		pm->bad++;
 		return 0;
 	}
-	if (pm->n == r->cap) {
-		size_t ncap = r->cap ? r->cap * 2 : 256;
-		struct pm_ent *n = realloc(pm->ents, ncap * sizeof(*n));
+	{
+		struct pm_ent *n = os_grow(pm->ents, &r->cap, pm->n + 1, sizeof(*n), 256);
 
 		if (!n)
 			return -ENOMEM;
 		pm->ents = n;
-		r->cap = ncap;
 	}
 	pm->ents[pm->n].name = strdup(name);
 	if (!pm->ents[pm->n].name)

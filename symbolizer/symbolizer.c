@@ -2,6 +2,7 @@
  * ELF reading is in elf_module.c, perf maps in perfmap.c. */
 #include "symbolizer/symbolizer.h"
 
+#include "common/grow.h"
 #include "common/hashmap.h"
 #include "common/log.h"
 #include "common/procmaps.h"
@@ -176,19 +177,11 @@ fail:
 
 static int proc_reserve(struct sym_proc *p, size_t extra)
 {
-	size_t cap;
-	struct sym_map *n;
+	struct sym_map *n = os_grow(p->maps, &p->cap, p->n + extra, sizeof(*n), 64);
 
-	if (p->n + extra <= p->cap)
-		return 0;
-	cap = p->cap ? p->cap * 2 : 64;
-	while (cap < p->n + extra)
-		cap *= 2;
-	n = realloc(p->maps, cap * sizeof(*n));
 	if (!n)
 		return -ENOMEM;
 	p->maps = n;
-	p->cap = cap;
 	return 0;
 }
 

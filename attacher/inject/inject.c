@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "common/grow.h"
 #include "common/procmaps.h"
 
 #define STACK_GAP 512      /* bytes left below the interrupted rsp (red zone: 128) */
@@ -544,25 +545,24 @@ static bool group_has(const struct os_inject_group *g, pid_t tid)
 
 static int group_add(struct os_inject_group *g, pid_t tid)
 {
-	if (g->n == g->cap) {
-		size_t cap = g->cap ? g->cap * 2 : 64;
-		pid_t *t = realloc(g->tids, cap * sizeof(*t));
-		int *s;
-		uint64_t *r;
+	/* three arrays of one capacity: g->cap moves when all three have grown */
+	size_t ct = g->cap, cs = g->cap, cr = g->cap;
+	pid_t *t = os_grow(g->tids, &ct, g->n + 1, sizeof(*t), 64);
+	int *s;
+	uint64_t *r;
 
-		if (!t)
-			return -ENOMEM;
-		g->tids = t;
-		s = realloc(g->sig, cap * sizeof(*s));
-		if (!s)
-			return -ENOMEM;
-		g->sig = s;
-		r = realloc(g->rip, cap * sizeof(*r));
-		if (!r)
-			return -ENOMEM;
-		g->rip = r;
-		g->cap = cap;
-	}
+	if (!t)
+		return -ENOMEM;
+	g->tids = t;
+	s = os_grow(g->sig, &cs, g->n + 1, sizeof(*s), 64);
+	if (!s)
+		return -ENOMEM;
+	g->sig = s;
+	r = os_grow(g->rip, &cr, g->n + 1, sizeof(*r), 64);
+	if (!r)
+		return -ENOMEM;
+	g->rip = r;
+	g->cap = ct;
 	g->tids[g->n] = tid;
 	g->sig[g->n] = 0;
 	g->rip[g->n] = 0;

@@ -3,6 +3,7 @@
 #include "attacher/watch/watch_int.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "attacher/core/decode.h"
+#include "common/grow.h"
 
 const char *watch_route_name(enum watch_route r)
 {
@@ -145,21 +147,21 @@ static void thread_put_if_unused(struct watch_set *w, struct watch_thread *t)
 
 static struct watch_wp *wp_new(struct watch_set *w)
 {
-	int i, n;
+	int i;
 
 	for (i = 0; i < w->nwp; i++)
 		if (!w->wp[i].used)
 			goto found;
-	n = w->nwp ? w->nwp * 2 : 32;
 	{
-		struct watch_wp *nw = realloc(w->wp, (size_t)n * sizeof(*nw));
+		size_t n = (size_t)w->nwp;
+		struct watch_wp *nw = os_grow_max(w->wp, &n, n + 1, sizeof(*nw), 32, INT_MAX);
 
 		if (!nw)
 			return NULL;
-		memset(nw + w->nwp, 0, (size_t)(n - w->nwp) * sizeof(*nw));
+		memset(nw + w->nwp, 0, (n - (size_t)w->nwp) * sizeof(*nw));
 		w->wp = nw;
 		i = w->nwp;
-		w->nwp = n;
+		w->nwp = (int)n;
 	}
 found:
 	memset(&w->wp[i], 0, sizeof(w->wp[i]));
