@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "attacher/core/remote.h"
 #include "common/clock.h"
 #include "common/grow.h"
 #include "common/procmaps.h"
@@ -308,17 +309,6 @@ int os_inject_begin(struct os_inject *in, pid_t pid, unsigned timeout_ms, char *
 	}
 }
 
-static int mem_rw(pid_t pid, uint64_t addr, void *buf, size_t len, bool write)
-{
-	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
-	ssize_t n = write ? process_vm_writev(pid, &local, 1, &remote, 1, 0)
-			  : process_vm_readv(pid, &local, 1, &remote, 1, 0);
-
-	if (n < 0)
-		return -errno;
-	return (size_t)n == len ? 0 : -EFAULT;
-}
-
 int os_inject_read_str(pid_t pid, uint64_t addr, char *buf, size_t len)
 {
 	size_t got = 0;
@@ -330,7 +320,7 @@ int os_inject_read_str(pid_t pid, uint64_t addr, char *buf, size_t len)
 
 		if (chunk > len - 1 - got)
 			chunk = len - 1 - got;
-		rc = mem_rw(pid, addr + got, buf + got, chunk, false);
+		rc = os_remote_read_all(pid, addr + got, buf + got, chunk);
 		if (rc < 0)
 			return rc;
 		if (memchr(buf + got, 0, chunk))
@@ -411,9 +401,9 @@ int os_inject_call(struct os_inject *in, uint64_t fn, const char *str, uint64_t 
 	memset(frame, 0, flen);
 	if (str)
 		memcpy(frame + 8, str, slen);
-	rc = mem_rw(in->pid, ret_slot, saved_mem, flen, false);
+	rc = os_remote_read_all(in->pid, ret_slot, saved_mem, flen);
 	if (rc == 0)
-		rc = mem_rw(in->pid, ret_slot, frame, flen, true);
+		rc = os_remote_write_all(in->pid, ret_slot, frame, flen);
 	if (rc < 0) {
 		snprintf(err, errlen, "cannot write the target's stack: %s", strerror(-rc));
 		return rc;
@@ -456,7 +446,7 @@ int os_inject_call(struct os_inject *in, uint64_t fn, const char *str, uint64_t 
 			 * intact, as if never interrupted */
 			int sig = WSTOPSIG(st);
 
-			mem_rw(in->pid, ret_slot, saved_mem, flen, true);
+			os_remote_write_all(in->pid, ret_slot, saved_mem, flen);
 			os_inject_end_sig(in, sig);
 			snprintf(err, errlen, "thread %d took its own signal %d when the call "
 				 "started (handed back to it; nothing was run)", (int)in->tid, sig);
@@ -501,7 +491,7 @@ int os_inject_call(struct os_inject *in, uint64_t fn, const char *str, uint64_t 
 			goto gone;
 		}
 	}
-	mem_rw(in->pid, ret_slot, saved_mem, flen, true);
+	os_remote_write_all(in->pid, ret_slot, saved_mem, flen);
 	return 0;
 gone:
 	in->seized = false;
@@ -528,7 +518,7 @@ void os_inject_end(struct os_inject *in)
 
 int os_inject_read(pid_t pid, uint64_t addr, void *buf, size_t len)
 {
-	int rc = mem_rw(pid, addr, buf, len, false);
+	int rc = os_remote_read_all(pid, addr, buf, len);
 
 	return rc == -ESRCH ? -ESRCH : rc < 0 ? -EFAULT : 0;
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "attacher/core/decode.h"
+#include "attacher/core/remote.h"
 #include "common/grow.h"
 
 const char *watch_route_name(enum watch_route r)
@@ -242,13 +243,12 @@ static int q_drop(struct watch_set *w, bool by_cookie, uint64_t cookie, uint64_t
 int watch_read_value(struct watch_set *w, uint64_t addr, unsigned len, uint64_t *value)
 {
 	uint8_t buf[8] = { 0 };
-	struct iovec l = { buf, len }, r = { (void *)(uintptr_t)addr, len };
-	ssize_t n = process_vm_readv(w->pid, &l, 1, &r, 1, 0);
+	int rc = os_remote_read_all(w->pid, addr, buf, len);
 	uint64_t v = 0;
 	unsigned i;
 
-	if (n != (ssize_t)len)
-		return n < 0 ? -errno : -EFAULT;
+	if (rc < 0)
+		return rc;
 	for (i = 0; i < len; i++)
 		v |= (uint64_t)buf[i] << (8 * i);
 	*value = v;
@@ -272,10 +272,7 @@ unsigned watch_insn_width(struct watch_set *w, uint64_t ip, bool *is_write)
 	}
 	start = ip - sizeof(code);
 	for (;;) {
-		struct iovec l = { code, (size_t)(ip - start) };
-		struct iovec r = { (void *)(uintptr_t)start, (size_t)(ip - start) };
-
-		n = process_vm_readv(w->pid, &l, 1, &r, 1, 0);
+		n = os_remote_read(w->pid, start, code, (size_t)(ip - start));
 		if (n == (ssize_t)(ip - start))
 			break;
 		/* The bytes before ip may cross into an unmapped page: retry
