@@ -4,8 +4,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -24,6 +22,7 @@
 #include "common/clock.h"
 #include "common/grow.h"
 #include "common/procmaps.h"
+#include "symbolizer/elf_module.h"
 
 #define STACK_GAP 512      /* bytes left below the interrupted rsp (red zone: 128) */
 #define MAX_STR 4096
@@ -666,6 +665,7 @@ fail:
 struct find_obj {
 	const char *suffix;
 	uint64_t start, end, offset, inode;
+	uint32_t dev_major, dev_minor;
 	char path[PATH_MAX];
 	bool found;
 };
@@ -682,105 +682,41 @@ static int find_mapping(const struct os_maps_entry *e, void *arg)
 		f->end = e->end;
 		f->offset = e->offset;
 		f->inode = e->inode;
+		f->dev_major = e->dev_major;
+		f->dev_minor = e->dev_minor;
 		snprintf(f->path, sizeof(f->path), "%s", e->path);
 		f->found = true;
 	}
 	return 0;
 }
 
-/* A file opened by a path the target's user may have placed (a symlink,
- * a FIFO): used only when it is a regular file with the mapping's inode
- * (the device may differ: overlayfs). O_NONBLOCK: a FIFO does not block the
- * open. */
-static int open_checked(const char *path, uint64_t inode)
-{
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_ino != inode) {
-		close(fd);
-		return -ENOENT;
-	}
-	return fd;
-}
-
-static int open_mapped(pid_t pid, const struct find_obj *f)
-{
-	char p[PATH_MAX + 64];
-	int fd;
-
-	snprintf(p, sizeof(p), "/proc/%d/map_files/%llx-%llx", (int)pid,
-		 (unsigned long long)f->start, (unsigned long long)f->end);
-	fd = open(p, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0)
-		return fd;
-	snprintf(p, sizeof(p), "/proc/%d/root%s", (int)pid, f->path);
-	fd = open_checked(p, f->inode);
-	if (fd >= 0)
-		return fd;
-	return open_checked(f->path, f->inode);
-}
-
+/* Each of the three ways to open the file (inject.h) in turn, until one
+ * opens the mapped file. */
 int os_inject_symbol(pid_t pid, const char *suffix, const char *name, uint64_t *addr)
 {
 	struct find_obj f = { .suffix = suffix };
-	Elf *elf = NULL;
-	Elf_Scn *scn = NULL;
-	size_t nph;
-	uint64_t first_vaddr = UINT64_MAX;
-	int fd, rc;
+	char mf[96], root[PATH_MAX + 64];
+	const char *paths[3] = { mf, root, f.path };
+	int rc;
 
 	rc = os_maps_foreach_pid(pid, find_mapping, &f);
 	if (rc < 0)
 		return rc == -ENOENT ? -ESRCH : rc;
 	if (!f.found)
 		return -ENOENT;
-	fd = open_mapped(pid, &f);
-	if (fd < 0)
-		return fd;
-	rc = -ENOENT;
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf || elf_getphdrnum(elf, &nph) != 0) {
-		rc = -ENOEXEC;
-		goto out;
-	}
-	for (size_t i = 0; i < nph; i++) {
-		GElf_Phdr ph;
+	snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", (int)pid,
+		 (unsigned long long)f.start, (unsigned long long)f.end);
+	snprintf(root, sizeof(root), "/proc/%d/root%s", (int)pid, f.path);
+	for (size_t i = 0; i < 3; i++) {
+		struct os_elfmod *m = os_elfmod_new(f.path);
 
-		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
-		    ph.p_offset <= f.offset && first_vaddr == UINT64_MAX)
-			first_vaddr = (ph.p_vaddr - ph.p_offset + f.offset) & ~4095ULL;
+		if (!m)
+			return -ENOMEM;
+		os_elfmod_expect_id(m, f.dev_major, f.dev_minor, f.inode);
+		rc = os_elfmod_dynsym_addr(m, paths[i], f.start, f.offset, name, addr);
+		os_elfmod_free(m);
+		if (rc == 0 || rc == -ENOEXEC || rc == -ENOMEM)
+			return rc;
 	}
-	if (first_vaddr == UINT64_MAX)
-		goto out;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM)
-			continue;
-		data = elf_getdata(scn, NULL);
-		for (size_t i = 0; data && sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym sym;
-			const char *n;
-
-			if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
-			    !sym.st_value)
-				continue;
-			n = elf_strptr(elf, sh.sh_link, sym.st_name);
-			if (n && strcmp(n, name) == 0) {
-				*addr = f.start - first_vaddr + sym.st_value;
-				rc = 0;
-				goto out;
-			}
-		}
-	}
-out:
-	if (elf)
-		elf_end(elf);
-	close(fd);
-	return rc;
+	return rc == -ESTALE ? -ENOENT : rc; /* another file by that name */
 }
