@@ -346,3 +346,25 @@ Test(ivindex, million_intervals, .timeout = 60)
 	free(perm);
 	os_iv_free(iv);
 }
+
+/* os_lower_bound (common/search.h): the first index where the condition
+ * fails, n when none does, 0 on an empty array; lower and upper bounds. */
+Test(search, lower_bound)
+{
+	const uint64_t a[] = { 10, 20, 20, 20, 30 };
+	size_t n = sizeof(a) / sizeof(a[0]);
+
+	cr_assert_eq(os_lower_bound(0, i, a[i] < 20), 0);
+	cr_assert_eq(os_lower_bound(n, i, a[i] < 20), 1, "first 20");
+	cr_assert_eq(os_lower_bound(n, i, a[i] <= 20), 4, "first after the 20s");
+	cr_assert_eq(os_lower_bound(n, i, a[i] < 5), 0);
+	cr_assert_eq(os_lower_bound(n, i, a[i] < 99), n);
+	for (uint64_t k = 0; k < 40; k++) {
+		size_t want = 0;
+
+		while (want < n && a[want] < k)
+			want++;
+		cr_assert_eq(os_lower_bound(n, i, a[i] < k), want, "key %llu",
+			     (unsigned long long)k);
+	}
+}
