@@ -38,6 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "attacher/core/attrib.h"
 #include "attacher/core/tasks.h"
 #include "common/profile.h"
@@ -61,10 +62,7 @@ static uint64_t rnd(void)
 
 static double now_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return (double)os_now_ns() * 1e-9;
 }
 
 /* VmHWM of this process in KiB. */

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/ring.h"
 
 #define B_RING (64u << 20)
@@ -29,10 +30,7 @@ typedef void (*free_fn)(void *);
 
 static double b_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
+	return (double)os_now_ns();
 }
 
 /* Best of 5 rounds: the machine is shared, the minimum is the cost. */

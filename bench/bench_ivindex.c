@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "common/ivindex.h"
 
 struct obj {
@@ -34,10 +35,7 @@ static uint64_t rnd(void)
 
 static double now_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return (double)os_now_ns() * 1e-9;
 }
 
 /* ---- Top-down splay tree (Sleator & Tarjan), keyed by start ---- */

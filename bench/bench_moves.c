@@ -23,6 +23,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "common/ring.h"
 #include "preload/adapter.h"
 #include "preload/preload.h"
@@ -38,10 +39,7 @@ static unsigned char plain_src[64];
 
 static double now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+	return (double)os_now_ns();
 }
 
 /* The adapter's filter: a move is a copy whose destination is in the heap. */

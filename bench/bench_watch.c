@@ -56,6 +56,7 @@
 #include <unistd.h>
 #include <x86intrin.h>
 
+#include "common/clock.h"
 #include "attacher/watch/watch.h"
 
 #define MAXR 32
@@ -94,14 +95,6 @@ struct shm {
 static long iters = 1000000;
 static int work = 40;
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static double cpu_s(void)
 {
 	struct rusage ru;
@@ -119,10 +112,10 @@ static void target(struct shm *s)
 	s->tid = (pid_t)syscall(SYS_gettid);
 	{
 		/* TSC ticks per ns, over 20 ms. */
-		uint64_t t0 = now_ns(), c0 = __rdtsc(), t1;
+		uint64_t t0 = os_now_ns(), c0 = __rdtsc(), t1;
 
 		do
-			t1 = now_ns();
+			t1 = os_now_ns();
 		while (t1 - t0 < 20000000);
 		s->tsc_per_ns = (double)(__rdtsc() - c0) / (double)(t1 - t0);
 	}
@@ -137,7 +130,7 @@ static void target(struct shm *s)
 			nanosleep(&nap, NULL);
 		if (s->go == -1)
 			_exit(0);
-		t0 = now_ns();
+		t0 = os_now_ns();
 		prev = __rdtsc();
 		for (n = 0; n < s->run_iters[run]; n++) {
 			uint64_t c, d;
@@ -160,7 +153,7 @@ static void target(struct shm *s)
 					stolen_mid += d;
 			}
 		}
-		s->elapsed_ns[run] = now_ns() - t0;
+		s->elapsed_ns[run] = os_now_ns() - t0;
 		s->stolen_ns[run] = stolen;
 		s->stolen_short_ns[run] = stolen_short;
 		s->stolen_mid_ns[run] = stolen_mid;
@@ -241,7 +234,7 @@ static int run_mode(struct shm *s, int run, enum mode m, long pace_us, struct re
 			nap_us(pace_us > 1000 ? pace_us : 1000);
 			continue;
 		}
-		t0 = now_ns();
+		t0 = os_now_ns();
 		if (m == M_RAW_MODIFY) {
 			a.bp_addr = (uint64_t)(uintptr_t)&s->idle + (cookie & 1) * 8;
 			if (ioctl(fd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &a) ||
@@ -251,7 +244,7 @@ static int run_mode(struct shm *s, int run, enum mode m, long pace_us, struct re
 				close(fd);
 				return -1;
 			}
-			arm_sum += (double)(now_ns() - t0);
+			arm_sum += (double)(os_now_ns() - t0);
 			res->cycles++;
 			cookie++;
 			nap_us(pace_us);
@@ -259,7 +252,7 @@ static int run_mode(struct shm *s, int run, enum mode m, long pace_us, struct re
 		}
 		r = watch_arm(w, s->tid, (uint64_t)(uintptr_t)(hit ? &s->word : &s->idle), 8, cookie,
 			      1000000000ULL);
-		t1 = now_ns();
+		t1 = os_now_ns();
 		if (r) {
 			fprintf(stderr, "bench_watch: watch_arm: %s\n", strerror(-r));
 			watch_close(w);
@@ -277,7 +270,7 @@ static int run_mode(struct shm *s, int run, enum mode m, long pace_us, struct re
 			} while (r == 0 && s->done < run);
 			if (r == 1) {
 				res->hits++;
-				hit_sum += (double)(now_ns() - t0);
+				hit_sum += (double)(os_now_ns() - t0);
 				if (!h.value_ok || h.width != 8 || h.cookie != cookie) {
 					fprintf(stderr, "bench_watch: bad hit (width %u, value_ok %d)\n",
 						h.width, h.value_ok);

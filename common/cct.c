@@ -24,6 +24,7 @@
  * and without the cache.
  */
 #include "common/cct.h"
+#include "common/grow.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -45,16 +46,15 @@ static inline uint64_t next_key(uint64_t k)
 
 static int grow(struct os_cct *t)
 {
-	uint32_t cap = t->cap ? t->cap * 2 : MIN_NODES;
 	struct os_cct_node *nodes;
 
 	if (t->cap >= OS_CCT_NONE / 2)
 		return -ENOMEM;
-	nodes = realloc(t->nodes, (size_t)cap * sizeof(*nodes));
+	nodes = os_grow32(t->nodes, &t->cap, (size_t)t->cap + 1, sizeof(*nodes), MIN_NODES,
+			  UINT32_MAX);
 	if (!nodes)
 		return -ENOMEM;
 	t->nodes = nodes;
-	t->cap = cap;
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "common/hashmap.h"
 
 /* Interning tables, created on first use (also for profiles read from a
@@ -164,21 +165,16 @@ fail:
 /* Makes room for one more element in *arr (count n, capacity *cap). */
 static int grow(void **arr, uint32_t n, uint32_t *cap, size_t elem)
 {
-	uint32_t ncap;
 	void *na;
 
 	if (n < *cap)
 		return 0;
 	if (n >= OS_NONE - 1)
 		return -ENOMEM;
-	ncap = *cap ? *cap * 2 : 16;
-	if (ncap < *cap || ncap >= OS_NONE)
-		ncap = OS_NONE - 1;
-	na = realloc(*arr, (size_t)ncap * elem);
+	na = os_grow32(*arr, cap, (size_t)n + 1, elem, 16, OS_NONE - 1);
 	if (!na)
 		return -ENOMEM;
 	*arr = na;
-	*cap = ncap;
 	return 0;
 }
 

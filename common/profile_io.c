@@ -1,6 +1,7 @@
 /* profile_io.c - writing and reading the profile file (version 1).
  * The layout is documented field by field in docs/PROFILE-FORMAT.md. */
 #include "common/profile.h"
+#include "common/grow.h"
 #include "common/safefs.h"
 
 #include <errno.h>
@@ -69,23 +70,16 @@ struct wbuf {
 
 static void put(struct wbuf *b, const void *src, size_t n)
 {
-	size_t ncap;
 	uint8_t *nd;
 
 	if (b->oom)
 		return;
-	if (b->len + n > b->cap) {
-		ncap = b->cap ? b->cap : 4096;
-		while (ncap < b->len + n)
-			ncap *= 2;
-		nd = realloc(b->d, ncap);
-		if (!nd) {
-			b->oom = true;
-			return;
-		}
-		b->d = nd;
-		b->cap = ncap;
+	nd = os_grow(b->d, &b->cap, b->len + n, 1, 4096);
+	if (!nd) {
+		b->oom = true;
+		return;
 	}
+	b->d = nd;
 	memcpy(b->d + b->len, src, n);
 	b->len += n;
 }

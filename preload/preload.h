@@ -168,6 +168,13 @@ struct osp_thread *osp_copy_thread(void);
 void osp_record_path(struct osp_thread *t, uint16_t type, uint64_t addr, uint64_t size,
 		     uint64_t aux, uint64_t aux2, const void *caller);
 
+/* The one ring writer: an event of type with words[0..n) as its frames (a
+ * path, or the words of a runtime's event), into t's ring. 0, or -ENOSPC
+ * when the thread has no slot (no_slot_events counted) or its ring is full
+ * (a drop counted). No malloc, no locks. */
+int osp_record_words(struct osp_thread *t, uint16_t type, uint64_t addr, uint64_t size,
+		     uint64_t aux, uint64_t aux2, const uint64_t *words, uint32_t n);
+
 /* Writes an event without frames (free, munmap, mremap, move). */
 void osp_record_plain(struct osp_thread *t, uint16_t type, uint64_t addr, uint64_t size,
 		      uint64_t aux, uint64_t aux2);

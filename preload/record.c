@@ -3,24 +3,17 @@
  * through .eh_frame, so code without frame pointers gives complete paths).
  * No malloc, no locks, no stdio: proven by tests/nomalloc. */
 #define UNW_LOCAL_ONLY
+#include <errno.h>
 #include <libunwind.h>
 #include <sys/prctl.h>
-#include <time.h>
 
+#include "common/clock.h"
 #include "common/ring.h"
 #include "preload/adapter.h"
 #include "preload/preload.h"
 
 /* Frames of objscope itself above the allocation site (hook, record). */
 #define OSP_SKIP_MAX 8
-
-static uint64_t osp_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* Reserves an event of `nframes` frames and fills the fixed part; NULL when
  * the thread has no slot or the ring is full (both counted). */
@@ -40,7 +33,7 @@ static struct os_event *osp_begin(struct osp_thread *t, struct os_slot *s, uint1
 	ev->len = len;
 	ev->pid = t->pid;
 	ev->tid = t->tid;
-	ev->time = osp_now();
+	ev->time = os_now_ns();
 	return ev;
 }
 
@@ -59,15 +52,16 @@ static struct os_slot *osp_slot_or_count(struct osp_thread *t)
 	return s;
 }
 
-/* Writes an event with frames[0..n) as its path (n already <= OS_MAX_FRAMES). */
-static void osp_write_path(struct osp_thread *t, struct os_slot *s, uint16_t type, uint64_t addr,
-			   uint64_t size, uint64_t aux, uint64_t aux2, const uint64_t *frames,
-			   uint32_t n)
+/* Writes an event with frames[0..n) as its path: 0, or -ENOSPC when the
+ * ring is full (counted). */
+static int osp_write_path(struct osp_thread *t, struct os_slot *s, uint16_t type, uint64_t addr,
+			  uint64_t size, uint64_t aux, uint64_t aux2, const uint64_t *frames,
+			  uint32_t n)
 {
 	struct os_event *ev = osp_begin(t, s, type, n);
 
 	if (!ev)
-		return;
+		return -ENOSPC;
 	ev->addr = addr;
 	ev->size = size;
 	ev->aux = aux;
@@ -75,6 +69,17 @@ static void osp_write_path(struct osp_thread *t, struct os_slot *s, uint16_t typ
 	for (uint32_t i = 0; i < n; i++)
 		ev->frames[i] = frames[i];
 	osp_finish(s, ev);
+	return 0;
+}
+
+int osp_record_words(struct osp_thread *t, uint16_t type, uint64_t addr, uint64_t size,
+		     uint64_t aux, uint64_t aux2, const uint64_t *words, uint32_t n)
+{
+	struct os_slot *s = osp_slot_or_count(t);
+
+	if (!s)
+		return -ENOSPC;
+	return osp_write_path(t, s, type, addr, size, aux, aux2, words, n);
 }
 
 void osp_record_path(struct osp_thread *t, uint16_t type, uint64_t addr, uint64_t size,
@@ -117,10 +122,7 @@ void osp_record_path(struct osp_thread *t, uint16_t type, uint64_t addr, uint64_
 void osp_record_plain(struct osp_thread *t, uint16_t type, uint64_t addr, uint64_t size,
 		      uint64_t aux, uint64_t aux2)
 {
-	struct os_slot *s = osp_slot_or_count(t);
-
-	if (s)
-		osp_write_path(t, s, type, addr, size, aux, aux2, NULL, 0);
+	osp_record_words(t, type, addr, size, aux, aux2, NULL, 0);
 }
 
 void osp_record_thread(struct osp_thread *t, struct os_slot *s)

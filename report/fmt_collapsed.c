@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "report/formats.h"
+#include "common/grow.h"
 
 #define MAX_FRAME 1024
 #define ALLOC_MARK "[alloc] "
@@ -37,22 +38,16 @@ struct cbuf {
 
 static bool cbuf_room(struct cbuf *b, size_t more)
 {
-	size_t cap = b->cap ? b->cap : 4096;
 	char *s;
 
 	if (b->failed)
 		return false;
-	if (b->len + more <= b->cap)
-		return true;
-	while (cap < b->len + more)
-		cap *= 2;
-	s = realloc(b->s, cap);
+	s = os_grow(b->s, &b->cap, b->len + more, 1, 4096);
 	if (!s) {
 		b->failed = true;
 		return false;
 	}
 	b->s = s;
-	b->cap = cap;
 	return true;
 }
 

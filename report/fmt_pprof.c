@@ -32,6 +32,7 @@
 #include <zlib.h>
 
 #include "common/hashmap.h"
+#include "common/grow.h"
 #include "report/formats.h"
 #include "report/proto/profile.pb-c.h"
 
@@ -91,18 +92,11 @@ struct pp {
 
 static int grow(void **arr, size_t *cap, size_t need, size_t size)
 {
-	size_t n = *cap ? *cap : 16;
-	void *a;
+	void *a = os_grow(*arr, cap, need, size, 16);
 
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	a = realloc(*arr, n * size);
 	if (!a)
 		return -ENOMEM;
 	*arr = a;
-	*cap = n;
 	return 0;
 }
 

@@ -3,6 +3,7 @@
 
 #include "common/hashmap.h"
 #include "common/safefs.h"
+#include "common/search.h"
 #include "symbolizer/symbolizer.h"
 
 #include <elf.h>
@@ -135,21 +136,14 @@ bool os_elfmod_loaded(const struct os_elfmod *m)
 static int add_str(struct os_elfmod *m, const char *s, uint32_t *off)
 {
 	size_t len = strlen(s) + 1;
+	char *n;
 
-	if (m->strs_len + len > m->strs_cap) {
-		size_t cap = m->strs_cap ? m->strs_cap * 2 : 4096;
-		char *n;
-
-		while (cap < m->strs_len + len)
-			cap *= 2;
-		if (cap > UINT32_MAX)
-			return -E2BIG;
-		n = realloc(m->strs, cap);
-		if (!n)
-			return -ENOMEM;
-		m->strs = n;
-		m->strs_cap = cap;
-	}
+	if (m->strs_len + len > UINT32_MAX)
+		return -E2BIG;
+	n = os_grow_max(m->strs, &m->strs_cap, m->strs_len + len, 1, 4096, UINT32_MAX);
+	if (!n)
+		return -ENOMEM;
+	m->strs = n;
 	memcpy(m->strs + m->strs_len, s, len);
 	*off = (uint32_t)m->strs_len;
 	m->strs_len += len;
@@ -210,10 +204,16 @@ static uint32_t sym_rank(const GElf_Sym *s, const char *name)
 	return r * 2 + (s->st_size ? 0 : 1);
 }
 
-static int read_symbols(struct os_elfmod *m, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh)
+/* The one walk over an ELF symbol table (.symtab or .dynsym): fn(arg, name,
+ * sym) for each defined function (STT_FUNC, STT_GNU_IFUNC) with an
+ * address, its name without a version ("__libc_start_main@@GLIBC_2.34" is
+ * "__libc_start_main"), in table order. Stops at the first nonzero return
+ * of fn and returns it; 0 after the last symbol. */
+static int each_function(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
+			 int (*fn)(void *arg, const char *name, const GElf_Sym *s), void *arg)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
-	size_t n, i, cap = 0;
+	size_t n, i;
 	int ret;
 
 	if (!data)
@@ -234,31 +234,48 @@ static int read_symbols(struct os_elfmod *m, Elf *elf, Elf_Scn *scn, const GElf_
 		name = elf_strptr(elf, sh->sh_link, s.st_name);
 		if (!name || !*name)
 			continue;
-		/* "__libc_start_main@@GLIBC_2.34": the version is not part of the name */
 		at = strchr(name, '@');
 		if (at && at != name && (size_t)(at - name) < sizeof(plain)) {
 			memcpy(plain, name, (size_t)(at - name));
 			plain[at - name] = 0;
 			name = plain;
 		}
-		if (m->nsyms == cap) {
-			size_t ncap = cap ? cap * 2 : 256;
-			struct sym *ns = realloc(m->syms, ncap * sizeof(*ns));
-
-			if (!ns)
-				return -ENOMEM;
-			m->syms = ns;
-			cap = ncap;
-		}
-		m->syms[m->nsyms] = (struct sym){ .start = s.st_value, .size = s.st_size,
-						  .rank = sym_rank(&s, name),
-						  .shndx = s.st_shndx };
-		ret = add_str(m, name, &m->syms[m->nsyms].name);
+		ret = fn(arg, name, &s);
 		if (ret)
 			return ret;
-		m->nsyms++;
 	}
 	return 0;
+}
+
+struct add_ctx {
+	struct os_elfmod *m;
+	size_t cap;
+};
+
+static int add_symbol(void *arg, const char *name, const GElf_Sym *s)
+{
+	struct add_ctx *c = arg;
+	struct os_elfmod *m = c->m;
+	struct sym *ns = os_grow(m->syms, &c->cap, m->nsyms + 1, sizeof(*ns), 256);
+	int ret;
+
+	if (!ns)
+		return -ENOMEM;
+	m->syms = ns;
+	m->syms[m->nsyms] = (struct sym){ .start = s->st_value, .size = s->st_size,
+					  .rank = sym_rank(s, name), .shndx = s->st_shndx };
+	ret = add_str(m, name, &m->syms[m->nsyms].name);
+	if (ret)
+		return ret;
+	m->nsyms++;
+	return 0;
+}
+
+static int read_symbols(struct os_elfmod *m, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh)
+{
+	struct add_ctx c = { m, 0 };
+
+	return each_function(elf, scn, sh, add_symbol, &c);
 }
 
 static int cmp_sym(const void *a, const void *b)
@@ -677,8 +694,8 @@ out:
 	return ret;
 }
 
-uint64_t os_elfmod_vaddr(const struct os_elfmod *m, uint64_t map_start, uint64_t pgoff,
-			 uint64_t addr)
+/* The PT_LOAD segment of a mapping at file offset pgoff; NULL if none. */
+static const struct seg *seg_at_pgoff(const struct os_elfmod *m, uint64_t pgoff)
 {
 	const struct seg *hit = NULL;
 	size_t i;
@@ -689,31 +706,81 @@ uint64_t os_elfmod_vaddr(const struct os_elfmod *m, uint64_t map_start, uint64_t
 		const struct seg *s = &m->segs[i];
 		uint64_t lo = s->offset & PAGE_MASK_4K;
 
-		if (lo == pgoff) {
-			hit = s;
-			break;
-		}
+		if (lo == pgoff)
+			return s;
 		if (pgoff > lo && pgoff < s->offset + s->filesz)
 			hit = s;
 	}
+	return hit;
+}
+
+uint64_t os_elfmod_vaddr(const struct os_elfmod *m, uint64_t map_start, uint64_t pgoff,
+			 uint64_t addr)
+{
+	const struct seg *hit = seg_at_pgoff(m, pgoff);
+
 	if (!hit)
 		return addr - map_start + pgoff;
 	return addr - map_start + pgoff - hit->offset + hit->vaddr;
 }
 
+struct find_name {
+	const char *name;
+	uint64_t vaddr;
+};
+
+static int is_name(void *arg, const char *name, const GElf_Sym *s)
+{
+	struct find_name *f = arg;
+
+	if (strcmp(name, f->name) != 0)
+		return 0;
+	f->vaddr = s->st_value;
+	return 1;
+}
+
+int os_elfmod_dynsym_addr(struct os_elfmod *m, const char *open_path, uint64_t map_start,
+			  uint64_t pgoff, const char *name, uint64_t *addr)
+{
+	struct find_name f = { name, 0 };
+	const struct seg *hit;
+	Elf *elf = NULL;
+	Elf_Scn *scn;
+	GElf_Shdr sh;
+	int fd, ret;
+
+	if (m->loaded || m->segs)
+		return -EBUSY;
+	elf_version(EV_CURRENT);
+	fd = open_checked(m, open_path ? open_path : m->path);
+	if (fd < 0)
+		return fd;
+	ret = elf_of_fd(fd, &elf);
+	if (ret)
+		return ret;
+	ret = read_segments(m, elf);
+	if (ret)
+		goto out;
+	scn = find_symtab(elf, SHT_DYNSYM, &sh);
+	ret = -ENOENT;
+	if (!scn || each_function(elf, scn, &sh, is_name, &f) != 1)
+		goto out;
+	hit = seg_at_pgoff(m, pgoff);
+	if (!hit)
+		goto out;
+	*addr = f.vaddr + map_start - pgoff + hit->offset - hit->vaddr;
+	ret = 0;
+out:
+	elf_end(elf);
+	return ret;
+}
+
 /* Index + 1 of the symbol containing vaddr; 0 if none. */
 static size_t symbol_at(const struct os_elfmod *m, uint64_t vaddr)
 {
-	size_t lo = 0, hi = m->nsyms;
+	/* first symbol starting after vaddr */
+	size_t lo = os_lower_bound(m->nsyms, i, m->syms[i].start <= vaddr);
 
-	while (lo < hi) {   /* first symbol starting after vaddr */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->syms[mid].start <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo || vaddr - m->syms[lo - 1].start >= m->syms[lo - 1].size)
 		return 0;
 	return lo;
@@ -759,19 +826,12 @@ int os_elfmod_symbol(struct os_elfmod *m, uint64_t vaddr, struct os_elfsym *out)
 
 int os_elfmod_nearest(struct os_elfmod *m, uint64_t vaddr, struct os_elfsym *out)
 {
-	size_t lo = 0, hi = m->nsyms, i;
+	size_t lo, i;
 	struct sym *s;
 
 	if (!m->exported_only)
 		return -ENOENT;
-	while (lo < hi) {   /* first symbol starting after vaddr */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->syms[mid].start <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = os_lower_bound(m->nsyms, k, m->syms[k].start <= vaddr); /* first symbol starting after vaddr */
 	if (!lo)
 		return -ENOENT;
 	s = &m->syms[lo - 1];
@@ -899,15 +959,11 @@ int os_elfmod_line(struct os_elfmod *m, uint64_t vaddr, const char **file, uint3
 	if (lookup_line(m, vaddr, &le)) {
 		idx = 0;
 	} else {
-		if (m->nlines == m->lines_cap) {
-			size_t cap = m->lines_cap ? m->lines_cap * 2 : 64;
-			struct line_ent *n = realloc(m->lines, cap * sizeof(*n));
+		struct line_ent *n = os_grow(m->lines, &m->lines_cap, m->nlines + 1, sizeof(*n), 64);
 
-			if (!n)
-				return -ENOMEM;
-			m->lines = n;
-			m->lines_cap = cap;
-		}
+		if (!n)
+			return -ENOMEM;
+		m->lines = n;
 		m->lines[m->nlines++] = le;
 		idx = m->nlines;
 		*file = le.file;

@@ -60,6 +60,17 @@ int os_elfmod_open_fd(const struct os_elfmod *m);
 uint64_t os_elfmod_vaddr(const struct os_elfmod *m, uint64_t map_start, uint64_t pgoff,
 			 uint64_t addr);
 
+/* The run-time address of the exported function `name` (its .dynsym entry:
+ * what the dynamic linker resolves, the first one of that name), in a
+ * mapping [map_start, ...) of this file at file offset pgoff (the PT_LOAD
+ * segment holding that offset places it). The file is opened from open_path
+ * (NULL: the module path) with the checks of os_elfmod_load and read afresh,
+ * for this lookup only: on a module that is not loaded (-EBUSY otherwise).
+ * 0, -ENOENT (no such function, no segment there), -ENOEXEC (not ELF), or
+ * the error of the open. */
+int os_elfmod_dynsym_addr(struct os_elfmod *m, const char *open_path, uint64_t map_start,
+			  uint64_t pgoff, const char *name, uint64_t *addr);
+
 /* The function containing vaddr: 0, or -ENOENT. */
 int os_elfmod_symbol(struct os_elfmod *m, uint64_t vaddr, struct os_elfsym *sym);
 /* For a module named from .dynsym only (stripped, no debug file), an

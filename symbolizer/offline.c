@@ -2,6 +2,7 @@
  * debug files, by build-id (offline.h). */
 #include "symbolizer/offline.h"
 
+#include "common/grow.h"
 #include "common/hashmap.h"
 #include "common/profile.h"
 #include "symbolizer/elf_module.h"
@@ -143,17 +144,13 @@ int os_sym_name_from_dir(struct os_profile **pp, const char *dir, bool lines,
 			continue;
 		}
 		if (!os_hmap_get(&ix, f->build_id, &k)) {
-			if (nmods == cap) {
-				size_t ncap = cap ? 2 * cap : 16;
-				struct dbg_mod *n = realloc(mods, ncap * sizeof(*n));
+			struct dbg_mod *n = os_grow(mods, &cap, nmods + 1, sizeof(*n), 16);
 
-				if (!n) {
-					ret = -ENOMEM;
-					break;
-				}
-				mods = n;
-				cap = ncap;
+			if (!n) {
+				ret = -ENOMEM;
+				break;
 			}
+			mods = n;
 			mods[nmods] = (struct dbg_mod){
 				f->build_id, f->module,
 				find_file(dir, id, os_profile_str(p, f->module)) };

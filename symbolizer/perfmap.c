@@ -9,7 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/grow.h"
 #include "common/safefs.h"
+#include "common/search.h"
 
 struct pm_ent {
 	uint64_t start;
@@ -105,14 +107,12 @@ static int pm_add(struct pm_reader *r)
 		pm->bad++;
 		return 0;
 	}
-	if (pm->n == r->cap) {
-		size_t ncap = r->cap ? r->cap * 2 : 256;
-		struct pm_ent *n = realloc(pm->ents, ncap * sizeof(*n));
+	{
+		struct pm_ent *n = os_grow(pm->ents, &r->cap, pm->n + 1, sizeof(*n), 256);
 
 		if (!n)
 			return -ENOMEM;
 		pm->ents = n;
-		r->cap = ncap;
 	}
 	pm->ents[pm->n].name = strdup(name);
 	if (!pm->ents[pm->n].name)
@@ -270,19 +270,11 @@ size_t os_perfmap_long_lines(const struct os_perfmap *pm)
 
 int os_perfmap_find(const struct os_perfmap *pm, uint64_t addr, struct os_perfmap_sym *sym)
 {
-	size_t lo = 0, hi;
+	size_t lo;
 
 	if (!pm)
 		return -ENOENT;
-	hi = pm->n;
-	while (lo < hi) {   /* first entry starting after addr */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (pm->ents[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = os_lower_bound(pm->n, i, pm->ents[i].start <= addr); /* first entry starting after addr */
 	if (!lo || addr - pm->ents[lo - 1].start >= pm->ents[lo - 1].size)
 		return -ENOENT;
 	sym->start = pm->ents[lo - 1].start;

@@ -2,9 +2,11 @@
  * ELF reading is in elf_module.c, perf maps in perfmap.c. */
 #include "symbolizer/symbolizer.h"
 
+#include "common/grow.h"
 #include "common/hashmap.h"
 #include "common/log.h"
 #include "common/procmaps.h"
+#include "common/search.h"
 #include "symbolizer/elf_module.h"
 #include "symbolizer/perfmap.h"
 
@@ -175,36 +177,18 @@ fail:
 
 static int proc_reserve(struct sym_proc *p, size_t extra)
 {
-	size_t cap;
-	struct sym_map *n;
+	struct sym_map *n = os_grow(p->maps, &p->cap, p->n + extra, sizeof(*n), 64);
 
-	if (p->n + extra <= p->cap)
-		return 0;
-	cap = p->cap ? p->cap * 2 : 64;
-	while (cap < p->n + extra)
-		cap *= 2;
-	n = realloc(p->maps, cap * sizeof(*n));
 	if (!n)
 		return -ENOMEM;
 	p->maps = n;
-	p->cap = cap;
 	return 0;
 }
 
 /* Index of the first mapping whose end is above addr. */
 static size_t map_lower_bound(const struct sym_proc *p, uint64_t addr)
 {
-	size_t lo = 0, hi = p->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->maps[mid].end <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return os_lower_bound(p->n, i, p->maps[i].end <= addr);
 }
 
 /* Inserts nm, cutting away whatever it overlaps (a new mmap replaces the

@@ -7,6 +7,7 @@
 #include <sys/uio.h>
 
 #include "attacher/core/decode.h"
+#include "common/grow.h"
 #include "common/hashmap.h"
 
 #define HIT_BATCH 64
@@ -170,12 +171,9 @@ static struct ctxst *ctx_get(struct os_rep *r, uint32_t ci)
 	if (ci == OS_NONE)
 		return NULL;
 	if (ci >= r->nctx) {
-		uint32_t n = r->nctx ? r->nctx : 64;
-		struct ctxst *c;
+		uint32_t n = r->nctx;
+		struct ctxst *c = os_grow32(r->ctx, &n, (size_t)ci + 1, sizeof(*c), 64, UINT32_MAX);
 
-		while (n <= ci)
-			n *= 2;
-		c = realloc(r->ctx, n * sizeof(*c));
 		if (!c)
 			return NULL;
 		memset(c + r->nctx, 0, (n - r->nctx) * sizeof(*c));
@@ -195,14 +193,13 @@ static struct thr *thr_get(struct os_rep *r, pid_t pid, pid_t tid, uint32_t *idx
 		*idx = (uint32_t)v;
 		return &r->thr[v];
 	}
-	if (r->nthr == r->capthr) {
-		uint32_t cap = r->capthr ? r->capthr * 2 : 16;
-		struct thr *t = realloc(r->thr, cap * sizeof(*t));
+	{
+		struct thr *t = os_grow32(r->thr, &r->capthr, (size_t)r->nthr + 1, sizeof(*t), 16,
+					  UINT32_MAX);
 
 		if (!t)
 			return NULL;
 		r->thr = t;
-		r->capthr = cap;
 	}
 	if (os_hmap_put(&r->tid2thr, (uint64_t)(uint32_t)tid, r->nthr) < 0)
 		return NULL;
@@ -255,14 +252,12 @@ static struct cmp *cmp_new(struct os_rep *r)
 	for (size_t i = 0; i < r->ncmp; i++)
 		if (!r->cmp[i].used)
 			return &r->cmp[i];
-	if (r->ncmp == r->capcmp) {
-		size_t cap = r->capcmp ? r->capcmp * 2 : 32;
-		struct cmp *n = realloc(r->cmp, cap * sizeof(*n));
+	{
+		struct cmp *n = os_grow(r->cmp, &r->capcmp, r->ncmp + 1, sizeof(*n), 32);
 
 		if (!n)
 			return NULL;
 		r->cmp = n;
-		r->capcmp = cap;
 	}
 	r->cmp[r->ncmp].used = false;
 	return &r->cmp[r->ncmp++];
@@ -656,19 +651,14 @@ static void take_hit(struct os_rep *r, const struct watch_hit *h)
 
 void os_rep_hit(struct os_rep *r, const struct watch_hit *h)
 {
+	struct watch_hit *n = os_grow(r->hq, &r->caphq, r->nhq + 1, sizeof(*n), 64);
 	size_t i;
 
-	if (r->nhq == r->caphq) {
-		size_t cap = r->caphq ? r->caphq * 2 : 64;
-		struct watch_hit *n = realloc(r->hq, cap * sizeof(*n));
-
-		if (!n) {
-			r->st.poll_errors++;
-			return;
-		}
-		r->hq = n;
-		r->caphq = cap;
+	if (!n) {
+		r->st.poll_errors++;
+		return;
 	}
+	r->hq = n;
 	/* insertion from the back: hits arrive nearly in time order */
 	for (i = r->nhq; i > 0 && r->hq[i - 1].time_ns > h->time_ns; i--)
 		;

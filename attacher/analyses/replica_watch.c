@@ -7,6 +7,7 @@
 #include <sys/uio.h>
 
 #include "attacher/analyses/replica.h"
+#include "attacher/core/remote.h"
 
 #define MAX_PROCS 16
 
@@ -80,10 +81,8 @@ static int be_poll(void *arg, struct watch_hit *hits, int max)
 
 static ssize_t be_read(void *arg, pid_t pid, uint64_t addr, void *buf, size_t len)
 {
-	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
-
 	(void)arg;
-	return process_vm_readv(pid, &local, 1, &remote, 1, 0);
+	return os_remote_read(pid, addr, buf, len);
 }
 
 struct os_rep_watch *os_rep_watch_new(enum watch_route route)

@@ -39,6 +39,7 @@
 #include "attacher/inject/attach_fs.h"
 #include "attacher/core/collector.h"
 #include "attacher/cli/commands.h"
+#include "attacher/cli/run_loop.h"
 #include "attacher/cli/session.h"
 #include "runtimes/hotspot/hotspot.h"
 #include "attacher/inject/inject.h"
@@ -70,13 +71,6 @@ struct os_pidfd_info {
 _Static_assert(sizeof(struct os_pidfd_info) == 64, "PIDFD_INFO_SIZE_VER0");
 #define OS_PIDFD_GET_INFO _IOWR(0xFF, 11, struct os_pidfd_info)
 #define OS_PIDFD_INFO_EXIT (1ULL << 3)
-
-static volatile sig_atomic_t stop_requested;
-
-static void on_stop_signal(int sig)
-{
-	stop_requested = sig;
-}
 
 struct attach_ctx {
 	pid_t pid;
@@ -663,7 +657,6 @@ int cmd_attach(int argc, char **argv)
 	struct os_collector c;
 	struct os_pidns pidns;
 	struct attach_ctx *a;
-	struct sigaction sa;
 	struct stat tst;
 	char err[512] = "", proc[64];
 	uint64_t t_start = os_now_ns(), t_armed = 0, t_first = 0, t_req = 0, t_detached = 0;
@@ -754,12 +747,7 @@ int cmd_attach(int argc, char **argv)
 		goto out;
 	}
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	os_run_catch_signals();
 
 	rc = inject_and_arm(&c, a, &perf_open);
 	drop_shm_file(a);
@@ -783,19 +771,8 @@ int cmd_attach(int argc, char **argv)
 	}
 	name_threads(&c, a->pid);
 
-	while (!stop_requested) {
-		struct pollfd pfd[65];
-		int nfd = os_perf_nfds(c.perf) < 64 ? os_perf_nfds(c.perf) : 64;
-
-		for (int i = 0; i < nfd; i++) {
-			pfd[i].fd = os_perf_fd(c.perf, i);
-			pfd[i].events = POLLIN;
-		}
-		pfd[nfd].fd = pidfd;
-		pfd[nfd].events = POLLIN;
-		pfd[nfd].revents = 0;
-		poll(pfd, (nfds_t)nfd + 1, 20);
-		if (pfd[nfd].revents) {
+	while (!os_run_stop_signal()) {
+		if (os_run_wait(&c, true, pidfd, OS_RUN_POLL_MS)) {
 			/* at once: its parent may reap it any moment */
 			describe_fate(a->pid, pidfd, a->fate, sizeof(a->fate));
 			gone = true;
@@ -806,7 +783,7 @@ int cmd_attach(int argc, char **argv)
 			t_first = os_now_ns();
 		if (gone)
 			break;
-		if (o.duration > 0 && os_now_ns() - t_armed >= (uint64_t)(o.duration * 1e9))
+		if (os_run_duration_over(&o, t_armed))
 			break;
 	}
 	t_req = os_now_ns();
@@ -836,6 +813,7 @@ int cmd_attach(int argc, char **argv)
 						     3) < 0 ? OS_EXIT_FAIL : 0;
 	}
 out:
+	os_run_release();
 	drop_shm_file(a);
 	os_tfs_close(&a->tfs);
 	if (inited)

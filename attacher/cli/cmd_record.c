@@ -9,7 +9,6 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,41 +19,12 @@
 
 #include "attacher/core/collector.h"
 #include "attacher/cli/commands.h"
+#include "attacher/cli/run_loop.h"
 #include "attacher/cli/session.h"
 #include "attacher/watch/watch.h"
 #include "runtimes/hotspot/hotspot_abi.h"
 #include "common/log.h"
 #include "common/profile.h"
-
-static volatile sig_atomic_t stop_requested;
-static int stop_pipe[2] = { -1, -1 }; /* self-pipe: a stop signal wakes the poll */
-
-/* The loop's poll timeout: the collector's apply cadence (APPLY_EVERY_NS in
- * collector.c). Perf rings still wake it at their watermark, the child's
- * exit through its pidfd and stop signals through the self-pipe. Once samples
- * were lost (perf buffer overflow, counted in c.lost) it falls back to the
- * short timeout for the rest of the run, which leaves more of the buffers
- * free when a round stalls: on a loaded 2-core machine javac runs lost
- * 36-133 of ~16,000 samples with 20 ms where 5 ms mostly lost none.
- * Without a pidfd (old kernel) exit is found by polling: short timeout then.
- * --replicas keeps it short too: the ptrace route holds a hit thread stopped
- * until the next round. */
-#define POLL_MS 20
-#define POLL_SHORT_MS 5
-
-static void on_stop_signal(int sig)
-{
-	int e = errno, fd = stop_pipe[1];
-	char b = 1;
-	ssize_t r;
-
-	stop_requested = sig;
-	if (fd >= 0) {
-		r = write(fd, &b, 1); /* full pipe: a wakeup is pending anyway */
-		(void)r;
-	}
-	errno = e;
-}
 
 static void child_exec(char **cmd, const char *lib, const char *shm, const char *java_mode,
 		       uint64_t java_tlab, bool java_fp, int go_fd, int err_fd)
@@ -135,9 +105,7 @@ int cmd_record(int argc, char **argv)
 	int ret = OS_EXIT_FAIL;
 	bool exited = false, written = false, write_failed = false;
 	pid_t child = -1;
-	struct sigaction sa;
 	bool pressed = false; /* samples were lost: poll as often as before */
-	uint64_t dur_ns = 0;
 	ssize_t n;
 
 	idx = os_opts_parse(&o, "record", argc, argv);
@@ -150,7 +118,6 @@ int cmd_record(int argc, char **argv)
 		       "[ARGS...]");
 		return OS_EXIT_USAGE;
 	}
-	dur_ns = (uint64_t)(o.duration * 1e9);
 	/* before the command runs: a run whose profile cannot be written is
 	 * a run wasted */
 	if (os_profile_check_output(o.output, err, sizeof(err)) < 0) {
@@ -186,15 +153,8 @@ int cmd_record(int argc, char **argv)
 	close(ep[1]);
 	go[0] = ep[1] = -1;
 
-	if (pipe2(stop_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
-		stop_pipe[0] = stop_pipe[1] = -1; /* stop still works, within the timeout */
 	pidfd = (int)syscall(SYS_pidfd_open, child, 0);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	os_run_catch_signals();
 
 	rc = os_collector_open(&c, child, true, err, sizeof(err));
 	if (rc < 0) {
@@ -215,49 +175,20 @@ int cmd_record(int argc, char **argv)
 	}
 
 	while (!exited) {
-		struct pollfd pfd[66];
-		/* once the profile is written the perf events are off and unread */
-		int nfd = written ? 0 : os_perf_nfds(c.perf) < 64 ? os_perf_nfds(c.perf) : 64;
-		int ipid = -1, istop = -1, ms = POLL_MS;
-		bool child_ready = true;
+		int ms = pidfd >= 0 ? OS_RUN_POLL_MS : OS_RUN_POLL_SHORT_MS;
+		bool child_ready;
 		pid_t w = 0;
 
-		for (int i = 0; i < nfd; i++) {
-			pfd[i].fd = os_perf_fd(c.perf, i);
-			pfd[i].events = POLLIN;
-		}
-		if (pidfd >= 0) {
-			ipid = nfd++;
-			pfd[ipid].fd = pidfd;
-			pfd[ipid].events = POLLIN;
-			pfd[ipid].revents = 0;
-		} else {
-			ms = POLL_SHORT_MS;
-		}
-		if (stop_pipe[0] >= 0) {
-			istop = nfd++;
-			pfd[istop].fd = stop_pipe[0];
-			pfd[istop].events = POLLIN;
-			pfd[istop].revents = 0;
-		}
 		pressed = pressed || c.lost != 0;
 		if (o.replicas || pressed)
-			ms = POLL_SHORT_MS;
+			ms = OS_RUN_POLL_SHORT_MS;
 		/* profiling over (-d, stop signal): only COMMAND's exit or a
 		 * signal to pass on is awaited; --replicas' ptrace route still
 		 * needs watch_reap_child's rounds */
-		if (written && ipid >= 0 && !o.replicas)
+		if (written && pidfd >= 0 && !o.replicas)
 			ms = -1;
-		if (!stop_requested)
-			poll(pfd, (nfds_t)nfd, ms);
-		if (istop >= 0 && pfd[istop].revents) {
-			char buf[64];
-
-			while (read(stop_pipe[0], buf, sizeof(buf)) > 0)
-				;
-		}
-		if (ipid >= 0)
-			child_ready = pfd[ipid].revents != 0;
+		/* once the profile is written the perf events are off and unread */
+		child_ready = os_run_wait(&c, !written, pidfd, ms) || pidfd < 0;
 		if (!written)
 			os_collector_round(&c, false);
 		if (!written)
@@ -270,19 +201,18 @@ int cmd_record(int argc, char **argv)
 			w = waitpid(child, &status, WNOHANG);
 		if (w == child)
 			exited = true;
-		if (!exited && !written && !stop_requested && dur_ns &&
-		    os_now_ns() - c.start_ns >= dur_ns) {
+		if (!exited && !written && !os_run_stop_signal() &&
+		    os_run_duration_over(&o, c.start_ns)) {
 			/* -d: the first SECONDS are the profile; COMMAND runs on */
 			write_failed = stop_early(&c, &o, argc - idx, argv + idx, true) < 0;
 			written = true;
-		} else if (stop_requested && !written) {
+		} else if (os_run_stop_signal() && !written) {
 			/* stop profiling; COMMAND runs on and we still pass its status */
 			write_failed = stop_early(&c, &o, argc - idx, argv + idx, false) < 0;
 			written = true;
-			stop_requested = 0;
-		} else if (stop_requested && written) {
-			kill(child, (int)stop_requested); /* again: pass it on */
-			stop_requested = 0;
+			os_run_take_signal();
+		} else if (os_run_stop_signal() && written) {
+			kill(child, os_run_take_signal()); /* again: pass it on */
 		}
 	}
 	ret = exit_status_of(status);
@@ -303,13 +233,7 @@ int cmd_record(int argc, char **argv)
 out:
 	if (pidfd >= 0)
 		close(pidfd);
-	for (int i = 1; i >= 0; i--) { /* the handler stays: let it find no fd */
-		int fd = stop_pipe[i];
-
-		stop_pipe[i] = -1;
-		if (fd >= 0)
-			close(fd);
-	}
+	os_run_release();
 	for (int i = 0; i < 2; i++) {
 		if (go[i] >= 0)
 			close(go[i]);

@@ -1,5 +1,6 @@
 /* attrib.c - live objects per address space, contexts, access charging. */
 #include "attacher/core/attrib.h"
+#include "common/grow.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -60,14 +61,13 @@ uint32_t os_attrib_context(struct os_attrib *a, uint32_t asid, uint32_t node)
 
 	if (os_hmap_get(&a->node2ctx, node, &idx))
 		return (uint32_t)idx;
-	if (a->nctx == a->ctxcap) {
-		uint32_t cap = a->ctxcap ? a->ctxcap * 2 : 256;
-		struct os_ctx *n = realloc(a->ctx, cap * sizeof(*n));
+	{
+		struct os_ctx *n = os_grow32(a->ctx, &a->ctxcap, (size_t)a->nctx + 1, sizeof(*n), 256,
+					     UINT32_MAX);
 
 		if (!n)
 			return OS_NONE;
 		a->ctx = n;
-		a->ctxcap = cap;
 	}
 	memset(&a->ctx[a->nctx], 0, sizeof(a->ctx[0]));
 	a->ctx[a->nctx].asid = asid;
@@ -247,15 +247,12 @@ static uint32_t sample(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64
 	if (!slot)
 		return (uint32_t)ci;
 	if (*slot == UINT64_MAX) {
-		if (a->nacc == a->acccap) {
-			uint32_t cap = a->acccap ? a->acccap * 2 : 1024;
-			struct os_acc *n = realloc(a->acc, cap * sizeof(*n));
+		struct os_acc *n = os_grow32(a->acc, &a->acccap, (size_t)a->nacc + 1, sizeof(*n), 1024,
+					     UINT32_MAX);
 
-			if (!n)
-				return (uint32_t)ci;
-			a->acc = n;
-			a->acccap = cap;
-		}
+		if (!n)
+			return (uint32_t)ci;
+		a->acc = n;
 		memset(&a->acc[a->nacc], 0, sizeof(a->acc[0]));
 		a->acc[a->nacc].ctx = (uint32_t)ci;
 		a->acc[a->nacc].node = access_node;

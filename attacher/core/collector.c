@@ -13,8 +13,10 @@
 #include <unistd.h>
 
 #include "runtimes/hotspot/hotspot.h"
+#include "attacher/core/remote.h"
 #include "common/grow.h"
 #include "common/log.h"
+#include "common/search.h"
 
 #define WINDOW_NS 100000000ULL /* object events and samples are applied 100 ms late */
 /* Steps 3 and 4 of a round (drain every thread's ring, sort and apply the
@@ -227,78 +229,16 @@ static const struct os_perf_cb perf_cbs = {
 	.lost = cb_lost,
 };
 
-/* Code bytes of ELF mappings (immutable) are kept in a direct-mapped cache
- * of whole pages: each decode miss of the software sampler used to cost one
- * process_vm_readv (about 10% of the collector's time on javac). Anonymous
- * code (JIT, the interpreter) changes and is always read afresh. A library
- * unmapped and another mapped at the same address could be served stale
- * bytes, as the sampler's per-IP cache would be. */
-#define CODE_PAGE 4096u
-#define CODE_PAGES 4096u /* 16 MiB, touched only where used (2 MiB thrashed on javac) */
-
-struct code_page {
-	uint64_t key;   /* (asid << 36 | page number) + 1; 0 = empty */
-	uint8_t data[CODE_PAGE];
-};
-
-static struct code_page *code_cache; /* one collector per process, as R */
-
-static ssize_t code_read_direct(uint32_t pid, uint64_t addr, void *buf, size_t len)
-{
-	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
-
-	return process_vm_readv((pid_t)pid, &local, 1, &remote, 1, 0);
-}
-
-/* The cached page holding addr, filled if it lies in an ELF mapping; NULL
- * when it does not (or cannot be read). */
-static const uint8_t *code_page_of(struct os_collector *c, uint32_t pid, uint32_t asid,
-				   uint64_t addr)
-{
-	uint64_t page = addr & ~(uint64_t)(CODE_PAGE - 1);
-	uint64_t key = (((uint64_t)asid << 36) | (page >> 12)) + 1, bias, start, end;
-	struct code_page *cp;
-	const char *path;
-
-	if (!code_cache) {
-		code_cache = calloc(CODE_PAGES, sizeof(*code_cache));
-		if (!code_cache)
-			return NULL;
-	}
-	cp = &code_cache[os_hash64(key) & (CODE_PAGES - 1)];
-	if (cp->key == key)
-		return cp->data;
-	if (os_sym_module_at(c->sym, asid, addr, &path, &bias, &start, &end) != 0 ||
-	    page < start || page + CODE_PAGE > end)
-		return NULL;
-	cp->key = 0;
-	if (code_read_direct(pid, page, cp->data, CODE_PAGE) != (ssize_t)CODE_PAGE)
-		return NULL;
-	cp->key = key;
-	return cp->data;
-}
+static struct os_code_cache *code_cache; /* one collector per process, as R */
 
 static ssize_t code_read(void *arg, uint32_t pid, uint64_t addr, void *buf, size_t len)
 {
 	struct os_collector *c = arg;
 	struct os_aspace *as = os_tasks_aspace(&c->tasks, pid);
-	size_t done = 0;
 
-	while (as && done < len) {
-		uint64_t a = addr + done;
-		const uint8_t *pg = code_page_of(c, pid, as->id, a);
-		size_t off = (size_t)(a & (CODE_PAGE - 1)), n = CODE_PAGE - off;
-
-		if (!pg)
-			break;
-		if (n > len - done)
-			n = len - done;
-		memcpy((uint8_t *)buf + done, pg + off, n);
-		done += n;
-	}
-	if (done == len)
-		return (ssize_t)len;
-	return code_read_direct(pid, addr, buf, len);
+	if (!as)
+		return os_remote_read((pid_t)pid, addr, buf, len);
+	return os_code_read(&code_cache, c->sym, (pid_t)pid, as->id, addr, buf, len);
 }
 
 static uint64_t code_func_start(void *arg, uint32_t asid, uint64_t addr)
@@ -812,7 +752,7 @@ static int cmp_q(const void *a, const void *b)
  * queue gives. */
 static void queue_sort(struct os_collector *c, struct round *r)
 {
-	size_t old = r->qsorted < c->qn ? r->qsorted : c->qn, add = c->qn - old, lo, hi;
+	size_t old = r->qsorted < c->qn ? r->qsorted : c->qn, add = c->qn - old, lo;
 	struct os_qitem *q = c->q, *a, *b, *end, *out;
 
 	r->qsorted = 0;
@@ -821,14 +761,7 @@ static void queue_sort(struct os_collector *c, struct round *r)
 	if (!old || !add || cmp_q(&q[old - 1], &q[old]) <= 0)
 		goto sorted;
 	/* the first sorted item after q[old] */
-	for (lo = 0, hi = old; lo < hi;) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (cmp_q(&q[mid], &q[old]) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = os_lower_bound(old, i, cmp_q(&q[i], &q[old]) < 0);
 	if (!grow((void **)&r->qtmp, &r->qtmpcap, old - lo, sizeof(*q))) {
 		qsort(q, c->qn, sizeof(*q), cmp_q);
 		goto sorted;
@@ -1045,7 +978,7 @@ void os_collector_destroy(struct os_collector *c)
 	os_sampler_destroy(&c->sampler);
 	os_unwinder_free(c->unw);
 	c->unw = NULL;
-	free(code_cache);
+	os_code_cache_free(code_cache);
 	code_cache = NULL;
 	if (c->attrib.rt && c->attrib.rt->ops->destroy)
 		c->attrib.rt->ops->destroy(c->attrib.rt);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "attacher/core/collector.h"
+#include "common/grow.h"
 
 void os_slices_init(struct os_slices *s)
 {
@@ -28,17 +29,11 @@ void os_slices_destroy(struct os_slices *s)
 /* Grows *arr (n used of *cap, elements of size sz) for one more; false: no memory. */
 static bool room(void **arr, uint32_t n, uint32_t *cap, size_t sz)
 {
-	void *na;
-	uint32_t c;
+	void *na = os_grow32(*arr, cap, (size_t)n + 1, sz, 1024, UINT32_MAX);
 
-	if (n < *cap)
-		return true;
-	c = *cap ? *cap * 2 : 1024;
-	na = realloc(*arr, (size_t)c * sz);
 	if (!na)
 		return false;
 	*arr = na;
-	*cap = c;
 	return true;
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "common/grow.h"
 #include "common/procmaps.h"
 
 int os_tasks_init(struct os_tasks *t, struct os_symbolizer *sym)
@@ -47,15 +48,11 @@ static void note_pid(struct os_tasks *t, uint32_t pid)
 	for (uint32_t i = 0; i < t->npids; i++)
 		if (t->pids[i] == pid)
 			return;
-	if (t->npids == t->pidcap) {
-		uint32_t cap = t->pidcap ? t->pidcap * 2 : 16;
-		uint32_t *n = realloc(t->pids, cap * sizeof(*n));
+	uint32_t *n = os_grow32(t->pids, &t->pidcap, (size_t)t->npids + 1, sizeof(*n), 16, UINT32_MAX);
 
-		if (!n)
-			return;
-		t->pids = n;
-		t->pidcap = cap;
-	}
+	if (!n)
+		return;
+	t->pids = n;
 	t->pids[t->npids++] = pid;
 }
 
@@ -69,14 +66,13 @@ static struct os_aspace *aspace_new(struct os_tasks *t, uint32_t pid)
 	a->anon = os_iv_new();
 	if (!a->objects || !a->anon)
 		goto fail;
-	if (t->nas >= t->cap) {
-		uint32_t cap = t->cap ? t->cap * 2 : 16;
-		struct os_aspace **n = realloc(t->as, cap * sizeof(*n));
+	{
+		struct os_aspace **n = os_grow32(t->as, &t->cap, (size_t)t->nas + 1, sizeof(*n), 16,
+						 UINT32_MAX);
 
 		if (!n)
 			goto fail;
 		t->as = n;
-		t->cap = cap;
 	}
 	a->id = t->nas;
 	a->pid = pid;
@@ -215,15 +211,12 @@ struct os_thread_info *os_tasks_thread(struct os_tasks *t, uint32_t pid, uint32_
 	if (os_hmap_get(&t->tid2thr, tid, &idx) && t->threads[idx].pid == pid) {
 		th = &t->threads[idx];
 	} else {
-		if (t->nthreads == t->thrcap) {
-			uint32_t cap = t->thrcap ? t->thrcap * 2 : 64;
-			struct os_thread_info *n = realloc(t->threads, cap * sizeof(*n));
+		struct os_thread_info *n = os_grow32(t->threads, &t->thrcap, (size_t)t->nthreads + 1,
+						     sizeof(*n), 64, UINT32_MAX);
 
-			if (!n)
-				return NULL;
-			t->threads = n;
-			t->thrcap = cap;
-		}
+		if (!n)
+			return NULL;
+		t->threads = n;
 		th = &t->threads[t->nthreads];
 		memset(th, 0, sizeof(*th));
 		th->pid = pid;

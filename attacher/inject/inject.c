@@ -4,8 +4,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -20,7 +18,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "attacher/core/remote.h"
+#include "common/clock.h"
+#include "common/grow.h"
 #include "common/procmaps.h"
+#include "symbolizer/elf_module.h"
 
 #define STACK_GAP 512      /* bytes left below the interrupted rsp (red zone: 128) */
 #define MAX_STR 4096
@@ -137,14 +139,6 @@ static uint64_t thread_pending(pid_t pid, pid_t tid)
 
 /* ---- ptrace steps -------------------------------------------------------- */
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* Waits for the seized thread to stop, up to deadline (ms). Returns the
  * wait status, -ESRCH when it is gone, -ETIMEDOUT. */
 static int wait_stop(pid_t tid, uint64_t deadline)
@@ -158,7 +152,7 @@ static int wait_stop(pid_t tid, uint64_t deadline)
 			return (WIFEXITED(st) || WIFSIGNALED(st)) ? -ESRCH : st & 0x7fffffff;
 		if (w < 0 && errno != EINTR)
 			return -ESRCH;
-		if (now_ms() > deadline)
+		if ((os_now_ns() / 1000000) > deadline)
 			return -ETIMEDOUT;
 		usleep(100);
 	}
@@ -244,7 +238,7 @@ static void release_thread(struct os_inject *in)
 int os_inject_begin(struct os_inject *in, pid_t pid, unsigned timeout_ms, char *err,
 		    size_t errlen)
 {
-	uint64_t deadline = now_ms() + timeout_ms;
+	uint64_t deadline = (os_now_ns() / 1000000) + timeout_ms;
 	struct ranges unsafe = { .n = 0 };
 	char dir[64];
 	int rc;
@@ -271,7 +265,7 @@ int os_inject_begin(struct os_inject *in, pid_t pid, unsigned timeout_ms, char *
 
 			if (tid <= 0 || (round < 3 && !maybe_safe(pid, tid)))
 				continue;
-			if (now_ms() > deadline)
+			if ((os_now_ns() / 1000000) > deadline)
 				break; /* a process with ever more threads: checked below */
 			rc = seize_thread(in, tid, deadline);
 			if (rc == -EPERM) {
@@ -304,7 +298,7 @@ int os_inject_begin(struct os_inject *in, pid_t pid, unsigned timeout_ms, char *
 			snprintf(err, errlen, "process %d exited during injection", (int)pid);
 			return -ESRCH;
 		}
-		if (now_ms() > deadline) {
+		if ((os_now_ns() / 1000000) > deadline) {
 			snprintf(err, errlen,
 				 "no thread of %d reached a point where it can call dlopen within "
 				 "%u ms (all busy in libc or the loader)", (int)pid, timeout_ms);
@@ -312,17 +306,6 @@ int os_inject_begin(struct os_inject *in, pid_t pid, unsigned timeout_ms, char *
 		}
 		usleep(round < 10 ? 200 : 2000);
 	}
-}
-
-static int mem_rw(pid_t pid, uint64_t addr, void *buf, size_t len, bool write)
-{
-	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
-	ssize_t n = write ? process_vm_writev(pid, &local, 1, &remote, 1, 0)
-			  : process_vm_readv(pid, &local, 1, &remote, 1, 0);
-
-	if (n < 0)
-		return -errno;
-	return (size_t)n == len ? 0 : -EFAULT;
 }
 
 int os_inject_read_str(pid_t pid, uint64_t addr, char *buf, size_t len)
@@ -336,7 +319,7 @@ int os_inject_read_str(pid_t pid, uint64_t addr, char *buf, size_t len)
 
 		if (chunk > len - 1 - got)
 			chunk = len - 1 - got;
-		rc = mem_rw(pid, addr + got, buf + got, chunk, false);
+		rc = os_remote_read_all(pid, addr + got, buf + got, chunk);
 		if (rc < 0)
 			return rc;
 		if (memchr(buf + got, 0, chunk))
@@ -402,7 +385,7 @@ int os_inject_call(struct os_inject *in, uint64_t fn, const char *str, uint64_t 
 	struct user_regs_struct r = in->saved;
 	uint8_t saved_mem[MAX_STR + 32], frame[MAX_STR + 32];
 	size_t slen = str ? strlen(str) + 1 : 0, flen;
-	uint64_t top, ret_slot, deadline = now_ms() + timeout_ms;
+	uint64_t top, ret_slot, deadline = (os_now_ns() / 1000000) + timeout_ms;
 	int rc, st;
 
 	if (!in->seized)
@@ -417,9 +400,9 @@ int os_inject_call(struct os_inject *in, uint64_t fn, const char *str, uint64_t 
 	memset(frame, 0, flen);
 	if (str)
 		memcpy(frame + 8, str, slen);
-	rc = mem_rw(in->pid, ret_slot, saved_mem, flen, false);
+	rc = os_remote_read_all(in->pid, ret_slot, saved_mem, flen);
 	if (rc == 0)
-		rc = mem_rw(in->pid, ret_slot, frame, flen, true);
+		rc = os_remote_write_all(in->pid, ret_slot, frame, flen);
 	if (rc < 0) {
 		snprintf(err, errlen, "cannot write the target's stack: %s", strerror(-rc));
 		return rc;
@@ -448,7 +431,7 @@ int os_inject_call(struct os_inject *in, uint64_t fn, const char *str, uint64_t 
 				 timeout_ms);
 			/* stop it again so that end() can put the registers back */
 			ptrace(PTRACE_INTERRUPT, in->tid, NULL, NULL);
-			keep_signal(in, wait_stop(in->tid, now_ms() + 1000));
+			keep_signal(in, wait_stop(in->tid, (os_now_ns() / 1000000) + 1000));
 			return -ETIMEDOUT;
 		}
 		if (st < 0) {
@@ -462,7 +445,7 @@ int os_inject_call(struct os_inject *in, uint64_t fn, const char *str, uint64_t 
 			 * intact, as if never interrupted */
 			int sig = WSTOPSIG(st);
 
-			mem_rw(in->pid, ret_slot, saved_mem, flen, true);
+			os_remote_write_all(in->pid, ret_slot, saved_mem, flen);
 			os_inject_end_sig(in, sig);
 			snprintf(err, errlen, "thread %d took its own signal %d when the call "
 				 "started (handed back to it; nothing was run)", (int)in->tid, sig);
@@ -493,7 +476,7 @@ int os_inject_call(struct os_inject *in, uint64_t fn, const char *str, uint64_t 
 		/* wait_stop returns at once while stops keep coming (a target
 		 * that signals itself without pause): the deadline is checked
 		 * here too. The thread is stopped: end() can put it back. */
-		if (now_ms() > deadline) {
+		if ((os_now_ns() / 1000000) > deadline) {
 			snprintf(err, errlen, "the call in the target did not return within %u ms",
 				 timeout_ms);
 			keep_signal(in, st);
@@ -507,7 +490,7 @@ int os_inject_call(struct os_inject *in, uint64_t fn, const char *str, uint64_t 
 			goto gone;
 		}
 	}
-	mem_rw(in->pid, ret_slot, saved_mem, flen, true);
+	os_remote_write_all(in->pid, ret_slot, saved_mem, flen);
 	return 0;
 gone:
 	in->seized = false;
@@ -534,7 +517,7 @@ void os_inject_end(struct os_inject *in)
 
 int os_inject_read(pid_t pid, uint64_t addr, void *buf, size_t len)
 {
-	int rc = mem_rw(pid, addr, buf, len, false);
+	int rc = os_remote_read_all(pid, addr, buf, len);
 
 	return rc == -ESRCH ? -ESRCH : rc < 0 ? -EFAULT : 0;
 }
@@ -551,25 +534,24 @@ static bool group_has(const struct os_inject_group *g, pid_t tid)
 
 static int group_add(struct os_inject_group *g, pid_t tid)
 {
-	if (g->n == g->cap) {
-		size_t cap = g->cap ? g->cap * 2 : 64;
-		pid_t *t = realloc(g->tids, cap * sizeof(*t));
-		int *s;
-		uint64_t *r;
+	/* three arrays of one capacity: g->cap moves when all three have grown */
+	size_t ct = g->cap, cs = g->cap, cr = g->cap;
+	pid_t *t = os_grow(g->tids, &ct, g->n + 1, sizeof(*t), 64);
+	int *s;
+	uint64_t *r;
 
-		if (!t)
-			return -ENOMEM;
-		g->tids = t;
-		s = realloc(g->sig, cap * sizeof(*s));
-		if (!s)
-			return -ENOMEM;
-		g->sig = s;
-		r = realloc(g->rip, cap * sizeof(*r));
-		if (!r)
-			return -ENOMEM;
-		g->rip = r;
-		g->cap = cap;
-	}
+	if (!t)
+		return -ENOMEM;
+	g->tids = t;
+	s = os_grow(g->sig, &cs, g->n + 1, sizeof(*s), 64);
+	if (!s)
+		return -ENOMEM;
+	g->sig = s;
+	r = os_grow(g->rip, &cr, g->n + 1, sizeof(*r), 64);
+	if (!r)
+		return -ENOMEM;
+	g->rip = r;
+	g->cap = ct;
 	g->tids[g->n] = tid;
 	g->sig[g->n] = 0;
 	g->rip[g->n] = 0;
@@ -604,7 +586,7 @@ void os_inject_group_free(struct os_inject_group *g)
 int os_inject_stop_others(struct os_inject_group *g, pid_t pid, pid_t except,
 			  unsigned timeout_ms)
 {
-	uint64_t deadline = now_ms() + timeout_ms;
+	uint64_t deadline = (os_now_ns() / 1000000) + timeout_ms;
 	char dir[64];
 	int rc = 0;
 
@@ -626,7 +608,7 @@ int os_inject_stop_others(struct os_inject_group *g, pid_t pid, pid_t except,
 
 			if (tid <= 0 || tid == except || group_has(g, tid))
 				continue;
-			if (now_ms() > deadline) {
+			if ((os_now_ns() / 1000000) > deadline) {
 				late = true; /* ever more threads: the ones seized are
 					      * waited for, then it fails below */
 				break;
@@ -668,7 +650,7 @@ int os_inject_stop_others(struct os_inject_group *g, pid_t pid, pid_t except,
 			g->rip[i] = r.rip;
 			i++;
 		}
-		if (now_ms() > deadline) {
+		if ((os_now_ns() / 1000000) > deadline) {
 			rc = -ETIMEDOUT;
 			goto fail;
 		}
@@ -683,6 +665,7 @@ fail:
 struct find_obj {
 	const char *suffix;
 	uint64_t start, end, offset, inode;
+	uint32_t dev_major, dev_minor;
 	char path[PATH_MAX];
 	bool found;
 };
@@ -699,105 +682,41 @@ static int find_mapping(const struct os_maps_entry *e, void *arg)
 		f->end = e->end;
 		f->offset = e->offset;
 		f->inode = e->inode;
+		f->dev_major = e->dev_major;
+		f->dev_minor = e->dev_minor;
 		snprintf(f->path, sizeof(f->path), "%s", e->path);
 		f->found = true;
 	}
 	return 0;
 }
 
-/* A file opened by a path the target's user may have placed (a symlink,
- * a FIFO): used only when it is a regular file with the mapping's inode
- * (the device may differ: overlayfs). O_NONBLOCK: a FIFO does not block the
- * open. */
-static int open_checked(const char *path, uint64_t inode)
-{
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_ino != inode) {
-		close(fd);
-		return -ENOENT;
-	}
-	return fd;
-}
-
-static int open_mapped(pid_t pid, const struct find_obj *f)
-{
-	char p[PATH_MAX + 64];
-	int fd;
-
-	snprintf(p, sizeof(p), "/proc/%d/map_files/%llx-%llx", (int)pid,
-		 (unsigned long long)f->start, (unsigned long long)f->end);
-	fd = open(p, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0)
-		return fd;
-	snprintf(p, sizeof(p), "/proc/%d/root%s", (int)pid, f->path);
-	fd = open_checked(p, f->inode);
-	if (fd >= 0)
-		return fd;
-	return open_checked(f->path, f->inode);
-}
-
+/* Each of the three ways to open the file (inject.h) in turn, until one
+ * opens the mapped file. */
 int os_inject_symbol(pid_t pid, const char *suffix, const char *name, uint64_t *addr)
 {
 	struct find_obj f = { .suffix = suffix };
-	Elf *elf = NULL;
-	Elf_Scn *scn = NULL;
-	size_t nph;
-	uint64_t first_vaddr = UINT64_MAX;
-	int fd, rc;
+	char mf[96], root[PATH_MAX + 64];
+	const char *paths[3] = { mf, root, f.path };
+	int rc;
 
 	rc = os_maps_foreach_pid(pid, find_mapping, &f);
 	if (rc < 0)
 		return rc == -ENOENT ? -ESRCH : rc;
 	if (!f.found)
 		return -ENOENT;
-	fd = open_mapped(pid, &f);
-	if (fd < 0)
-		return fd;
-	rc = -ENOENT;
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf || elf_getphdrnum(elf, &nph) != 0) {
-		rc = -ENOEXEC;
-		goto out;
-	}
-	for (size_t i = 0; i < nph; i++) {
-		GElf_Phdr ph;
+	snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", (int)pid,
+		 (unsigned long long)f.start, (unsigned long long)f.end);
+	snprintf(root, sizeof(root), "/proc/%d/root%s", (int)pid, f.path);
+	for (size_t i = 0; i < 3; i++) {
+		struct os_elfmod *m = os_elfmod_new(f.path);
 
-		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
-		    ph.p_offset <= f.offset && first_vaddr == UINT64_MAX)
-			first_vaddr = (ph.p_vaddr - ph.p_offset + f.offset) & ~4095ULL;
+		if (!m)
+			return -ENOMEM;
+		os_elfmod_expect_id(m, f.dev_major, f.dev_minor, f.inode);
+		rc = os_elfmod_dynsym_addr(m, paths[i], f.start, f.offset, name, addr);
+		os_elfmod_free(m);
+		if (rc == 0 || rc == -ENOEXEC || rc == -ENOMEM)
+			return rc;
 	}
-	if (first_vaddr == UINT64_MAX)
-		goto out;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM)
-			continue;
-		data = elf_getdata(scn, NULL);
-		for (size_t i = 0; data && sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym sym;
-			const char *n;
-
-			if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
-			    !sym.st_value)
-				continue;
-			n = elf_strptr(elf, sh.sh_link, sym.st_name);
-			if (n && strcmp(n, name) == 0) {
-				*addr = f.start - first_vaddr + sym.st_value;
-				rc = 0;
-				goto out;
-			}
-		}
-	}
-out:
-	if (elf)
-		elf_end(elf);
-	close(fd);
-	return rc;
+	return rc == -ESTALE ? -ENOENT : rc; /* another file by that name */
 }

@@ -69,11 +69,12 @@ int os_inject_call(struct os_inject *in, uint64_t fn, const char *str, uint64_t 
 /* Restores and detaches; safe to call when begin failed. */
 void os_inject_end(struct os_inject *in);
 
-/* Address of `name` (.dynsym, defined) in the object mapped in pid whose
- * path ends with `suffix` (e.g. "/libc.so.6"). The file is read through
+/* Address of the function `name` (.dynsym, defined) in the object mapped in
+ * pid whose path ends with `suffix` (e.g. "/libc.so.6"), read by the
+ * symbolizer's ELF reader (os_elfmod_dynsym_addr). The file is read through
  * /proc/PID/map_files, else /proc/PID/root + path, else its path: those two
  * only when they open (never blocking) a regular file with the mapping's
- * inode. */
+ * device (but for overlayfs) and inode. */
 int os_inject_symbol(pid_t pid, const char *suffix, const char *name, uint64_t *addr);
 
 /* Reads a NUL-terminated string of the target (for dlerror()). */

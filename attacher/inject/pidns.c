@@ -1,5 +1,6 @@
 /* pidns.c - id translation for targets in another PID namespace. */
 #include "attacher/inject/pidns.h"
+#include "common/grow.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -44,15 +45,11 @@ static int add(struct os_pidns *m, uint32_t host, uint32_t ns)
 			m->tids[i].ns = ns;
 			return 0;
 		}
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 64;
-		struct os_pidns_tid *t = realloc(m->tids, cap * sizeof(*t));
+	struct os_pidns_tid *t = os_grow(m->tids, &m->cap, m->n + 1, sizeof(*t), 64);
 
-		if (!t)
-			return -ENOMEM;
-		m->tids = t;
-		m->cap = cap;
-	}
+	if (!t)
+		return -ENOMEM;
+	m->tids = t;
 	m->tids[m->n++] = (struct os_pidns_tid){ host, ns };
 	return 0;
 }

@@ -1,8 +1,10 @@
 /* perf.c - per-CPU inherited perf events and their ring buffers. */
 #include "attacher/sampling/perf.h"
+#include "common/grow.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,15 +212,16 @@ static int open_thread_cpu(struct os_perf *p, struct perf_event_attr *attr, pid_
 		}
 		return 0;
 	}
-	if (p->nextra == p->capextra) {
-		int n = p->capextra ? p->capextra * 2 : 64, *np = realloc(p->extra, n * sizeof(int));
+	{
+		size_t n = (size_t)p->capextra;
+		int *np = os_grow_max(p->extra, &n, (size_t)p->nextra + 1, sizeof(int), 64, INT_MAX);
 
 		if (!np) {
 			close(fd);
 			return -ENOMEM;
 		}
 		p->extra = np;
-		p->capextra = n;
+		p->capextra = (int)n;
 	}
 	p->extra[p->nextra++] = fd;
 	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, c->fd) < 0) {
@@ -230,9 +233,9 @@ static int open_thread_cpu(struct os_perf *p, struct perf_event_attr *attr, pid_
 	return 0;
 }
 
-static bool tid_seen(const pid_t *tids, int n, pid_t tid)
+static bool tid_seen(const pid_t *tids, size_t n, pid_t tid)
 {
-	for (int i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++)
 		if (tids[i] == tid)
 			return true;
 	return false;
@@ -243,7 +246,8 @@ int os_perf_open_threads(struct os_perf **out, pid_t pid, struct perf_event_attr
 {
 	struct os_perf *p;
 	pid_t *tids = NULL;
-	int ntids = 0, cap = 0, rc = 0, added;
+	size_t ntids = 0, cap = 0;
+	int rc = 0, added;
 	char dir[64];
 
 	*out = NULL;
@@ -264,21 +268,17 @@ int os_perf_open_threads(struct os_perf **out, pid_t pid, struct perf_event_attr
 			goto out;
 		}
 		while ((de = readdir(d))) {
-			pid_t tid = (pid_t)atoi(de->d_name);
+			pid_t tid = (pid_t)atoi(de->d_name), *nt;
 
 			if (tid <= 0 || tid_seen(tids, ntids, tid))
 				continue;
-			if (ntids == cap) {
-				pid_t *nt = realloc(tids, (size_t)(cap = cap ? cap * 2 : 64) *
-							  sizeof(pid_t));
-
-				if (!nt) {
-					rc = -ENOMEM;
-					closedir(d);
-					goto out;
-				}
-				tids = nt;
+			nt = os_grow(tids, &cap, ntids + 1, sizeof(pid_t), 64);
+			if (!nt) {
+				rc = -ENOMEM;
+				closedir(d);
+				goto out;
 			}
+			tids = nt;
 			tids[ntids++] = tid;
 			added++;
 			for (int cpu = 0; cpu < p->ncpu; cpu++) {

@@ -34,7 +34,9 @@
 #include <string.h>
 
 #include "attacher/sampling/sampler.h"
+#include "common/grow.h"
 #include "common/hashmap.h"
+#include "common/search.h"
 
 #define SWEEP_MAX 4096  /* longest forward sweep from a function start */
 #define BACK_BYTES 64   /* backward sweep window */
@@ -76,14 +78,12 @@ static struct bounds *bounds_of(struct soft *st, uint32_t asid, uint64_t key_add
 		return &st->bnd[idx];
 	if (!create)
 		return NULL;
-	if (st->nb == st->capb) {
-		size_t cap = st->capb ? st->capb * 2 : 256;
-		struct bounds *n = realloc(st->bnd, cap * sizeof(*n));
+	{
+		struct bounds *n = os_grow(st->bnd, &st->capb, st->nb + 1, sizeof(*n), 256);
 
 		if (!n)
 			return NULL;
 		st->bnd = n;
-		st->capb = cap;
 	}
 	if (os_hmap_put(&st->bidx, key, st->nb) < 0)
 		return NULL;
@@ -94,17 +94,7 @@ static struct bounds *bounds_of(struct soft *st, uint32_t asid, uint64_t key_add
 /* Index of the first offset >= off. */
 static uint32_t offs_lower(const struct offs *b, uint32_t off)
 {
-	uint32_t lo = 0, hi = b->n;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (b->off[mid] < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return (uint32_t)os_lower_bound(b->n, i, b->off[i] < off);
 }
 
 static void offs_add(struct offs *b, uint32_t off)
@@ -113,14 +103,12 @@ static void offs_add(struct offs *b, uint32_t off)
 
 	if (i < b->n && b->off[i] == off)
 		return;
-	if (b->n == b->cap) {
-		uint32_t cap = b->cap ? b->cap * 2 : 8;
-		uint32_t *n = realloc(b->off, cap * sizeof(*n));
+	{
+		uint32_t *n = os_grow32(b->off, &b->cap, (size_t)b->n + 1, sizeof(*n), 8, UINT32_MAX);
 
 		if (!n)
 			return;
 		b->off = n;
-		b->cap = cap;
 	}
 	memmove(b->off + i + 1, b->off + i, (b->n - i) * sizeof(*b->off));
 	b->off[i] = off;
@@ -267,15 +255,11 @@ static enum os_dec_status soft_address(struct os_sampler *s, const struct os_per
 
 		if (unreadable) /* not cached: the next sample may read it */
 			return rc;
-		if (st->n == st->cap) {
-			size_t cap = st->cap ? st->cap * 2 : 1024;
-			struct os_mem_insn *n = realloc(st->insns, cap * sizeof(*n));
+		struct os_mem_insn *n = os_grow(st->insns, &st->cap, st->n + 1, sizeof(*n), 1024);
 
-			if (!n)
-				return OS_DEC_UNDECODABLE;
-			st->insns = n;
-			st->cap = cap;
-		}
+		if (!n)
+			return OS_DEC_UNDECODABLE;
+		st->insns = n;
 		st->insns[st->n] = m;
 		if (os_hmap_put(&st->cache, key, st->n) < 0)
 			return OS_DEC_UNDECODABLE;

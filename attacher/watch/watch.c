@@ -3,6 +3,7 @@
 #include "attacher/watch/watch_int.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,14 +13,8 @@
 #include <unistd.h>
 
 #include "attacher/core/decode.h"
-
-uint64_t watch_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
+#include "attacher/core/remote.h"
+#include "common/grow.h"
 
 const char *watch_route_name(enum watch_route r)
 {
@@ -153,21 +148,21 @@ static void thread_put_if_unused(struct watch_set *w, struct watch_thread *t)
 
 static struct watch_wp *wp_new(struct watch_set *w)
 {
-	int i, n;
+	int i;
 
 	for (i = 0; i < w->nwp; i++)
 		if (!w->wp[i].used)
 			goto found;
-	n = w->nwp ? w->nwp * 2 : 32;
 	{
-		struct watch_wp *nw = realloc(w->wp, (size_t)n * sizeof(*nw));
+		size_t n = (size_t)w->nwp;
+		struct watch_wp *nw = os_grow_max(w->wp, &n, n + 1, sizeof(*nw), 32, INT_MAX);
 
 		if (!nw)
 			return NULL;
-		memset(nw + w->nwp, 0, (size_t)(n - w->nwp) * sizeof(*nw));
+		memset(nw + w->nwp, 0, (n - (size_t)w->nwp) * sizeof(*nw));
 		w->wp = nw;
 		i = w->nwp;
-		w->nwp = n;
+		w->nwp = (int)n;
 	}
 found:
 	memset(&w->wp[i], 0, sizeof(w->wp[i]));
@@ -248,13 +243,12 @@ static int q_drop(struct watch_set *w, bool by_cookie, uint64_t cookie, uint64_t
 int watch_read_value(struct watch_set *w, uint64_t addr, unsigned len, uint64_t *value)
 {
 	uint8_t buf[8] = { 0 };
-	struct iovec l = { buf, len }, r = { (void *)(uintptr_t)addr, len };
-	ssize_t n = process_vm_readv(w->pid, &l, 1, &r, 1, 0);
+	int rc = os_remote_read_all(w->pid, addr, buf, len);
 	uint64_t v = 0;
 	unsigned i;
 
-	if (n != (ssize_t)len)
-		return n < 0 ? -errno : -EFAULT;
+	if (rc < 0)
+		return rc;
 	for (i = 0; i < len; i++)
 		v |= (uint64_t)buf[i] << (8 * i);
 	*value = v;
@@ -278,10 +272,7 @@ unsigned watch_insn_width(struct watch_set *w, uint64_t ip, bool *is_write)
 	}
 	start = ip - sizeof(code);
 	for (;;) {
-		struct iovec l = { code, (size_t)(ip - start) };
-		struct iovec r = { (void *)(uintptr_t)start, (size_t)(ip - start) };
-
-		n = process_vm_readv(w->pid, &l, 1, &r, 1, 0);
+		n = os_remote_read(w->pid, start, code, (size_t)(ip - start));
 		if (n == (ssize_t)(ip - start))
 			break;
 		/* The bytes before ip may cross into an unmapped page: retry
@@ -314,7 +305,7 @@ void watch_hit_push(struct watch_set *w, struct watch_wp *wp, pid_t tid, uint64_
 	h.len = wp->len;
 	h.cookie = wp->cookie;
 	h.ip = ip;
-	h.time_ns = time_ns ? time_ns : watch_now_ns();
+	h.time_ns = time_ns ? time_ns : os_now_ns();
 	if (value_known) {
 		h.value_ok = true;
 		h.value = value;
@@ -384,7 +375,7 @@ int watch_arm(struct watch_set *w, pid_t tid, uint64_t addr, unsigned len, uint6
 	wp->len = len;
 	wp->cookie = cookie;
 	wp->t = t;
-	wp->deadline_ns = max_age_ns ? watch_now_ns() + max_age_ns : 0;
+	wp->deadline_ns = max_age_ns ? os_now_ns() + max_age_ns : 0;
 	ret = w->ops->arm(w, wp);
 	if (ret) {
 		/* t may be stale now (the thread left): look it up again. */
@@ -487,7 +478,7 @@ int watch_disarm_range(struct watch_set *w, uint64_t lo, uint64_t hi)
 static void expire(struct watch_set *w)
 {
 	struct watch_wp *list[64];
-	uint64_t now = watch_now_ns();
+	uint64_t now = os_now_ns();
 	int i, n = 0;
 
 	for (i = 0; i < w->nwp; i++) {

@@ -8,6 +8,7 @@
 #define OBJSCOPE_WATCH_INT_H
 
 #include "attacher/watch/watch.h"
+#include "common/clock.h"
 
 struct os_decoder;
 
@@ -92,7 +93,6 @@ struct watch_route_ops {
 extern const struct watch_route_ops watch_perf_ops;
 extern const struct watch_route_ops watch_ptrace_ops;
 
-uint64_t watch_now_ns(void);
 struct watch_thread *watch_thread_find(struct watch_set *w, pid_t tid);
 /* Frees a wp record (narmed--); frees its thread record when it was the last. */
 void watch_wp_release(struct watch_set *w, struct watch_wp *wp);

@@ -131,7 +131,7 @@ static void pool_put(struct watch_set *w, struct watch_wp *wp, bool hit)
 		goto close;
 	t->pool[t->npool].fd = wp->fd;
 	t->pool[t->npool].ring = wp->ring;
-	t->pool[t->npool].since_ns = watch_now_ns();
+	t->pool[t->npool].since_ns = os_now_ns();
 	t->npool++;
 	wp->fd = -1;
 	wp->ring = NULL;
@@ -253,7 +253,7 @@ static int scan_rings(struct watch_set *w)
  * be gone; they hold debug-register slots). */
 static void pool_age(struct watch_set *w)
 {
-	uint64_t now = watch_now_ns();
+	uint64_t now = os_now_ns();
 	int i, k;
 
 	for (i = 0; i < w->nthr; i++) {

@@ -179,7 +179,7 @@ static struct watch_wp *wp_of_slot(struct watch_set *w, struct watch_thread *t, 
 /* The thread is in the signal-delivery-stop of a breakpoint SIGTRAP. */
 static void pt_hit(struct watch_set *w, struct watch_thread *t)
 {
-	uint64_t dr6 = 0, ip = 0, now = watch_now_ns(), dr7 = t->dr7;
+	uint64_t dr6 = 0, ip = 0, now = os_now_ns(), dr7 = t->dr7;
 	int slot;
 
 	w->st.sigtraps_consumed++;
@@ -407,7 +407,7 @@ static bool any_seized(const struct watch_set *w)
 
 static int pt_poll(struct watch_set *w, int timeout_ms)
 {
-	uint64_t end = timeout_ms > 0 ? watch_now_ns() + (uint64_t)timeout_ms * 1000000ULL : 0;
+	uint64_t end = timeout_ms > 0 ? os_now_ns() + (uint64_t)timeout_ms * 1000000ULL : 0;
 	struct timespec nap = { 0, 20000 };
 
 	for (;;) {
@@ -416,7 +416,7 @@ static int pt_poll(struct watch_set *w, int timeout_ms)
 		pt_sweep(w);
 		if (w->qlen > q0 || !timeout_ms || !any_seized(w))
 			return 0;
-		if (timeout_ms > 0 && watch_now_ns() >= end)
+		if (timeout_ms > 0 && os_now_ns() >= end)
 			return 0;
 		nanosleep(&nap, NULL);
 	}
@@ -442,8 +442,8 @@ static void pt_close(struct watch_set *w)
 		if (pt_resume(w, t) == PT_LEFT)
 			continue;
 		/* A breakpoint SIGTRAP was still queued: take it, then leave. */
-		end = watch_now_ns() + 2000000000ULL;
-		while (t->used && t->seized && watch_now_ns() < end) {
+		end = os_now_ns() + 2000000000ULL;
+		while (t->used && t->seized && os_now_ns() < end) {
 			struct timespec nap = { 0, 50000 };
 			int st = 0, r = wait_tid(w, t->tid, false, &st);
 

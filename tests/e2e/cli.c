@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "tests/e2e/helpers.h"
 
 static char *tmp;
@@ -37,10 +38,7 @@ TestSuite(e2e_cli, .init = setup, .fini = teardown, .timeout = 90);
 
 static double mono_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return (double)os_now_ns() * 1e-9;
 }
 
 static int exists(const char *path)

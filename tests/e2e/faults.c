@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/shm.h"
 #include "tests/e2e/helpers.h"
 
@@ -49,10 +50,7 @@ TestSuite(e2e_faults, .init = setup, .fini = teardown, .timeout = 90);
 
 static double mono_s_early(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return (double)os_now_ns() * 1e-9;
 }
 
 static void sleep_s(double s)
@@ -384,10 +382,7 @@ Test(e2e_faults, planted_tmp_link_not_followed)
 
 static double mono_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return (double)os_now_ns() * 1e-9;
 }
 
 /* Start and end address of the target's mapping of objscope's shared rings

@@ -210,3 +210,31 @@ Test(grow, doubles_keeps_contents_and_refuses_overflow)
 	cr_assert_null(b, "count x element size would overflow");
 	cr_assert_eq(cap, 16);
 }
+
+/* os_grow_max / os_grow32: the doubling stops at the limit, a need past it
+ * is refused with nothing changed. */
+Test(grow, limited_and_uint32_capacities)
+{
+	uint32_t *a = NULL, cap32 = 0;
+	size_t cap = 0;
+	char *s;
+
+	s = os_grow_max(NULL, &cap, 5, 1, 4, 6);
+	cr_assert_not_null(s);
+	cr_assert_eq(cap, 6, "4 doubled is 8, cut to the limit 6");
+	cr_assert_null(os_grow_max(s, &cap, 7, 1, 4, 6), "past the limit");
+	cr_assert_eq(cap, 6);
+	free(s);
+	a = os_grow32(a, &cap32, 3, sizeof(*a), 2, UINT32_MAX);
+	cr_assert_not_null(a);
+	cr_assert_eq(cap32, 4);
+	a[3] = 42;
+	a = os_grow32(a, &cap32, 5, sizeof(*a), 2, UINT32_MAX);
+	cr_assert_not_null(a);
+	cr_assert_eq(cap32, 8);
+	cr_assert_eq(a[3], 42);
+	cap32 = 8;
+	cr_assert_null(os_grow32(a, &cap32, (size_t)UINT32_MAX + 1, sizeof(*a), 2, UINT32_MAX));
+	cr_assert_eq(cap32, 8);
+	free(a);
+}

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "attacher/inject/inject.h"
 
 static _Atomic unsigned long *handled; /* shared with the child */
@@ -33,10 +34,7 @@ static void __attribute__((noinline, used)) storm(void)
 
 static uint64_t ms_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	return os_now_ns() / 1000000;
 }
 
 Test(inject_deadline, call_gives_up_in_time_under_a_signal_storm, .timeout = 60)

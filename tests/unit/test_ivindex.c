@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/ivindex.h"
+#include "common/search.h"
 
 struct ref_iv {
 	uint64_t start, end, val;
@@ -29,17 +30,7 @@ static uint64_t rnd(void)
 /* Index of the first interval with start > x. */
 static size_t ref_upper(const struct ref *r, uint64_t x)
 {
-	size_t lo = 0, hi = r->n;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (r->a[mid].start <= x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return os_lower_bound(r->n, i, r->a[i].start <= x);
 }
 
 static int ref_insert(struct ref *r, uint64_t s, uint64_t e, uint64_t v)
@@ -354,4 +345,26 @@ Test(ivindex, million_intervals, .timeout = 60)
 	cr_assert(!os_iv_lookup(iv, 0x7f0000000000ULL, NULL, NULL, NULL));
 	free(perm);
 	os_iv_free(iv);
+}
+
+/* os_lower_bound (common/search.h): the first index where the condition
+ * fails, n when none does, 0 on an empty array; lower and upper bounds. */
+Test(search, lower_bound)
+{
+	const uint64_t a[] = { 10, 20, 20, 20, 30 };
+	size_t n = sizeof(a) / sizeof(a[0]);
+
+	cr_assert_eq(os_lower_bound(0, i, a[i] < 20), 0);
+	cr_assert_eq(os_lower_bound(n, i, a[i] < 20), 1, "first 20");
+	cr_assert_eq(os_lower_bound(n, i, a[i] <= 20), 4, "first after the 20s");
+	cr_assert_eq(os_lower_bound(n, i, a[i] < 5), 0);
+	cr_assert_eq(os_lower_bound(n, i, a[i] < 99), n);
+	for (uint64_t k = 0; k < 40; k++) {
+		size_t want = 0;
+
+		while (want < n && a[want] < k)
+			want++;
+		cr_assert_eq(os_lower_bound(n, i, a[i] < k), want, "key %llu",
+			     (unsigned long long)k);
+	}
 }

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "attacher/watch/watch.h"
 #include "tests/unit/unit_helpers.h"
 
@@ -55,10 +56,7 @@ struct tgt {
 
 static uint64_t now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	return os_now_ns() / 1000000;
 }
 
 /* Next control line into line; 1, or 0 on timeout / end of file. */

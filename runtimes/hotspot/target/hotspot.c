@@ -112,35 +112,7 @@ static uint64_t hs_gc_seq;   /* GC begin hooks seen */
 int osp_hs_emit(struct osp_thread *t, uint16_t type, uint64_t addr, uint64_t size, uint64_t aux,
 		uint64_t aux2, const uint64_t *words, uint32_t n)
 {
-	struct os_slot *s = osp_slot(t);
-	struct os_event *ev;
-	struct timespec ts;
-
-	if (!s) {
-		__atomic_fetch_add((uint64_t *)&osp_hdr->no_slot_events, 1, __ATOMIC_RELAXED);
-		return -ENOSPC;
-	}
-	ev = os_ring_reserve(s, osp_hdr->ring_bytes, os_event_len(n));
-	if (!ev) {
-		osp_stat_add(&s->stats.dropped, 1);
-		return -ENOSPC;
-	}
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ev->type = type;
-	ev->nframes = (uint16_t)n;
-	ev->len = os_event_len(n);
-	ev->pid = t->pid;
-	ev->tid = t->tid;
-	ev->time = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-	ev->addr = addr;
-	ev->size = size;
-	ev->aux = aux;
-	ev->aux2 = aux2;
-	for (uint32_t i = 0; i < n; i++)
-		ev->frames[i] = words[i];
-	os_ring_commit(s, ev);
-	osp_stat_add(&s->stats.events, 1);
-	return 0;
+	return osp_record_words(t, type, addr, size, aux, aux2, words, n);
 }
 
 /* ---- allocation hooks (any Java thread, allocation slow path) ---------- */
