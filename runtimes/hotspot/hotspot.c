@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "attacher/core/collector.h"
+#include "attacher/core/decode.h"
 #include "runtimes/hotspot/hotspot_gc.h"
 #include "runtimes/hotspot/hotspot_lines.h"
 #include "runtimes/hotspot/hotspot_scan.h"
@@ -1315,7 +1316,7 @@ static uint64_t method_word(struct hotspot *h, struct hs_jvm *j, uint64_t pc, bo
 }
 
 static uint64_t hs_frame_word(struct os_runtime *rt, uint32_t asid, uint64_t pc, uint64_t fp,
-			      const uint64_t *leaf_bcp,
+			      const uint64_t *leaf_regs,
 			      bool (*read)(void *arg, uint64_t addr, uint64_t *word), void *arg)
 {
 	struct hotspot *h = hs_of(rt);
@@ -1328,8 +1329,8 @@ static uint64_t hs_frame_word(struct os_runtime *rt, uint32_t asid, uint64_t pc,
 	    pc >= j->info.interp_end)
 		return pc;
 	ok = read(arg, fp + (uint64_t)j->method_off, &m);
-	if (leaf_bcp)
-		bcp = *leaf_bcp;
+	if (leaf_regs) /* the interrupted frame's bcp: r13 on x86_64 */
+		bcp = leaf_regs[OS_REG_R13];
 	else if (!read(arg, fp + (uint64_t)j->method_off - OS_HSF_BCP_BELOW_METHOD, &bcp))
 		bcp = 0;
 	return method_word(h, j, pc, ok, m, bcp);
@@ -1745,13 +1746,13 @@ static uint32_t expand_path(struct hotspot *h, struct hs_jvm *j, const uint64_t 
 	return k;
 }
 
-static uint32_t hs_java_walk(struct os_runtime *rt, uint32_t asid, const struct os_hsf_frame *start,
-			     bool leaf, os_hsf_read read, void *arg, uint64_t *frames, uint32_t max)
+static uint32_t hs_java_walk(struct os_runtime *rt, uint32_t asid, const struct os_rt_frame *start,
+			     bool leaf, os_rt_read read, void *arg, uint64_t *frames, uint32_t max)
 {
 	struct hotspot *h = hs_of(rt);
 	struct hs_jvm *j = h->njvms ? jvm_find(h, asid) : NULL;
 	struct hs_walk w = { h, j };
-	struct os_hsf_frame f = *start;
+	struct os_hsf_frame f = { start->pc, start->sp, start->fp, 0 };
 	struct os_hsf_blob b = { 0, 0, 0, 0 };
 	uint32_t n = 0;
 	uint64_t now;
@@ -1795,7 +1796,7 @@ static uint32_t hs_java_walk(struct os_runtime *rt, uint32_t asid, const struct 
 			/* the interrupted frame's bcp is in a register; a caller's
 			 * in its frame (runtimes/hotspot/hs_frames.h) */
 			if (leaf)
-				bcp = start->bcp;
+				bcp = start->regs ? start->regs[OS_REG_R13] : 0;
 			else if (!read(arg, f.fp + (uint64_t)j->method_off - OS_HSF_BCP_BELOW_METHOD,
 				       &bcp, 8))
 				bcp = 0;
@@ -2126,8 +2127,29 @@ static void hs_destroy(struct os_runtime *rt)
 	free(h);
 }
 
+/* HotSpot takes the address spaces whose in-target side sent its events
+ * (runtimes/hotspot/target/: the JVM announced, its allocations, moves and
+ * collections). */
+static bool hs_claim(struct os_runtime *rt, struct os_aspace *as, const struct os_event *ev)
+{
+	(void)rt;
+	(void)as;
+	switch (ev->type) {
+	case OS_EV_JVM:
+	case OS_EV_JALLOC:
+	case OS_EV_MOVE:
+	case OS_EV_MOVES:
+	case OS_EV_GC_BEGIN:
+	case OS_EV_GC_END:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static const struct os_runtime_ops hotspot_ops = {
 	.name = "hotspot",
+	.claim = hs_claim,
 	.prepare = hs_prepare,
 	.sample_taken = hs_sample_taken,
 	.apply = hs_apply,
@@ -2166,6 +2188,11 @@ struct os_runtime *os_hotspot_new(struct os_attrib *a, struct os_symbolizer *sym
 		a->heap_miss_arg = h;
 	}
 	return &h->rt;
+}
+
+struct os_runtime *os_hotspot_create(struct os_attrib *a, struct os_symbolizer *sym)
+{
+	return os_hotspot_new(a, sym, NULL);
 }
 
 void os_hotspot_attached(struct os_runtime *rt, uint32_t pid, const char *map_path,

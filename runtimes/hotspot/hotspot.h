@@ -48,6 +48,10 @@
 struct os_runtime *os_hotspot_new(struct os_attrib *a, struct os_symbolizer *sym,
 				  const struct os_hs_mem *mem);
 
+/* The registry's constructor (runtimes/registry.c): os_hotspot_new over
+ * the target's memory (os_hs_mem_proc). */
+struct os_runtime *os_hotspot_create(struct os_attrib *a, struct os_symbolizer *sym);
+
 /* Attach mode (cmd_attach.c), pid attached while running: objects seen
  * first when a collection moves them, or found by reading the header below
  * a sampled Java-heap address no tracked object holds (hotspot_scan.h,
