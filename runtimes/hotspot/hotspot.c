@@ -2162,6 +2162,8 @@ static const struct os_runtime_ops hotspot_ops = {
 	.in_heap = hs_in_heap,
 	.jit_name = hs_jit_name,
 	.thread_kind = hs_thread_kind,
+	.attached = os_hs_attached,
+	.detached = os_hs_detached,
 	.notes = hs_notes,
 	.destroy = hs_destroy,
 };

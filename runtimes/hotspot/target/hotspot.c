@@ -807,9 +807,9 @@ static struct osp_detour_patch hs_pending[HS_NHOOKS];
 /* Finds the hooks in libjvm and detours them. plan NULL (launch mode, no
  * JVM thread yet): written at once, JNI_CreateJavaVM included. plan given
  * (attach mode, the JVM runs): only prepared, JNI_CreateJavaVM left alone
- * (the JVM exists); the collector writes them through osp_hs_attach_commit
+ * (the JVM exists); the collector writes them through hs_attach_commit
  * with every other thread stopped. The caller set hs_installed. */
-static void hs_install_at(void *handle, struct os_jvm_plan *plan)
+static void hs_install_at(void *handle, struct os_rt_plan *plan)
 {
 	static const char *const names[HS_NHOOKS] = {
 		"_ZN11AllocTracer27send_allocation_in_new_tlabEP5KlassPP12HeapWordImplmmP10JavaThread",
@@ -915,7 +915,7 @@ static void hs_install(void *handle)
 
 /* ---- attach mode: the JVM runs already (preload/attach.c) -------------- */
 
-int osp_hs_attach_prepare(struct os_jvm_plan *plan)
+static int hs_attach_prepare(struct os_rt_plan *plan)
 {
 	void *h;
 
@@ -933,12 +933,14 @@ int osp_hs_attach_prepare(struct os_jvm_plan *plan)
 	hs_jvm_up();
 	if (!__atomic_load_n(&osp_hs.up, __ATOMIC_ACQUIRE))
 		return 0;
-	plan->jvm = 1;
-	plan->preserve_fp = hs_preserve_fp != 1 && osp_hs.frames.ok ? 2 : (uint32_t)hs_preserve_fp;
+	plan->found = 1;
+	snprintf(plan->runtime, sizeof(plan->runtime), "hotspot");
+	snprintf(plan->what, sizeof(plan->what), "JVM");
+	plan->stacks = hs_preserve_fp != 1 && osp_hs.frames.ok ? 2 : (uint32_t)hs_preserve_fp;
 	for (int i = 0; i < HS_CREATE_VM; i++) {
 		if (hs_patch[i] == 2)
 			plan->active++;
-		if (hs_patch[i] != 1 || plan->pending == OS_JVM_PLAN_MAX)
+		if (hs_patch[i] != 1 || plan->pending == OS_RT_PLAN_MAX)
 			continue;
 		plan->lo[plan->pending] = hs_pending[i].start + 1;
 		plan->hi[plan->pending] = hs_pending[i].start + hs_pending[i].stolen;
@@ -947,7 +949,7 @@ int osp_hs_attach_prepare(struct os_jvm_plan *plan)
 	return 1;
 }
 
-int osp_hs_attach_commit(void)
+static int hs_attach_commit(void)
 {
 	int n = 0;
 
@@ -961,6 +963,17 @@ int osp_hs_attach_commit(void)
 	}
 	return n;
 }
+
+static const char *const hs_attach_imports[] = { "memcpy", "memmove" };
+
+const struct osp_runtime_attach osp_hs_attach = {
+	.name = "hotspot",
+	.prepare = hs_attach_prepare,
+	.commit = hs_attach_commit,
+	.got_imports = hs_attach_imports,
+	.ngot_imports = sizeof(hs_attach_imports) / sizeof(hs_attach_imports[0]),
+	.got_object = "/libjvm.so",
+};
 
 OSP_EXPORT void *dlopen(const char *file, int mode)
 {
