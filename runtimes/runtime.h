@@ -42,6 +42,7 @@ struct os_obj_event;
 struct os_profile;
 struct os_runtime;
 struct os_attrib;
+struct os_opts;
 struct os_rt_plan;
 struct os_symbolizer;
 
@@ -168,6 +169,10 @@ struct os_runtime {
 struct os_runtime_factory {
 	const char *name;
 	struct os_runtime *(*create)(struct os_attrib *a, struct os_symbolizer *sym);
+	/* `objscope record`, in the child about to exec the command: sets the
+	 * environment the runtime's in-target side reads (its options: a JVM's
+	 * --java-objects mode). May be NULL. */
+	void (*launch_env)(const struct os_opts *o);
 };
 
 /* The registry: every runtime the collector knows, in the order they are

@@ -112,7 +112,7 @@ struct os_attrib {
 	bool slices_off;           /* too many even so: none kept (a note says it) */
 	uint32_t slice_k;          /* bucket width is slice_k x OS_SLICE_MS (0 read as 1):
 				    * doubled when OS_SLICE_CAP slices are held */
-	struct os_runtime *rt;     /* runtime adapter (HotSpot), NULL: native only */
+	struct os_runtime *rt;     /* runtime adapters (runtime.h os_runtimes_new), NULL: native only */
 	uint64_t min_size;         /* --min-size: smaller objects are not tracked */
 	/* A sample in a managed heap that no tracked object holds: the adapter
 	 * may find the object (reading the target) and add it to as->objects

@@ -52,6 +52,12 @@ struct os_runtime *os_hotspot_new(struct os_attrib *a, struct os_symbolizer *sym
  * the target's memory (os_hs_mem_proc). */
 struct os_runtime *os_hotspot_create(struct os_attrib *a, struct os_symbolizer *sym);
 
+/* The registry's launch_env (hotspot_attach.c): --java-objects, the TLAB
+ * size and --java-frame-pointers for the in-target side (hotspot_abi.h's
+ * OS_JAVA_*_ENV). */
+struct os_opts;
+void os_hotspot_launch_env(const struct os_opts *o);
+
 /* Attach mode (hotspot_attach.c), pid attached while running: objects seen
  * first when a collection moves them, or found by reading the header below
  * a sampled Java-heap address no tracked object holds (hotspot_scan.h,

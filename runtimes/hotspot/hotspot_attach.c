@@ -1,5 +1,7 @@
-/* hotspot_attach.c - the collector side of `objscope attach` for a JVM
- * (runtime.h ops attached, detached): what the in-target attach reported
+/* hotspot_attach.c - how objscope starts profiling a JVM, collector side:
+ * `objscope record` passes the Java options to the in-target side through
+ * the environment (the registry's launch_env); for `objscope attach`
+ * (runtime.h ops attached, detached) what the in-target attach reported
  * (common/attach_abi.h) goes into the adapter's state (os_hotspot_attached),
  * and after the detach the JVM is asked for its perf map through its
  * attach socket (Compiler.perfmap, jattach.h), which names JIT code.
@@ -8,17 +10,31 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "attacher/cli/options.h"
 #include "attacher/core/collector.h"
 #include "common/attach_abi.h"
 #include "common/log.h"
+#include "runtimes/hotspot/hotspot_abi.h"
 #include "runtimes/hotspot/jattach.h"
 
 #define JATTACH_MS 5000       /* for the JVM's answer to Compiler.perfmap */
 #define JATTACH_LATE_MS 10000 /* ... and then for the map itself (late_perf_map) */
+
+void os_hotspot_launch_env(const struct os_opts *o)
+{
+	char tlab[24];
+
+	setenv(OS_JAVA_MODE_ENV, o->java_objects, 1);
+	snprintf(tlab, sizeof(tlab), "%llu", (unsigned long long)o->java_tlab);
+	setenv(OS_JAVA_TLAB_ENV, tlab, 1);
+	if (o->java_fp)
+		setenv(OS_JAVA_FP_ENV, "1", 1);
+}
 
 void os_hs_attached(struct os_runtime *rt, uint32_t pid, const struct os_rt_plan *plan)
 {
