@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "attacher/core/tasks.h"
+#include "common/profile.h"
 #include "common/grow.h"
 
 struct dispatch {
@@ -335,6 +336,21 @@ struct os_runtime *os_runtimes_new(struct os_attrib *a, struct os_symbolizer *sy
 		d->rts[d->n++] = r;
 	}
 	return &d->rt;
+}
+
+size_t os_runtimes_render_note(const struct os_profile *p, const struct os_note_counters *g,
+			       char *buf, size_t len)
+{
+	const char *kind = g->kind < p->nstrings ? p->strings[g->kind] : "";
+
+	for (size_t i = 0; i < os_nruntimes; i++) {
+		size_t n = strlen(os_runtimes[i].name);
+
+		if (os_runtimes[i].render_note && strncmp(kind, os_runtimes[i].name, n) == 0 &&
+		    kind[n] == '.')
+			return os_runtimes[i].render_note(p, g, buf, len);
+	}
+	return 0;
 }
 
 struct os_runtime *os_runtime_find(struct os_runtime *rt, const char *name)

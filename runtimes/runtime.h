@@ -39,6 +39,7 @@
 struct os_aspace;
 struct os_event;
 struct os_obj_event;
+struct os_note_counters;
 struct os_profile;
 struct os_runtime;
 struct os_attrib;
@@ -153,7 +154,9 @@ struct os_runtime_ops {
 	 * failed goes to note (note[0] = 0 otherwise). */
 	void (*detached)(struct os_runtime *rt, uint32_t pid, const struct os_rt_plan *plan,
 			 char *note, size_t len);
-	/* Adds the adapter's notes (what the figures mean, best-effort parts). */
+	/* Adds the adapter's notes (what the figures mean, best-effort parts)
+	 * to the profile, as counters (os_profile_note_group and its figures),
+	 * which the factory's render_note turns into sentences at report time. */
 	void (*notes)(struct os_runtime *rt, struct os_profile *p);
 	void (*destroy)(struct os_runtime *rt);
 };
@@ -173,6 +176,11 @@ struct os_runtime_factory {
 	 * environment the runtime's in-target side reads (its options: a JVM's
 	 * --java-objects mode). May be NULL. */
 	void (*launch_env)(const struct os_opts *o);
+	/* Report time: the sentence of a note the runtime kept as counters
+	 * (common/profile.h os_note_counters, kind "<name>.<what>") into buf;
+	 * its length, 0 when it knows no such kind. May be NULL. */
+	size_t (*render_note)(const struct os_profile *p, const struct os_note_counters *g,
+			      char *buf, size_t len);
 };
 
 /* The registry: every runtime the collector knows, in the order they are
@@ -184,6 +192,11 @@ extern const size_t os_nruntimes;
  * ops dispatch to them (runtimes/dispatch.c); NULL on out of memory. Its
  * destroy destroys them all. */
 struct os_runtime *os_runtimes_new(struct os_attrib *a, struct os_symbolizer *sym);
+
+/* os_note_render_fn (common/profile.h) over the registry: the runtime
+ * whose name begins the note's kind renders it. */
+size_t os_runtimes_render_note(const struct os_profile *p, const struct os_note_counters *g,
+			       char *buf, size_t len);
 
 /* The runtime named name inside rt (rt itself when it is that runtime, or
  * one of the runtimes a dispatcher made by os_runtimes_new holds), or NULL. */

@@ -58,6 +58,13 @@ struct os_runtime *os_hotspot_create(struct os_attrib *a, struct os_symbolizer *
 struct os_opts;
 void os_hotspot_launch_env(const struct os_opts *o);
 
+/* The registry's render_note (hotspot_notes.c): the sentences of the
+ * notes the adapter kept as counters (kinds "hotspot.*"). */
+struct os_note_counters;
+struct os_profile;
+size_t os_hotspot_render_note(const struct os_profile *p, const struct os_note_counters *g,
+			      char *buf, size_t len);
+
 /* Attach mode (hotspot_attach.c), pid attached while running: objects seen
  * first when a collection moves them, or found by reading the header below
  * a sampled Java-heap address no tracked object holds (hotspot_scan.h,
