@@ -313,29 +313,48 @@ static const struct os_runtime_ops dispatch_ops = {
 	.destroy = dp_destroy,
 };
 
-struct os_runtime *os_runtimes_new(struct os_attrib *a, struct os_symbolizer *sym)
+struct os_runtime *os_runtimes_of(struct os_runtime *const *rts, size_t n)
 {
 	struct dispatch *d = calloc(1, sizeof(*d));
 
-	if (!d)
-		return NULL;
-	d->rt.ops = &dispatch_ops;
-	d->rt.priv = d;
-	d->rts = calloc(os_nruntimes ? os_nruntimes : 1, sizeof(*d->rts));
-	if (!d->rts) {
+	if (d)
+		d->rts = calloc(n ? n : 1, sizeof(*d->rts));
+	if (!d || !d->rts || n > UINT8_MAX) {
+		for (size_t i = 0; i < n; i++)
+			if (rts[i] && rts[i]->ops->destroy)
+				rts[i]->ops->destroy(rts[i]);
+		if (d)
+			free(d->rts);
 		free(d);
 		return NULL;
 	}
-	for (size_t i = 0; i < os_nruntimes; i++) {
-		struct os_runtime *r = os_runtimes[i].create(a, sym);
+	d->rt.ops = &dispatch_ops;
+	d->rt.priv = d;
+	memcpy(d->rts, rts, n * sizeof(*rts));
+	d->n = n;
+	return &d->rt;
+}
 
-		if (!r) {
-			dp_destroy(&d->rt);
+struct os_runtime *os_runtimes_new(struct os_attrib *a, struct os_symbolizer *sym)
+{
+	struct os_runtime **rts = calloc(os_nruntimes ? os_nruntimes : 1, sizeof(*rts));
+	struct os_runtime *rt;
+
+	if (!rts)
+		return NULL;
+	for (size_t i = 0; i < os_nruntimes; i++) {
+		rts[i] = os_runtimes[i].create(a, sym);
+		if (!rts[i]) {
+			for (size_t k = 0; k < i; k++)
+				if (rts[k]->ops->destroy)
+					rts[k]->ops->destroy(rts[k]);
+			free(rts);
 			return NULL;
 		}
-		d->rts[d->n++] = r;
 	}
-	return &d->rt;
+	rt = os_runtimes_of(rts, os_nruntimes);
+	free(rts);
+	return rt;
 }
 
 size_t os_runtimes_render_note(const struct os_profile *p, const struct os_note_counters *g,

@@ -198,6 +198,11 @@ struct os_runtime *os_runtimes_new(struct os_attrib *a, struct os_symbolizer *sy
 size_t os_runtimes_render_note(const struct os_profile *p, const struct os_note_counters *g,
 			       char *buf, size_t len);
 
+/* The dispatching runtime over rts[0..n) (taken over: destroyed with it,
+ * or at once when this fails); os_runtimes_new over the registry's. NULL
+ * on out of memory. */
+struct os_runtime *os_runtimes_of(struct os_runtime *const *rts, size_t n);
+
 /* The runtime named name inside rt (rt itself when it is that runtime, or
  * one of the runtimes a dispatcher made by os_runtimes_new holds), or NULL. */
 struct os_runtime *os_runtime_find(struct os_runtime *rt, const char *name);
