@@ -1,4 +1,4 @@
-/* adapter.h - the plug for runtime adapters (HotSpot, ...) inside the target:
+/* adapter.h - the plug for runtime adapters inside the target:
  * the in-target half of the contract whose collector half is
  * runtimes/runtime.h. A runtime's in-target side lives in
  * runtimes/<name>/target/ (linked into libobjscope.so) and installs itself
@@ -29,7 +29,7 @@ enum osp_copy_kind {
 };
 
 /* Returns 1 when the copy dst <- src of n bytes is an object move to log
- * (optionally setting *tag, e.g. to the object's Klass*), 0 otherwise. */
+ * (optionally setting *tag, e.g. to the object's type word), 0 otherwise. */
 typedef int (*osp_move_filter_fn)(const void *dst, const void *src, size_t n,
 				  enum osp_copy_kind kind, uint64_t *tag);
 
@@ -37,14 +37,14 @@ extern osp_move_filter_fn osp_move_filter;
 
 /* Native allocation paths (record.c) are unwound with libunwind's
  * unw_backtrace. Where a JIT runs, its code has no unwind information and
- * (a JVM without -XX:+PreserveFramePointer) no frame pointer: libunwind
+ * (often) no frame pointer: libunwind
  * then guesses callers from rbp, a general register there, reads wild
  * addresses and can crash the process. A runtime adapter that finds its
  * runtime loaded installs osp_path_jit before any of the runtime's code
  * runs under the hooks; record.c then uses it for every native path: it
  * returns the frames from `caller` (the hook's return address): pcs, and
- * the runtime's own words for frames it names (OS_FRAME_METHOD | Method*
- * of an interpreted Java method); *truncated is set when max cut it. It
+ * the runtime's own words for frames it names (OS_FRAME_METHOD | the
+ * runtime's word for an interpreted method); *truncated is set when max cut it. It
  * never lets libunwind step from a frame without unwind information.
  * Default: NULL. */
 typedef int (*osp_path_jit_fn)(uint64_t *frames, int max, const void *caller, int *truncated);

@@ -554,7 +554,7 @@ static uint32_t java_path(struct os_collector *c, uint32_t asid, const struct os
 /* The access path from the kernel's frame-pointer chain. While the chain
  * stays inside the sampled stack copy the frame pointer of each frame is
  * known too, so a runtime adapter can name frames that have no symbol
- * (interpreted Java methods: their Method* is in the frame). */
+ * (interpreted methods: the runtime finds them in the frame). */
 static uint32_t fp_chain(struct os_collector *c, uint32_t asid, const struct os_perf_sample *s,
 			 const uint64_t *chain, const uint8_t *stack, uint64_t insn, uint64_t *frames,
 			 uint32_t max)

@@ -203,6 +203,23 @@ out:
 	osp_leave(t);
 }
 
+/* Hybrid mode, per thread (osp_thread.rt_state, zero at its start): its
+ * Thread::_allocated_bytes at its last TLAB refill, the free sizes written
+ * for its current and previous TLAB, and the running mean of (TLAB bytes
+ * used - free size) that the next sizes compensate. */
+struct hs_thread {
+	uint64_t alloc_prev, d_cur, d_prev;
+	int64_t corr;
+} __attribute__((may_alias));
+
+_Static_assert(sizeof(struct hs_thread) <= sizeof(((struct osp_thread *)0)->rt_state),
+	       "struct hs_thread must fit in osp_thread.rt_state");
+
+static struct hs_thread *hs_thread_of(struct osp_thread *t)
+{
+	return (struct hs_thread *)(void *)t->rt_state;
+}
+
 /* Hybrid mode: the size of the thread's NEXT TLAB, drawn uniformly from
  * [T/2, 3T/2) (mean T). With one fixed size, a program that allocates in a
  * fixed cycle keeps the TLAB ends in phase with it: on tests/java/ObjFixture
@@ -245,24 +262,26 @@ static void hs_dither(void *thread, const void *obj)
 	t = osp_enter();
 	if (t && osp_hs.alloc_bytes_off) {
 		alloc = *(volatile uint64_t *)((uint8_t *)thread + osp_hs.alloc_bytes_off);
-		if (t->hs_alloc_prev && t->hs_d_prev && alloc > t->hs_alloc_prev) {
-			/* the TLAB that just ended was sized hs_d_prev words */
-			err = (int64_t)(alloc - t->hs_alloc_prev) / 8 - (int64_t)t->hs_d_prev;
+		struct hs_thread *ht = hs_thread_of(t);
+
+		if (ht->alloc_prev && ht->d_prev && alloc > ht->alloc_prev) {
+			/* the TLAB that just ended was sized d_prev words */
+			err = (int64_t)(alloc - ht->alloc_prev) / 8 - (int64_t)ht->d_prev;
 			if (err > span / 2)
 				err = span / 2;
 			if (err < -span / 2)
 				err = -span / 2;
-			t->hs_corr += (err - t->hs_corr) / 16;
+			ht->corr += (err - ht->corr) / 16;
 		}
-		corr = t->hs_corr;
+		corr = ht->corr;
 		if (corr > span / 4) /* keep D within [T/4, 7T/4) */
 			corr = span / 4;
 		if (corr < -span / 4)
 			corr = -span / 4;
 		d = (uint64_t)((int64_t)d - corr);
-		t->hs_alloc_prev = alloc;
-		t->hs_d_prev = t->hs_d_cur;
-		t->hs_d_cur = d;
+		ht->alloc_prev = alloc;
+		ht->d_prev = ht->d_cur;
+		ht->d_cur = d;
 	}
 	if (t)
 		osp_leave(t);
@@ -287,8 +306,8 @@ HS_FRAMED static void hs_outside(void *klass, void *obj, size_t bytes, void *thr
 		struct osp_thread *t = osp_enter();
 
 		if (t) {
-			if (t->hs_alloc_prev)
-				t->hs_alloc_prev += bytes;
+			if (hs_thread_of(t)->alloc_prev)
+				hs_thread_of(t)->alloc_prev += bytes;
 			osp_leave(t);
 		}
 	}
