@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attacher/core/attrib.h"
 #include "attacher/core/tasks.h"
 #include "common/profile.h"
 #include "common/grow.h"
@@ -19,6 +20,7 @@ struct dispatch {
 	size_t n;
 	uint8_t *owner;           /* per asid: 0 nobody, else index + 1 */
 	size_t nowner;
+	struct os_attrib *a;      /* whose heap_miss is ours (os_runtimes_new) */
 };
 
 static struct dispatch *dp_of(struct os_runtime *rt)
@@ -169,6 +171,20 @@ static void dp_apply(struct os_runtime *rt, struct os_aspace *as, const struct o
 		r->ops->apply(r, as, oe);
 }
 
+static uint32_t dp_heap_miss(struct os_runtime *rt, struct os_aspace *as, uint64_t addr)
+{
+	struct os_runtime *r = owner(dp_of(rt), as->id);
+
+	/* only a runtime's own heap has samples in_heap: its address space is owned */
+	return r && r->ops->heap_miss ? r->ops->heap_miss(r, as, addr) : OS_NONE;
+}
+
+/* os_attrib.heap_miss over the dispatcher. */
+static uint32_t dp_attrib_heap_miss(void *arg, struct os_aspace *as, uint64_t addr)
+{
+	return dp_heap_miss(arg, as, addr);
+}
+
 static uint64_t dp_sample_addr(struct os_runtime *rt, uint32_t asid, uint64_t addr)
 {
 	struct dispatch *d = dp_of(rt);
@@ -287,6 +303,11 @@ static void dp_destroy(struct os_runtime *rt)
 {
 	struct dispatch *d = dp_of(rt);
 
+	if (d->a && d->a->heap_miss_arg == rt) {
+		d->a->heap_miss = NULL;
+		d->a->heap_miss_arg = NULL;
+	}
+
 	for (size_t i = 0; i < d->n; i++)
 		if (d->rts[i]->ops->destroy)
 			d->rts[i]->ops->destroy(d->rts[i]);
@@ -303,6 +324,7 @@ static const struct os_runtime_ops dispatch_ops = {
 	.path_words = dp_path_words,
 	.sample_taken = dp_sample_taken,
 	.apply = dp_apply,
+	.heap_miss = dp_heap_miss,
 	.sample_addr = dp_sample_addr,
 	.in_heap = dp_in_heap,
 	.before_symbolize = dp_before_symbolize,
@@ -354,6 +376,11 @@ struct os_runtime *os_runtimes_new(struct os_attrib *a, struct os_symbolizer *sy
 	}
 	rt = os_runtimes_of(rts, os_nruntimes);
 	free(rts);
+	if (rt && a) { /* the runtimes' heap_miss, through the owner of the address space */
+		dp_of(rt)->a = a;
+		a->heap_miss = dp_attrib_heap_miss;
+		a->heap_miss_arg = rt;
+	}
 	return rt;
 }
 

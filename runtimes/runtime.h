@@ -120,6 +120,12 @@ struct os_runtime_ops {
 	 * is applied later, in time order); the adapter may look at the
 	 * target's memory now, while it is closest to the sample. */
 	void (*sample_taken)(struct os_runtime *rt, struct os_aspace *as, uint64_t addr);
+	/* Time order: a sample of as in the managed heap (in_heap) that no
+	 * tracked object holds: the runtime may find the object (reading the
+	 * target) and add it to as->objects; returns its context, or OS_NONE
+	 * (attrib.h os_attrib.heap_miss, which the dispatcher of
+	 * os_runtimes_new takes). */
+	uint32_t (*heap_miss)(struct os_runtime *rt, struct os_aspace *as, uint64_t addr);
 	/* Applies a prepared event in time order. */
 	void (*apply)(struct os_runtime *rt, struct os_aspace *as, const struct os_obj_event *oe);
 	/* Canonical form of a sampled data address of asid (ZGC colors). */

@@ -197,12 +197,18 @@ static bool hs_claim(struct os_runtime *rt, struct os_aspace *as, const struct o
 	}
 }
 
+static uint32_t hs_heap_miss_op(struct os_runtime *rt, struct os_aspace *as, uint64_t addr)
+{
+	return hs_heap_miss(hs_of(rt), as, addr);
+}
+
 static const struct os_runtime_ops hotspot_ops = {
 	.name = "hotspot",
 	.claim = hs_claim,
 	.prepare = hs_prepare,
 	.sample_taken = hs_sample_taken,
 	.apply = hs_apply,
+	.heap_miss = hs_heap_miss_op,
 	.sample_addr = hs_sample_addr,
 	.before_symbolize = hs_before_symbolize,
 	.name_word = hs_name_word,
