@@ -1,5 +1,5 @@
 /* runtime.h - the contract between the collector and a runtime adapter
- * (HotSpot, ...): everything a runtime provides to the collector, the
+ * (a JVM, ...): everything a runtime provides to the collector, the
  * attach path and the report goes through these types and ops; nothing
  * outside runtimes/<name>/ names a runtime. docs/RUNTIMES.md says how to
  * add one (a folder, a line in runtimes/registry.c, the in-target plug of
@@ -35,16 +35,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-
 struct os_aspace;
-struct os_event;
-struct os_obj_event;
-struct os_note_counters;
-struct os_profile;
-struct os_runtime;
 struct os_attrib;
+struct os_event;
+struct os_note_counters;
+struct os_obj_event;
 struct os_opts;
+struct os_profile;
 struct os_rt_plan;
+struct os_runtime;
 struct os_symbolizer;
 
 /* Reads len bytes at addr of the sampled stack copy (or another source)
