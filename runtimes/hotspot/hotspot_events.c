@@ -27,11 +27,10 @@ static void prepare_jvm(struct hotspot *h, struct hs_jvm *j, const struct os_eve
 	 * map then looked like the user's), and would take a stale map of an
 	 * earlier process with this pid for the user's. */
 	j->map_ours = (j->info.flags & OS_JVM_F_MAP_OURS) != 0;
-	if ((j->info.flags & OS_JVM_F_MAP_REFUSED) && !j->map_note[0])
-		snprintf(j->map_note, sizeof(j->map_note),
-			 "HotSpot pid %u: /tmp/perf-%u.map was a link or another user's file when "
-			 "the JVM started: no perf map asked for (the JVM would have written "
-			 "through it) — JIT frames unnamed", j->pid, j->pid);
+	if ((j->info.flags & OS_JVM_F_MAP_REFUSED) && !j->map.issue) {
+		j->map.issue = HS_MAP_REFUSED_AT_START;
+		j->map.pid = j->pid;
+	}
 	if (!j->have_info || j->vm_ok)
 		return;
 	t0 = os_now_ns();

@@ -52,6 +52,18 @@ struct hs_blob_ent {
 #define HS_MLS_MAX 262144 /* methods whose line tables are kept */
 #define HS_NMS_MAX 65536 /* nmethods kept; past it frames keep their pcs */
 
+/* Why a JVM's perf map was not read (a note and a warning say so). */
+enum { HS_MAP_OK = 0, HS_MAP_REFUSED_AT_START = 1, HS_MAP_NO_OPENAT2 = 2, HS_MAP_NOT_READ = 3 };
+/* ... HS_MAP_NOT_READ: what the file is */
+enum { HS_MAP_LINK = 1, HS_MAP_NOT_REGULAR = 2, HS_MAP_OTHER_USER = 3, HS_MAP_TOO_LARGE = 4 };
+
+struct hs_map_issue {
+	uint32_t issue, why, pid;
+	bool owner_known;          /* HS_MAP_OTHER_USER: the file's and the JVM's uids */
+	uint32_t owner_uid, jvm_uid;
+	char path[160];
+};
+
 /* What was at a sampled address when the sample was read (launch mode). */
 struct hs_pre {
 	uint64_t klass;            /* 0: no object found */
@@ -65,7 +77,7 @@ struct hs_jvm {
 	bool map_ours;             /* its perf map is written only for objscope (OS_JVM_F_MAP_OURS) */
 	uid_t uid;                 /* its owner when first seen: the only one (with root) */
 	gid_t gid;                 /*   whose perf map is read, whose identity removes it */
-	char map_note[400];        /* why its perf map was not read, "" read or none */
+	struct hs_map_issue map;   /* why its perf map was not read (issue 0: read or none) */
 	struct os_jvm_info info;
 	struct os_hs_vm vm;
 	struct os_hmap names;      /* tagged word (klass / method) -> string index */
@@ -251,6 +263,8 @@ uint32_t hs_expand_path(struct hotspot *h, struct hs_jvm *j, const uint64_t *in,
 		     uint64_t *out, uint32_t max);
 
 /* hotspot_notes.c */
+/* The sentence of a perf map issue (the note and the warning). */
+int hs_map_note(const struct hs_map_issue *m, char *buf, size_t len);
 void hs_notes(struct os_runtime *rt, struct os_profile *p);
 
 #endif

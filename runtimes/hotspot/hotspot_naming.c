@@ -137,7 +137,8 @@ void hs_before_symbolize(struct os_runtime *rt)
 		bool attached = h->att.on && (j->pid == h->att.pid || h->njvms == 1) &&
 				h->att.map[0];
 		int rootfd = -1, dirfd, fd, off = 0;
-		const char *name, *slash, *why = NULL;
+		const char *name, *slash;
+		uint32_t why = 0;
 		unsigned int rpid;
 		size_t long_lines = 0;
 		struct os_fsid fsid;
@@ -179,11 +180,13 @@ void hs_before_symbolize(struct os_runtime *rt)
 			dirfd = dirfd < 0 ? -errno : dirfd;
 		}
 		if (dirfd == -ENOSYS) { /* no openat2 (< 5.6): no resolution that stays inside */
-			snprintf(j->map_note, sizeof(j->map_note),
-				 "HotSpot pid %u: perf map %s cannot be opened inside the target's "
-				 "root on this kernel (no openat2): not read — JIT frames unnamed",
-				 j->pid, path);
-			os_warn("%s", j->map_note);
+			char note[400];
+
+			j->map.issue = HS_MAP_NO_OPENAT2;
+			j->map.pid = j->pid;
+			snprintf(j->map.path, sizeof(j->map.path), "%s", path);
+			hs_map_note(&j->map, note, sizeof(note));
+			os_warn("%s", note);
 		} else if (dirfd < 0) {
 			os_debug("hotspot: perf map %s: its directory: %s", path, strerror(-dirfd));
 		}
@@ -194,16 +197,16 @@ void hs_before_symbolize(struct os_runtime *rt)
 		}
 		fd = os_open_untrusted(dirfd, name, uid, &st);
 		if (fd == -ELOOP)
-			why = "is a symbolic link";
+			why = HS_MAP_LINK;
 		else if (fd == -EFTYPE_OS)
-			why = "is not a regular file (a FIFO, device or directory)";
+			why = HS_MAP_NOT_REGULAR;
 		else if (fd == -EPERM)
-			why = "is owned by another user than the JVM's";
+			why = HS_MAP_OTHER_USER;
 		if (fd >= 0) {
 			int rc = os_sym_load_perf_map_fd(h->sym, j->asid, fd, &long_lines);
 
 			if (rc == -EFBIG)
-				why = "is larger than 512 MiB";
+				why = HS_MAP_TOO_LARGE;
 			else if (rc < 0)
 				os_debug("hotspot: cannot read %s: %s", path, strerror(-rc));
 			else if (long_lines)
@@ -215,15 +218,20 @@ void hs_before_symbolize(struct os_runtime *rt)
 		}
 		if (why) {
 			struct stat lst;
-			char owner[48] = "";
+			char note[400];
 
-			if (fd == -EPERM && fstatat(dirfd, name, &lst, AT_SYMLINK_NOFOLLOW) == 0)
-				snprintf(owner, sizeof(owner), " (uid %u, the JVM runs as uid %u)",
-					 (unsigned)lst.st_uid, (unsigned)uid);
-			snprintf(j->map_note, sizeof(j->map_note),
-				 "HotSpot pid %u: perf map %s %s%s: not read — JIT frames unnamed",
-				 j->pid, path, why, owner);
-			os_warn("%s", j->map_note);
+			j->map.issue = HS_MAP_NOT_READ;
+			j->map.why = why;
+			j->map.pid = j->pid;
+			snprintf(j->map.path, sizeof(j->map.path), "%s", path);
+			j->map.owner_known = fd == -EPERM &&
+					     fstatat(dirfd, name, &lst, AT_SYMLINK_NOFOLLOW) == 0;
+			if (j->map.owner_known) {
+				j->map.owner_uid = (uint32_t)lst.st_uid;
+				j->map.jvm_uid = (uint32_t)uid;
+			}
+			hs_map_note(&j->map, note, sizeof(note));
+			os_warn("%s", note);
 		}
 		/* written because objscope asked for it: leave no artifact, but
 		 * remove only the file read, as the JVM's user would */

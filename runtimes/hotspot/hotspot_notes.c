@@ -49,9 +49,14 @@ void hs_notes(struct os_runtime *rt, struct os_profile *p)
 		const char *gc = j->have_info && j->info.gc[0] ? j->info.gc : "unknown";
 		struct hs_ng n;
 
-		if (j->map_note[0]) { /* hs_before_symbolize refused its perf map */
-			n = ng_begin(p, "hotspot.map_note", 0);
-			ng_str(n, "text", j->map_note);
+		if (j->map.issue) { /* its perf map was refused (hs_before_symbolize) */
+			n = ng_begin(p, "hotspot.perf_map", j->map.pid);
+			ng_u64(n, "issue", j->map.issue);
+			ng_u64(n, "why", j->map.why);
+			ng_str(n, "path", j->map.path);
+			ng_u64(n, "owner_known", j->map.owner_known);
+			ng_u64(n, "owner_uid", j->map.owner_uid);
+			ng_u64(n, "jvm_uid", j->map.jvm_uid);
 		}
 		n = ng_begin(p, "hotspot.objects", j->pid);
 		ng_str(n, "gc", gc);
@@ -148,6 +153,35 @@ void hs_notes(struct os_runtime *rt, struct os_profile *p)
 }
 
 /* ---- the sentences (report time) ---- */
+
+int hs_map_note(const struct hs_map_issue *m, char *buf, size_t len)
+{
+	static const char *const whys[] = {
+		[HS_MAP_LINK] = "is a symbolic link",
+		[HS_MAP_NOT_REGULAR] = "is not a regular file (a FIFO, device or directory)",
+		[HS_MAP_OTHER_USER] = "is owned by another user than the JVM's",
+		[HS_MAP_TOO_LARGE] = "is larger than 512 MiB",
+	};
+	char owner[48] = "";
+
+	if (m->issue == HS_MAP_REFUSED_AT_START)
+		return snprintf(buf, len,
+				"HotSpot pid %u: /tmp/perf-%u.map was a link or another user's file "
+				"when the JVM started: no perf map asked for (the JVM would have "
+				"written through it) — JIT frames unnamed", m->pid, m->pid);
+	if (m->issue == HS_MAP_NO_OPENAT2)
+		return snprintf(buf, len,
+				"HotSpot pid %u: perf map %s cannot be opened inside the target's "
+				"root on this kernel (no openat2): not read — JIT frames unnamed",
+				m->pid, m->path);
+	if (m->owner_known)
+		snprintf(owner, sizeof(owner), " (uid %u, the JVM runs as uid %u)",
+			 (unsigned)m->owner_uid, (unsigned)m->jvm_uid);
+	return snprintf(buf, len, "HotSpot pid %u: perf map %s %s%s: not read — JIT frames unnamed",
+			m->pid, m->path,
+			m->why < sizeof(whys) / sizeof(whys[0]) && whys[m->why] ? whys[m->why] : "?",
+			owner);
+}
 
 struct hs_nr {
 	const struct os_profile *p;
@@ -294,8 +328,17 @@ size_t os_hotspot_render_note(const struct os_profile *p, const struct os_note_c
 	char note[1024]; /* the notes were made in such a buffer: as long as before */
 	int n;
 
-	if (!strcmp(kind, "hotspot.map_note"))
-		n = snprintf(note, 400, "%s", nv_s(r, "text"));
+	if (!strcmp(kind, "hotspot.perf_map")) {
+		struct hs_map_issue m = {
+			.issue = (uint32_t)nv_u(r, "issue"), .why = (uint32_t)nv_u(r, "why"),
+			.pid = (uint32_t)nv_u(r, "pid"), .owner_known = nv_u(r, "owner_known") != 0,
+			.owner_uid = (uint32_t)nv_u(r, "owner_uid"),
+			.jvm_uid = (uint32_t)nv_u(r, "jvm_uid"),
+		};
+
+		snprintf(m.path, sizeof(m.path), "%s", nv_s(r, "path"));
+		n = hs_map_note(&m, note, 400); /* as long as the notes were */
+	}
 	else if (!strcmp(kind, "hotspot.objects"))
 		n = note_objects(r, note, sizeof(note));
 	else if (!strcmp(kind, "hotspot.gc"))
