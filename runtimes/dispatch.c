@@ -357,24 +357,45 @@ struct os_runtime *os_runtimes_of(struct os_runtime *const *rts, size_t n)
 	return &d->rt;
 }
 
-struct os_runtime *os_runtimes_new(struct os_attrib *a, struct os_symbolizer *sym)
+/* Whether options o want runtime i of the registry. */
+static bool wanted(size_t i, const struct os_opts *o)
+{
+	return !o || !os_runtimes[i].wanted || os_runtimes[i].wanted(o);
+}
+
+uint32_t os_runtimes_shm_flags(const struct os_opts *o)
+{
+	uint32_t flags = 0;
+
+	for (size_t i = 0; i < os_nruntimes; i++)
+		if (wanted(i, o) && os_runtimes[i].shm_flags)
+			flags |= os_runtimes[i].shm_flags(o);
+	return flags;
+}
+
+struct os_runtime *os_runtimes_new(struct os_attrib *a, struct os_symbolizer *sym,
+				   const struct os_opts *o)
 {
 	struct os_runtime **rts = calloc(os_nruntimes ? os_nruntimes : 1, sizeof(*rts));
 	struct os_runtime *rt;
+	size_t n = 0;
 
 	if (!rts)
 		return NULL;
 	for (size_t i = 0; i < os_nruntimes; i++) {
-		rts[i] = os_runtimes[i].create(a, sym);
-		if (!rts[i]) {
-			for (size_t k = 0; k < i; k++)
+		if (!wanted(i, o))
+			continue;
+		rts[n] = os_runtimes[i].create(a, sym);
+		if (!rts[n]) {
+			for (size_t k = 0; k < n; k++)
 				if (rts[k]->ops->destroy)
 					rts[k]->ops->destroy(rts[k]);
 			free(rts);
 			return NULL;
 		}
+		n++;
 	}
-	rt = os_runtimes_of(rts, os_nruntimes);
+	rt = os_runtimes_of(rts, n);
 	free(rts);
 	if (rt && a) { /* the runtimes' heap_miss, through the owner of the address space */
 		dp_of(rt)->a = a;

@@ -8,7 +8,8 @@
 #include "runtimes/hotspot/hotspot.h"
 
 const struct os_runtime_factory os_runtimes[] = {
-	{ "hotspot", os_hotspot_create, os_hotspot_launch_env, os_hotspot_render_note },
+	{ .name = "hotspot", .create = os_hotspot_create, .launch_env = os_hotspot_launch_env,
+	  .render_note = os_hotspot_render_note },
 };
 
 const size_t os_nruntimes = sizeof(os_runtimes) / sizeof(os_runtimes[0]);

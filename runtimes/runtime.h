@@ -186,6 +186,13 @@ struct os_runtime_factory {
 	 * its length, 0 when it knows no such kind. May be NULL. */
 	size_t (*render_note)(const struct os_profile *p, const struct os_note_counters *g,
 			      char *buf, size_t len);
+	/* Whether the collector creates this runtime for options o (an option
+	 * that selects one runtime over another). NULL: always. */
+	bool (*wanted)(const struct os_opts *o);
+	/* OS_SHM_F_* bits the runtime's in-target side needs in the rings'
+	 * header (common/shm.h), for options o; asked for the wanted runtimes
+	 * before the rings are made. May be NULL. */
+	uint32_t (*shm_flags)(const struct os_opts *o);
 };
 
 /* The registry: every runtime the collector knows, in the order they are
@@ -193,10 +200,14 @@ struct os_runtime_factory {
 extern const struct os_runtime_factory os_runtimes[];
 extern const size_t os_nruntimes;
 
-/* Creates every runtime of the registry and returns the one runtime whose
- * ops dispatch to them (runtimes/dispatch.c); NULL on out of memory. Its
- * destroy destroys them all. */
-struct os_runtime *os_runtimes_new(struct os_attrib *a, struct os_symbolizer *sym);
+/* Creates every runtime of the registry that options o want (all of them
+ * when o is NULL) and returns the one runtime whose ops dispatch to them
+ * (runtimes/dispatch.c); NULL on out of memory. Its destroy destroys them
+ * all. */
+struct os_runtime *os_runtimes_new(struct os_attrib *a, struct os_symbolizer *sym,
+				   const struct os_opts *o);
+/* The OS_SHM_F_* bits of the runtimes options o want (shm_flags). */
+uint32_t os_runtimes_shm_flags(const struct os_opts *o);
 
 /* os_note_render_fn (common/profile.h) over the registry: the runtime
  * whose name begins the note's kind renders it. */

@@ -342,7 +342,8 @@ int os_collector_init(struct os_collector *c, const struct os_opts *o, char *err
 	c->attrib.min_size = o->min_size;
 	/* runtime adapters: every runtime of the registry (runtimes/registry.c),
 	 * each dormant until an address space announces its runtime */
-	c->attrib.rt = os_runtimes_new(&c->attrib, c->sym);
+	c->attrib.rt = os_runtimes_new(&c->attrib, c->sym, o);
+	flags |= os_runtimes_shm_flags(o);
 	if (!c->attrib.rt) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;

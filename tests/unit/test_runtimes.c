@@ -113,7 +113,7 @@ Test(runtimes, first_claim_owns_the_address_space)
 
 Test(runtimes, registry_creates_every_runtime)
 {
-	struct os_runtime *d = os_runtimes_new(NULL, NULL);
+	struct os_runtime *d = os_runtimes_new(NULL, NULL, NULL);
 
 	cr_assert_not_null(d);
 	cr_assert_gt(os_nruntimes, 0);
