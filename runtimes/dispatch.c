@@ -11,8 +11,8 @@
 
 #include "attacher/core/attrib.h"
 #include "attacher/core/tasks.h"
-#include "common/profile.h"
 #include "common/grow.h"
+#include "common/profile.h"
 
 struct dispatch {
 	struct os_runtime rt;
@@ -37,17 +37,13 @@ static struct os_runtime *owner(struct dispatch *d, uint32_t asid)
 static void set_owner(struct dispatch *d, uint32_t asid, size_t i)
 {
 	if (asid >= d->nowner) {
-		size_t n = d->nowner ? d->nowner : 16;
-		uint8_t *o;
+		size_t was = d->nowner;
+		uint8_t *o = os_grow(d->owner, &d->nowner, (size_t)asid + 1, 1, 16);
 
-		while (n <= asid)
-			n *= 2;
-		o = realloc(d->owner, n);
 		if (!o)
 			return; /* unowned: the runtimes are asked in order */
-		memset(o + d->nowner, 0, n - d->nowner);
+		memset(o + was, 0, d->nowner - was);
 		d->owner = o;
-		d->nowner = n;
 	}
 	d->owner[asid] = (uint8_t)(i + 1);
 }

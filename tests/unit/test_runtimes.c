@@ -96,6 +96,15 @@ Test(runtimes, first_claim_owns_the_address_space)
 	d->ops->prepare(d, &as2, &jvm, &oe);
 	cr_expect_eq(b.prepared, 2);
 	cr_expect_eq(a.prepared, 2);
+	/* a later address space past the first table */
+	{
+		struct os_aspace as40 = { .id = 40 };
+
+		d->ops->prepare(d, &as40, &jalloc, &oe);
+		cr_expect_eq(d->ops->frame_word(d, 40, 0x2010, 0, NULL, NULL, NULL), 0x2011);
+		cr_expect_eq(d->ops->frame_word(d, 40, 0x1010, 0, NULL, NULL, NULL), 0x1010);
+	}
+	cr_expect_eq(b.prepared, 3);
 	/* an owned address space asks its owner alone */
 	cr_expect_eq(d->ops->frame_word(d, 1, 0x2010, 0, NULL, NULL, NULL), 0x2010);
 	cr_expect_eq(d->ops->frame_word(d, 1, 0x1010, 0, NULL, NULL, NULL), 0x1011);
