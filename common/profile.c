@@ -223,6 +223,9 @@ void os_profile_free(struct os_profile *p)
 	free(p->meta.argv);
 	free(p->meta.pids);
 	free(p->meta.notes);
+	for (i = 0; i < p->nnote_counters; i++)
+		free(p->note_counters[i].vals);
+	free(p->note_counters);
 	free(p);
 }
 
@@ -374,6 +377,151 @@ int os_profile_add_note(struct os_profile *p, const char *note)
 	if (id == OS_NONE)
 		return -ENOMEM;
 	return add_unique(&p->meta.notes, &p->meta.nnotes, id);
+}
+
+uint32_t os_profile_note_group(struct os_profile *p, const char *kind)
+{
+	struct os_note_counters *n;
+	uint32_t id = os_profile_string(p, kind);
+
+	if (id == OS_NONE || p->nnote_counters >= OS_NONE - 1)
+		return OS_NONE;
+	n = realloc(p->note_counters, ((size_t)p->nnote_counters + 1) * sizeof(*n));
+	if (!n)
+		return OS_NONE;
+	p->note_counters = n;
+	n[p->nnote_counters] = (struct os_note_counters){ id, p->meta.nnotes, 0, NULL };
+	return p->nnote_counters++;
+}
+
+static int note_put(struct os_profile *p, uint32_t g, const char *key, uint32_t type, uint64_t v)
+{
+	struct os_note_counters *nc;
+	struct os_note_val *nv;
+	uint32_t id;
+
+	if (g >= p->nnote_counters)
+		return -EINVAL;
+	id = os_profile_string(p, key);
+	nc = &p->note_counters[g];
+	if (id == OS_NONE || nc->nvals >= OS_NONE - 1)
+		return -ENOMEM;
+	nv = realloc(nc->vals, ((size_t)nc->nvals + 1) * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	nc->vals = nv;
+	nv[nc->nvals++] = (struct os_note_val){ id, type, v };
+	return 0;
+}
+
+int os_profile_note_u64(struct os_profile *p, uint32_t g, const char *key, uint64_t v)
+{
+	return note_put(p, g, key, OS_NV_U64, v);
+}
+
+int os_profile_note_f64(struct os_profile *p, uint32_t g, const char *key, double v)
+{
+	uint64_t bits;
+
+	memcpy(&bits, &v, sizeof(bits));
+	return note_put(p, g, key, OS_NV_F64, bits);
+}
+
+int os_profile_note_str(struct os_profile *p, uint32_t g, const char *key, const char *s)
+{
+	uint32_t id = os_profile_string(p, s ? s : "");
+
+	return id == OS_NONE ? -ENOMEM : note_put(p, g, key, OS_NV_STR, id);
+}
+
+double os_profile_note_f64_of(uint64_t bits)
+{
+	double d;
+
+	memcpy(&d, &bits, sizeof(d));
+	return d;
+}
+
+bool os_profile_note_val(const struct os_profile *p, const struct os_note_counters *g,
+			 const char *key, uint32_t type, uint64_t *v)
+{
+	for (uint32_t i = 0; i < g->nvals; i++) {
+		const struct os_note_val *nv = &g->vals[i];
+		const char *k = nv->key < p->nstrings ? p->strings[nv->key] : NULL;
+
+		if (k && nv->type == type && strcmp(k, key) == 0) {
+			*v = nv->v;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The figures of g as "kind: key value, ..." (no renderer knows it). */
+static size_t note_plain(const struct os_profile *p, const struct os_note_counters *g, char *buf,
+			 size_t len)
+{
+	const char *kind = g->kind < p->nstrings ? p->strings[g->kind] : "?";
+	size_t n = 0;
+	int k;
+
+	k = snprintf(buf, len, "%s:", kind);
+	n = k > 0 ? (size_t)k : 0;
+	for (uint32_t i = 0; i < g->nvals && n < len; i++) {
+		const struct os_note_val *nv = &g->vals[i];
+		const char *key = nv->key < p->nstrings ? p->strings[nv->key] : "?";
+
+		if (nv->type == OS_NV_U64)
+			k = snprintf(buf + n, len - n, "%s %s %" PRIu64, i ? "," : "", key, nv->v);
+		else if (nv->type == OS_NV_F64)
+			k = snprintf(buf + n, len - n, "%s %s %g", i ? "," : "", key,
+				     os_profile_note_f64_of(nv->v));
+		else if (nv->type == OS_NV_STR && nv->v < p->nstrings)
+			k = snprintf(buf + n, len - n, "%s %s %s", i ? "," : "", key,
+				     p->strings[nv->v]);
+		else
+			k = 0;
+		n += k > 0 ? (size_t)k : 0;
+	}
+	return n < len ? n : len - 1;
+}
+
+int os_profile_render_notes(struct os_profile *p, os_note_render_fn render)
+{
+	char buf[4096];
+	uint32_t added = 0;
+	int ret = 0;
+
+	for (uint32_t i = 0; i < p->nnote_counters && !ret; i++) {
+		const struct os_note_counters *g = &p->note_counters[i];
+		uint32_t id, n0 = p->meta.nnotes, at;
+		size_t len = render ? render(p, g, buf, sizeof(buf)) : 0;
+
+		if (!len)
+			len = note_plain(p, g, buf, sizeof(buf));
+		buf[len < sizeof(buf) ? len : sizeof(buf) - 1] = 0;
+		id = os_profile_string(p, buf);
+		if (id == OS_NONE) {
+			ret = -ENOMEM;
+			break;
+		}
+		ret = add_unique(&p->meta.notes, &p->meta.nnotes, id);
+		if (ret || p->meta.nnotes == n0)
+			continue; /* said already */
+		/* from the end to where the group stood, after the notes
+		 * rendered before it at the same place */
+		at = g->at + added < n0 ? g->at + added : n0;
+		memmove(&p->meta.notes[at + 1], &p->meta.notes[at],
+			(size_t)(n0 - at) * sizeof(*p->meta.notes));
+		p->meta.notes[at] = id;
+		added++;
+	}
+	for (uint32_t i = 0; i < p->nnote_counters; i++)
+		free(p->note_counters[i].vals);
+	free(p->note_counters);
+	p->note_counters = NULL;
+	p->nnote_counters = 0;
+	return ret;
 }
 
 int os_profile_set_argv(struct os_profile *p, int argc, char *const argv[])

@@ -45,6 +45,7 @@ enum os_section {
 	OS_SEC_ESTIMATES = 10, /* optional: sample estimates of weighted objects (Java
 				* hybrid / sampled modes) */
 	OS_SEC_SLICES = 11,  /* optional (version 2): samples by thread and time bucket */
+	OS_SEC_NOTE_COUNTERS = 12, /* optional: runtime notes kept as counters */
 };
 #define OS_SEC_END 0xFFFFFFFFu /* last section: CRC32 of all bytes before it */
 
@@ -218,6 +219,31 @@ struct os_estimates {
 	double samples_java_attributed; /* estimate of c.samples_java_attributed */
 };
 
+/* A figure of a note kept as counters. */
+enum os_nv_type {
+	OS_NV_U64 = 0, /* v: the count */
+	OS_NV_F64 = 1, /* v: the bits of a double */
+	OS_NV_STR = 2, /* v: a string id */
+};
+
+struct os_note_val {
+	uint32_t key;  /* string id: the figure's name ("objects") */
+	uint32_t type; /* enum os_nv_type */
+	uint64_t v;
+};
+
+/* A note kept as counters (section NOTE_COUNTERS): the sentence `kind`
+ * (string id, "<runtime>.<what>": its runtime renders it, runtime.h
+ * os_runtime_factory.render_note) with its figures. It stands where
+ * meta.notes had `at` notes when it was added: os_profile_render_notes
+ * turns it into a note there. */
+struct os_note_counters {
+	uint32_t kind;
+	uint32_t at;
+	uint32_t nvals;
+	struct os_note_val *vals;
+};
+
 struct os_profile {
 	struct os_meta meta;
 	struct os_counters c;
@@ -238,6 +264,8 @@ struct os_profile {
 	uint32_t slice_ms;         /* width of a time bucket (> 0 with OS_AN_SLICES) */
 	uint32_t analyses;         /* OS_AN_* bits: analyses that were run / sections present */
 	struct os_estimates est;   /* meaningful when OS_AN_ESTIMATES is set */
+	uint32_t nnote_counters;   /* notes kept as counters, not rendered yet */
+	struct os_note_counters *note_counters;
 	struct os_merge_info merge; /* set by os_profile_merge */
 	void *priv;                /* builder state (interning tables) */
 };
@@ -260,6 +288,28 @@ uint32_t os_profile_add_slice(struct os_profile *p, const struct os_slice *s);
 int os_profile_add_pid(struct os_profile *p, uint32_t pid);
 int os_profile_add_note(struct os_profile *p, const char *note);
 int os_profile_set_argv(struct os_profile *p, int argc, char *const argv[]);
+
+/* Notes kept as counters. os_profile_note_group starts one (kind as
+ * "<runtime>.<what>") at the current end of meta.notes and returns its
+ * index (OS_NONE: out of memory); os_profile_note_u64/f64/str add figures
+ * to group g (0, or -ENOMEM). */
+uint32_t os_profile_note_group(struct os_profile *p, const char *kind);
+int os_profile_note_u64(struct os_profile *p, uint32_t g, const char *key, uint64_t v);
+int os_profile_note_f64(struct os_profile *p, uint32_t g, const char *key, double v);
+int os_profile_note_str(struct os_profile *p, uint32_t g, const char *key, const char *s);
+/* The figure key of group g: true and *v (os_nv_type type) when it is there. */
+bool os_profile_note_val(const struct os_profile *p, const struct os_note_counters *g,
+			 const char *key, uint32_t type, uint64_t *v);
+double os_profile_note_f64_of(uint64_t bits);
+
+/* Renders each group of p->note_counters through render (into buf, its
+ * length > 0, or 0 when it knows no such sentence: then the figures are
+ * listed as "kind: key value, ...") and puts the note where the group
+ * stood in meta.notes (a note already there is not repeated); the groups
+ * are gone afterwards. 0, or -ENOMEM. */
+typedef size_t (*os_note_render_fn)(const struct os_profile *p, const struct os_note_counters *g,
+				    char *buf, size_t len);
+int os_profile_render_notes(struct os_profile *p, os_note_render_fn render);
 
 /* Writes atomically, mode 0600 (as perf.data: it holds the target's command
  * line and symbols): into a file only objscope can have created in path's

@@ -345,6 +345,25 @@ static void serialize(const struct os_profile *p, struct wbuf *b)
 		sec_end(b, off);
 	}
 
+	/* NOTE_COUNTERS: runtime notes kept as counters (rendered by the report) */
+	if (p->nnote_counters) {
+		off = sec_begin(b, OS_SEC_NOTE_COUNTERS);
+		put_u32(b, p->nnote_counters);
+		for (i = 0; i < p->nnote_counters; i++) {
+			const struct os_note_counters *g = &p->note_counters[i];
+
+			put_u32(b, g->kind);
+			put_u32(b, g->at);
+			put_u32(b, g->nvals);
+			for (uint32_t k = 0; k < g->nvals; k++) {
+				put_u32(b, g->vals[k].key);
+				put_u32(b, g->vals[k].type);
+				put_u64(b, g->vals[k].v);
+			}
+		}
+		sec_end(b, off);
+	}
+
 	/* END: its header, then the CRC of everything before that header. */
 	patch_u64(b, 16, b->len + END_SIZE);
 	off = b->len;
@@ -504,7 +523,7 @@ static const char *const section_names[] = {
 	[OS_SEC_FRAMES] = "FRAMES",   [OS_SEC_STACKS] = "STACKS",     [OS_SEC_CONTEXTS] = "CONTEXTS",
 	[OS_SEC_ACCESSES] = "ACCESSES", [OS_SEC_THREADS] = "THREADS",
 	[OS_SEC_REPLICAS] = "REPLICAS", [OS_SEC_ESTIMATES] = "ESTIMATES",
-	[OS_SEC_SLICES] = "SLICES",
+	[OS_SEC_SLICES] = "SLICES", [OS_SEC_NOTE_COUNTERS] = "NOTE_COUNTERS",
 };
 #define NSECTIONS (sizeof(section_names) / sizeof(section_names[0]))
 
@@ -815,6 +834,39 @@ static int read_slices(struct cur *c, struct os_profile *p)
 	return 0;
 }
 
+/* After META: notes kept as counters (groups of figures). */
+static int read_note_counters(struct cur *c, struct os_profile *p)
+{
+	uint32_t n = get_count(c, 12), i;
+
+	if (c->bad)
+		return 0;
+	p->note_counters = calloc(n ? n : 1, sizeof(*p->note_counters));
+	if (!p->note_counters)
+		return -ENOMEM;
+	for (i = 0; i < n && !c->bad; i++) {
+		struct os_note_counters *g = &p->note_counters[i];
+
+		g->kind = get_u32(c);
+		g->at = get_u32(c);
+		g->nvals = get_count(c, 16);
+		if (c->bad)
+			break;
+		p->nnote_counters = i + 1;
+		g->vals = calloc(g->nvals ? g->nvals : 1, sizeof(*g->vals));
+		if (!g->vals) {
+			g->nvals = 0;
+			return -ENOMEM;
+		}
+		for (uint32_t k = 0; k < g->nvals; k++) {
+			g->vals[k].key = get_u32(c);
+			g->vals[k].type = get_u32(c);
+			g->vals[k].v = get_u64(c);
+		}
+	}
+	return 0;
+}
+
 typedef int (*section_reader)(struct cur *c, struct os_profile *p);
 
 /* In dependency order: tables before what refers to them. */
@@ -827,7 +879,7 @@ static const struct {
 	{ OS_SEC_COUNTERS, read_counters }, { OS_SEC_CONTEXTS, read_contexts },
 	{ OS_SEC_ACCESSES, read_accesses }, { OS_SEC_THREADS, read_threads },
 	{ OS_SEC_REPLICAS, read_replicas }, { OS_SEC_ESTIMATES, read_estimates },
-	{ OS_SEC_SLICES, read_slices },
+	{ OS_SEC_SLICES, read_slices },	    { OS_SEC_NOTE_COUNTERS, read_note_counters },
 };
 
 static bool str_ok(const struct os_profile *p, uint32_t id, bool none_ok)
@@ -888,6 +940,20 @@ static int validate(const struct os_profile *p, char *what, size_t len)
 	for (i = 0; i < m->nnotes; i++)
 		if (!str_ok(p, m->notes[i], false))
 			return snprintf(what, len, "note %" PRIu32 " is missing", i);
+	for (i = 0; i < p->nnote_counters; i++) {
+		const struct os_note_counters *g = &p->note_counters[i];
+
+		if (!str_ok(p, g->kind, false) || g->at > m->nnotes)
+			return snprintf(what, len, "note counters %" PRIu32 " refer to a missing "
+					"string or note", i);
+		for (j = 0; j < g->nvals; j++)
+			if (!str_ok(p, g->vals[j].key, false) ||
+			    (g->vals[j].type == OS_NV_STR && !str_ok(p, (uint32_t)g->vals[j].v,
+									  false)) ||
+			    (g->vals[j].type == OS_NV_STR && g->vals[j].v >= OS_NONE))
+				return snprintf(what, len, "note counters %" PRIu32 " refer to a "
+						"missing string", i);
+	}
 	if (!str_ok(p, m->sampler, true) || !str_ok(p, m->event, true) ||
 	    !str_ok(p, m->mode, true) || !str_ok(p, m->hostname, true))
 		return snprintf(what, len, "meta data refers to a missing string");

@@ -382,6 +382,15 @@ static int merge_tables(struct os_profile *dst, const struct os_profile *src,
 	return 0;
 }
 
+/* A figure that is no string id, as it is. */
+static int note_copy(struct os_profile *dst, uint32_t g, const char *key,
+		     const struct os_note_val *v)
+{
+	if (v->type == OS_NV_F64)
+		return os_profile_note_f64(dst, g, key, os_profile_note_f64_of(v->v));
+	return os_profile_note_u64(dst, g, key, v->v);
+}
+
 static int merge_meta(struct os_profile *dst, const struct os_profile *src,
 		      const struct merge_state *st)
 {
@@ -429,6 +438,26 @@ static int merge_meta(struct os_profile *dst, const struct os_profile *src,
 	}
 	for (i = 0; i < s->nnotes; i++) {
 		ret = os_profile_add_note(dst, src->strings[s->notes[i]]);
+		if (ret)
+			return ret;
+	}
+	/* notes kept as counters: after the notes of dst (src's own notes
+	 * around them are unioned above) */
+	for (i = 0; i < src->nnote_counters; i++) {
+		const struct os_note_counters *g = &src->note_counters[i];
+		uint32_t ng = os_profile_note_group(dst, src->strings[g->kind]);
+
+		if (ng == OS_NONE)
+			return -ENOMEM;
+		for (uint32_t k = 0; k < g->nvals && !ret; k++) {
+			const struct os_note_val *v = &g->vals[k];
+			const char *key = src->strings[v->key];
+
+			if (v->type == OS_NV_STR)
+				ret = os_profile_note_str(dst, ng, key, src->strings[v->v]);
+			else
+				ret = note_copy(dst, ng, key, v);
+		}
 		if (ret)
 			return ret;
 	}

@@ -49,7 +49,7 @@ enum os_ev_type {
 			     * OS_HS_MOVE_SEQ_* in hotspot_abi.h); size = triples;
 			     * aux = GC sequence number (GC_BEGIN's aux2) */
 	OS_EV_JVM = 13,     /* the JVM is up: addr/size = reserved Java heap,
-			     * aux = libjvm load base, aux2 = OS_JVM_F_* flags;
+			     * aux = libjvm load base, aux2 = OS_JVM_F_* flags (hotspot_abi.h);
 			     * frames = struct os_jvm_info (hotspot_abi.h),
 			     * nframes = OS_JVM_INFO_WORDS */
 	OS_EV_TYPE_MAX
@@ -89,16 +89,6 @@ struct os_event {
 #define OS_FRAME_BCP_KNOWN 0x2000u
 #define OS_FRAME_BCP_LOW 0x1fffu
 #define OS_FRAME_IS_METHOD(w) (((w) >> 62) == 2)
-#define OS_JVM_F_ZGC 0x1           /* colored pointers: mask addresses */
-#define OS_JVM_F_CONCURRENT 0x2    /* ZGC/Shenandoah: moves are best effort */
-#define OS_JVM_F_TLAB_DITHER 0x4   /* hybrid: each next TLAB size drawn from [T/2, 3T/2) */
-#define OS_JVM_F_MAP_OURS 0x8      /* /tmp/perf-PID.map is written at exit only because launch
-				    * mode added -XX:+DumpPerfMapAtExit: remove it once read */
-#define OS_JVM_F_MAP_REFUSED 0x20  /* /tmp/perf-PID.map was a link or another user's file
-				    * at the JVM's start: -XX:+DumpPerfMapAtExit not added */
-#define OS_JVM_F_NONSAFEPOINT_DEBUG 0x10 /* -XX:+DebugNonSafepoints: PcDescs between safepoints
-					  * too, so an interrupted compiled pc has its inlined
-					  * methods (runtimes/hotspot/hotspot_scopes.h) */
 
 enum os_slot_state {
 	OS_SLOT_FREE = 0,     /* nobody owns it */

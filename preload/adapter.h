@@ -1,4 +1,10 @@
-/* adapter.h - the plug for runtime adapters (HotSpot, ...) inside the target.
+/* adapter.h - the plug for runtime adapters inside the target:
+ * the in-target half of the contract whose collector half is
+ * runtimes/runtime.h. A runtime's in-target side lives in
+ * runtimes/<name>/target/ (linked into libobjscope.so) and installs itself
+ * from its own start-up code (constructors, its dlopen interposition); the
+ * attach of a running process reaches it through osp_runtime_attaches
+ * (runtimes/target/registry.c).
  *
  * memcpy/memmove are interposed. For native programs they are a plain jump to
  * libc. When the collector sets OS_SHM_F_MOVES in the shm header, every copy
@@ -23,7 +29,7 @@ enum osp_copy_kind {
 };
 
 /* Returns 1 when the copy dst <- src of n bytes is an object move to log
- * (optionally setting *tag, e.g. to the object's Klass*), 0 otherwise. */
+ * (optionally setting *tag, e.g. to the object's type word), 0 otherwise. */
 typedef int (*osp_move_filter_fn)(const void *dst, const void *src, size_t n,
 				  enum osp_copy_kind kind, uint64_t *tag);
 
@@ -31,18 +37,46 @@ extern osp_move_filter_fn osp_move_filter;
 
 /* Native allocation paths (record.c) are unwound with libunwind's
  * unw_backtrace. Where a JIT runs, its code has no unwind information and
- * (a JVM without -XX:+PreserveFramePointer) no frame pointer: libunwind
+ * (often) no frame pointer: libunwind
  * then guesses callers from rbp, a general register there, reads wild
  * addresses and can crash the process. A runtime adapter that finds its
  * runtime loaded installs osp_path_jit before any of the runtime's code
  * runs under the hooks; record.c then uses it for every native path: it
  * returns the frames from `caller` (the hook's return address): pcs, and
- * the runtime's own words for frames it names (OS_FRAME_METHOD | Method*
- * of an interpreted Java method); *truncated is set when max cut it. It
+ * the runtime's own words for frames it names (OS_FRAME_METHOD | the
+ * runtime's word for an interpreted method); *truncated is set when max cut it. It
  * never lets libunwind step from a frame without unwind information.
  * Default: NULL. */
 typedef int (*osp_path_jit_fn)(uint64_t *frames, int max, const void *caller, int *truncated);
 
 extern osp_path_jit_fn osp_path_jit;
+
+struct os_rt_plan;
+
+/* A runtime's steps when the library is injected into a running process
+ * (`objscope attach`, preload/attach.c; on the thread the collector
+ * hijacked, never from a hook; protocol: common/attach_abi.h). */
+struct osp_runtime_attach {
+	const char *name;  /* as in runtimes/registry.c */
+	/* Finds the runtime (already loaded), announces it, prepares (does not
+	 * write) its detours; fills *plan (name included). Returns 1 when the
+	 * runtime was found and announced, 0 when the process has none. */
+	int (*prepare)(struct os_rt_plan *plan);
+	/* Writes the prepared detours; the caller guarantees that no other
+	 * thread runs. No allocation, no lock. Returns the number written, or
+	 * -errno when the first one failed. */
+	int (*commit)(void);
+	/* Imports redirected to the hooks in the runtime's own library alone
+	 * (the object whose name contains got_object), once prepare said yes:
+	 * e.g. memcpy/memmove, the copies of its GC. */
+	const char *const *got_imports;
+	size_t ngot_imports;
+	const char *got_object;
+};
+
+/* The in-target attach of every runtime (runtimes/target/registry.c), asked
+ * in order; the first whose prepare says yes is the process's runtime. */
+extern const struct osp_runtime_attach *const osp_runtime_attaches[];
+extern const size_t osp_nruntime_attaches;
 
 #endif

@@ -8,12 +8,13 @@
  *       returns 0.
  *   struct os_attach_orphan *objscope_orphan(void)  what objscope_attach found
  *       left armed by an attach that never detached (common/attach_orphan.h).
- *   struct os_jvm_plan *objscope_jvm_plan(void), int objscope_jvm_commit(void)
- *       the running-JVM steps (common/attach_abi.h): vmStructs read and
- *       the JVM announced during objscope_attach, memcpy/memmove of libjvm
- *       redirected, the allocation/GC detours written by commit while the
- *       collector holds the other threads stopped. After detach the
- *       detours stay, pass-through.
+ *   struct os_rt_plan *objscope_rt_plan(void), int objscope_rt_commit(void)
+ *       the steps of a runtime found in the process (common/attach_abi.h,
+ *       the runtime's in-target attach of preload/adapter.h): the runtime
+ *       announced during objscope_attach, imports of its own library
+ *       redirected (a JVM's GC copies), its allocation/GC detours written
+ *       by commit while the collector holds the other threads stopped.
+ *       After detach the detours stay, pass-through.
  *
  * Both run on a thread hijacked by ptrace (never inside a hook), so they may
  * use dl_iterate_phdr, mprotect and mmap.
@@ -40,8 +41,8 @@
 #include "common/attach_abi.h"
 #include "common/attach_orphan.h"
 #include "common/ring.h"
+#include "preload/adapter.h"
 #include "preload/got.h"
-#include "runtimes/hotspot/target/hotspot_attach.h"
 #include "preload/preload.h"
 
 #define OSP_EXPORT __attribute__((visibility("default")))
@@ -52,9 +53,6 @@ static const char *const osp_attach_imports[] = {
 	"malloc", "calloc", "realloc", "free", "posix_memalign", "aligned_alloc", "memalign",
 	"valloc", "pvalloc", "mmap", "mmap64", "munmap", "mremap",
 };
-/* Redirected in libjvm alone: GC copies (young evacuation: memcpy, full
- * compaction: memmove) are object moves (runtimes/hotspot/target/hotspot_moves.c). */
-static const char *const osp_attach_jvm_imports[] = { "memcpy", "memmove" };
 /* Objects whose calls stay direct: libc and the loader call each other. */
 static const char *const osp_attach_skip[] = { "/libc.so.", "/ld-linux", "linux-vdso", NULL };
 
@@ -62,7 +60,8 @@ static int osp_attached;
 static void *osp_home;              /* where every attach maps its shm */
 static size_t osp_home_size;        /* size of the home mapping */
 static struct os_shm_header osp_dormant; /* what osp_hdr points to after detach */
-static struct os_jvm_plan osp_plan;     /* read by the collector (attach_abi.h) */
+static struct os_rt_plan osp_plan;      /* read by the collector (attach_abi.h) */
+static const struct osp_runtime_attach *osp_plan_rt; /* the runtime that filled it */
 static struct os_attach_orphan osp_orphan; /* read by the collector (attach_orphan.h) */
 
 /* Slots owned by live threads at detach: index, pid, tid. */
@@ -196,7 +195,7 @@ OSP_EXPORT int objscope_attach(const char *shm_path)
 	struct osp_got_sym syms[sizeof(osp_attach_imports) / sizeof(*osp_attach_imports)];
 	struct os_shm_header *h = NULL;
 	size_t size = 0, nsyms;
-	int rc, n, jvm;
+	int rc, n;
 
 	if (osp_resolve() != 0)
 		return -EAGAIN;
@@ -230,21 +229,23 @@ OSP_EXPORT int objscope_attach(const char *shm_path)
 		osp_home_size = size;
 	}
 	osp_attached = 1;
-	/* a running JVM: vmStructs read now, detours prepared for the
-	 * collector to write (objscope_jvm_commit); before any GOT entry leads
-	 * to the hooks, so that no native path of a JVM thread is unwound by
-	 * unw_backtrace (preload/adapter.h, osp_path_jit) */
-	jvm = osp_hs_attach_prepare(&osp_plan) == 1;
+	/* a runtime of the process (a running JVM): announced now, detours
+	 * prepared for the collector to write (objscope_rt_commit); before any
+	 * GOT entry leads to the hooks, so that no native path of a runtime
+	 * thread is unwound by unw_backtrace (preload/adapter.h, osp_path_jit) */
+	osp_plan_rt = NULL;
+	memset(&osp_plan, 0, sizeof(osp_plan));
+	for (size_t i = 0; i < osp_nruntime_attaches && !osp_plan_rt; i++)
+		if (osp_runtime_attaches[i]->prepare(&osp_plan) == 1)
+			osp_plan_rt = osp_runtime_attaches[i];
 	rc = osp_got_patch(syms, nsyms, osp_attach_skip);
-	/* moves through libjvm's GOT */
-	if (rc >= 0 && jvm) {
-		nsyms = osp_attach_hooks(osp_attach_jvm_imports,
-					 sizeof(osp_attach_jvm_imports) /
-						 sizeof(*osp_attach_jvm_imports),
-					 syms);
-		n = osp_got_patch_only(syms, nsyms, "/libjvm.so");
+	/* the imports of the runtime's own library (a JVM's GC copies: moves) */
+	if (rc >= 0 && osp_plan_rt && osp_plan_rt->ngot_imports &&
+	    osp_plan_rt->ngot_imports <= sizeof(syms) / sizeof(*syms)) {
+		nsyms = osp_attach_hooks(osp_plan_rt->got_imports, osp_plan_rt->ngot_imports, syms);
+		n = osp_got_patch_only(syms, nsyms, osp_plan_rt->got_object);
 		if (n > 0)
-			osp_plan.got_jvm = (uint32_t)n;
+			osp_plan.got_runtime = (uint32_t)n;
 	}
 	return rc;
 }
@@ -256,17 +257,17 @@ OSP_EXPORT struct os_attach_orphan *objscope_orphan(void)
 	return &osp_orphan;
 }
 
-/* The JVM part of the attach (common/attach_abi.h). */
-OSP_EXPORT struct os_jvm_plan *objscope_jvm_plan(void)
+/* The runtime part of the attach (common/attach_abi.h). */
+OSP_EXPORT struct os_rt_plan *objscope_rt_plan(void)
 {
 	return &osp_plan;
 }
 
 /* Runs while the collector holds every other thread stopped: writes bytes,
  * nothing else (no allocation, no lock another thread could hold). */
-OSP_EXPORT int objscope_jvm_commit(void)
+OSP_EXPORT int objscope_rt_commit(void)
 {
-	int n = osp_hs_attach_commit();
+	int n = osp_plan_rt ? osp_plan_rt->commit() : 0;
 
 	if (n > 0) {
 		osp_plan.active += (uint32_t)n;
@@ -283,7 +284,7 @@ OSP_EXPORT int objscope_detach(void)
 	if (!osp_attached || !h)
 		return 0;
 	atomic_store(&h->disarmed, 1);
-	/* the detours stay in libjvm, pass-through (osp_enter answers NULL
+	/* the detours stay in the runtime, pass-through (osp_enter answers NULL
 	 * once disarmed); the copies stop being examined */
 	__atomic_store_n(&osp_move_flags, 0, __ATOMIC_RELEASE);
 	osp_got_restore();

@@ -19,8 +19,9 @@
  *
  * Thread safety: the patch is not atomic with respect to other threads
  * executing the target's first bytes. Callers must install while no other
- * thread can run the target (the HotSpot adapter installs from the java
- * launcher's dlopen of libjvm.so, before the JVM has created any thread).
+ * thread can run the target (a runtime adapter installs from the
+ * launcher's dlopen of the runtime's library, before the runtime has
+ * created any thread; an attach holds every other thread).
  * Installing is serialised by the caller (one installer at a time).
  *
  * In a process whose threads run (attach mode) the work is split in two:

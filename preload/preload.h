@@ -98,12 +98,9 @@ struct osp_thread {
 	int exit_rounds;
 	struct os_slot *slot;   /* claimed ring slot, NULL until the first event */
 	uint32_t pid, tid;      /* cached, 0 = refresh */
-	/* HotSpot hybrid mode (runtimes/hotspot/target/hotspot.c hs_dither): this thread's
-	 * Thread::_allocated_bytes at its last TLAB refill, the free sizes
-	 * written for its current and previous TLAB, and the running mean of
-	 * (TLAB bytes used - free size) that the next sizes compensate */
-	uint64_t hs_alloc_prev, hs_d_cur, hs_d_prev;
-	int64_t hs_corr;
+	/* per-thread state of a runtime's in-target side (preload/adapter.h),
+	 * laid out by the runtime (zero at the thread's start) */
+	uint64_t rt_state[4];
 };
 
 /* Enters a hook that wants to record: returns the thread state with the guard
@@ -156,7 +153,7 @@ static inline int osp_count_small(size_t size)
 /* ---- hooks_mem.c ------------------------------------------------------- */
 
 /* Inside osp_move_filter (adapter.h): the copying thread's state, guard held,
- * so a filter can write events itself (the HotSpot adapter batches moves);
+ * so a filter can write events itself (a runtime adapter batching moves);
  * NULL outside a filter call. */
 struct osp_thread *osp_copy_thread(void);
 

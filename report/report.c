@@ -21,6 +21,7 @@
 #include "report/view.h"
 #include "report/debug_dir.h"
 #include "report/diff.h"
+#include "runtimes/runtime.h"
 
 #define DEFAULT_INPUT "objscope.data"
 #define DEFAULT_TOP 20
@@ -249,6 +250,14 @@ static int load(char **files, int nfiles, bool no_lines, struct os_profile **out
 				       err);
 			else
 				os_err("%s", err);
+			goto out;
+		}
+		/* the runtimes' notes kept as counters, as sentences where
+		 * they stood among the notes */
+		ret = os_profile_render_notes(p, os_runtimes_render_note);
+		if (ret) {
+			os_profile_free(p);
+			os_err("%s: %s", files[i], strerror(-ret));
 			goto out;
 		}
 		if (no_lines)

@@ -1,4 +1,9 @@
-/* runtime.h - the collector's plug for runtime adapters (HotSpot, ...).
+/* runtime.h - the contract between the collector and a runtime adapter
+ * (a JVM, ...): everything a runtime provides to the collector, the
+ * attach path and the report goes through these types and ops; nothing
+ * outside runtimes/<name>/ names a runtime. docs/RUNTIMES.md says how to
+ * add one (a folder, a line in runtimes/registry.c, the in-target plug of
+ * preload/adapter.h).
  *
  * The generic collector knows native objects: malloc/free/realloc and
  * anonymous mmaps (attrib.c); that is the default behaviour and needs no
@@ -11,6 +16,17 @@
  * One adapter instance (struct os_runtime) serves every address space of a
  * collection; it keeps its own per-address-space state. Every op may be
  * NULL. Return convention: see each op; -errno where an int error is given.
+ *
+ * Several runtimes: the collector creates every runtime of the registry
+ * (os_runtimes_new) and sees one struct os_runtime whose ops dispatch to
+ * them. An address space belongs to the first runtime that claims it (op
+ * claim, asked in registry order when an event the generic code does not
+ * know arrives for an address space nobody owns); the ops of an owned
+ * address space go to its owner alone. For an address space nobody owns
+ * the runtimes are asked in order and the first answer that is not the
+ * "do not know" one (pc unchanged, 0, false, OS_RT_WORD_UNKNOWN, NULL, -1,
+ * the path unchanged) stands: a runtime answers "do not know" for an
+ * address space it does not know.
  */
 #ifndef OBJSCOPE_RUNTIME_H
 #define OBJSCOPE_RUNTIME_H
@@ -19,13 +35,33 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "runtimes/hotspot/hs_frames.h"
-
 struct os_aspace;
+struct os_attrib;
 struct os_event;
+struct os_note_counters;
 struct os_obj_event;
+struct os_opts;
 struct os_profile;
+struct os_rt_plan;
 struct os_runtime;
+struct os_symbolizer;
+
+/* Reads len bytes at addr of the sampled stack copy (or another source)
+ * into buf; false when it cannot (outside the copy). */
+typedef bool (*os_rt_read)(void *arg, uint64_t addr, void *buf, size_t len);
+
+/* A frame of a sampled stack, runtime neutral: pc, its stack pointer (at
+ * its call site: the value rsp has once the callee returned) and the value
+ * of the frame pointer register in it. regs: the interrupted frame's user
+ * registers as the sampler took them, indexed by enum os_reg
+ * (attacher/core/decode.h: OS_REG_AX .. OS_REG_R15, OS_REG_COUNT of them),
+ * NULL for a caller (its registers are not known): a runtime that keeps a
+ * value in a register of its own (an interpreter's bytecode pointer) reads
+ * it there. */
+struct os_rt_frame {
+	uint64_t pc, sp, fp;
+	const uint64_t *regs;
+};
 
 /* What a frame word not being a user address is (name_word). */
 enum os_rt_word {
@@ -37,6 +73,12 @@ enum os_rt_word {
 
 struct os_runtime_ops {
 	const char *name;
+	/* Drain time: whether the runtime takes address space as, which sent
+	 * ev (an event type the generic code does not know) and is owned by no
+	 * runtime yet; asked in registry order, the first yes owns as from then
+	 * on. NULL: claims every such address space (a catch-all, last in the
+	 * registry). */
+	bool (*claim)(struct os_runtime *rt, struct os_aspace *as, const struct os_event *ev);
 	/* Drain time (the target is alive): reduces an event of a type the
 	 * generic code does not know. Returns true when *oe was filled and must
 	 * be applied later in time order, false when the event was consumed
@@ -45,25 +87,26 @@ struct os_runtime_ops {
 			struct os_obj_event *oe);
 	/* Drain time: the frame word for an access-path frame of asid at pc
 	 * whose frame pointer is fp (an interpreted frame: OS_FRAME_METHOD |
-	 * Method*, with its source line when known, its name cached while the
-	 * target is alive), or pc itself. leaf_bcp: the interrupted frame's
-	 * bytecode pointer register (NULL for a caller, whose frame holds it).
-	 * read(arg, addr, &word) reads the sampled stack copy (false outside). */
+	 * the runtime's method word, with its source line when known, its name
+	 * cached while the target is alive), or pc itself. leaf_regs: the
+	 * interrupted frame's user registers (struct os_rt_frame.regs), NULL
+	 * for a caller. read(arg, addr, &word) reads the sampled stack copy
+	 * (false outside). */
 	uint64_t (*frame_word)(struct os_runtime *rt, uint32_t asid, uint64_t pc, uint64_t fp,
-			       const uint64_t *leaf_bcp,
+			       const uint64_t *leaf_regs,
 			       bool (*read)(void *arg, uint64_t addr, uint64_t *word), void *arg);
 	/* Drain time: the access path of a sample of asid from frame *start
 	 * (leaf: the interrupted frame itself) whose pc lies in the runtime's
 	 * code (JIT code, interpreter, stubs), walked by the runtime's frame
-	 * rules over the sampled stack copy (read: runtimes/hotspot/hs_frames.h's
-	 * reader, false outside the copy). frames[] get the words frame_word
+	 * rules over the sampled stack copy (read: false outside the copy;
+	 * start->regs set for a leaf). frames[] get the words frame_word
 	 * gives (interpreted methods named, other pcs as they are); the walk
 	 * ends before the first pc that is neither the runtime's code nor in a
 	 * known executable mapping. Returns the number of frames, 0 when
 	 * start->pc is not in such code (or it cannot be walked: the caller
 	 * keeps its own way). */
-	uint32_t (*java_walk)(struct os_runtime *rt, uint32_t asid, const struct os_hsf_frame *start,
-			      bool leaf, os_hsf_read read, void *arg, uint64_t *frames, uint32_t max);
+	uint32_t (*java_walk)(struct os_runtime *rt, uint32_t asid, const struct os_rt_frame *start,
+			      bool leaf, os_rt_read read, void *arg, uint64_t *frames, uint32_t max);
 	/* Drain time: a native allocation path (OS_EV_ALLOC/REALLOC/MMAP) of
 	 * as is about to be interned; words of the runtime in it (interpreted
 	 * methods) are named now, while the target holds them, and frames of
@@ -76,6 +119,12 @@ struct os_runtime_ops {
 	 * is applied later, in time order); the adapter may look at the
 	 * target's memory now, while it is closest to the sample. */
 	void (*sample_taken)(struct os_runtime *rt, struct os_aspace *as, uint64_t addr);
+	/* Time order: a sample of as in the managed heap (in_heap) that no
+	 * tracked object holds: the runtime may find the object (reading the
+	 * target) and add it to as->objects; returns its context, or OS_NONE
+	 * (attrib.h os_attrib.heap_miss, which the dispatcher of
+	 * os_runtimes_new takes). */
+	uint32_t (*heap_miss)(struct os_runtime *rt, struct os_aspace *as, uint64_t addr);
 	/* Applies a prepared event in time order. */
 	void (*apply)(struct os_runtime *rt, struct os_aspace *as, const struct os_obj_event *oe);
 	/* Canonical form of a sampled data address of asid (ZGC colors). */
@@ -98,7 +147,21 @@ struct os_runtime_ops {
 	/* enum os_thread_kind of a thread of pid, or -1 when the adapter does
 	 * not know the process. */
 	int (*thread_kind)(struct os_runtime *rt, uint32_t pid, const char *name);
-	/* Adds the adapter's notes (what the figures mean, best-effort parts). */
+	/* Attach mode (`objscope attach`, attacher/cli/cmd_attach.c): the
+	 * running process pid was attached and plan says what the runtime's
+	 * in-target attach did (common/attach_abi.h: detours active, managed
+	 * stacks). Objects first seen later may then be "allocated before
+	 * attach". Called for the runtime named in the plan. */
+	void (*attached)(struct os_runtime *rt, uint32_t pid, const struct os_rt_plan *plan);
+	/* Attach mode, after the detach (pid still runs), before the last
+	 * rounds: the runtime fetches what names its code (a JVM writes its
+	 * perf map on request). A line for the profile's notes when that
+	 * failed goes to note (note[0] = 0 otherwise). */
+	void (*detached)(struct os_runtime *rt, uint32_t pid, const struct os_rt_plan *plan,
+			 char *note, size_t len);
+	/* Adds the adapter's notes (what the figures mean, best-effort parts)
+	 * to the profile, as counters (os_profile_note_group and its figures),
+	 * which the factory's render_note turns into sentences at report time. */
 	void (*notes)(struct os_runtime *rt, struct os_profile *p);
 	void (*destroy)(struct os_runtime *rt);
 };
@@ -107,5 +170,57 @@ struct os_runtime {
 	const struct os_runtime_ops *ops;
 	void *priv;
 };
+
+/* A runtime of the registry (runtimes/registry.c): its name and its
+ * constructor. create returns NULL on out of memory; a runtime stays
+ * dormant (every op "do not know") until an address space announces it. */
+struct os_runtime_factory {
+	const char *name;
+	struct os_runtime *(*create)(struct os_attrib *a, struct os_symbolizer *sym);
+	/* `objscope record`, in the child about to exec the command: sets the
+	 * environment the runtime's in-target side reads (its options: a JVM's
+	 * --java-objects mode). May be NULL. */
+	void (*launch_env)(const struct os_opts *o);
+	/* Report time: the sentence of a note the runtime kept as counters
+	 * (common/profile.h os_note_counters, kind "<name>.<what>") into buf;
+	 * its length, 0 when it knows no such kind. May be NULL. */
+	size_t (*render_note)(const struct os_profile *p, const struct os_note_counters *g,
+			      char *buf, size_t len);
+	/* Whether the collector creates this runtime for options o (an option
+	 * that selects one runtime over another). NULL: always. */
+	bool (*wanted)(const struct os_opts *o);
+	/* OS_SHM_F_* bits the runtime's in-target side needs in the rings'
+	 * header (common/shm.h), for options o; asked for the wanted runtimes
+	 * before the rings are made. May be NULL. */
+	uint32_t (*shm_flags)(const struct os_opts *o);
+};
+
+/* The registry: every runtime the collector knows, in the order they are
+ * asked to claim an address space; os_nruntimes of them. */
+extern const struct os_runtime_factory os_runtimes[];
+extern const size_t os_nruntimes;
+
+/* Creates every runtime of the registry that options o want (all of them
+ * when o is NULL) and returns the one runtime whose ops dispatch to them
+ * (runtimes/dispatch.c); NULL on out of memory. Its destroy destroys them
+ * all. */
+struct os_runtime *os_runtimes_new(struct os_attrib *a, struct os_symbolizer *sym,
+				   const struct os_opts *o);
+/* The OS_SHM_F_* bits of the runtimes options o want (shm_flags). */
+uint32_t os_runtimes_shm_flags(const struct os_opts *o);
+
+/* os_note_render_fn (common/profile.h) over the registry: the runtime
+ * whose name begins the note's kind renders it. */
+size_t os_runtimes_render_note(const struct os_profile *p, const struct os_note_counters *g,
+			       char *buf, size_t len);
+
+/* The dispatching runtime over rts[0..n) (taken over: destroyed with it,
+ * or at once when this fails); os_runtimes_new over the registry's. NULL
+ * on out of memory. */
+struct os_runtime *os_runtimes_of(struct os_runtime *const *rts, size_t n);
+
+/* The runtime named name inside rt (rt itself when it is that runtime, or
+ * one of the runtimes a dispatcher made by os_runtimes_new holds), or NULL. */
+struct os_runtime *os_runtime_find(struct os_runtime *rt, const char *name);
 
 #endif

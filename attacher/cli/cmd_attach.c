@@ -15,7 +15,9 @@
  *   4. after -d seconds, Ctrl-C/SIGTERM or the target's exit: sampling
  *      stops, objscope_detach() restores the GOT and releases the rings in
  *      the target, the profile is written.
- * Runtime adapters (HotSpot) add their own steps between 2 and 3 (issue 3).
+ * Runtime adapters add their own steps between 2 and 3 (common/attach_abi.h:
+ * the in-target side prepares, objscope writes its detours with the
+ * threads held) and after 4 (runtime.h ops attached, detached).
  */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -41,9 +43,7 @@
 #include "attacher/cli/commands.h"
 #include "attacher/cli/run_loop.h"
 #include "attacher/cli/session.h"
-#include "runtimes/hotspot/hotspot.h"
 #include "attacher/inject/inject.h"
-#include "runtimes/hotspot/jattach.h"
 #include "attacher/inject/pidns.h"
 #include "attacher/inject/ptrace_refusal.h"
 #include "common/attach_abi.h"
@@ -51,13 +51,12 @@
 #include "common/log.h"
 #include "common/profile.h"
 #include "common/safefs.h"
+#include "runtimes/runtime.h"
 
 #define INJECT_SAFE_MS 2000   /* to find a thread that may call dlopen */
 #define INJECT_CALL_MS 10000  /* for dlopen / objscope_attach to return */
-#define JVM_STOP_MS 300       /* to hold every thread of a JVM while detours are written */
-#define JVM_STOP_TRIES 5
-#define JATTACH_MS 5000       /* for the JVM's answer to Compiler.perfmap */
-#define JATTACH_LATE_MS 10000 /* ... and then for the map itself (late_perf_map) */
+#define RT_STOP_MS 300        /* to hold every thread of a runtime while detours are written */
+#define RT_STOP_TRIES 5
 #define MAX_ARGS 64
 #define FATE_WAIT_MS 500      /* for the exit status of a target that ended */
 
@@ -82,11 +81,11 @@ struct attach_ctx {
 	char cmdline[4096];
 	char *argv[MAX_ARGS];
 	int argc;
-	struct os_jvm_plan plan;   /* the JVM steps (common/attach_abi.h) */
+	struct os_rt_plan plan;    /* the runtime's steps (common/attach_abi.h) */
 	struct os_attach_orphan orphan; /* left by an attach that never detached */
 	char fate[192];            /* how the target ended, when it did */
 	char orphan_note[320];
-	char jit_note[640];        /* why the JVM's perf map was not used */
+	char rt_note[640];         /* the runtime's note after the detach (runtime.h detached) */
 };
 
 /* The preload library: $OBJSCOPE_LIB, else next to this executable, else
@@ -241,44 +240,49 @@ static void explain_ptrace_refusal(pid_t pid)
 	os_err("attach: %s", why);
 }
 
-/* A running JVM: the detours objscope_attach prepared are written while
+/* A runtime in the target (a running JVM): the detours objscope_attach
+ * prepared are written while
  * every other thread is held (ptrace-stopped, bounded), and only when no
  * thread's instruction pointer lies inside the bytes a jump overwrites
  * (common/attach_abi.h). Failing that, retried a few times, then given up:
- * the JVM is then profiled without allocation events (said in the report).
+ * the runtime is then profiled without allocation events (said in the report).
  * The injected thread `in` stays seized throughout. Returns the number of
  * detours active, or -errno. */
-static int arm_jvm(struct attach_ctx *a, struct os_inject *in, char *err, size_t errlen)
+static int arm_runtime(struct attach_ctx *a, struct os_inject *in, char *err, size_t errlen)
 {
-	struct os_jvm_plan *p = &a->plan;
+	struct os_rt_plan *p = &a->plan;
 	struct os_inject_group g = { 0 };
 	uint64_t fn, addr = 0, ret = 0;
 	int rc, tries;
 
 	memset(p, 0, sizeof(*p));
-	rc = os_inject_symbol(a->pid, a->lib_target, "objscope_jvm_plan", &fn);
+	rc = os_inject_symbol(a->pid, a->lib_target, "objscope_rt_plan", &fn);
 	if (rc < 0)
-		return 0; /* an older library: no JVM steps */
+		return 0; /* an older library: no runtime steps */
 	rc = os_inject_call(in, fn, NULL, 0, 0, INJECT_CALL_MS, &addr, err, errlen);
 	if (rc < 0)
 		return rc;
-	if (!addr || os_inject_read(a->pid, addr, p, sizeof(*p)) < 0 || !p->jvm)
+	if (!addr || os_inject_read(a->pid, addr, p, sizeof(*p)) < 0 || !p->found) {
+		p->found = 0;
 		return 0;
-	if (p->pending > OS_JVM_PLAN_MAX)
-		p->pending = OS_JVM_PLAN_MAX;
+	}
+	p->runtime[sizeof(p->runtime) - 1] = 0;
+	p->what[sizeof(p->what) - 1] = 0;
+	if (p->pending > OS_RT_PLAN_MAX)
+		p->pending = OS_RT_PLAN_MAX;
 	if (!p->pending)
 		return (int)p->active;
-	rc = os_inject_symbol(a->pid, a->lib_target, "objscope_jvm_commit", &fn);
+	rc = os_inject_symbol(a->pid, a->lib_target, "objscope_rt_commit", &fn);
 	if (rc < 0)
 		return rc;
-	for (tries = 0; tries < JVM_STOP_TRIES; tries++) {
+	for (tries = 0; tries < RT_STOP_TRIES; tries++) {
 		bool clear = true;
 		uint64_t t0 = os_now_ns();
 		size_t held;
 
 		if (tries)
 			usleep(2000);
-		rc = os_inject_stop_others(&g, a->pid, in->tid, JVM_STOP_MS);
+		rc = os_inject_stop_others(&g, a->pid, in->tid, RT_STOP_MS);
 		if (rc == -ETIMEDOUT)
 			continue;
 		if (rc < 0)
@@ -303,7 +307,8 @@ static int arm_jvm(struct attach_ctx *a, struct os_inject *in, char *err, size_t
 			break;
 		if ((int)(int32_t)ret < 0) {
 			rc = (int)(int32_t)ret;
-			snprintf(err, errlen, "writing the JVM's detours failed: %s", strerror(-rc));
+			snprintf(err, errlen, "writing the %s's detours failed: %s", p->what,
+				 strerror(-rc));
 			break;
 		}
 		p->active += (uint32_t)ret;
@@ -312,9 +317,9 @@ static int arm_jvm(struct attach_ctx *a, struct os_inject *in, char *err, size_t
 		break;
 	}
 	os_inject_group_free(&g);
-	if (tries == JVM_STOP_TRIES) {
-		snprintf(err, errlen, "could not hold the JVM's threads outside the hooked "
-			 "functions' first bytes");
+	if (tries == RT_STOP_TRIES) {
+		snprintf(err, errlen, "could not hold the %s's threads outside the hooked "
+			 "functions' first bytes", p->what);
 		rc = -EBUSY;
 	}
 	return rc;
@@ -417,19 +422,21 @@ static int inject_and_arm(struct os_collector *c, struct attach_ctx *a, bool *pe
 		int jrc;
 
 		read_orphan(a, &in);
-		jrc = arm_jvm(a, &in, err, sizeof(err));
+		jrc = arm_runtime(a, &in, err, sizeof(err));
 
 		if (jrc == -ESRCH) {
 			rc = jrc;
 			goto fail;
 		}
 		if (jrc < 0)
-			os_warn("attach: JVM allocation hooks not installed in process %d: %s — "
-				"only samples and GC moves are collected", (int)a->pid, err);
-		else if (jrc == 0 && a->plan.jvm)
-			os_warn("attach: no JVM allocation hook could be prepared in process %d "
-				"(%u refused: libjvm symbols or prologues not usable) — only samples "
-				"and GC moves are collected", (int)a->pid, a->plan.refused);
+			os_warn("attach: %s allocation hooks not installed in process %d: %s — "
+				"only samples and GC moves are collected", a->plan.what,
+				(int)a->pid, err);
+		else if (jrc == 0 && a->plan.found)
+			os_warn("attach: no %s allocation hook could be prepared in process %d "
+				"(%u refused: the runtime's symbols or prologues not usable) — only "
+				"samples and GC moves are collected", a->plan.what, (int)a->pid,
+				a->plan.refused);
 	}
 	os_inject_end(&in);
 	rc = (int)(int32_t)ret;
@@ -474,68 +481,16 @@ static int disarm_target(struct attach_ctx *a)
 	return rc;
 }
 
-/* A JVM too slow to answer Compiler.perfmap (a safepoint it cannot reach
- * yet; under ASan) still runs the command and writes the map: waits up to
- * JATTACH_LATE_MS for it to appear and stop growing, so that it is used and
- * then removed rather than left behind. 0 when it is there; -ENOENT when
- * it is not (or stays empty); another -errno with err set when what is
- * there is refused. */
-static int late_perf_map(pid_t pid, char *err, size_t errlen)
+/* The runtime's steps after the detach (runtime.h op detached: a JVM is
+ * asked for its perf map now, so that it covers the code compiled
+ * meanwhile and costs nothing to the detach itself). */
+static void runtime_detached(struct os_collector *c, struct attach_ctx *a)
 {
-	off_t last = -1;
-	struct stat st;
-	int rc = -ENOENT;
+	struct os_runtime *r = os_runtime_find(c->attrib.rt, a->plan.runtime);
 
-	/* in the JVM's /tmp, resolved inside its root; a regular file of its
-	 * uid, never followed (os_jattach_map_stat) */
-	for (int waited = 0; waited < JATTACH_LATE_MS; waited += 50) {
-		rc = os_jattach_map_stat(pid, &st, err, errlen);
-		if (rc == 0) {
-			if (st.st_size > 0 && st.st_size == last)
-				return 0;
-			last = st.st_size;
-		} else if (rc != -ENOENT) {
-			return rc; /* refused: err says why */
-		}
-		usleep(50 * 1000);
-	}
-	rc = os_jattach_map_stat(pid, &st, err, errlen);
-	return rc == 0 && st.st_size == 0 ? -ENOENT : rc;
-}
-
-/* JIT names: the JVM writes its perf map on request (HotSpot attach
- * socket, Compiler.perfmap), after the detach so that it covers the code
- * compiled meanwhile and costs nothing to the detach itself. */
-static void fetch_perf_map(struct os_collector *c, struct attach_ctx *a)
-{
-	char path[128], err[512] = "", late[256] = "";
-	uint64_t t0 = os_now_ns();
-	int existed = 0, rc;
-
-	rc = os_jattach_perf_map(a->pid, JATTACH_MS, path, sizeof(path), &existed, err,
-				 sizeof(err));
-	if (rc == -ETIMEDOUT && !existed && path[0]) {
-		int late_rc = late_perf_map(a->pid, late, sizeof(late));
-
-		if (late_rc == 0)
-			rc = 0;
-		else if (late_rc != -ENOENT)
-			snprintf(err, sizeof(err), "%s", late);
-	}
-	if (rc < 0) {
-		snprintf(a->jit_note, sizeof(a->jit_note), "no perf map from the JVM (process %d): "
-			 "%s", (int)a->pid, err);
-		os_warn("attach: no perf map from the JVM (process %d): %s — JIT frames stay "
-			"unnamed%s%s", (int)a->pid, err,
-			rc == -ETIMEDOUT && !existed ? "; the JVM may still write " : "",
-			rc == -ETIMEDOUT && !existed ? path : "");
-		path[0] = 0;
-	} else {
-		os_debug("attach: perf map %s written by the JVM in %.1f ms", path,
-			 (os_now_ns() - t0) / 1e6);
-	}
-	os_hotspot_attached(c->attrib.rt, (uint32_t)a->pid, path[0] ? path : NULL, !existed,
-			    (int)(int32_t)a->plan.preserve_fp, (int)a->plan.active);
+	a->rt_note[0] = 0;
+	if (r && r->ops->detached)
+		r->ops->detached(r, (uint32_t)a->pid, &a->plan, a->rt_note, sizeof(a->rt_note));
 }
 
 /* exit_code (field 52 of /proc/PID/stat, a wait status) of process pid
@@ -762,12 +717,15 @@ int cmd_attach(int argc, char **argv)
 			"objects will not be seen, only samples", (int)a->pid);
 	os_debug("attach: armed in %.1f ms, %d GOT entries patched", (t_armed - t_start) / 1e6,
 		 rc);
-	if (a->plan.jvm) {
-		os_debug("attach: JVM: %u detours active, %u refused, %u libjvm GOT entries "
-			 "(memcpy/memmove), PreserveFramePointer %d", a->plan.active,
-			 a->plan.refused, a->plan.got_jvm, (int)(int32_t)a->plan.preserve_fp);
-		os_hotspot_attached(c.attrib.rt, (uint32_t)a->pid, NULL, false,
-				    (int)(int32_t)a->plan.preserve_fp, (int)a->plan.active);
+	if (a->plan.found) {
+		struct os_runtime *r = os_runtime_find(c.attrib.rt, a->plan.runtime);
+
+		os_debug("attach: %s (%s): %u detours active, %u refused, %u GOT entries of the "
+			 "runtime's library, managed stacks %d", a->plan.what, a->plan.runtime,
+			 a->plan.active, a->plan.refused, a->plan.got_runtime,
+			 (int)(int32_t)a->plan.stacks);
+		if (r && r->ops->attached)
+			r->ops->attached(r, (uint32_t)a->pid, &a->plan);
 	}
 	name_threads(&c, a->pid);
 
@@ -793,8 +751,8 @@ int cmd_attach(int argc, char **argv)
 		gone = true;
 	}
 	t_detached = os_now_ns();
-	if (a->plan.jvm && !gone)
-		fetch_perf_map(&c, a);
+	if (a->plan.found && !gone)
+		runtime_detached(&c, a);
 	os_collector_round(&c, true);
 	os_collector_round(&c, true);
 	os_collector_status(&c, true);
@@ -805,7 +763,7 @@ int cmd_attach(int argc, char **argv)
 		 (t_detached - t_req) / 1e6);
 	{
 		char fate_note[256];
-		const char *notes[] = { a->orphan_note, fate_note, a->jit_note };
+		const char *notes[] = { a->orphan_note, fate_note, a->rt_note };
 
 		snprintf(fate_note, sizeof(fate_note), "%s%s", a->fate,
 			 gone ? " during the attach" : "");

@@ -22,14 +22,13 @@
 #include "attacher/cli/run_loop.h"
 #include "attacher/cli/session.h"
 #include "attacher/watch/watch.h"
-#include "runtimes/hotspot/hotspot_abi.h"
 #include "common/log.h"
+#include "runtimes/runtime.h"
 #include "common/profile.h"
 
-static void child_exec(char **cmd, const char *lib, const char *shm, const char *java_mode,
-		       uint64_t java_tlab, bool java_fp, int go_fd, int err_fd)
+static void child_exec(char **cmd, const char *lib, const char *shm, const struct os_opts *o,
+		       int go_fd, int err_fd)
 {
-	char tlab[24];
 	const char *old = getenv("LD_PRELOAD");
 	char preload[PATH_MAX * 4];
 	char c;
@@ -47,11 +46,10 @@ static void child_exec(char **cmd, const char *lib, const char *shm, const char 
 		snprintf(preload, sizeof(preload), "%s", lib);
 	setenv("LD_PRELOAD", preload, 1);
 	setenv(OS_SHM_ENV, shm, 1);
-	setenv(OS_JAVA_MODE_ENV, java_mode, 1); /* read by the HotSpot adapter in the target */
-	snprintf(tlab, sizeof(tlab), "%llu", (unsigned long long)java_tlab);
-	setenv(OS_JAVA_TLAB_ENV, tlab, 1);
-	if (java_fp)
-		setenv(OS_JAVA_FP_ENV, "1", 1);
+	/* the runtimes' options, read by their in-target sides */
+	for (size_t i = 0; i < os_nruntimes; i++)
+		if (os_runtimes[i].launch_env)
+			os_runtimes[i].launch_env(o);
 	/* wait until the collector's events are in place */
 	while (read(go_fd, &c, 1) < 0 && errno == EINTR)
 		;
@@ -146,8 +144,7 @@ int cmd_record(int argc, char **argv)
 	if (child == 0) {
 		close(go[1]);
 		close(ep[0]);
-		child_exec(argv + idx, lib, c.shm.path, o.java_objects, o.java_tlab, o.java_fp, go[0],
-			   ep[1]);
+		child_exec(argv + idx, lib, c.shm.path, &o, go[0], ep[1]);
 	}
 	close(go[0]);
 	close(ep[1]);

@@ -171,7 +171,7 @@ void os_attrib_event(struct os_attrib *a, const struct os_obj_event *ev)
 		}
 		break;
 	default:
-		/* runtime adapters (HotSpot) give the other types a meaning */
+		/* runtime adapters (runtimes/runtime.h) give the other types a meaning */
 		if (a->rt && a->rt->ops->apply)
 			a->rt->ops->apply(a->rt, as, ev);
 		break;

@@ -89,7 +89,7 @@ struct os_attrib {
 	 * c.samples_java_attributed; weighted: some object had weight != 1. */
 	double est_attributed, est_java_attributed;
 	bool weighted;
-	struct os_runtime *rt;     /* runtime adapter (HotSpot), NULL: native only */
+	struct os_runtime *rt;     /* runtime adapters (runtime.h os_runtimes_new), NULL: native only */
 	uint64_t min_size;         /* --min-size: smaller objects are not tracked */
 	/* A sample in a managed heap that no tracked object holds: the adapter
 	 * may find the object (reading the target) and add it to as->objects

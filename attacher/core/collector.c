@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "runtimes/hotspot/hotspot.h"
+#include "runtimes/runtime.h"
 #include "attacher/core/remote.h"
 #include "common/grow.h"
 #include "common/log.h"
@@ -309,8 +309,10 @@ int os_collector_init(struct os_collector *c, const struct os_opts *o, char *err
 		return rc;
 	}
 	c->attrib.min_size = o->min_size;
-	/* runtime adapters: HotSpot (dormant until a JVM announces itself) */
-	c->attrib.rt = os_hotspot_new(&c->attrib, c->sym, NULL);
+	/* runtime adapters: every runtime of the registry (runtimes/registry.c),
+	 * each dormant until an address space announces its runtime */
+	c->attrib.rt = os_runtimes_new(&c->attrib, c->sym, o);
+	flags |= os_runtimes_shm_flags(o);
 	if (!c->attrib.rt) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
@@ -465,7 +467,7 @@ static bool stack_read(void *arg, uint64_t addr, uint64_t *word)
 	return true;
 }
 
-/* runtimes/hotspot/hs_frames.h's reader over the stack copy. */
+/* runtime.h's os_rt_read over the stack copy. */
 static bool stack_read_buf(void *arg, uint64_t addr, void *buf, size_t len)
 {
 	const struct stack_copy *sc = arg;
@@ -488,13 +490,12 @@ static uint32_t java_path(struct os_collector *c, uint32_t asid, const struct os
 {
 	struct os_runtime *rt = c->attrib.rt;
 	struct stack_copy sc = { stack, s->regs[OS_REG_SP], s->stack_len };
-	struct os_hsf_frame f;
+	struct os_rt_frame f;
 	uint32_t n;
 
 	if (!ndwarf) { /* the leaf itself: a walk that ends there (a leaf in a
 		        * prologue) stands too, rbp is no frame pointer in JIT code */
-		f = (struct os_hsf_frame){ s->ip, s->regs[OS_REG_SP], s->regs[OS_REG_BP],
-					   s->regs[OS_REG_R13] };
+		f = (struct os_rt_frame){ s->ip, s->regs[OS_REG_SP], s->regs[OS_REG_BP], s->regs };
 		n = rt->ops->java_walk(rt, asid, &f, true, stack_read_buf, &sc, frames, max);
 		if (!n)
 			return 0;
@@ -506,7 +507,7 @@ static uint32_t java_path(struct os_collector *c, uint32_t asid, const struct os
 	if (ndwarf < 2 || !os_unwind_stopped(c->unw, &f.sp, &f.fp))
 		return 0;
 	f.pc = frames[ndwarf - 1];
-	f.bcp = 0; /* a caller: its bcp is in its frame */
+	f.regs = NULL; /* a caller: its registers are not known */
 	n = rt->ops->java_walk(rt, asid, &f, false, stack_read_buf, &sc, frames + ndwarf - 1,
 			       max - (ndwarf - 1));
 	if (n < 2)
@@ -518,7 +519,7 @@ static uint32_t java_path(struct os_collector *c, uint32_t asid, const struct os
 /* The access path from the kernel's frame-pointer chain. While the chain
  * stays inside the sampled stack copy the frame pointer of each frame is
  * known too, so a runtime adapter can name frames that have no symbol
- * (interpreted Java methods: their Method* is in the frame). */
+ * (interpreted methods: the runtime finds them in the frame). */
 static uint32_t fp_chain(struct os_collector *c, uint32_t asid, const struct os_perf_sample *s,
 			 const uint64_t *chain, const uint8_t *stack, uint64_t insn, uint64_t *frames,
 			 uint32_t max)
@@ -529,8 +530,7 @@ static uint32_t fp_chain(struct os_collector *c, uint32_t asid, const struct os_
 	uint64_t fp = s->regs[OS_REG_BP], w;
 	uint32_t n = 1;
 
-	frames[0] = named ? rt->ops->frame_word(rt, asid, s->ip, fp, &s->regs[OS_REG_R13], stack_read,
-						&sc)
+	frames[0] = named ? rt->ops->frame_word(rt, asid, s->ip, fp, s->regs, stack_read, &sc)
 			  : insn;
 	if (frames[0] == s->ip)
 		frames[0] = insn;

@@ -230,7 +230,7 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 		 "frame-pointer chain%s",
 		 (unsigned long long)c->unwound_dwarf, (unsigned long long)c->unwound_fp,
 		 c->unw ? "" : " (--call-graph fp)");
-	if (c->unwound_java) /* runtimes/hotspot/hs_frames.h, through the runtime adapter */
+	if (c->unwound_java) /* through the runtime adapter (runtime.h java_walk) */
 		snprintf(note + strlen(note), sizeof(note) - strlen(note),
 			 ", %llu walked through JIT code by the code blobs' frame sizes",
 			 (unsigned long long)c->unwound_java);

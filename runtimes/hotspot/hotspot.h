@@ -48,7 +48,24 @@
 struct os_runtime *os_hotspot_new(struct os_attrib *a, struct os_symbolizer *sym,
 				  const struct os_hs_mem *mem);
 
-/* Attach mode (cmd_attach.c), pid attached while running: objects seen
+/* The registry's constructor (runtimes/registry.c): os_hotspot_new over
+ * the target's memory (os_hs_mem_proc). */
+struct os_runtime *os_hotspot_create(struct os_attrib *a, struct os_symbolizer *sym);
+
+/* The registry's launch_env (hotspot_attach.c): --java-objects, the TLAB
+ * size and --java-frame-pointers for the in-target side (hotspot_abi.h's
+ * OS_JAVA_*_ENV). */
+struct os_opts;
+void os_hotspot_launch_env(const struct os_opts *o);
+
+/* The registry's render_note (hotspot_notes.c): the sentences of the
+ * notes the adapter kept as counters (kinds "hotspot.*"). */
+struct os_note_counters;
+struct os_profile;
+size_t os_hotspot_render_note(const struct os_profile *p, const struct os_note_counters *g,
+			      char *buf, size_t len);
+
+/* Attach mode (hotspot_attach.c), pid attached while running: objects seen
  * first when a collection moves them, or found by reading the header below
  * a sampled Java-heap address no tracked object holds (hotspot_scan.h,
  * through os_attrib.heap_miss), get an "allocated before attach" context;
@@ -58,6 +75,14 @@ struct os_runtime *os_hotspot_new(struct os_attrib *a, struct os_symbolizer *sym
  * May be called again to update. */
 void os_hotspot_attached(struct os_runtime *rt, uint32_t pid, const char *map_path,
 			 bool remove_map, int preserve_fp, int hooks);
+
+/* The runtime.h ops attached and detached (hotspot_attach.c): the plan of
+ * the in-target attach goes to os_hotspot_attached; after the detach the
+ * JVM is asked for its perf map (Compiler.perfmap), a note says why not
+ * when it gave none. */
+void os_hs_attached(struct os_runtime *rt, uint32_t pid, const struct os_rt_plan *plan);
+void os_hs_detached(struct os_runtime *rt, uint32_t pid, const struct os_rt_plan *plan,
+		    char *note, size_t len);
 
 /* "[B" -> "byte[]", "[[I" -> "int[][]", "Ljava/lang/String;" and
  * "java/lang/String" -> "java.lang.String", "[Ljava/lang/Object;" ->

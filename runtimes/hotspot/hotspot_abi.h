@@ -32,13 +32,25 @@ struct os_jvm_info {
 	uint64_t interp_start, interp_end;   /* interpreter code (StubQueue buffer) */
 	uint64_t libjvm_base;                /* load address of libjvm.so */
 	uint32_t mode;                       /* OS_JVM_MODE_* actually in force */
-	uint32_t flags;                      /* OS_JVM_F_* (shm.h) */
+	uint32_t flags;                      /* OS_JVM_F_* (below) */
 	char gc[32];                         /* "G1", "Parallel", "Serial", "Z", "Shenandoah", "Epsilon" */
 	uint64_t tlab_bytes;                 /* OS_JVM_MODE_HYBRID: the fixed TLAB size T in
 					      * force (TLABSize); 0 in the other modes. Last
 					      * field: a collector reading an older, shorter
 					      * struct finds 0 here */
 };
+
+/* struct os_jvm_info.flags (and the OS_EV_JVM event's aux2). */
+#define OS_JVM_F_ZGC 0x1           /* colored pointers: mask addresses */
+#define OS_JVM_F_CONCURRENT 0x2    /* ZGC/Shenandoah: moves are best effort */
+#define OS_JVM_F_TLAB_DITHER 0x4   /* hybrid: each next TLAB size drawn from [T/2, 3T/2) */
+#define OS_JVM_F_MAP_OURS 0x8      /* /tmp/perf-PID.map is written at exit only because launch
+				    * mode added -XX:+DumpPerfMapAtExit: remove it once read */
+#define OS_JVM_F_MAP_REFUSED 0x20  /* /tmp/perf-PID.map was a link or another user's file
+				    * at the JVM's start: -XX:+DumpPerfMapAtExit not added */
+#define OS_JVM_F_NONSAFEPOINT_DEBUG 0x10 /* -XX:+DebugNonSafepoints: PcDescs between safepoints
+					  * too, so an interrupted compiled pc has its inlined
+					  * methods (runtimes/hotspot/hotspot_scopes.h) */
 
 enum {
 	OS_JVM_MODE_EXACT = 1,   /* every object >= min_size reaches the allocation hooks */

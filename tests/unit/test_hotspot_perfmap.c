@@ -64,6 +64,8 @@ static char *pm_end_step(struct pm_env *e)
 
 	e->a.rt->ops->before_symbolize(e->a.rt);
 	e->a.rt->ops->notes(e->a.rt, p);
+	/* the notes kept as counters, as the report renders them */
+	cr_assert_eq(os_profile_render_notes(p, os_runtimes_render_note), 0);
 	for (uint32_t i = 0; i < p->meta.nnotes; i++) {
 		const char *n = os_profile_str(p, p->meta.notes[i]);
 

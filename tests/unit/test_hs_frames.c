@@ -469,7 +469,7 @@ static void env_end(struct walk_env *e)
 static uint32_t walk(struct walk_env *e, uint64_t pc, uint64_t sp, uint64_t fp, bool leaf,
 		     uint64_t *frames, uint32_t max)
 {
-	struct os_hsf_frame f = { pc, sp, fp, 0 };
+	struct os_rt_frame f = { pc, sp, fp, NULL };
 
 	return e->rt->ops->java_walk(e->rt, e->asid, &f, leaf, stack_rd, NULL, frames, max);
 }
@@ -513,7 +513,7 @@ Test(hs_frames, java_walk_frame_words)
 	stk[19] = code_of(SEG_S) + 4;
 	/* another address space: not a JVM */
 	{
-		struct os_hsf_frame f = { code_of(SEG_B) + 0x30, A(&stk[0]), 0, 0 };
+		struct os_rt_frame f = { code_of(SEG_B) + 0x30, A(&stk[0]), 0, NULL };
 
 		cr_expect_eq(e.rt->ops->java_walk(e.rt, e.asid + 7, &f, true, stack_rd, NULL,
 						  frames, 16),

@@ -175,6 +175,23 @@ out:
 	osp_leave(t);
 }
 
+/* Hybrid mode, per thread (osp_thread.rt_state, zero at its start): its
+ * Thread::_allocated_bytes at its last TLAB refill, the free sizes written
+ * for its current and previous TLAB, and the running mean of (TLAB bytes
+ * used - free size) that the next sizes compensate. */
+struct hs_thread {
+	uint64_t alloc_prev, d_cur, d_prev;
+	int64_t corr;
+} __attribute__((may_alias));
+
+_Static_assert(sizeof(struct hs_thread) <= sizeof(((struct osp_thread *)0)->rt_state),
+	       "struct hs_thread must fit in osp_thread.rt_state");
+
+static struct hs_thread *hs_thread_of(struct osp_thread *t)
+{
+	return (struct hs_thread *)(void *)t->rt_state;
+}
+
 /* Hybrid mode: the size of the thread's NEXT TLAB, drawn uniformly from
  * [T/2, 3T/2) (mean T). With one fixed size, a program that allocates in a
  * fixed cycle keeps the TLAB ends in phase with it: on tests/java/ObjFixture
@@ -217,24 +234,26 @@ static void hs_dither(void *thread, const void *obj)
 	t = osp_enter();
 	if (t && osp_hs.alloc_bytes_off) {
 		alloc = *(volatile uint64_t *)((uint8_t *)thread + osp_hs.alloc_bytes_off);
-		if (t->hs_alloc_prev && t->hs_d_prev && alloc > t->hs_alloc_prev) {
-			/* the TLAB that just ended was sized hs_d_prev words */
-			err = (int64_t)(alloc - t->hs_alloc_prev) / 8 - (int64_t)t->hs_d_prev;
+		struct hs_thread *ht = hs_thread_of(t);
+
+		if (ht->alloc_prev && ht->d_prev && alloc > ht->alloc_prev) {
+			/* the TLAB that just ended was sized d_prev words */
+			err = (int64_t)(alloc - ht->alloc_prev) / 8 - (int64_t)ht->d_prev;
 			if (err > span / 2)
 				err = span / 2;
 			if (err < -span / 2)
 				err = -span / 2;
-			t->hs_corr += (err - t->hs_corr) / 16;
+			ht->corr += (err - ht->corr) / 16;
 		}
-		corr = t->hs_corr;
+		corr = ht->corr;
 		if (corr > span / 4) /* keep D within [T/4, 7T/4) */
 			corr = span / 4;
 		if (corr < -span / 4)
 			corr = -span / 4;
 		d = (uint64_t)((int64_t)d - corr);
-		t->hs_alloc_prev = alloc;
-		t->hs_d_prev = t->hs_d_cur;
-		t->hs_d_cur = d;
+		ht->alloc_prev = alloc;
+		ht->d_prev = ht->d_cur;
+		ht->d_cur = d;
 	}
 	if (t)
 		osp_leave(t);
@@ -259,8 +278,8 @@ HS_FRAMED static void hs_outside(void *klass, void *obj, size_t bytes, void *thr
 		struct osp_thread *t = osp_enter();
 
 		if (t) {
-			if (t->hs_alloc_prev)
-				t->hs_alloc_prev += bytes;
+			if (hs_thread_of(t)->alloc_prev)
+				hs_thread_of(t)->alloc_prev += bytes;
 			osp_leave(t);
 		}
 	}
@@ -779,9 +798,9 @@ static struct osp_detour_patch hs_pending[HS_NHOOKS];
 /* Finds the hooks in libjvm and detours them. plan NULL (launch mode, no
  * JVM thread yet): written at once, JNI_CreateJavaVM included. plan given
  * (attach mode, the JVM runs): only prepared, JNI_CreateJavaVM left alone
- * (the JVM exists); the collector writes them through osp_hs_attach_commit
+ * (the JVM exists); the collector writes them through hs_attach_commit
  * with every other thread stopped. The caller set hs_installed. */
-static void hs_install_at(void *handle, struct os_jvm_plan *plan)
+static void hs_install_at(void *handle, struct os_rt_plan *plan)
 {
 	static const char *const names[HS_NHOOKS] = {
 		"_ZN11AllocTracer27send_allocation_in_new_tlabEP5KlassPP12HeapWordImplmmP10JavaThread",
@@ -887,7 +906,7 @@ static void hs_install(void *handle)
 
 /* ---- attach mode: the JVM runs already (preload/attach.c) -------------- */
 
-int osp_hs_attach_prepare(struct os_jvm_plan *plan)
+static int hs_attach_prepare(struct os_rt_plan *plan)
 {
 	void *h;
 
@@ -905,12 +924,14 @@ int osp_hs_attach_prepare(struct os_jvm_plan *plan)
 	hs_jvm_up();
 	if (!__atomic_load_n(&osp_hs.up, __ATOMIC_ACQUIRE))
 		return 0;
-	plan->jvm = 1;
-	plan->preserve_fp = hs_preserve_fp != 1 && osp_hs.frames.ok ? 2 : (uint32_t)hs_preserve_fp;
+	plan->found = 1;
+	snprintf(plan->runtime, sizeof(plan->runtime), "hotspot");
+	snprintf(plan->what, sizeof(plan->what), "JVM");
+	plan->stacks = hs_preserve_fp != 1 && osp_hs.frames.ok ? 2 : (uint32_t)hs_preserve_fp;
 	for (int i = 0; i < HS_CREATE_VM; i++) {
 		if (hs_patch[i] == 2)
 			plan->active++;
-		if (hs_patch[i] != 1 || plan->pending == OS_JVM_PLAN_MAX)
+		if (hs_patch[i] != 1 || plan->pending == OS_RT_PLAN_MAX)
 			continue;
 		plan->lo[plan->pending] = hs_pending[i].start + 1;
 		plan->hi[plan->pending] = hs_pending[i].start + hs_pending[i].stolen;
@@ -919,7 +940,7 @@ int osp_hs_attach_prepare(struct os_jvm_plan *plan)
 	return 1;
 }
 
-int osp_hs_attach_commit(void)
+static int hs_attach_commit(void)
 {
 	int n = 0;
 
@@ -933,6 +954,17 @@ int osp_hs_attach_commit(void)
 	}
 	return n;
 }
+
+static const char *const hs_attach_imports[] = { "memcpy", "memmove" };
+
+const struct osp_runtime_attach osp_hs_attach = {
+	.name = "hotspot",
+	.prepare = hs_attach_prepare,
+	.commit = hs_attach_commit,
+	.got_imports = hs_attach_imports,
+	.ngot_imports = sizeof(hs_attach_imports) / sizeof(hs_attach_imports[0]),
+	.got_object = "/libjvm.so",
+};
 
 OSP_EXPORT void *dlopen(const char *file, int mode)
 {

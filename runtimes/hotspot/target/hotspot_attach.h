@@ -1,23 +1,22 @@
 /* hotspot_attach.h - the HotSpot adapter's steps when the library is
- * injected into a JVM that is already running (`objscope attach`; called
- * from preload/attach.c on the thread the collector hijacked, never from a
- * hook). Implemented in hotspot.c next to the launch-mode installation.
- * Protocol with the collector: common/attach_abi.h. */
+ * injected into a JVM that is already running (`objscope attach`; reached
+ * from preload/attach.c through runtimes/target/registry.c, on the thread
+ * the collector hijacked, never from a hook). Implemented in hotspot.c next
+ * to the launch-mode installation. Protocol with the collector:
+ * common/attach_abi.h. */
 #ifndef OBJSCOPE_PRELOAD_HOTSPOT_ATTACH_H
 #define OBJSCOPE_PRELOAD_HOTSPOT_ATTACH_H
 
 #include "common/attach_abi.h"
+#include "preload/adapter.h"
 
-/* Finds libjvm (already loaded), reads vmStructs from the running JVM
- * (heap reservation, GC, code ranges: the heap's mmap happened before the
+/* The in-target attach of HotSpot (preload/adapter.h): prepare finds
+ * libjvm (already loaded), reads vmStructs from the running JVM (heap
+ * reservation, GC, code ranges: the heap's mmap happened before the
  * attach), announces it (OS_EV_JVM), turns move logging on, and prepares
- * (does not write) the detours of the allocation and GC entry points.
- * Fills *plan; returns 1 when a JVM was announced, 0 when there is none. */
-int osp_hs_attach_prepare(struct os_jvm_plan *plan);
-
-/* Writes the prepared detours; the caller guarantees that no other thread
- * runs (see common/attach_abi.h). No allocation, no lock. Returns the
- * number written, or -errno when the first one failed. */
-int osp_hs_attach_commit(void);
+ * (does not write) the detours of the allocation and GC entry points;
+ * commit writes them; memcpy/memmove are redirected in libjvm alone (GC
+ * copies: young evacuation memcpy, full compaction memmove, hotspot_moves.c). */
+extern const struct osp_runtime_attach osp_hs_attach;
 
 #endif

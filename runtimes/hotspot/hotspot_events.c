@@ -1,0 +1,402 @@
+/* hotspot_events.c - the JVM's ring events, prepared at drain time and
+ * applied in time order (runtime.h ops prepare, apply): the JVM announced,
+ * Java allocations with their weights, GC moves batched and applied at the
+ * collection's end, dead objects dropped, objects born before an attach. */
+#include "runtimes/hotspot/hotspot_int.h"
+
+static void prepare_jvm(struct hotspot *h, struct hs_jvm *j, const struct os_event *ev)
+{
+	uint64_t t0;
+	int rc;
+
+	/* an older preload sends a shorter struct (no tlab_bytes): the rest
+	 * stays 0; a newer one may send a longer one */
+	if ((size_t)ev->nframes * 8 >= offsetof(struct os_jvm_info, tlab_bytes)) {
+		size_t n = (size_t)ev->nframes * 8;
+
+		memcpy(&j->info, ev->frames, n < sizeof(j->info) ? n : sizeof(j->info));
+		j->info.gc[sizeof(j->info.gc) - 1] = 0;
+		j->have_info = true;
+	} else {
+		j->info.heap_start = ev->addr;
+		j->info.heap_end = ev->addr + ev->size;
+		j->info.flags = (uint32_t)ev->aux2;
+	}
+	/* The preload decided, inside the JVM before it started: a check
+	 * here would come after the JVM's exit when it ran briefly (its own
+	 * map then looked like the user's), and would take a stale map of an
+	 * earlier process with this pid for the user's. */
+	j->map_ours = (j->info.flags & OS_JVM_F_MAP_OURS) != 0;
+	if ((j->info.flags & OS_JVM_F_MAP_REFUSED) && !j->map.issue) {
+		j->map.issue = HS_MAP_REFUSED_AT_START;
+		j->map.pid = j->pid;
+	}
+	if (!j->have_info || j->vm_ok)
+		return;
+	t0 = os_now_ns();
+	rc = os_hs_vm_load(&j->vm, &h->mem, j->pid, &j->info);
+	os_debug("hotspot: pid %u: vmStructs read in %.1f ms", j->pid, (os_now_ns() - t0) / 1e6);
+	if (rc < 0)
+		os_debug("hotspot: pid %u: cannot read the vmStructs tables: %s", j->pid,
+			 strerror(-rc));
+	j->vm_ok = rc == 0;
+	if (j->vm_ok) {
+		hs_frames_resolve(h, j);
+		hs_name_pending(h, j);
+	}
+}
+
+/* OS_EV_JALLOC: the path is interned with the class word innermost. */
+static bool prepare_alloc(struct hotspot *h, struct hs_jvm *j, const struct os_event *ev,
+			  struct os_obj_event *oe)
+{
+	uint64_t buf[OS_MAX_FRAMES];
+	uint32_t n = ev->nframes < OS_MAX_FRAMES - 1 ? ev->nframes : OS_MAX_FRAMES - 1;
+	uint64_t klass = ev->aux2 & OS_HS_WORD_MASK;
+
+	if (!ev->size)
+		return false;
+	buf[0] = OS_HS_TAG_KLASS | klass;
+	n = hs_expand_path(h, j, ev->frames, n, buf + 1, OS_MAX_FRAMES - 1);
+	if (j->vm_ok && j->vm.lay.compressed_klass < 0)
+		os_hs_learn_header(&j->vm, &h->mem, j->pid, ev->addr, klass);
+	hs_name_path_word(h, j, buf[0]);
+	for (uint32_t i = 1; i <= n; i++)
+		if (OS_FRAME_IS_METHOD(buf[i]))
+			hs_name_path_word(h, j, buf[i]);
+	oe->type = ev->type;
+	oe->addr = hs_canon(j, ev->addr);
+	oe->size = ev->size;
+	oe->aux = os_hs_weight_jvm(&j->info, ev->aux, ev->size);
+	oe->asid = j->asid;
+	oe->node = os_attrib_path(h->a, j->asid, buf, n + 1);
+	if (oe->node != OS_CCT_NONE)
+		os_hmap_put(&h->node2klass, oe->node, klass);
+	return true;
+}
+
+/* OS_EV_MOVES: the triples are copied out of the ring; the block travels
+ * with the queued event and is freed when applied. */
+static bool prepare_moves(struct hotspot *h, struct hs_jvm *j, const struct os_event *ev,
+			  struct os_obj_event *oe)
+{
+	size_t n = ev->nframes / 3;
+	struct os_hs_move *mv;
+
+	if (!n)
+		return false;
+	mv = malloc(n * sizeof(*mv));
+	if (!mv || os_hmap_put(&h->blocks, (uint64_t)(uintptr_t)mv, n) < 0) {
+		free(mv);
+		return false;
+	}
+	for (size_t i = 0; i < n; i++) {
+		mv[i].src = hs_canon(j, ev->frames[3 * i]);
+		mv[i].dst = hs_canon(j, ev->frames[3 * i + 1]);
+		os_hs_move_decode(ev->frames[3 * i + 2], &mv[i].bytes, &mv[i].seq);
+	}
+	oe->type = ev->type;
+	oe->addr = (uint64_t)(uintptr_t)mv;
+	oe->size = n;
+	oe->aux = ev->aux;
+	oe->asid = j->asid;
+	oe->node = OS_CCT_NONE;
+	return true;
+}
+
+bool hs_prepare(struct os_runtime *rt, struct os_aspace *as, const struct os_event *ev,
+		struct os_obj_event *oe)
+{
+	struct hotspot *h = hs_of(rt);
+	struct hs_jvm *j;
+
+	switch (ev->type) {
+	case OS_EV_JVM:
+	case OS_EV_JALLOC:
+	case OS_EV_MOVES:
+	case OS_EV_MOVE:
+	case OS_EV_GC_BEGIN:
+	case OS_EV_GC_END:
+		break;
+	default:
+		return false;
+	}
+	j = hs_jvm_get(h, as);
+	if (!j) {
+		h->a->c.dropped_events++;
+		return false;
+	}
+	if (ev->type == OS_EV_GC_BEGIN || ev->type == OS_EV_GC_END)
+		hs_blobs_flush(j); /* code is unloaded at collections */
+	switch (ev->type) {
+	case OS_EV_JVM:
+		prepare_jvm(h, j, ev);
+		return false;
+	case OS_EV_JALLOC:
+		return prepare_alloc(h, j, ev, oe);
+	case OS_EV_MOVES:
+		return prepare_moves(h, j, ev, oe);
+	case OS_EV_MOVE:
+		oe->type = ev->type;
+		oe->addr = hs_canon(j, ev->addr);
+		oe->size = ev->size;
+		oe->aux = hs_canon(j, ev->aux);
+		oe->asid = j->asid;
+		oe->node = OS_CCT_NONE;
+		return true;
+	default: /* GC_END: addr = moves not delivered so far (cumulative) */
+		oe->type = ev->type;
+		oe->addr = ev->addr;
+		oe->size = ev->size;
+		oe->aux = ev->aux;
+		oe->asid = j->asid;
+		oe->node = OS_CCT_NONE;
+		return true;
+	}
+}
+
+static void batch_add(struct hs_jvm *j, const struct os_hs_move *m)
+{
+	struct os_hs_move *n = os_grow(j->batch, &j->capbatch, j->nbatch + 1, sizeof(*n), 1024);
+
+	if (!n)
+		return;
+	j->batch = n;
+	j->batch[j->nbatch++] = *m;
+}
+
+static uint64_t klass_of_ctx(void *arg, uint64_t ctx)
+{
+	struct hotspot *h = arg;
+	uint64_t k;
+
+	ctx = os_val_ctx(ctx); /* an interval value: weight bits above */
+	if (ctx >= h->a->nctx || !os_hmap_get(&h->node2klass, h->a->ctx[ctx].node, &k))
+		return 0; /* not a Java object (a malloc'd block in the heap range?) */
+	return k;
+}
+
+/* The heap is as collection `total` left it: no later one has started. */
+static bool heap_quiet(struct hotspot *h, struct hs_jvm *j, uint32_t total)
+{
+	uint32_t now;
+	bool active;
+
+	return os_hs_gc_state(&j->vm, &h->mem, j->pid, &now, &active) == 0 && !active &&
+	       now == total;
+}
+
+static bool confirm_quiet(void *arg)
+{
+	struct hotspot *h = arg;
+
+	return heap_quiet(h, h->checking, h->checking_total);
+}
+
+/* Size of the object whose header is at oop, read through its klass
+ * (Klass::_layout_helper: instance size, or array header and element size
+ * with the length in the header); 0 when not an object. *klass gets it. */
+static uint64_t object_size(struct hotspot *h, struct hs_jvm *j, uint64_t oop, int compressed,
+			    uint64_t *klass)
+{
+	struct os_hs_layout lay = j->vm.lay;
+	uint64_t word, lh_off;
+	int32_t lh, len;
+	int64_t ko;
+
+	lay.compressed_klass = compressed;
+	ko = os_hs_klass_word_offset(&lay);
+	if (ko < 0 || os_hs_vm_get(&j->vm, "Klass::_layout_helper", &lh_off) != 0 ||
+	    h->mem.read(h->mem.arg, j->pid, oop + (uint64_t)ko, &word, 8) != 8)
+		return 0;
+	*klass = os_hs_decode_klass(&lay, word);
+	if (!*klass || (*klass & 7) ||
+	    h->mem.read(h->mem.arg, j->pid, *klass + lh_off, &lh, 4) != 4)
+		return 0;
+	if (lh > 0) /* instance: size in bytes, low bit a slow-path flag */
+		return (uint64_t)(lh & ~1);
+	if (lh == 0)
+		return 0;
+	/* array: header bytes in bits 16..23, log2 element size in bits 0..7;
+	 * the length follows the klass word */
+	if (h->mem.read(h->mem.arg, j->pid, oop + (uint64_t)ko + (compressed ? 4 : 8), &len, 4) !=
+		    4 ||
+	    len < 0)
+		return 0;
+	return ((((uint32_t)lh >> 16) & 0xff) + ((uint64_t)len << (lh & 0x3f)) + 7) & ~7ULL;
+}
+
+/* The context "class, then a synthetic frame" (word: HS_WORD_BEFORE or
+ * HS_WORD_SMALL) of objects found without their allocation path. */
+uint32_t hs_class_ctx(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as,
+		   uint64_t klass, uint64_t word)
+{
+	uint64_t frames[2];
+	uint32_t node, ci;
+
+	frames[0] = OS_HS_TAG_KLASS | (klass & OS_HS_WORD_MASK);
+	frames[1] = word;
+	node = os_attrib_path(h->a, j->asid, frames, 2);
+	ci = node == OS_CCT_NONE ? OS_NONE : os_attrib_context(h->a, as->id, node);
+	if (ci == OS_NONE)
+		return OS_NONE;
+	hs_name_klass(h, j, klass);
+	os_hmap_put(&h->node2klass, node, klass);
+	return ci;
+}
+
+uint32_t hs_before_ctx(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as,
+		    uint64_t klass)
+{
+	return hs_class_ctx(h, j, as, klass, HS_WORD_BEFORE);
+}
+
+/* Attach mode: an object that a collection moved but that was never seen
+ * allocated (born before the attach, or not sampled at allocation) is added
+ * at its new place with its class, when its header confirms the move's
+ * size (a move of a region holding several objects does not). */
+static void add_before_attach(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as)
+{
+	uint64_t one;
+	uint32_t added = 0;
+
+	for (size_t i = 0; i < j->nbatch && added < HS_BEFORE_MAX; i++) {
+		const struct os_hs_move *m = &j->batch[i];
+		uint64_t klass = 0, size = 0;
+		uint32_t ci;
+
+		if (m->dst < j->info.heap_start || m->dst + m->bytes > j->info.heap_end ||
+		    os_hmap_get(&h->moved, m->dst, &one) ||
+		    os_iv_lookup(as->objects, m->dst, NULL, NULL, NULL) ||
+		    os_iv_lookup(as->objects, m->dst + m->bytes - 1, NULL, NULL, NULL))
+			continue;
+		if (j->vm.lay.compressed_klass >= 0) {
+			size = object_size(h, j, m->dst, j->vm.lay.compressed_klass, &klass);
+		} else { /* no allocation seen yet: learn the header layout here */
+			for (int c = 1; c >= 0 && size != m->bytes; c--) {
+				size = object_size(h, j, m->dst, c, &klass);
+				if (size == m->bytes)
+					j->vm.lay.compressed_klass = c;
+			}
+		}
+		if (size != m->bytes)
+			continue;
+		ci = hs_before_ctx(h, j, as, klass);
+		if (ci == OS_NONE)
+			continue;
+		h->a->ctx[ci].allocations++;
+		h->a->ctx[ci].bytes += m->bytes;
+		h->a->ctx[ci].est_allocations += 1;
+		h->a->ctx[ci].est_bytes += (double)m->bytes;
+		os_iv_insert(as->objects, m->dst, m->dst + m->bytes, ci);
+		j->before++;
+		added++;
+	}
+}
+
+static void gc_end(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as, uint64_t lost,
+		   uint32_t total)
+{
+	size_t moved;
+
+	os_hmap_destroy(&h->moved);
+	os_hmap_init(&h->moved);
+	moved = os_hs_apply_moves(as->objects, j->batch, j->nbatch, &h->moved);
+	if (h->att.on && j->vm_ok && !(j->info.flags & (OS_JVM_F_ZGC | OS_JVM_F_CONCURRENT)) &&
+	    heap_quiet(h, j, total))
+		add_before_attach(h, j, as);
+	j->nbatch = 0;
+	j->end_total = total;
+	/* lookups made before this collection cannot stand for later samples */
+	os_hmap_destroy(&j->pre);
+	os_hmap_init(&j->pre);
+	j->npre = 0;
+	j->moves += moved;
+	if (lost > j->moves_lost)
+		j->moves_lost = lost;
+	j->gcs++;
+	h->a->c.moves += moved;
+	h->a->c.gc_count++;
+	/* concurrent collectors: headers are read while the JVM runs on, and
+	 * ZGC's masked addresses are not readable as such: no validation */
+	if (!j->vm_ok || (j->info.flags & (OS_JVM_F_ZGC | OS_JVM_F_CONCURRENT)))
+		return;
+	/* this end is applied late (time order): when a later collection has
+	 * begun (or the JVM is gone) the headers do not show this one's
+	 * result; the next end's check covers the objects */
+	if (!heap_quiet(h, j, total))
+		return;
+	j->checked++;
+	h->checking = j;
+	h->checking_total = total;
+	j->dropped += os_hs_drop_dead(as->objects, j->info.heap_start, j->info.heap_end,
+				      &h->moved, klass_of_ctx, h, &h->mem, j->pid, &j->vm.lay,
+				      confirm_quiet);
+}
+
+static void born(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as,
+		 const struct os_obj_event *ev)
+{
+	struct os_attrib *a = h->a;
+	uint32_t ci = ev->node == OS_CCT_NONE ? OS_NONE : os_attrib_context(a, as->id, ev->node);
+	uint64_t wq = ev->aux ? ev->aux : OS_W_ONE; /* fixed point (prepare_alloc) */
+	double w = (double)wq / (double)OS_W_ONE;
+	struct os_ctx *x;
+
+	if (ci == OS_NONE) {
+		a->c.dropped_events++;
+		return;
+	}
+	/* allocations and bytes are the estimates, rounded (counts when every
+	 * weight is 1); the fractions are kept in est_* */
+	x = &a->ctx[ci];
+	x->est_allocations += w;
+	x->est_bytes += w * (double)ev->size;
+	x->allocations = (uint64_t)(x->est_allocations + 0.5);
+	x->bytes = (uint64_t)(x->est_bytes + 0.5);
+	a->c.objects_seen++;
+	j->estimated += w;
+	if (wq != OS_W_ONE)
+		j->small++;
+	if (j->info.mode == OS_JVM_MODE_SAMPLED || j->info.mode == OS_JVM_MODE_HYBRID) {
+		h->estimated += w;
+		a->c.objects_estimated = (uint64_t)(h->estimated + 0.5);
+		a->weighted = true;
+	}
+	j->objects++;
+	os_iv_remove_overlaps(as->objects, ev->addr, ev->addr + ev->size, NULL, NULL);
+	os_iv_insert(as->objects, ev->addr, ev->addr + ev->size, os_val_make(ci, wq));
+}
+
+void hs_apply(struct os_runtime *rt, struct os_aspace *as, const struct os_obj_event *ev)
+{
+	struct hotspot *h = hs_of(rt);
+	struct hs_jvm *j = hs_jvm_find(h, ev->asid);
+	struct os_hs_move *mv;
+
+	if (ev->type == OS_EV_MOVES) {
+		if (!os_hmap_del(&h->blocks, ev->addr))
+			return;
+		mv = (struct os_hs_move *)(uintptr_t)ev->addr;
+		for (uint64_t i = 0; j && i < ev->size; i++)
+			batch_add(j, &mv[i]);
+		free(mv);
+		return;
+	}
+	if (!j)
+		return;
+	switch (ev->type) {
+	case OS_EV_JALLOC:
+		born(h, j, as, ev);
+		break;
+	case OS_EV_MOVE:
+		batch_add(j, &(struct os_hs_move){ .src = ev->aux, .dst = ev->addr,
+						   .bytes = ev->size });
+		break;
+	case OS_EV_GC_END:
+		gc_end(h, j, as, ev->addr, (uint32_t)ev->aux);
+		break;
+	default: /* OS_EV_GC_BEGIN: moves before it belong to it as well */
+		break;
+	}
+}
