@@ -450,20 +450,28 @@ static struct os_elfmod *module_elf(struct os_symbolizer *s, struct sym_module *
 	return m->elf;
 }
 
-int os_sym_module_at(struct os_symbolizer *s, uint32_t pid, uint64_t addr, const char **path,
-		     uint64_t *bias, uint64_t *start, uint64_t *end)
+/* The mapping of pid holding addr, when it is an ELF module's; else NULL. */
+static struct sym_map *elf_map_at(struct os_symbolizer *s, uint32_t pid, uint64_t addr)
 {
 	struct sym_proc *p = proc_get(s, pid, false);
-	struct os_elfmod *elf;
-	struct sym_map *map;
 	size_t i;
 
 	if (!p)
-		return -ENOENT;
+		return NULL;
 	i = map_lower_bound(p, addr);
 	if (i >= p->n || p->maps[i].start > addr || !p->maps[i].mod->elf)
+		return NULL;
+	return &p->maps[i];
+}
+
+int os_sym_module_at(struct os_symbolizer *s, uint32_t pid, uint64_t addr, const char **path,
+		     uint64_t *bias, uint64_t *start, uint64_t *end)
+{
+	struct sym_map *map = elf_map_at(s, pid, addr);
+	struct os_elfmod *elf;
+
+	if (!map)
 		return -ENOENT;
-	map = &p->maps[i];
 	elf = module_elf(s, map->mod);
 	*path = os_elfmod_open_path(elf);
 	if (!*path)
@@ -476,15 +484,9 @@ int os_sym_module_at(struct os_symbolizer *s, uint32_t pid, uint64_t addr, const
 
 int os_sym_module_fd(struct os_symbolizer *s, uint32_t pid, uint64_t addr)
 {
-	struct sym_proc *p = proc_get(s, pid, false);
-	size_t i;
+	struct sym_map *map = elf_map_at(s, pid, addr);
 
-	if (!p)
-		return -ENOENT;
-	i = map_lower_bound(p, addr);
-	if (i >= p->n || p->maps[i].start > addr || !p->maps[i].mod->elf)
-		return -ENOENT;
-	return os_elfmod_open_fd(module_elf(s, p->maps[i].mod));
+	return map ? os_elfmod_open_fd(module_elf(s, map->mod)) : -ENOENT;
 }
 
 uint64_t os_sym_func_start(struct os_symbolizer *s, uint32_t pid, uint64_t addr)

@@ -372,14 +372,18 @@ static void collector_attr(struct os_collector *c, struct perf_event_attr *a,
 	*a = attr;
 }
 
-int os_collector_open(struct os_collector *c, pid_t pid, bool enable_on_exec, char *err,
-		      size_t errlen)
+/* Opens the sampler's events on pid through open_fn (os_perf_open: one
+ * inherited event per CPU; os_perf_open_threads: one per thread). */
+static int collector_open(struct os_collector *c, pid_t pid, bool enable_on_exec,
+			  int (*open_fn)(struct os_perf **, pid_t, struct perf_event_attr *,
+					 unsigned, char *, size_t),
+			  char *err, size_t errlen)
 {
 	struct perf_event_attr attr;
 	int rc;
 
 	collector_attr(c, &attr, enable_on_exec);
-	rc = os_perf_open(&c->perf, pid, &attr, c->opts->perf_pages, err, errlen);
+	rc = open_fn(&c->perf, pid, &attr, c->opts->perf_pages, err, errlen);
 	if (rc < 0)
 		return rc;
 	os_perf_hold(c->perf, true); /* stacks are used in place (os_collector_round) */
@@ -388,19 +392,15 @@ int os_collector_open(struct os_collector *c, pid_t pid, bool enable_on_exec, ch
 	return 0;
 }
 
+int os_collector_open(struct os_collector *c, pid_t pid, bool enable_on_exec, char *err,
+		      size_t errlen)
+{
+	return collector_open(c, pid, enable_on_exec, os_perf_open, err, errlen);
+}
+
 int os_collector_open_attach(struct os_collector *c, pid_t pid, char *err, size_t errlen)
 {
-	struct perf_event_attr attr;
-	int rc;
-
-	collector_attr(c, &attr, false);
-	rc = os_perf_open_threads(&c->perf, pid, &attr, c->opts->perf_pages, err, errlen);
-	if (rc < 0)
-		return rc;
-	os_perf_hold(c->perf, true); /* stacks are used in place (os_collector_round) */
-	c->perf_ready = true;
-	c->start_ns = os_now_ns();
-	return 0;
+	return collector_open(c, pid, false, os_perf_open_threads, err, errlen);
 }
 
 static void apply_side(struct os_collector *c, struct round *r, const struct side *e)
