@@ -43,6 +43,7 @@
 #include "attacher/cli/commands.h"
 #include "attacher/cli/run_loop.h"
 #include "attacher/cli/session.h"
+#include "attacher/cli/status_line.h"
 #include "attacher/inject/inject.h"
 #include "attacher/inject/pidns.h"
 #include "attacher/inject/ptrace_refusal.h"
@@ -736,7 +737,7 @@ int cmd_attach(int argc, char **argv)
 			gone = true;
 		}
 		os_collector_round(&c, false);
-		os_collector_status(&c, false);
+		os_status_line(&c, false);
 		if (!t_first && c.samples_total)
 			t_first = os_now_ns();
 		if (gone)
@@ -755,7 +756,7 @@ int cmd_attach(int argc, char **argv)
 		runtime_detached(&c, a);
 	os_collector_round(&c, true);
 	os_collector_round(&c, true);
-	os_collector_status(&c, true);
+	os_status_line(&c, true);
 	if (gone)
 		os_warn("attach: %s; saving what was collected", a->fate);
 	os_debug("attach: first sample read %.1f ms after start, detached %.1f ms after the "

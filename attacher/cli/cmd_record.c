@@ -21,6 +21,7 @@
 #include "attacher/cli/commands.h"
 #include "attacher/cli/run_loop.h"
 #include "attacher/cli/session.h"
+#include "attacher/cli/status_line.h"
 #include "attacher/watch/watch.h"
 #include "common/log.h"
 #include "runtimes/runtime.h"
@@ -72,7 +73,7 @@ static int stop_early(struct os_collector *c, const struct os_opts *o, int argc,
 
 	os_collector_stop(c);
 	os_collector_round(c, true);
-	os_collector_status(c, true);
+	os_status_line(c, true);
 	note[0] = 0;
 	if (by_duration)
 		snprintf(note, sizeof(note),
@@ -189,7 +190,7 @@ int cmd_record(int argc, char **argv)
 		if (!written)
 			os_collector_round(&c, false);
 		if (!written)
-			os_collector_status(&c, false);
+			os_status_line(&c, false);
 		/* --replicas: the ptrace route seizes the child's threads; a plain
 		 * waitpid here would take their ptrace stops (watch.h) */
 		if (o.replicas)
@@ -223,7 +224,7 @@ int cmd_record(int argc, char **argv)
 		os_collector_stop(&c);
 		os_collector_round(&c, true);
 		os_collector_round(&c, true);
-		os_collector_status(&c, true);
+		os_status_line(&c, true);
 		if (os_session_write_profile(&c, &o, "record", argc - idx, argv + idx) < 0 && ret == 0)
 			ret = OS_EXIT_FAIL;
 	}

@@ -80,7 +80,5 @@ void os_collector_stop(struct os_collector *c);
 struct os_profile *os_collector_profile(struct os_collector *c, const char *mode, int argc,
 					char *const argv[]);
 void os_collector_destroy(struct os_collector *c);
-/* Prints the live status line (rate limited) or clears it when final. */
-void os_collector_status(struct os_collector *c, bool final);
 
 #endif
