@@ -68,7 +68,7 @@ static uint64_t hash_frame(const struct os_frame *f)
 	uint64_t h = os_hash64(((uint64_t)f->kind << 32) | f->name);
 
 	h = os_hash64(h ^ (((uint64_t)f->module << 32) | f->file));
-	h = os_hash64(h ^ f->line);
+	h = os_hash64(h ^ ((uint64_t)f->column << 32 | f->line));
 	return os_hash64(h ^ f->addr);
 }
 
@@ -97,7 +97,8 @@ static bool eq_frame(const struct os_profile *p, uint32_t id, const void *key)
 	const struct os_frame *a = &p->frames[id], *b = key;
 
 	return a->kind == b->kind && a->name == b->name && a->module == b->module &&
-	       a->file == b->file && a->line == b->line && a->addr == b->addr &&
+	       a->file == b->file && a->line == b->line && a->column == b->column &&
+	       a->addr == b->addr &&
 	       a->near_sym == b->near_sym && a->near_off == b->near_off &&
 	       a->build_id == b->build_id;
 }
@@ -604,7 +605,10 @@ void os_profile_frame_str(const struct os_profile *p, uint32_t id, char *buf, si
 		return;
 	case OS_FRAME_NATIVE:
 	default: /* kinds of later versions print like native frames */
-		if (name && file && f->line)
+		if (name && file && os_frame_column(f)) /* a call site: two on a line differ */
+			snprintf(buf, len, "%s (%s:%" PRIu32 ":%" PRIu32 ")", name, basename_of(file),
+				 f->line, f->column);
+		else if (name && file && f->line)
 			snprintf(buf, len, "%s (%s:%" PRIu32 ")", name, basename_of(file), f->line);
 		else if (name)
 			snprintf(buf, len, "%s", name);

@@ -90,7 +90,19 @@ struct os_frame {
 	uint32_t near_sym;
 	uint32_t build_id; /* string id: hex GNU build-id of module, or OS_NONE */
 	uint64_t near_off;
+	/* Column of line (DWARF), 0 when unknown: with addr it tells apart two
+	 * calls written on one line (two allocation contexts, issue 18).
+	 * OS_COLUMN_LINE_ONLY: a frame of a file written before columns
+	 * existed, whose writer merged frames by line: it stays merged so. */
+	uint32_t column;
 };
+
+#define OS_COLUMN_LINE_ONLY UINT32_MAX
+/* The column of frame f to show, 0 when there is none to show. */
+static inline uint32_t os_frame_column(const struct os_frame *f)
+{
+	return f->line && f->column != OS_COLUMN_LINE_ONLY ? f->column : 0;
+}
 
 struct os_stack {
 	uint32_t nframes;

@@ -25,7 +25,8 @@
 /* Record sizes written by version 1; readers accept larger records (and
  * FRAMES records of the first writers, FRAME_REC_V1). */
 #define FRAME_REC_V1 28 /* kind, name, module, file, line, addr */
-#define FRAME_REC 44    /* ... near_sym, build_id, near_off */
+#define FRAME_REC_V2 44 /* ... near_sym, build_id, near_off */
+#define FRAME_REC 48    /* ... column */
 #define CONTEXT_REC (4 + 4 + 8 + 8 + 8 + 8 * OS_M_COUNT)
 #define ACCESS_REC (4 + 4 + 8 + 8 * OS_M_COUNT)
 #define THREAD_REC (4 + 4 + 4 + 4 + 8)
@@ -222,6 +223,7 @@ static void serialize(const struct os_profile *p, struct wbuf *b)
 		put_u32(b, f->near_sym);
 		put_u32(b, f->build_id);
 		put_u64(b, f->near_off);
+		put_u32(b, f->column);
 	}
 	sec_end(b, off);
 
@@ -581,11 +583,15 @@ static int read_frames(struct cur *c, struct os_profile *p)
 		f->line = get_u32(&r);
 		f->addr = get_u64(&r);
 		f->near_sym = f->build_id = OS_NONE;
-		if (rec >= FRAME_REC) { /* absent from files of earlier writers */
+		if (rec >= FRAME_REC_V2) { /* absent from files of earlier writers */
 			f->near_sym = get_u32(&r);
 			f->build_id = get_u32(&r);
 			f->near_off = get_u64(&r);
 		}
+		if (rec >= FRAME_REC)
+			f->column = get_u32(&r);
+		else if (f->name != OS_NONE && f->kind == OS_FRAME_NATIVE)
+			f->column = OS_COLUMN_LINE_ONLY; /* merged by line, as its writer did */
 	}
 	p->nframes = n;
 	return 0;

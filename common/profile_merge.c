@@ -232,21 +232,36 @@ static uint32_t lookup(const struct os_hmap *m, uint64_t h, match_fn eq,
 	return OS_NONE;
 }
 
-/* Frames are "equal for merging" when their strings and line are; the
- * address only counts for frames without a name ("[unknown] 0xADDR"). */
+/* Whether a frame's address is part of its identity when profiles merge.
+ * A frame is a call site, not a line (issue 18): where the DWARF gives a
+ * column, (line, column) tells two calls on one line apart and stays the
+ * same across builds of one source, so the address does not count; a native
+ * frame of a module without a column (no DWARF, or no column info) is its
+ * module offset; a frame without a name ("[unknown] 0xADDR") its address.
+ * Frames of files written before columns existed (OS_COLUMN_LINE_ONLY) are
+ * their line, as their writers merged them. Frames with different columns
+ * never compare equal, so this is an equivalence. */
+static bool frame_addr_counts(const struct os_frame *f)
+{
+	return f->name == OS_NONE ||
+	       (f->kind == OS_FRAME_NATIVE && f->module != OS_NONE && !f->column);
+}
+
+/* Frames are "equal for merging" when their strings, line and column are,
+ * and their addresses where those count (frame_addr_counts). */
 static bool frame_same(const struct os_frame *a, const struct os_frame *b)
 {
 	return a->kind == b->kind && a->name == b->name && a->module == b->module &&
-	       a->file == b->file && a->line == b->line &&
-	       (a->name != OS_NONE || a->addr == b->addr);
+	       a->file == b->file && a->line == b->line && a->column == b->column &&
+	       (!frame_addr_counts(a) || a->addr == b->addr);
 }
 
 static uint64_t frame_hash(uint64_t h, const struct os_frame *f)
 {
 	h = os_hash64(h ^ (((uint64_t)f->kind << 32) | f->name));
 	h = os_hash64(h ^ (((uint64_t)f->module << 32) | f->file));
-	h = os_hash64(h ^ f->line);
-	if (f->name == OS_NONE)
+	h = os_hash64(h ^ ((uint64_t)f->column << 32 | f->line));
+	if (frame_addr_counts(f))
 		h = os_hash64(h ^ f->addr);
 	return h;
 }

@@ -104,6 +104,7 @@ static void jframe_object(struct json_writer *w, const struct os_profile *p, uin
 		jw_null(w, "function");
 		jw_null(w, "file");
 		jw_null(w, "line");
+		jw_null(w, "column");
 		jw_null(w, "module");
 		jw_string(w, "kind", "unknown");
 		jw_null(w, "offset");
@@ -117,6 +118,10 @@ static void jframe_object(struct json_writer *w, const struct os_profile *p, uin
 			jw_u64(w, "line", f->line);
 		else
 			jw_null(w, "line");
+		if (os_frame_column(f)) /* a call site: two calls on one line differ */
+			jw_u64(w, "column", f->column);
+		else
+			jw_null(w, "column");
 		jstr_or_null(w, "module", p, f->module);
 		jw_string(w, "kind", frame_kind(p, f));
 		/* native frames keep their offset in the module; an unresolved

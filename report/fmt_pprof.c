@@ -218,8 +218,8 @@ static uint64_t map_get(struct pp *b, const struct os_frame *f)
 	return id;
 }
 
-/* Appends a location of one line; its id, or 0. */
-static uint64_t loc_new(struct pp *b, int64_t fn, uint32_t line, uint64_t addr)
+/* Appends a location of one line (column 0: unknown); its id, or 0. */
+static uint64_t loc_new(struct pp *b, int64_t fn, uint32_t line, uint32_t column, uint64_t addr)
 {
 	PLocation *l = own(b, sizeof(*l));
 	PLine *ln = &b->lines[b->nlocs];
@@ -230,6 +230,7 @@ static uint64_t loc_new(struct pp *b, int64_t fn, uint32_t line, uint64_t addr)
 	perftools__profiles__line__init(ln);
 	ln->function_id = (uint64_t)fn;
 	ln->line = line;
+	ln->column = line ? column : 0;
 	l->id = b->nlocs + 1;
 	l->address = addr;
 	l->n_line = 1;
@@ -248,7 +249,7 @@ static uint64_t loc_get(struct pp *b, uint32_t frame, bool marked)
 	uint64_t *slot = &b->loc_of[(size_t)frame * 2 + marked];
 
 	if (!*slot) {
-		*slot = loc_new(b, func_get(b, frame, marked), f->line,
+		*slot = loc_new(b, func_get(b, frame, marked), f->line, os_frame_column(f),
 				f->kind == OS_FRAME_NATIVE || f->kind == OS_FRAME_UNKNOWN ? f->addr
 											  : 0);
 		if (*slot)
@@ -265,7 +266,7 @@ static uint64_t loc_synthetic(struct pp *b, uint32_t which, const char *name)
 	int64_t name_ix;
 
 	if (!*slot && (name_ix = str_new(b, name)) >= 0)
-		*slot = loc_new(b, func_new(b, name_ix, 0), 0, 0);
+		*slot = loc_new(b, func_new(b, name_ix, 0), 0, 0, 0);
 	return *slot;
 }
 

@@ -207,7 +207,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 	return 0;
 }
 
-/* --no-lines: named frames lose their source file, line and address, so
+/* --no-lines: named frames lose their source file, line, column and address, so
  * that the merge folds frames, stacks and contexts that differed only by
  * them (a frame without a name keeps its address: it is all it has). */
 static void strip_lines(struct os_profile *p)
@@ -219,6 +219,7 @@ static void strip_lines(struct os_profile *p)
 			continue;
 		f->file = OS_NONE;
 		f->line = 0;
+		f->column = 0;
 		f->addr = 0;
 	}
 }

@@ -54,6 +54,7 @@ struct sec {             /* an executable section (for os_elfmod_nearest) */
 struct line_ent {
 	const char *file;  /* owned by the Dwfl */
 	uint32_t line;
+	uint32_t column;   /* 0 when the DWARF gives none */
 };
 
 struct os_elfmod {
@@ -928,7 +929,7 @@ void os_elfmod_warm_lines(struct os_elfmod *m)
 static int lookup_line(struct os_elfmod *m, uint64_t vaddr, struct line_ent *le)
 {
 	Dwfl_Line *l;
-	int lineno = 0;
+	int lineno = 0, col = 0;
 
 	if (m->dwfl_state == 0)
 		open_dwfl(m);
@@ -937,14 +938,16 @@ static int lookup_line(struct os_elfmod *m, uint64_t vaddr, struct line_ent *le)
 	l = dwfl_module_getsrc(m->dmod, vaddr + m->dbias);
 	if (!l)
 		return -ENOENT;
-	le->file = dwfl_lineinfo(l, NULL, &lineno, NULL, NULL, NULL);
+	le->file = dwfl_lineinfo(l, NULL, &lineno, &col, NULL, NULL);
 	if (!le->file || lineno <= 0)
 		return -ENOENT;
 	le->line = (uint32_t)lineno;
+	le->column = col > 0 ? (uint32_t)col : 0;
 	return 0;
 }
 
-int os_elfmod_line(struct os_elfmod *m, uint64_t vaddr, const char **file, uint32_t *line)
+int os_elfmod_line(struct os_elfmod *m, uint64_t vaddr, const char **file, uint32_t *line,
+		   uint32_t *column)
 {
 	struct line_ent le;
 	uint64_t idx;
@@ -954,6 +957,8 @@ int os_elfmod_line(struct os_elfmod *m, uint64_t vaddr, const char **file, uint3
 			return -ENOENT;
 		*file = m->lines[idx - 1].file;
 		*line = m->lines[idx - 1].line;
+		if (column)
+			*column = m->lines[idx - 1].column;
 		return 0;
 	}
 	if (lookup_line(m, vaddr, &le)) {
@@ -968,6 +973,8 @@ int os_elfmod_line(struct os_elfmod *m, uint64_t vaddr, const char **file, uint3
 		idx = m->nlines;
 		*file = le.file;
 		*line = le.line;
+		if (column)
+			*column = le.column;
 	}
 	if (vaddr != UINT64_MAX)
 		os_hmap_put(&m->line_cache, vaddr, idx);   /* a full cache only costs speed */

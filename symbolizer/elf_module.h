@@ -97,7 +97,9 @@ void os_elfmod_set_separate_lines(struct os_elfmod *m, bool on);
  * the target runs rather than when the profile is written. */
 void os_elfmod_warm_lines(struct os_elfmod *m);
 
-/* Source file and line of vaddr: 0, or -ENOENT (no debug info / no line). */
-int os_elfmod_line(struct os_elfmod *m, uint64_t vaddr, const char **file, uint32_t *line);
+/* Source file, line and column (0 when the DWARF has none; column may be
+ * NULL) of vaddr: 0, or -ENOENT (no debug info / no line). */
+int os_elfmod_line(struct os_elfmod *m, uint64_t vaddr, const char **file, uint32_t *line,
+		   uint32_t *column);
 
 #endif

@@ -132,7 +132,7 @@ int os_sym_name_from_dir(struct os_profile **pp, const char *dir, bool lines,
 		struct os_frame *f = &p->frames[i];
 		const char *id, *file = NULL;
 		struct os_elfsym es;
-		uint32_t line = 0, name, sfile;
+		uint32_t line = 0, column = 0, name, sfile;
 		uint64_t k;
 
 		if (f->kind != OS_FRAME_NATIVE || f->name != OS_NONE || f->module == OS_NONE)
@@ -170,7 +170,7 @@ int os_sym_name_from_dir(struct os_profile **pp, const char *dir, bool lines,
 			continue;
 		}
 		if (lines)
-			os_elfmod_line(mods[k].m, f->addr, &file, &line);
+			os_elfmod_line(mods[k].m, f->addr, &file, &line, &column);
 		name = os_profile_string(p, es.name);
 		sfile = file ? os_profile_string(p, file) : OS_NONE;
 		if (name == OS_NONE || (file && sfile == OS_NONE)) {
@@ -180,6 +180,7 @@ int os_sym_name_from_dir(struct os_profile **pp, const char *dir, bool lines,
 		f->name = name;
 		f->file = sfile;
 		f->line = file ? line : 0;
+		f->column = file ? column : 0;
 		if (!lines)
 			f->addr = 0; /* as report --no-lines leaves named frames */
 		f->near_sym = OS_NONE; /* a name, no hint any more */

@@ -546,7 +546,7 @@ int os_sym_resolve(struct os_symbolizer *s, uint32_t pid, uint64_t addr,
 			r->near_func = es.name;
 			r->near_off = r->offset - es.start;
 		}
-		os_elfmod_line(elf, r->offset, &r->file, &r->line);
+		os_elfmod_line(elf, r->offset, &r->file, &r->line, &r->column);
 		return 0;
 	}
 	if (!os_perfmap_find(p->jit, addr, &js)) {

@@ -29,6 +29,7 @@ struct os_sym_result {
 	const char *module;   /* mapped file path (or "[anon]", "[jit]"), NULL if unmapped */
 	const char *file;     /* source file, NULL if unknown */
 	uint32_t line;        /* 0 if unknown */
+	uint32_t column;      /* of line, 0 if unknown: two calls on one line differ here */
 	uint64_t offset;      /* addr - module load bias (ELF vaddr), or addr if unmapped */
 	uint64_t sym_start;   /* absolute address where the function starts, 0 if unknown */
 	uint64_t sym_size;    /* 0 if unknown */

@@ -45,7 +45,15 @@ static uint32_t frame_of(struct builder *b, uint32_t asid, uint64_t pc, bool exa
 		if (r.file)
 			f.file = os_profile_string(b->p, r.file);
 		f.line = r.line;
+		f.column = r.column;
 		f.addr = r.is_java ? 0 : r.offset;
+		/* A return address is a call site (its offset tells two calls on
+		 * one line apart when the DWARF has no column); a sampled leaf pc
+		 * is no call site: without a column it stands for its function,
+		 * at the function's offset, so that the leaves of one function
+		 * stay one frame (common/profile_merge.c frame_addr_counts). */
+		if (exact && !r.is_java && !r.column && r.sym_start && look >= r.sym_start)
+			f.addr = r.offset - (look - r.sym_start);
 		if (r.build_id && !r.is_java)
 			f.build_id = os_profile_string(b->p, r.build_id);
 	} else if (r.module && r.module[0] == '/') {

@@ -119,6 +119,68 @@ Test(e2e_native, three_sites)
 	free(profile);
 }
 
+/* Call sites, not lines (issue 18): three mallocs written on one line of
+ * one_line.c are three objects, told apart by the column of each call; the
+ * second call's block, read at random, ranks first. Gathers until the hot
+ * block has 30 samples (the reads double, at most four runs). */
+Test(e2e_native, call_sites_of_one_line)
+{
+	char scale[16] = "1";
+	const char *argv[] = { E2E_FIXTURE("one_line"), scale, NULL };
+	json_object *report = NULL, *objects;
+	int64_t cols[3], hot = 0, hot_samples = 0, line = 0;
+	size_t nsites = 0;
+
+	for (int run = 0; run < 4; run++) {
+		if (report)
+			json_object_put(report);
+		snprintf(scale, sizeof(scale), "%d", 1 << run);
+		report = record_and_report("one_line.data", argv);
+		objects = e2e_get(report, "objects");
+		cr_assert(objects && json_object_is_type(objects, json_type_array), "no objects[]");
+		nsites = 0;
+		for (size_t i = 0; i < json_object_array_length(objects); i++) {
+			json_object *o = json_object_array_get_idx(objects, i);
+			json_object *f = json_object_array_get_idx(e2e_get(o, "alloc_stack"), 0);
+			const char *fn = f ? json_object_get_string(e2e_get(f, "function")) : NULL;
+			const char *file = f ? json_object_get_string(e2e_get(f, "file")) : NULL;
+
+			if (!fn || strcmp(fn, "main") || !file || !strstr(file, "one_line.c"))
+				continue;
+			cr_assert_lt(nsites, 3, "more than three objects allocated by main");
+			cr_assert(e2e_get(f, "column") && e2e_get_int(f, "column") > 0,
+				  "frame without a column: %s", json_object_to_json_string(f));
+			if (nsites == 0) {
+				line = e2e_get_int(f, "line");
+				hot = e2e_get_int(f, "column"); /* objects[] are ranked */
+				hot_samples = e2e_get_int(o, "samples");
+			}
+			cr_assert_eq(e2e_get_int(f, "line"), line, "the calls are on one line");
+			cols[nsites++] = e2e_get_int(f, "column");
+		}
+		if (nsites == 3 && hot_samples >= 30)
+			break;
+	}
+	cr_assert_eq(nsites, 3, "the three calls on one line are %zu objects", nsites);
+	cr_assert_geq(hot_samples, 30, "only %lld samples on the hot block after four runs",
+		      (long long)hot_samples);
+	cr_assert(cols[0] != cols[1] && cols[1] != cols[2] && cols[0] != cols[2],
+		  "columns %lld %lld %lld", (long long)cols[0], (long long)cols[1],
+		  (long long)cols[2]);
+	/* the hot block is the middle call's: its column lies between the others */
+	{
+		int64_t lo = cols[0], hi = cols[0];
+
+		for (int i = 1; i < 3; i++) {
+			lo = cols[i] < lo ? cols[i] : lo;
+			hi = cols[i] > hi ? cols[i] : hi;
+		}
+		cr_expect(hot > lo && hot < hi, "top object's call is at column %lld, not the "
+			  "middle one of [%lld, %lld]", (long long)hot, (long long)lo, (long long)hi);
+	}
+	json_object_put(report);
+}
+
 Test(e2e_native, threads_later)
 {
 	const char *argv[] = { E2E_FIXTURE("mt_readers"), NULL };

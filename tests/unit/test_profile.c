@@ -529,7 +529,7 @@ Test(profile, frames_of_28_byte_records_still_read)
 	sec = find_section(buf, len, OS_SEC_FRAMES);
 	n = le32_get(buf + sec);
 	rec = le32_get(buf + sec + 4);
-	cr_assert_eq(rec, 44);
+	cr_assert_eq(rec, 48);
 	nlen = len - n * (rec - 28);
 	nbuf = malloc(nlen);
 	cr_assert_not_null(nbuf);
@@ -1004,6 +1004,43 @@ Test(profile, merge_twice_doubles_counts)
 	os_profile_free(m);
 }
 
+/* A frame is a call site, not a line (issue 18): three calls written on one
+ * line are three contexts after a merge, told apart by the column DWARF
+ * gives (and shown with it), or by their offset where there is no column;
+ * the same call site in two profiles still meets. */
+Test(profile, merge_keeps_call_sites_of_one_line_apart)
+{
+	struct os_profile *a = os_profile_new(), *m = os_profile_new();
+	uint32_t f[5], st[5];
+	char buf[128];
+
+	f[0] = ut_frame_col(a, OS_FRAME_NATIVE, "main", "/bin/app", "one.c", 10, 7, 0x1189);
+	f[1] = ut_frame_col(a, OS_FRAME_NATIVE, "main", "/bin/app", "one.c", 10, 21, 0x1196);
+	f[2] = ut_frame_col(a, OS_FRAME_NATIVE, "main", "/bin/app", "one.c", 10, 35, 0x11a3);
+	/* no column (DWARF without one): the module offset is the call site */
+	f[3] = ut_frame(a, OS_FRAME_NATIVE, "main", "/bin/app", "two.c", 20, 0x2000);
+	f[4] = ut_frame(a, OS_FRAME_NATIVE, "main", "/bin/app", "two.c", 20, 0x2010);
+	for (int i = 0; i < 5; i++) {
+		st[i] = os_profile_stack(a, &f[i], 1);
+		os_profile_add_context(a, &(struct os_context){ .type = OS_NONE, .stack = st[i],
+								.allocations = 1, .bytes = 4096,
+								.samples = (uint64_t)i + 1 });
+	}
+	cr_assert_eq(os_profile_merge(m, a), 0);
+	cr_assert_eq(m->ncontexts, 5, "call sites of one line merged: %u contexts", m->ncontexts);
+	os_profile_frame_str(m, m->stacks[m->contexts[1].stack].frames[0], buf, sizeof(buf));
+	cr_assert_str_eq(buf, "main (one.c:10:21)");
+	os_profile_frame_str(m, m->stacks[m->contexts[3].stack].frames[0], buf, sizeof(buf));
+	cr_assert_str_eq(buf, "main (two.c:20)");
+	/* merged again (a second run of the same binary): each meets itself */
+	cr_assert_eq(os_profile_merge(m, a), 0);
+	cr_assert_eq(m->ncontexts, 5);
+	for (int i = 0; i < 5; i++)
+		cr_assert_eq(m->contexts[i].samples, 2 * ((uint64_t)i + 1));
+	os_profile_free(a);
+	os_profile_free(m);
+}
+
 /* Two profiles that intern in different orders: equal contexts meet. */
 Test(profile, merge_matches_contexts_by_strings)
 {
@@ -1012,7 +1049,7 @@ Test(profile, merge_matches_contexts_by_strings)
 	char buf[128];
 
 	os_profile_string(a, "padding");
-	fa = ut_frame(a, OS_FRAME_NATIVE, "alloc_node", "/bin/app", "tree.c", 10, 0x100);
+	fa = ut_frame_col(a, OS_FRAME_NATIVE, "alloc_node", "/bin/app", "tree.c", 10, 7, 0x100);
 	sa = os_profile_stack(a, &fa, 1);
 	os_profile_add_context(a, &(struct os_context){ .type = os_profile_string(a, "node"),
 							.stack = sa, .allocations = 1, .bytes = 64,
@@ -1021,10 +1058,11 @@ Test(profile, merge_matches_contexts_by_strings)
 	os_profile_add_pid(a, 1);
 	a->meta.duration_s = 3;
 
-	/* Same strings, another call-site offset: still the same context. */
+	/* Same strings, line and column, another offset (another build of
+	 * the same source): still the same call site, the same context. */
 	fb2 = ut_frame(b, OS_FRAME_NATIVE, "other", "/bin/app", NULL, 0, 0x200);
 	sb2 = os_profile_stack(b, &fb2, 1);
-	fb = ut_frame(b, OS_FRAME_NATIVE, "alloc_node", "/bin/app", "tree.c", 10, 0x104);
+	fb = ut_frame_col(b, OS_FRAME_NATIVE, "alloc_node", "/bin/app", "tree.c", 10, 7, 0x104);
 	sb = os_profile_stack(b, &fb, 1);
 	os_profile_add_context(b, &(struct os_context){ .type = OS_NONE, .stack = sb2,
 							.allocations = 2, .bytes = 10, .samples = 1 });

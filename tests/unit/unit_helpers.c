@@ -33,12 +33,19 @@ char *ut_path(const char *dir, const char *name)
 uint32_t ut_frame(struct os_profile *p, uint32_t kind, const char *name, const char *module,
 		  const char *file, uint32_t line, uint64_t addr)
 {
+	return ut_frame_col(p, kind, name, module, file, line, 0, addr);
+}
+
+uint32_t ut_frame_col(struct os_profile *p, uint32_t kind, const char *name, const char *module,
+		      const char *file, uint32_t line, uint32_t column, uint64_t addr)
+{
 	struct os_frame f = {
 		.kind = kind,
 		.name = name ? os_profile_string(p, name) : OS_NONE,
 		.module = module ? os_profile_string(p, module) : OS_NONE,
 		.file = file ? os_profile_string(p, file) : OS_NONE,
 		.line = line,
+		.column = column,
 		.addr = addr,
 		.near_sym = OS_NONE,
 		.build_id = OS_NONE,

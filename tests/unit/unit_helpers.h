@@ -19,6 +19,9 @@ char *ut_path(const char *dir, const char *name);
 /* Interns a frame into p (NULL strings become OS_NONE). */
 uint32_t ut_frame(struct os_profile *p, uint32_t kind, const char *name, const char *module,
 		  const char *file, uint32_t line, uint64_t addr);
+/* ut_frame with a column (DWARF) of line. */
+uint32_t ut_frame_col(struct os_profile *p, uint32_t kind, const char *name, const char *module,
+		      const char *file, uint32_t line, uint32_t column, uint64_t addr);
 
 /* A gcc -O2 hash-chain loop (x86-64 machine code, listing in unit_helpers.c)
  * shared by the decoder and sampler tests. */
