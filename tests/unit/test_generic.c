@@ -1,0 +1,361 @@
+/* test_generic.c - the generic runtime adapter (runtimes/generic/): its pure
+ * parts (VM libraries, thread kinds, reservations, the maps' view of a
+ * heap), the attribution change it relies on (a heap_opaque sample skips
+ * the mappings the heap is made of: attacher/core/attrib.c), and the
+ * adapter itself over this very process with a real libjvm.so loaded: the
+ * heap is the largest reservation the VM's library made, its samples go to
+ * the "objects not identified" line, never to the commit's mapping. */
+#include <criterion/criterion.h>
+#include <dlfcn.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "attacher/core/attrib.h"
+#include "common/ivindex.h"
+#include "common/procmaps.h"
+#include "common/ring.h"
+#include "common/profile.h"
+#include "common/shm.h"
+#include "runtimes/generic/generic.h"
+
+Test(generic, vm_libraries_by_name)
+{
+	cr_expect(os_gen_vm_library("/usr/lib/jvm/java-17-openjdk-amd64/lib/server/libjvm.so"));
+	cr_expect(os_gen_vm_library("/opt/openj9/lib/default/libj9vm29.so"));
+	cr_expect(os_gen_vm_library("/opt/openj9/lib/default/libj9gc29.so"));
+	cr_expect(os_gen_vm_library("/opt/graalvm/lib/libjvmcicompiler.so"));
+	cr_expect(os_gen_vm_library("libjvm.so"));
+	cr_expect_not(os_gen_vm_library("/usr/lib/jvm/java-17-openjdk-amd64/lib/libjli.so"));
+	cr_expect_not(os_gen_vm_library("/usr/lib/jvm/java-17-openjdk-amd64/lib/libjava.so"));
+	cr_expect_not(os_gen_vm_library("/lib/x86_64-linux-gnu/libc.so.6"));
+	cr_expect_not(os_gen_vm_library("/tmp/libjvm.so.old"));
+	cr_expect_not(os_gen_vm_library("/usr/lib/libjvm/other.so"), "the base name counts");
+	cr_expect_not(os_gen_vm_library(""));
+	cr_expect_not(os_gen_vm_library(NULL));
+}
+
+Test(generic, thread_kinds_by_names_common_to_vms)
+{
+	cr_expect_eq(os_gen_thread_kind("GC Thread#0"), OS_THR_GC);
+	cr_expect_eq(os_gen_thread_kind("G1 Conc#0"), OS_THR_GC);
+	cr_expect_eq(os_gen_thread_kind("GC Worker"), OS_THR_GC);
+	cr_expect_eq(os_gen_thread_kind("C2 CompilerThre"), OS_THR_JIT);
+	cr_expect_eq(os_gen_thread_kind("JIT Compilation"), OS_THR_JIT);
+	cr_expect_eq(os_gen_thread_kind("JVMCI CompilerT"), OS_THR_JIT);
+	cr_expect_eq(os_gen_thread_kind("VM Thread"), OS_THR_VM);
+	cr_expect_eq(os_gen_thread_kind("main"), -1, "what a thread runs is not known");
+	cr_expect_eq(os_gen_thread_kind("java"), -1);
+	cr_expect_eq(os_gen_thread_kind(NULL), -1);
+}
+
+Test(generic, reservations_replaced_trimmed_and_the_largest)
+{
+	struct os_gen_resvs r = { 0 };
+	uint64_t lo, hi;
+
+	cr_expect_not(os_gen_resv_largest(&r, &lo, &hi));
+	cr_assert_eq(os_gen_resv_add(&r, 0x1000000, 0x2000000), 0);
+	cr_assert_eq(os_gen_resv_add(&r, 0x80000000, 0x100000000), 0);
+	cr_assert_eq(os_gen_resv_add(&r, 0x200000000, 0x240000000), 0);
+	cr_assert(os_gen_resv_largest(&r, &lo, &hi));
+	cr_expect_eq(lo, 0x80000000);
+	cr_expect_eq(hi, 0x100000000);
+	/* trimmed at its top (HotSpot reserves more, then unmaps the rest) */
+	os_gen_resv_cut(&r, 0xf0000000, 0x100000000);
+	cr_assert(os_gen_resv_largest(&r, &lo, &hi));
+	cr_expect_eq(hi, 0xf0000000);
+	/* and at its bottom */
+	os_gen_resv_cut(&r, 0x70000000, 0x90000000);
+	cr_assert(os_gen_resv_largest(&r, &lo, &hi));
+	cr_expect_eq(lo, 0x90000000);
+	/* a hole keeps the larger side */
+	os_gen_resv_cut(&r, 0xa0000000, 0xa0001000);
+	cr_assert(os_gen_resv_largest(&r, &lo, &hi));
+	cr_expect_eq(lo, 0xa0001000);
+	cr_expect_eq(hi, 0xf0000000);
+	/* a new mapping over one replaces it */
+	cr_assert_eq(os_gen_resv_add(&r, 0xa0001000, 0xa0002000), 0);
+	cr_assert(os_gen_resv_largest(&r, &lo, &hi));
+	cr_expect_eq(lo, 0x200000000, "0x%llx", (unsigned long long)lo);
+	/* gone entirely */
+	os_gen_resv_cut(&r, 0x200000000, 0x240000000);
+	cr_assert(os_gen_resv_largest(&r, &lo, &hi));
+	cr_expect_eq(lo, 0x1000000);
+	os_gen_resv_free(&r);
+}
+
+static int maps_cb(const struct os_maps_entry *e, void *arg)
+{
+	os_gen_maps_add(arg, e);
+	return 0;
+}
+
+/* A JVM's maps (cut): a heap committed piecewise (rw-p / ---p), the code
+ * cache (rwx + ---p), a malloc arena, libjvm. */
+static const char jvm_maps[] =
+	"55d4c8a00000-55d4c8a02000 r-xp 00001000 08:01 1 /usr/lib/jvm/bin/java\n"
+	"80000000-8c000000 rw-p 00000000 00:00 0 \n"
+	"8c000000-f0000000 ---p 00000000 00:00 0 \n"
+	"f0000000-f0400000 rw-p 00000000 00:00 0 \n"
+	"f0400000-100000000 ---p 00000000 00:00 0 \n"
+	"100000000-100010000 rw-p 00000000 00:00 0 [heap]\n"
+	"7f3b20000000-7f3b206f9000 rw-p 00000000 00:00 0 \n"
+	"7f3b206f9000-7f3b24000000 ---p 00000000 00:00 0 \n"
+	"7f3b8f000000-7f3b8f400000 rwxp 00000000 00:00 0 \n"
+	"7f3b8f400000-7f3b9e000000 ---p 00000000 00:00 0 \n"
+	"7f3bacc52000-7f3bad9aa000 r-xp 00252000 fe:00 5 /usr/lib/jvm/lib/server/libjvm.so\n"
+	"7ffd00000000-7ffd00021000 rw-p 00000000 00:00 0 [stack]\n";
+
+Test(generic, maps_view_of_a_heap)
+{
+	struct os_gen_maps m;
+
+	os_gen_maps_init(&m);
+	cr_assert_eq(os_maps_foreach_text(jvm_maps, maps_cb, &m), 0);
+	os_gen_maps_end(&m);
+	cr_expect(m.vm);
+	cr_expect_str_eq(m.vm_lib, "libjvm.so");
+	cr_expect_eq(m.heap_lo, 0x80000000, "0x%llx", (unsigned long long)m.heap_lo);
+	cr_expect_eq(m.heap_hi, 0x100000000, "0x%llx", (unsigned long long)m.heap_hi);
+
+	/* no VM library, no uncommitted part: no heap */
+	os_gen_maps_init(&m);
+	cr_assert_eq(os_maps_foreach_text("10000-20000 rw-p 00000000 00:00 0 \n"
+					  "20000-30000 r-xp 00000000 08:01 1 /bin/cat\n",
+					  maps_cb, &m),
+		     0);
+	os_gen_maps_end(&m);
+	cr_expect_not(m.vm);
+	cr_expect_eq(m.heap_hi, 0);
+}
+
+/* ---- attribution: a heap whose objects nobody tracks (attrib.c) -------- */
+
+#define FPID 999999997u /* no such process: nothing is read from /proc */
+#define FHEAP 0x20000000ULL
+
+static struct os_tasks tasks;
+static struct os_attrib at;
+
+static bool f_in_heap(struct os_runtime *rt, uint32_t asid, uint64_t addr)
+{
+	(void)rt;
+	(void)asid;
+	return addr >= FHEAP && addr < FHEAP + 0x1000000;
+}
+
+static uint32_t f_miss(void *arg, struct os_aspace *as, uint64_t addr)
+{
+	uint64_t word = 0x1000000000000001ULL;
+
+	(void)arg;
+	(void)addr;
+	return os_attrib_context(&at, as->id, os_attrib_path(&at, as->id, &word, 1));
+}
+
+static void feed(struct os_event *ev)
+{
+	struct os_obj_event oe;
+
+	ev->len = os_event_len(ev->nframes);
+	if (os_attrib_prepare(&at, ev, &oe))
+		os_attrib_event(&at, &oe);
+}
+
+static void mmap_event(uint32_t pid, uint64_t addr, uint64_t size, int prot, int flags,
+		       uint64_t site)
+{
+	uint64_t buf[16] = { 0 };
+	struct os_event *ev = (struct os_event *)buf;
+
+	ev->type = OS_EV_MMAP;
+	ev->pid = ev->tid = pid;
+	ev->addr = addr;
+	ev->size = size;
+	ev->aux = (uint32_t)prot | (uint64_t)(uint32_t)flags << 32;
+	ev->nframes = 2;
+	ev->frames[0] = site;
+	ev->frames[1] = 0x400100;
+	feed(ev);
+}
+
+static uint32_t charge(uint32_t pid, uint64_t addr)
+{
+	struct os_aspace *as = os_tasks_aspace(&tasks, pid);
+	uint64_t leaf = 0x400500;
+	uint32_t acc;
+
+	cr_assert_not_null(as);
+	return os_attrib_charge(&at, as->id, addr, 0x7fff0000,
+				os_attrib_path(&at, as->id, &leaf, 1), &acc);
+}
+
+Test(generic, opaque_heap_skips_its_own_mappings)
+{
+	struct os_runtime_ops ops = { .name = "fake", .in_heap = f_in_heap };
+	struct os_runtime rt = { &ops, NULL };
+	uint32_t mapping_ci, ci;
+
+	os_tasks_init(&tasks, NULL);
+	cr_assert_eq(os_attrib_init(&at, &tasks), 0);
+	at.rt = &rt;
+	at.heap_miss = f_miss;
+	/* the commit of the heap's first 1 MiB: a native mapping */
+	mmap_event(FPID, FHEAP, 0x100000, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, 0x400800);
+	mapping_ci = charge(FPID, FHEAP + 0x10);
+	cr_assert_neq(mapping_ci, OS_NONE, "without heap_opaque the mapping takes it");
+	/* heap_opaque: the same address goes to heap_miss's context */
+	ops.heap_opaque = (bool (*)(struct os_runtime *, uint32_t, uint64_t))f_in_heap;
+	ci = charge(FPID, FHEAP + 0x10);
+	cr_assert_neq(ci, OS_NONE);
+	cr_expect_neq(ci, mapping_ci);
+	cr_expect_eq(at.ctx[mapping_ci].samples, 1);
+	cr_expect_eq(at.ctx[ci].samples, 1);
+	cr_expect_eq(at.c.samples_java_heap, 2);
+	/* outside the heap the mapping rules as before */
+	mmap_event(FPID, 0x30000000, 0x100000, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, 0x400900);
+	cr_expect_neq(charge(FPID, 0x30000010), ci);
+	os_attrib_destroy(&at);
+	os_tasks_destroy(&tasks);
+}
+
+/* ---- the adapter over this process, libjvm.so loaded -------------------- */
+
+static void *load_libjvm(void)
+{
+	glob_t gl;
+	void *h = NULL;
+
+	if (glob("/usr/lib/jvm/*/lib/server/libjvm.so", 0, NULL, &gl) != 0)
+		return NULL;
+	for (size_t i = 0; i < gl.gl_pathc && !h; i++)
+		h = dlopen(gl.gl_pathv[i], RTLD_LAZY | RTLD_LOCAL);
+	globfree(&gl);
+	return h;
+}
+
+static uint32_t dp_miss(void *arg, struct os_aspace *as, uint64_t addr)
+{
+	struct os_runtime *rt = arg;
+
+	return rt->ops->heap_miss(rt, as, addr);
+}
+
+Test(generic, heap_from_the_vms_reservations)
+{
+	void *jvm = load_libjvm();
+	uint32_t pid = (uint32_t)getpid();
+	struct os_runtime *g;
+	struct os_aspace *as;
+	uint64_t in_jvm, in_libc = (uint64_t)(uintptr_t)&malloc;
+	const uint64_t heap = 0x7e0000000000ULL, gib = 1ULL << 30;
+	const char *name;
+	uint32_t ci, mapping_ci;
+	int nr = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
+
+	if (!jvm)
+		cr_skip_test("no libjvm.so under /usr/lib/jvm/*/lib/server");
+	in_jvm = (uint64_t)(uintptr_t)dlsym(jvm, "JNI_CreateJavaVM");
+	cr_assert_neq(in_jvm, 0);
+	os_tasks_init(&tasks, NULL);
+	cr_assert_eq(os_attrib_init(&at, &tasks), 0);
+	g = os_generic_new(&at, NULL, 0);
+	cr_assert_not_null(g);
+	at.rt = g;
+	at.heap_miss = dp_miss;
+	at.heap_miss_arg = g;
+	as = os_tasks_aspace(&tasks, pid);
+	cr_assert_not_null(as);
+	/* before any reservation: no heap */
+	cr_expect_not(g->ops->in_heap(g, as->id, heap + 0x1000));
+	/* the VM's: 1 GiB (the heap) and 256 MiB; libc's arena of 2 GiB is not the VM's */
+	mmap_event(pid, heap, gib, PROT_NONE, nr, in_jvm);
+	mmap_event(pid, heap + 2 * gib, gib / 4, PROT_NONE, nr, in_jvm);
+	mmap_event(pid, heap + 4 * gib, 2 * gib, PROT_NONE, nr, in_libc);
+	cr_expect(g->ops->in_heap(g, as->id, heap));
+	cr_expect(g->ops->in_heap(g, as->id, heap + gib - 1));
+	cr_expect_not(g->ops->in_heap(g, as->id, heap + gib));
+	cr_expect_not(g->ops->in_heap(g, as->id, heap + 2 * gib), "the smaller one");
+	cr_expect_not(g->ops->in_heap(g, as->id, heap + 4 * gib), "libc's");
+	/* committed piecewise: the commit is a native mapping of its own */
+	mmap_event(pid, heap, 1 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+		   in_jvm);
+	cr_expect(os_iv_lookup(as->objects, heap + 0x10, NULL, NULL, NULL));
+	ci = charge(pid, heap + 0x10);
+	cr_assert_neq(ci, OS_NONE);
+	cr_expect_eq(g->ops->name_word(g, as->id, 0x1000000000000001ULL, &name, NULL, NULL),
+		     OS_RT_WORD_SYNTHETIC);
+	{
+		uint64_t frames[4];
+		uint32_t asid, n = os_attrib_unpath(&at, at.ctx[ci].node, frames, 4, &asid);
+
+		cr_assert_eq(n, 1, "the line's path is its one synthetic word");
+		cr_expect_eq(g->ops->name_word(g, asid, frames[0], &name, NULL, NULL),
+			     OS_RT_WORD_SYNTHETIC);
+		cr_expect_str_eq(name, "[managed heap of an unknown runtime: objects not identified]");
+	}
+	/* a native mapping outside the heap is an object as ever */
+	mmap_event(pid, heap + 3 * gib, 1 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		   in_jvm);
+	mapping_ci = charge(pid, heap + 3 * gib + 0x10);
+	cr_expect_neq(mapping_ci, OS_NONE);
+	cr_expect_neq(mapping_ci, ci);
+	cr_expect_eq(at.c.samples_java_heap, 1);
+	/* trimmed: the top 256 MiB given back */
+	{
+		uint64_t buf[8] = { 0 };
+		struct os_event *ev = (struct os_event *)buf;
+
+		ev->type = OS_EV_MUNMAP;
+		ev->pid = ev->tid = pid;
+		ev->addr = heap + gib - gib / 4;
+		ev->size = gib / 4;
+		feed(ev);
+	}
+	cr_expect_not(g->ops->in_heap(g, as->id, heap + gib - 1));
+	cr_expect(g->ops->in_heap(g, as->id, heap + gib / 2));
+	/* threads of a VM */
+	cr_expect_eq(g->ops->thread_kind(g, pid, "C1 CompilerThre"), OS_THR_JIT);
+	cr_expect_eq(g->ops->thread_kind(g, 999999996u, "C1 CompilerThre"), -1, "no VM");
+	/* another runtime claimed it: do not know from now on */
+	g->ops->forget(g, as->id);
+	cr_expect_not(g->ops->in_heap(g, as->id, heap + 0x10));
+	cr_expect_eq(g->ops->thread_kind(g, pid, "C1 CompilerThre"), -1);
+	g->ops->destroy(g);
+	os_attrib_destroy(&at);
+	os_tasks_destroy(&tasks);
+}
+
+Test(generic, notes_rendered)
+{
+	struct os_profile *p = os_profile_new();
+	uint32_t grp;
+	char buf[2048];
+
+	cr_assert_not_null(p);
+	grp = os_profile_note_group(p, "generic.heap");
+	os_profile_note_u64(p, grp, "pid", 42);
+	os_profile_note_str(p, grp, "library", "libj9vm29.so");
+	os_profile_note_u64(p, grp, "from", 1);
+	os_profile_note_u64(p, grp, "lo", 0x80000000);
+	os_profile_note_u64(p, grp, "hi", 0x100000000);
+	os_profile_note_u64(p, grp, "samples", 7);
+	cr_assert_gt(os_generic_render_note(p, &p->note_counters[0], buf, sizeof(buf)), 0);
+	cr_expect(strstr(buf, "[0x80000000, 0x100000000) (2048 MiB"), "%s", buf);
+	cr_expect(strstr(buf, "libj9vm29.so"), "%s", buf);
+	cr_expect(strstr(buf, "7 samples"), "%s", buf);
+	cr_expect(strstr(buf, "objects not identified"), "%s", buf);
+	cr_expect(strstr(buf, "not guessed"), "%s", buf);
+	grp = os_profile_note_group(p, "generic.jit");
+	os_profile_note_u64(p, grp, "pid", 42);
+	os_profile_note_u64(p, grp, "map", 0);
+	cr_assert_gt(os_generic_render_note(p, &p->note_counters[1], buf, sizeof(buf)), 0);
+	cr_expect(strstr(buf, "no /tmp/perf-42.map"), "%s", buf);
+	os_profile_free(p);
+}
