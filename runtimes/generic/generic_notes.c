@@ -53,26 +53,14 @@ struct gen_nr {
 
 static unsigned long long nv_u(struct gen_nr r, const char *key)
 {
-	uint64_t v = 0;
-
-	os_profile_note_val(r.p, r.g, key, OS_NV_U64, &v);
-	return (unsigned long long)v;
-}
-
-static const char *nv_s(struct gen_nr r, const char *key)
-{
-	uint64_t v = 0;
-
-	if (!os_profile_note_val(r.p, r.g, key, OS_NV_STR, &v) || v >= r.p->nstrings)
-		return "";
-	return r.p->strings[v];
+	return (unsigned long long)os_profile_note_num(r.p, r.g, key);
 }
 
 static int note_heap(struct gen_nr r, char *buf, size_t len)
 {
 	unsigned pid = (unsigned)nv_u(r, "pid");
 	unsigned long long lo = nv_u(r, "lo"), hi = nv_u(r, "hi");
-	const char *lib = nv_s(r, "library");
+	const char *lib = os_profile_note_text(r.p, r.g, "library");
 	int n;
 
 	n = snprintf(buf, len, "unknown runtime pid %u (%s mapped, no adapter of its own: "

@@ -46,22 +46,24 @@ int os_gen_thread_kind(const char *name)
 {
 	/* HotSpot, OpenJ9 ("GC Worker", "JIT Compilation Thread-000"), GraalVM
 	 * (JVMCI compiler threads) */
-	static const char *const gc[] = { "GC Thread#", "G1 ", "ParGC", "ZWorker", "Shenandoah",
-					  "GC Worker", "GC Slave", "GC Main", NULL };
-	static const char *const jit[] = { "C1 CompilerThre", "C2 CompilerThre", "JVMCI",
-					   "CompilerThread", "JIT Compilation", "JIT Diagnostic",
-					   "JIT-SamplerThre", "JIT IProfiler", NULL };
+	static const struct {
+		const char *prefix;
+		int kind;
+	} names[] = {
+		{ "GC Thread#", OS_THR_GC },	     { "G1 ", OS_THR_GC },
+		{ "ParGC", OS_THR_GC },		     { "ZWorker", OS_THR_GC },
+		{ "Shenandoah", OS_THR_GC },	     { "GC Worker", OS_THR_GC },
+		{ "GC Slave", OS_THR_GC },	     { "GC Main", OS_THR_GC },
+		{ "C1 CompilerThre", OS_THR_JIT },   { "C2 CompilerThre", OS_THR_JIT },
+		{ "JVMCI", OS_THR_JIT },	     { "CompilerThread", OS_THR_JIT },
+		{ "JIT Compilation", OS_THR_JIT },   { "JIT Diagnostic", OS_THR_JIT },
+		{ "JIT-SamplerThre", OS_THR_JIT },   { "JIT IProfiler", OS_THR_JIT },
+		{ "VM Thread", OS_THR_VM },
+	};
 
-	if (!name)
-		return -1;
-	for (int i = 0; gc[i]; i++)
-		if (starts(name, gc[i]))
-			return OS_THR_GC;
-	for (int i = 0; jit[i]; i++)
-		if (starts(name, jit[i]))
-			return OS_THR_JIT;
-	if (starts(name, "VM Thread"))
-		return OS_THR_VM;
+	for (size_t i = 0; name && i < sizeof(names) / sizeof(names[0]); i++)
+		if (starts(name, names[i].prefix))
+			return names[i].kind;
 	return -1;
 }
 
