@@ -152,6 +152,28 @@ static int gen_thread_kind(struct os_runtime *rt, uint32_t pid, const char *name
 	return os_gen_thread_kind(name);
 }
 
+/* OS_EV_MOVE: a copy by a thread named as a GC thread (target/
+ * generic_moves.c). Inside the managed heap it is the collector's copy
+ * volume; no object moves with it (none of the heap is tracked). */
+static bool gen_prepare(struct os_runtime *rt, struct os_aspace *as, const struct os_event *ev,
+			struct os_obj_event *oe)
+{
+	struct gen_vm *v = gen_vm_find(gen_of(rt), as->id);
+	uint64_t src = ev->aux, dst = ev->addr, n = ev->size;
+
+	(void)oe;
+	if (ev->type != OS_EV_MOVE || !v || !v->vm || v->forgotten)
+		return false;
+	if (src >= v->heap_lo && dst >= v->heap_lo && n <= v->heap_hi - v->heap_lo &&
+	    src < v->heap_hi - n + 1 && dst < v->heap_hi - n + 1) {
+		v->gc_copies++;
+		v->gc_bytes += n;
+	} else {
+		v->gc_copies_out++;
+	}
+	return false;
+}
+
 static void gen_forget(struct os_runtime *rt, uint32_t asid)
 {
 	struct gen_vm *v = gen_vm_find(gen_of(rt), asid);
@@ -179,6 +201,7 @@ static void gen_destroy(struct os_runtime *rt)
  * for it has no events: it answers for the address spaces nobody owns. */
 static const struct os_runtime_ops generic_ops = {
 	.name = "generic",
+	.prepare = gen_prepare,
 	.mapping = gen_mapping,
 	.sample_taken = gen_sample_taken,
 	.in_heap = gen_in_heap,
@@ -211,7 +234,11 @@ struct os_runtime *os_generic_new(struct os_attrib *a, struct os_symbolizer *sym
 
 struct os_runtime *os_generic_create(struct os_attrib *a, struct os_symbolizer *sym)
 {
-	return os_generic_new(a, sym, gen_forced ? 0 : GEN_GRACE_NS);
+	struct os_runtime *rt = os_generic_new(a, sym, gen_forced ? 0 : GEN_GRACE_NS);
+
+	if (rt)
+		gen_of(rt)->moves = gen_forced;
+	return rt;
 }
 
 /* The registry asks it right before create (dispatch.c os_runtimes_new):
@@ -224,5 +251,8 @@ bool os_generic_wanted(const struct os_opts *o)
 
 uint32_t os_generic_shm_flags(const struct os_opts *o)
 {
-	return o && o->runtime && strcmp(o->runtime, "generic") == 0 ? OS_SHM_F_RT_GENERIC : 0;
+	/* forced: the HotSpot side off, copies of GC threads logged */
+	return o && o->runtime && strcmp(o->runtime, "generic") == 0
+		       ? OS_SHM_F_RT_GENERIC | OS_SHM_F_MOVES
+		       : 0;
 }

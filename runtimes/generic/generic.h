@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "common/procmaps.h"
+#include "runtimes/generic/generic_names.h"
 #include "runtimes/runtime.h"
 
 struct os_attrib;
@@ -59,11 +60,6 @@ size_t os_generic_render_note(const struct os_profile *p, const struct os_note_c
  * (OpenJ9's VM, collector and port library), libjvmcicompiler.so (GraalVM),
  * libjvm*.so. */
 bool os_gen_vm_library(const char *path);
-
-/* enum os_thread_kind of a VM's thread by the names VMs give them (cut to
- * 15 characters by the kernel): GC workers, JIT compiler threads; -1 for
- * any other name (the adapter does not know what it runs). */
-int os_gen_thread_kind(const char *name);
 
 /* Address-space reservations of a VM (launch mode, from mmap events). */
 struct os_gen_resv {

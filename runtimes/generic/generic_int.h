@@ -58,6 +58,8 @@ struct gen_vm {
 	uint32_t ctx;             /* the heap line's context, OS_NONE until used */
 	uint64_t heap_samples;    /* charged to the heap line */
 	uint64_t grace_samples;   /* in the heap during the grace time: counted only */
+	uint64_t gc_copies, gc_bytes; /* copies by GC threads inside the heap */
+	uint64_t gc_copies_out;   /* ... with an end outside it (not the heap's) */
 	uint32_t map;             /* enum gen_map */
 	int map_err;              /* its errno when refused */
 };
@@ -67,6 +69,8 @@ struct generic {
 	struct os_attrib *a;
 	struct os_symbolizer *sym;
 	uint64_t grace_ns;        /* auto mode: a specific runtime's time to claim a VM */
+	bool moves;               /* the in-target side logs GC threads' copies (forced,
+				   * launch mode: OS_SHM_F_MOVES) */
 	struct gen_vm **vms;
 	size_t nvms, capvms;
 	struct os_hmap asid2vm;   /* asid -> index in vms */

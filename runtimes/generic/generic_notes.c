@@ -38,6 +38,14 @@ void gen_notes(struct os_runtime *rt, struct os_profile *p)
 		note_u64(p, n, "samples", v->heap_samples);
 		note_u64(p, n, "grace", v->grace_samples);
 		note_u64(p, n, "grace_s", g->grace_ns / 1000000000ULL);
+		/* measured: forced, launch mode (the heap from the mmap events) */
+		if (g->moves && v->heap_from == GEN_HEAP_EVENTS) {
+			n = os_profile_note_group(p, "generic.moves");
+			note_u64(p, n, "pid", v->pid);
+			note_u64(p, n, "copies", v->gc_copies);
+			note_u64(p, n, "bytes", v->gc_bytes);
+			note_u64(p, n, "outside", v->gc_copies_out);
+		}
 		n = os_profile_note_group(p, "generic.jit");
 		note_u64(p, n, "pid", v->pid);
 		note_u64(p, n, "map", v->map);
@@ -95,7 +103,8 @@ static int note_heap(struct gen_nr r, char *buf, size_t len)
 			      "those are, their classes, where and when they were allocated, how "
 			      "long they live; the runtime collector's object moves are not "
 			      "followed (no managed object is tracked, so none is misattributed by "
-			      "one; native objects never move). Native objects (malloc, and mmap "
+			      "one; native objects never move), and its copy volume is measured only "
+			      "in launch mode with --runtime generic. Native objects (malloc, and mmap "
 			      "outside that heap) are tracked as in any program");
 	return n;
 }
@@ -138,6 +147,15 @@ size_t os_generic_render_note(const struct os_profile *p, const struct os_note_c
 		n = note_heap(r, buf, len);
 	else if (!strcmp(kind, "generic.jit"))
 		n = note_jit(r, buf, len);
+	else if (!strcmp(kind, "generic.moves"))
+		n = snprintf(buf, len,
+			     "unknown runtime pid %u: its GC copied %llu MiB in %llu copies inside "
+			     "the managed heap (memcpy/memmove of threads named as GC threads: the "
+			     "collector's copy volume, less what it copies inline; %llu more copies "
+			     "of theirs had an end outside the heap); no tracked object moved with "
+			     "them",
+			     (unsigned)nv_u(r, "pid"), nv_u(r, "bytes") >> 20, nv_u(r, "copies"),
+			     nv_u(r, "outside"));
 	else
 		return 0;
 	if (n <= 0)

@@ -1,7 +1,7 @@
 /* generic_vm.c - the pure parts of the generic adapter (generic.h): which
- * library makes a process a VM, the kinds of its threads by their names,
- * its address-space reservations and the maps' view of its heap. Nothing
- * here reads a process: unit tested on plain values. */
+ * library makes a process a VM, its address-space reservations and the
+ * maps' view of its heap (thread names: generic_names.h). Nothing here
+ * reads a process: unit tested on plain values. */
 #include "runtimes/generic/generic.h"
 
 #include <errno.h>
@@ -40,31 +40,6 @@ bool os_gen_vm_library(const char *path)
 		if (starts(base, prefixes[i]))
 			return true; /* libjvm.so, libjvmcicompiler.so, libj9vm29.so, ... */
 	return false;
-}
-
-int os_gen_thread_kind(const char *name)
-{
-	/* HotSpot, OpenJ9 ("GC Worker", "JIT Compilation Thread-000"), GraalVM
-	 * (JVMCI compiler threads) */
-	static const struct {
-		const char *prefix;
-		int kind;
-	} names[] = {
-		{ "GC Thread#", OS_THR_GC },	     { "G1 ", OS_THR_GC },
-		{ "ParGC", OS_THR_GC },		     { "ZWorker", OS_THR_GC },
-		{ "Shenandoah", OS_THR_GC },	     { "GC Worker", OS_THR_GC },
-		{ "GC Slave", OS_THR_GC },	     { "GC Main", OS_THR_GC },
-		{ "C1 CompilerThre", OS_THR_JIT },   { "C2 CompilerThre", OS_THR_JIT },
-		{ "JVMCI", OS_THR_JIT },	     { "CompilerThread", OS_THR_JIT },
-		{ "JIT Compilation", OS_THR_JIT },   { "JIT Diagnostic", OS_THR_JIT },
-		{ "JIT-SamplerThre", OS_THR_JIT },   { "JIT IProfiler", OS_THR_JIT },
-		{ "VM Thread", OS_THR_VM },
-	};
-
-	for (size_t i = 0; name && i < sizeof(names) / sizeof(names[0]); i++)
-		if (starts(name, names[i].prefix))
-			return names[i].kind;
-	return -1;
 }
 
 /* Removes entry i (order does not matter). */

@@ -217,6 +217,18 @@ Test(e2e_generic, launch_like_the_full_adapter)
 	cr_expect(e2e_note(gen, "the largest address-space reservation"), "heap not from the "
 		  "VM's reservations");
 	check_generic(gen, "ObjFixture.readRandom");
+	/* the fixture's collections copy its 4 KiB arrays with memcpy/memmove
+	 * from GC threads */
+	{
+		const char *mv = e2e_note(gen, "its GC copied");
+		unsigned long long mib = 0, copies = 0;
+
+		cr_assert_not_null(mv, "no note on the GC's copies");
+		mv = strstr(mv, "its GC copied");
+		cr_expect_eq(sscanf(mv, "its GC copied %llu MiB in %llu copies", &mib, &copies), 2,
+			     "%s", mv);
+		cr_expect_gt(copies, 100, "%s", mv);
+	}
 	remove_perf_map(gen);
 
 	hs = record(argv, hs_opts);

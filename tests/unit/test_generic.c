@@ -20,6 +20,7 @@
 #include "common/ring.h"
 #include "common/profile.h"
 #include "common/shm.h"
+#include "attacher/cli/options.h"
 #include "runtimes/generic/generic.h"
 
 Test(generic, vm_libraries_by_name)
@@ -358,4 +359,67 @@ Test(generic, notes_rendered)
 	cr_assert_gt(os_generic_render_note(p, &p->note_counters[1], buf, sizeof(buf)), 0);
 	cr_expect(strstr(buf, "no /tmp/perf-42.map"), "%s", buf);
 	os_profile_free(p);
+}
+
+static void move_event(struct os_runtime *g, struct os_aspace *as, uint64_t src, uint64_t dst,
+		       uint64_t n)
+{
+	struct os_event ev = { .type = OS_EV_MOVE, .pid = as->pid, .tid = as->pid, .addr = dst,
+			       .size = n, .aux = src };
+	struct os_obj_event oe;
+
+	cr_expect_not(g->ops->prepare(g, as, &ev, &oe), "a copy moves no tracked object");
+}
+
+/* --runtime generic: wanted alone, the HotSpot side off in the target
+ * (OS_SHM_F_RT_GENERIC), GC threads' copies logged (OS_SHM_F_MOVES) and
+ * counted when inside the managed heap. */
+Test(generic, forced_adapter_counts_gc_copies_in_the_heap)
+{
+	struct os_opts forced = { .runtime = "generic" }, hs = { .runtime = "hotspot" }, aut = { 0 };
+	void *jvm = load_libjvm();
+	uint32_t pid = (uint32_t)getpid();
+	const uint64_t heap = 0x7e0000000000ULL, gib = 1ULL << 30;
+	struct os_profile *p;
+	struct os_runtime *g;
+	struct os_aspace *as;
+	char buf[1024] = "";
+
+	cr_expect(os_generic_wanted(&aut));
+	cr_expect_eq(os_generic_shm_flags(&aut), 0);
+	cr_expect_not(os_generic_wanted(&hs));
+	cr_expect(os_runtime_selected(&hs, "hotspot"));
+	cr_expect_not(os_runtime_selected(&forced, "hotspot"), "HotSpot stays off when forced");
+	cr_expect(os_generic_wanted(&forced));
+	cr_expect_eq(os_generic_shm_flags(&forced), OS_SHM_F_RT_GENERIC | OS_SHM_F_MOVES);
+	if (!jvm) {
+		os_generic_wanted(NULL);
+		cr_skip_test("no libjvm.so under /usr/lib/jvm/*/lib/server");
+	}
+	os_tasks_init(&tasks, NULL);
+	cr_assert_eq(os_attrib_init(&at, &tasks), 0);
+	g = os_generic_create(&at, NULL); /* forced: os_generic_wanted saw it */
+	os_generic_wanted(NULL);
+	cr_assert_not_null(g);
+	at.rt = g;
+	as = os_tasks_aspace(&tasks, pid);
+	cr_assert_not_null(as);
+	mmap_event(pid, heap, gib, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		   (uint64_t)(uintptr_t)dlsym(jvm, "JNI_CreateJavaVM"));
+	move_event(g, as, heap + 0x1000, heap + 0x100000, 4096);
+	move_event(g, as, heap + 0x2000, heap + 0x200000, 1 << 20);
+	move_event(g, as, 0x1000, heap + 0x300000, 64);       /* from outside: not the heap's */
+	move_event(g, as, heap + gib - 8, heap + 0x400000, 64); /* runs past its end */
+	p = os_profile_new();
+	cr_assert_not_null(p);
+	g->ops->notes(g, p);
+	for (uint32_t i = 0; i < p->nnote_counters; i++)
+		if (!strcmp(p->strings[p->note_counters[i].kind], "generic.moves"))
+			os_generic_render_note(p, &p->note_counters[i], buf, sizeof(buf));
+	cr_expect(strstr(buf, "copied 1 MiB in 2 copies inside the managed heap"), "%s", buf);
+	cr_expect(strstr(buf, "2 more copies"), "%s", buf);
+	os_profile_free(p);
+	g->ops->destroy(g);
+	os_attrib_destroy(&at);
+	os_tasks_destroy(&tasks);
 }

@@ -8,9 +8,11 @@
  * detoured or announced; the collector side (runtimes/generic/) finds the
  * VM from outside.
  *
- * Installed at start-up (launch mode) or by the attach (osp_gen_attach),
- * only when the collector forced the generic adapter: in auto mode the
- * paths stay as the preload makes them for any program. */
+ * Installed at start-up (launch mode, with the move filter of
+ * generic_moves.c) or by the attach (osp_gen_attach: the walk alone, the
+ * VM's own copies do not reach objscope's memcpy there), only when the
+ * collector forced the generic adapter: in auto mode the paths stay as the
+ * preload makes them for any program. */
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 #include <stdbool.h>
@@ -96,6 +98,8 @@ const struct osp_runtime_attach osp_gen_attach = {
 /* after the preload's own start-up (osp_hdr) */
 __attribute__((constructor(103))) static void gen_init(void)
 {
-	if (gen_wanted())
-		gen_install();
+	if (!gen_wanted())
+		return;
+	gen_install();
+	osp_gen_moves_install();
 }
