@@ -423,3 +423,58 @@ Test(generic, forced_adapter_counts_gc_copies_in_the_heap)
 	os_attrib_destroy(&at);
 	os_tasks_destroy(&tasks);
 }
+
+/* A specific runtime that claims what announces a JVM (as HotSpot's
+ * OS_EV_JVM does). */
+static bool claims_jvm(struct os_runtime *rt, struct os_aspace *as, const struct os_event *ev)
+{
+	(void)rt;
+	(void)as;
+	return ev->type == OS_EV_JVM;
+}
+
+/* Auto mode: the generic adapter answers for a VM nobody owns, waits its
+ * grace time before it charges heap samples to its line, and stops
+ * answering once a specific runtime claims the address space (forget). */
+Test(generic, auto_mode_yields_to_a_specific_runtime)
+{
+	static const struct os_runtime_ops specific_ops = { .name = "specific",
+							    .claim = claims_jvm };
+	struct os_runtime specific = { &specific_ops, NULL };
+	void *jvm = load_libjvm();
+	uint32_t pid = (uint32_t)getpid();
+	const uint64_t heap = 0x7e0000000000ULL;
+	struct os_runtime *rts[2], *d, *g;
+	struct os_aspace *as;
+	struct os_event ev = { .type = OS_EV_JVM };
+	struct os_obj_event oe;
+
+	if (!jvm)
+		cr_skip_test("no libjvm.so under /usr/lib/jvm/*/lib/server");
+	os_tasks_init(&tasks, NULL);
+	cr_assert_eq(os_attrib_init(&at, &tasks), 0);
+	g = os_generic_new(&at, NULL, 3600ULL * 1000000000ULL); /* a grace never over */
+	cr_assert_not_null(g);
+	rts[0] = &specific;
+	rts[1] = g;
+	d = os_runtimes_of(rts, 2);
+	cr_assert_not_null(d);
+	at.rt = d;
+	at.heap_miss = dp_miss;
+	at.heap_miss_arg = d;
+	as = os_tasks_aspace(&tasks, pid);
+	cr_assert_not_null(as);
+	mmap_event(pid, heap, 1ULL << 30, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		   (uint64_t)(uintptr_t)dlsym(jvm, "JNI_CreateJavaVM"));
+	cr_expect(d->ops->in_heap(d, as->id, heap + 0x10), "nobody owns it: the generic answers");
+	cr_expect_eq(charge(pid, heap + 0x10), OS_NONE, "within its grace: counted only");
+	cr_expect_eq(at.c.samples_java_heap, 1);
+	cr_expect_eq(at.nctx, 1, "the reservation's context alone: no heap line made");
+	ev.pid = ev.tid = pid;
+	d->ops->prepare(d, as, &ev, &oe); /* the specific runtime announces its JVM */
+	cr_expect_not(d->ops->in_heap(d, as->id, heap + 0x10), "claimed: the generic forgot it");
+	cr_expect_not(g->ops->in_heap(g, as->id, heap + 0x10));
+	d->ops->destroy(d);
+	os_attrib_destroy(&at);
+	os_tasks_destroy(&tasks);
+}
