@@ -6,7 +6,6 @@
  * known: attach mode, where the reservation came before). */
 #include "runtimes/generic/generic_int.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -65,6 +64,8 @@ static void probe(struct gen_vm *v)
 	if (p.m.vm && !v->vm) {
 		v->vm = true;
 		v->seen_ns = v->probed_ns;
+	}
+	if (p.m.vm && !v->lib[0]) {
 		memcpy(v->lib, p.m.vm_lib, sizeof(v->lib));
 		os_debug("generic: pid %u: %s mapped: a VM", v->pid, v->lib);
 	}
@@ -122,8 +123,6 @@ void gen_mapping(struct os_runtime *rt, struct os_aspace *as, const struct os_ev
 	if (!v->vm) {
 		v->vm = true;
 		v->seen_ns = os_now_ns();
-		snprintf(v->lib, sizeof(v->lib), "VM library");
-		probe(v); /* its name */
 	}
 	if (os_gen_resv_add(&v->resvs, ev->addr, ev->addr + ev->size) == 0)
 		gen_heap_update(v);
