@@ -22,6 +22,7 @@
 #include "common/shm.h"
 #include "attacher/cli/options.h"
 #include "runtimes/generic/generic.h"
+#include "symbolizer/symbolizer.h"
 
 Test(generic, vm_libraries_by_name)
 {
@@ -477,4 +478,65 @@ Test(generic, auto_mode_yields_to_a_specific_runtime)
 	d->ops->destroy(d);
 	os_attrib_destroy(&at);
 	os_tasks_destroy(&tasks);
+}
+
+/* The perf map lies in a world-writable /tmp: a link planted there is not
+ * followed (the note says it was not read); a regular file of the
+ * process's user is read, and left in place (it is not objscope's). */
+Test(generic, perf_map_checked_before_it_is_read)
+{
+	void *jvm = load_libjvm();
+	uint32_t pid = (uint32_t)getpid();
+	struct os_symbolizer *sym;
+	struct os_runtime *g;
+	struct os_aspace *as;
+	struct os_profile *p;
+	char path[64], buf[1024];
+	FILE *f;
+
+	if (!jvm)
+		cr_skip_test("no libjvm.so under /usr/lib/jvm/*/lib/server");
+	snprintf(path, sizeof(path), "/tmp/perf-%u.map", pid);
+	for (int planted = 1; planted >= 0; planted--) {
+		unlink(path);
+		if (planted) {
+			cr_assert_eq(symlink("/etc/hostname", path), 0);
+		} else {
+			f = fopen(path, "w");
+			cr_assert_not_null(f);
+			fprintf(f, "7f0000001000 100 Lfoo/Bar;::baz\n");
+			fclose(f);
+		}
+		sym = os_sym_new();
+		cr_assert_not_null(sym);
+		os_tasks_init(&tasks, sym);
+		cr_assert_eq(os_attrib_init(&at, &tasks), 0);
+		g = os_generic_new(&at, sym, 0);
+		cr_assert_not_null(g);
+		at.rt = g;
+		as = os_tasks_aspace(&tasks, pid);
+		cr_assert_not_null(as);
+		mmap_event(pid, 0x7e0000000000ULL, 1ULL << 30, PROT_NONE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+			   (uint64_t)(uintptr_t)dlsym(jvm, "JNI_CreateJavaVM"));
+		g->ops->before_symbolize(g);
+		p = os_profile_new();
+		cr_assert_not_null(p);
+		g->ops->notes(g, p);
+		buf[0] = 0;
+		for (uint32_t i = 0; i < p->nnote_counters; i++)
+			if (!strcmp(p->strings[p->note_counters[i].kind], "generic.jit"))
+				os_generic_render_note(p, &p->note_counters[i], buf, sizeof(buf));
+		if (planted)
+			cr_expect(strstr(buf, "was not read"), "%s", buf);
+		else
+			cr_expect(strstr(buf, "JIT code named from"), "%s", buf);
+		cr_expect_eq(access(path, F_OK), 0, "the map was removed");
+		os_profile_free(p);
+		g->ops->destroy(g);
+		os_attrib_destroy(&at);
+		os_tasks_destroy(&tasks);
+		os_sym_free(sym);
+	}
+	unlink(path);
 }
