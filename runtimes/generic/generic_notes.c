@@ -38,8 +38,10 @@ void gen_notes(struct os_runtime *rt, struct os_profile *p)
 		note_u64(p, n, "samples", v->heap_samples);
 		note_u64(p, n, "grace", v->grace_samples);
 		note_u64(p, n, "grace_s", g->grace_ns / 1000000000ULL);
-		/* measured: forced, launch mode (the heap from the mmap events) */
-		if (g->moves && v->heap_from == GEN_HEAP_EVENTS) {
+		/* measured: forced, launch mode (the heap from the mmap events, or
+		 * copies seen: attach mode sees none) */
+		if (g->moves && (v->heap_from == GEN_HEAP_EVENTS || v->gc_copies ||
+				 v->gc_copies_out)) {
 			n = os_profile_note_group(p, "generic.moves");
 			note_u64(p, n, "pid", v->pid);
 			note_u64(p, n, "copies", v->gc_copies);
@@ -89,7 +91,8 @@ static int note_heap(struct gen_nr r, char *buf, size_t len)
 			      ? "the largest address-space reservation (PROT_NONE, MAP_NORESERVE) "
 				"the VM's library made"
 			      : "the largest partly uncommitted anonymous region of its "
-				"/proc/PID/maps, its reservation having come before objscope",
+				"/proc/PID/maps, its reservation not seen (made before the "
+				"attach, or --no-mmap)",
 		      nv_u(r, "samples"), GEN_HEAP_NAME);
 	if ((size_t)n < len && nv_u(r, "grace"))
 		n += snprintf(buf + n, len - n,
