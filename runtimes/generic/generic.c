@@ -69,7 +69,7 @@ struct gen_vm *gen_vm_get(struct generic *g, struct os_aspace *as)
 
 void gen_heap_update(struct gen_vm *v)
 {
-	if (os_gen_resv_largest(&v->resvs, &v->heap_lo, &v->heap_hi)) {
+	if (os_gen_resv_heap(&v->resvs, &v->heap_lo, &v->heap_hi)) {
 		v->heap_from = GEN_HEAP_EVENTS;
 	} else if (v->maps_hi > v->maps_lo) {
 		v->heap_lo = v->maps_lo;

@@ -4,10 +4,11 @@
  * ("Unknown JVMs") says what it does and why:
  * - a process is a VM when a VM library is mapped in it
  *   (os_gen_vm_library);
- * - its managed heap is the largest address-space reservation (PROT_NONE,
- *   MAP_NORESERVE, anonymous) that code of a VM library made, from the mmap
- *   events (launch mode), else the largest partly uncommitted anonymous
- *   region of /proc/PID/maps (attach mode: the reservation came before);
+ * - its managed heap is the address-space reservation (PROT_NONE,
+ *   MAP_NORESERVE, anonymous) made by code of a VM library with the most
+ *   memory committed in it since, from the mmap events (launch mode), else
+ *   the partly uncommitted anonymous region of /proc/PID/maps with the
+ *   most committed (attach mode: the reservation came before);
  * - a sample there is charged to one synthetic context, "[managed heap of
  *   an unknown runtime: objects not identified]", never to the mappings the
  *   heap was made of: no managed object is known (class, allocation site,
@@ -61,9 +62,11 @@ size_t os_generic_render_note(const struct os_profile *p, const struct os_note_c
  * libjvm*.so. */
 bool os_gen_vm_library(const char *path);
 
-/* Address-space reservations of a VM (launch mode, from mmap events). */
+/* Address-space reservations of a VM (launch mode, from mmap events), and
+ * how much was committed in each since (mmaps with MAP_FIXED over them). */
 struct os_gen_resv {
 	uint64_t lo, hi;
+	uint64_t committed;
 };
 
 struct os_gen_resvs {
@@ -76,21 +79,31 @@ int os_gen_resv_add(struct os_gen_resvs *r, uint64_t lo, uint64_t hi);
 /* munmap of [lo, hi): the reservations lose what they had there (a cut in
  * the middle keeps the larger side: a heap is trimmed at its ends). */
 void os_gen_resv_cut(struct os_gen_resvs *r, uint64_t lo, uint64_t hi);
-/* The largest reservation; false when there is none. */
-bool os_gen_resv_largest(const struct os_gen_resvs *r, uint64_t *lo, uint64_t *hi);
+/* A mapping [lo, hi) made over a reservation (MAP_FIXED): committed when
+ * accessible, uncommitted when PROT_NONE (the part inside it counts). */
+void os_gen_resv_commit(struct os_gen_resvs *r, uint64_t lo, uint64_t hi, bool accessible);
+/* The heap among the reservations: the one with the most memory committed
+ * in it (a managed heap holds the bulk of a VM's memory from its start: its
+ * initial size is committed at once), the largest among equals; false when
+ * there is none. Not simply the largest: a heap may be smaller than other
+ * reservations of its VM (HotSpot's class space is 1 GiB). */
+bool os_gen_resv_heap(const struct os_gen_resvs *r, uint64_t *lo, uint64_t *hi);
 void os_gen_resv_free(struct os_gen_resvs *r);
 
 /* One walk over /proc/PID/maps (os_gen_maps_add for every entry in
  * address order, then os_gen_maps_end): whether a VM library is mapped
- * (vm_lib: its base name, the first one), and the largest region of
- * adjacent private anonymous mappings with an uncommitted (---p) part: a
- * reservation committed piecewise, the maps' view of a managed heap. */
+ * (vm_lib: its base name, the first one), and among the regions of
+ * adjacent private anonymous mappings with an uncommitted (---p) part (a
+ * reservation committed piecewise) the one with the most committed (the
+ * other parts), the largest among equals: the maps' view of a managed
+ * heap, by the rule of os_gen_resv_heap. */
 struct os_gen_maps {
 	bool vm;
 	char vm_lib[64];
-	uint64_t heap_lo, heap_hi;   /* the largest such region, 0 0: none */
+	uint64_t heap_lo, heap_hi;   /* the region chosen, 0 0: none */
+	uint64_t heap_committed;
 	/* the region being walked */
-	uint64_t cur_lo, cur_hi;
+	uint64_t cur_lo, cur_hi, cur_committed;
 	bool cur_reserved;
 };
 

@@ -20,8 +20,8 @@
 /* Where the heap's bounds come from (note figure "from"). */
 enum gen_heap_from {
 	GEN_HEAP_NONE = 0,
-	GEN_HEAP_EVENTS = 1, /* the largest reservation by the VM's library (mmap events) */
-	GEN_HEAP_MAPS = 2,   /* the largest partly uncommitted anonymous region of the maps */
+	GEN_HEAP_EVENTS = 1, /* the VM library's reservation most committed (mmap events) */
+	GEN_HEAP_MAPS = 2,   /* the maps' partly uncommitted region most committed */
 };
 
 /* What became of the perf map (note figure "map"). */

@@ -88,11 +88,11 @@ static int note_heap(struct gen_nr r, char *buf, size_t len)
 		      "are shown as \"%s\" with their access paths",
 		      lo, hi, (hi - lo) >> 20,
 		      nv_u(r, "from") == GEN_HEAP_EVENTS
-			      ? "the largest address-space reservation (PROT_NONE, MAP_NORESERVE) "
-				"the VM's library made"
-			      : "the largest partly uncommitted anonymous region of its "
-				"/proc/PID/maps, its reservation not seen (made before the "
-				"attach, or --no-mmap)",
+			      ? "of the address-space reservations (PROT_NONE, MAP_NORESERVE) the "
+				"VM's library made, the one with the most memory committed in it"
+			      : "of the partly uncommitted anonymous regions of its "
+				"/proc/PID/maps, the one with the most committed, its "
+				"reservation not seen (made before the attach, or --no-mmap)",
 		      nv_u(r, "samples"), GEN_HEAP_NAME);
 	if ((size_t)n < len && nv_u(r, "grace"))
 		n += snprintf(buf + n, len - n,

@@ -1,7 +1,7 @@
 /* generic_probe.c - what the mappings of a process say, for the generic
  * adapter: whether it is a VM (a VM library mapped), which reservations its
- * VM made (op mapping: the mmap events of launch mode, the caller of mmap
- * in a VM library) and the maps' own view of its heap (op sample_taken:
+ * VM made and how much it committed in each (op mapping: the mmap events of
+ * launch mode, the caller of mmap in a VM library) and the maps' own view of its heap (op sample_taken:
  * /proc/PID/maps read at its first sample, again later while no heap is
  * known: attach mode, where the reservation came before). */
 #include "runtimes/generic/generic_int.h"
@@ -111,6 +111,12 @@ void gen_mapping(struct os_runtime *rt, struct os_aspace *as, const struct os_ev
 		return;
 	prot = (uint32_t)ev->aux;
 	flags = (uint32_t)(ev->aux >> 32);
+	/* committed (or given back) inside a reservation: which one is the heap */
+	if ((flags & MAP_FIXED) && v->resvs.n) {
+		os_gen_resv_commit(&v->resvs, ev->addr, ev->addr + ev->size, prot != PROT_NONE);
+		gen_heap_update(v);
+		return;
+	}
 	/* a reservation: address space only, committed later piecewise */
 	if (prot != PROT_NONE || !(flags & MAP_NORESERVE) || (flags & MAP_FIXED) || !ev->nframes)
 		return;

@@ -64,7 +64,7 @@ int os_gen_resv_add(struct os_gen_resvs *r, uint64_t lo, uint64_t hi)
 	if (!v)
 		return -ENOMEM;
 	r->v = v;
-	r->v[r->n++] = (struct os_gen_resv){ lo, hi };
+	r->v[r->n++] = (struct os_gen_resv){ lo, hi, 0 };
 	return 0;
 }
 
@@ -93,13 +93,32 @@ void os_gen_resv_cut(struct os_gen_resvs *r, uint64_t lo, uint64_t hi)
 	}
 }
 
-bool os_gen_resv_largest(const struct os_gen_resvs *r, uint64_t *lo, uint64_t *hi)
+void os_gen_resv_commit(struct os_gen_resvs *r, uint64_t lo, uint64_t hi, bool accessible)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		struct os_gen_resv *e = &r->v[i];
+		uint64_t a = lo > e->lo ? lo : e->lo, b = hi < e->hi ? hi : e->hi;
+
+		if (a >= b)
+			continue;
+		if (accessible)
+			e->committed += b - a;
+		else
+			e->committed -= b - a < e->committed ? b - a : e->committed;
+	}
+}
+
+bool os_gen_resv_heap(const struct os_gen_resvs *r, uint64_t *lo, uint64_t *hi)
 {
 	const struct os_gen_resv *best = NULL;
 
-	for (size_t i = 0; i < r->n; i++)
-		if (!best || r->v[i].hi - r->v[i].lo > best->hi - best->lo)
-			best = &r->v[i];
+	for (size_t i = 0; i < r->n; i++) {
+		const struct os_gen_resv *e = &r->v[i];
+
+		if (!best || e->committed > best->committed ||
+		    (e->committed == best->committed && e->hi - e->lo > best->hi - best->lo))
+			best = e;
+	}
 	if (!best)
 		return false;
 	*lo = best->lo;
@@ -118,15 +137,19 @@ void os_gen_maps_init(struct os_gen_maps *m)
 	memset(m, 0, sizeof(*m));
 }
 
-/* The region walked so far ends: the largest reserved one is kept. */
+/* The region walked so far ends: the reserved one with the most committed
+ * (the largest among equals) is kept. */
 static void region_close(struct os_gen_maps *m)
 {
 	if (m->cur_hi > m->cur_lo && m->cur_reserved &&
-	    m->cur_hi - m->cur_lo > m->heap_hi - m->heap_lo) {
+	    (m->cur_committed > m->heap_committed ||
+	     (m->cur_committed == m->heap_committed &&
+	      m->cur_hi - m->cur_lo > m->heap_hi - m->heap_lo))) {
 		m->heap_lo = m->cur_lo;
 		m->heap_hi = m->cur_hi;
+		m->heap_committed = m->cur_committed;
 	}
-	m->cur_lo = m->cur_hi = 0;
+	m->cur_lo = m->cur_hi = m->cur_committed = 0;
 	m->cur_reserved = false;
 }
 
@@ -153,6 +176,8 @@ void os_gen_maps_add(struct os_gen_maps *m, const struct os_maps_entry *e)
 	m->cur_hi = e->end;
 	if (e->perms[0] == '-' && e->perms[1] == '-')
 		m->cur_reserved = true;
+	else
+		m->cur_committed += e->end - e->start;
 }
 
 void os_gen_maps_end(struct os_gen_maps *m)

@@ -54,39 +54,54 @@ Test(generic, thread_kinds_by_names_common_to_vms)
 	cr_expect_eq(os_gen_thread_kind(NULL), -1);
 }
 
-Test(generic, reservations_replaced_trimmed_and_the_largest)
+Test(generic, reservations_replaced_trimmed_committed_and_the_heap)
 {
 	struct os_gen_resvs r = { 0 };
 	uint64_t lo, hi;
 
-	cr_expect_not(os_gen_resv_largest(&r, &lo, &hi));
+	cr_expect_not(os_gen_resv_heap(&r, &lo, &hi));
 	cr_assert_eq(os_gen_resv_add(&r, 0x1000000, 0x2000000), 0);
 	cr_assert_eq(os_gen_resv_add(&r, 0x80000000, 0x100000000), 0);
 	cr_assert_eq(os_gen_resv_add(&r, 0x200000000, 0x240000000), 0);
-	cr_assert(os_gen_resv_largest(&r, &lo, &hi));
+	cr_assert(os_gen_resv_heap(&r, &lo, &hi));
 	cr_expect_eq(lo, 0x80000000);
 	cr_expect_eq(hi, 0x100000000);
 	/* trimmed at its top (HotSpot reserves more, then unmaps the rest) */
 	os_gen_resv_cut(&r, 0xf0000000, 0x100000000);
-	cr_assert(os_gen_resv_largest(&r, &lo, &hi));
+	cr_assert(os_gen_resv_heap(&r, &lo, &hi));
 	cr_expect_eq(hi, 0xf0000000);
 	/* and at its bottom */
 	os_gen_resv_cut(&r, 0x70000000, 0x90000000);
-	cr_assert(os_gen_resv_largest(&r, &lo, &hi));
+	cr_assert(os_gen_resv_heap(&r, &lo, &hi));
 	cr_expect_eq(lo, 0x90000000);
 	/* a hole keeps the larger side */
 	os_gen_resv_cut(&r, 0xa0000000, 0xa0001000);
-	cr_assert(os_gen_resv_largest(&r, &lo, &hi));
+	cr_assert(os_gen_resv_heap(&r, &lo, &hi));
 	cr_expect_eq(lo, 0xa0001000);
 	cr_expect_eq(hi, 0xf0000000);
 	/* a new mapping over one replaces it */
 	cr_assert_eq(os_gen_resv_add(&r, 0xa0001000, 0xa0002000), 0);
-	cr_assert(os_gen_resv_largest(&r, &lo, &hi));
+	cr_assert(os_gen_resv_heap(&r, &lo, &hi));
 	cr_expect_eq(lo, 0x200000000, "0x%llx", (unsigned long long)lo);
+	/* the most committed wins over the largest (a heap smaller than a
+	 * class space), and loses what is uncommitted */
+	os_gen_resv_commit(&r, 0x1000000, 0x1800000, true);
+	cr_assert(os_gen_resv_heap(&r, &lo, &hi));
+	cr_expect_eq(lo, 0x1000000, "0x%llx", (unsigned long long)lo);
+	os_gen_resv_commit(&r, 0x200000000, 0x200100000, true);
+	cr_assert(os_gen_resv_heap(&r, &lo, &hi));
+	cr_expect_eq(lo, 0x1000000, "8 MiB committed against 1 MiB");
+	os_gen_resv_commit(&r, 0x1000000, 0x1780000, false);
+	cr_assert(os_gen_resv_heap(&r, &lo, &hi));
+	cr_expect_eq(lo, 0x200000000, "0.5 MiB left against 1 MiB");
+	os_gen_resv_commit(&r, 0x1000000, 0x2000000, false);
+	os_gen_resv_commit(&r, 0x1000000, 0x2000000, false); /* never below 0 */
+	cr_assert(os_gen_resv_heap(&r, &lo, &hi));
+	cr_expect_eq(lo, 0x200000000);
 	/* gone entirely */
 	os_gen_resv_cut(&r, 0x200000000, 0x240000000);
-	cr_assert(os_gen_resv_largest(&r, &lo, &hi));
-	cr_expect_eq(lo, 0x1000000);
+	cr_assert(os_gen_resv_heap(&r, &lo, &hi));
+	cr_expect_eq(lo, 0x1000000, "0x%llx", (unsigned long long)lo);
 	os_gen_resv_free(&r);
 }
 
@@ -122,6 +137,20 @@ Test(generic, maps_view_of_a_heap)
 	cr_expect(m.vm);
 	cr_expect_str_eq(m.vm_lib, "libjvm.so");
 	cr_expect_eq(m.heap_lo, 0x80000000, "0x%llx", (unsigned long long)m.heap_lo);
+	cr_expect_eq(m.heap_hi, 0x100000000, "0x%llx", (unsigned long long)m.heap_hi);
+
+	/* a heap smaller than the class space: the most committed wins */
+	os_gen_maps_init(&m);
+	cr_assert_eq(os_maps_foreach_text(
+			     "e0000000-f7000000 rw-p 00000000 00:00 0 \n"
+			     "f7000000-100000000 ---p 00000000 00:00 0 \n"
+			     "7f18ff000000-7f18ff100000 rw-p 00000000 00:00 0 \n"
+			     "7f18ff100000-7f1940000000 ---p 00000000 00:00 0 \n"
+			     "7f3bacc52000-7f3bad9aa000 r-xp 00252000 fe:00 5 /jvm/libjvm.so\n",
+			     maps_cb, &m),
+		     0);
+	os_gen_maps_end(&m);
+	cr_expect_eq(m.heap_lo, 0xe0000000, "0x%llx", (unsigned long long)m.heap_lo);
 	cr_expect_eq(m.heap_hi, 0x100000000, "0x%llx", (unsigned long long)m.heap_hi);
 
 	/* no VM library, no uncommitted part: no heap */
