@@ -278,6 +278,23 @@ static uint32_t dp_miss(void *arg, struct os_aspace *as, uint64_t addr)
 	return rt->ops->heap_miss(rt, as, addr);
 }
 
+/* Tasks and attribution over this very process, rt their runtime (made
+ * with &at): its address space. */
+static struct os_aspace *over_us(struct os_runtime *rt, struct os_symbolizer *sym)
+{
+	struct os_aspace *as;
+
+	cr_assert_not_null(rt);
+	os_tasks_init(&tasks, sym);
+	cr_assert_eq(os_attrib_init(&at, &tasks), 0);
+	at.rt = rt;
+	at.heap_miss = dp_miss;
+	at.heap_miss_arg = rt;
+	as = os_tasks_aspace(&tasks, (uint32_t)getpid());
+	cr_assert_not_null(as);
+	return as;
+}
+
 Test(generic, heap_from_the_vms_reservations)
 {
 	void *jvm = load_libjvm();
@@ -294,15 +311,8 @@ Test(generic, heap_from_the_vms_reservations)
 		cr_skip_test("no libjvm.so under /usr/lib/jvm/*/lib/server");
 	in_jvm = (uint64_t)(uintptr_t)dlsym(jvm, "JNI_CreateJavaVM");
 	cr_assert_neq(in_jvm, 0);
-	os_tasks_init(&tasks, NULL);
-	cr_assert_eq(os_attrib_init(&at, &tasks), 0);
 	g = os_generic_new(&at, NULL, 0);
-	cr_assert_not_null(g);
-	at.rt = g;
-	at.heap_miss = dp_miss;
-	at.heap_miss_arg = g;
-	as = os_tasks_aspace(&tasks, pid);
-	cr_assert_not_null(as);
+	as = over_us(g, NULL);
 	/* before any reservation: no heap */
 	cr_expect_not(g->ops->in_heap(g, as->id, heap + 0x1000));
 	/* the VM's: 1 GiB (the heap) and 256 MiB; libc's arena of 2 GiB is not the VM's */
@@ -426,14 +436,9 @@ Test(generic, forced_adapter_counts_gc_copies_in_the_heap)
 		os_generic_wanted(NULL);
 		cr_skip_test("no libjvm.so under /usr/lib/jvm/*/lib/server");
 	}
-	os_tasks_init(&tasks, NULL);
-	cr_assert_eq(os_attrib_init(&at, &tasks), 0);
 	g = os_generic_create(&at, NULL); /* forced: os_generic_wanted saw it */
 	os_generic_wanted(NULL);
-	cr_assert_not_null(g);
-	at.rt = g;
-	as = os_tasks_aspace(&tasks, pid);
-	cr_assert_not_null(as);
+	as = over_us(g, NULL);
 	mmap_event(pid, heap, gib, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
 		   (uint64_t)(uintptr_t)dlsym(jvm, "JNI_CreateJavaVM"));
 	move_event(g, as, heap + 0x1000, heap + 0x100000, 4096);
@@ -481,19 +486,12 @@ Test(generic, auto_mode_yields_to_a_specific_runtime)
 
 	if (!jvm)
 		cr_skip_test("no libjvm.so under /usr/lib/jvm/*/lib/server");
-	os_tasks_init(&tasks, NULL);
-	cr_assert_eq(os_attrib_init(&at, &tasks), 0);
 	g = os_generic_new(&at, NULL, 3600ULL * 1000000000ULL); /* a grace never over */
 	cr_assert_not_null(g);
 	rts[0] = &specific;
 	rts[1] = g;
 	d = os_runtimes_of(rts, 2);
-	cr_assert_not_null(d);
-	at.rt = d;
-	at.heap_miss = dp_miss;
-	at.heap_miss_arg = d;
-	as = os_tasks_aspace(&tasks, pid);
-	cr_assert_not_null(as);
+	as = over_us(d, NULL);
 	mmap_event(pid, heap, 1ULL << 30, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
 		   (uint64_t)(uintptr_t)dlsym(jvm, "JNI_CreateJavaVM"));
 	cr_expect(d->ops->in_heap(d, as->id, heap + 0x10), "nobody owns it: the generic answers");
@@ -518,7 +516,6 @@ Test(generic, perf_map_checked_before_it_is_read)
 	uint32_t pid = (uint32_t)getpid();
 	struct os_symbolizer *sym;
 	struct os_runtime *g;
-	struct os_aspace *as;
 	struct os_profile *p;
 	char path[64], buf[1024];
 	FILE *f;
@@ -538,13 +535,8 @@ Test(generic, perf_map_checked_before_it_is_read)
 		}
 		sym = os_sym_new();
 		cr_assert_not_null(sym);
-		os_tasks_init(&tasks, sym);
-		cr_assert_eq(os_attrib_init(&at, &tasks), 0);
 		g = os_generic_new(&at, sym, 0);
-		cr_assert_not_null(g);
-		at.rt = g;
-		as = os_tasks_aspace(&tasks, pid);
-		cr_assert_not_null(as);
+		over_us(g, sym);
 		mmap_event(pid, 0x7e0000000000ULL, 1ULL << 30, PROT_NONE,
 			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
 			   (uint64_t)(uintptr_t)dlsym(jvm, "JNI_CreateJavaVM"));
