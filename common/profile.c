@@ -458,6 +458,24 @@ bool os_profile_note_val(const struct os_profile *p, const struct os_note_counte
 	return false;
 }
 
+uint64_t os_profile_note_num(const struct os_profile *p, const struct os_note_counters *g,
+			     const char *key)
+{
+	uint64_t v = 0;
+
+	return os_profile_note_val(p, g, key, OS_NV_U64, &v) ? v : 0;
+}
+
+const char *os_profile_note_text(const struct os_profile *p, const struct os_note_counters *g,
+				 const char *key)
+{
+	uint64_t v = 0;
+
+	if (!os_profile_note_val(p, g, key, OS_NV_STR, &v) || v >= p->nstrings)
+		return "";
+	return p->strings[v];
+}
+
 /* The figures of g as "kind: key value, ..." (no renderer knows it). */
 static size_t note_plain(const struct os_profile *p, const struct os_note_counters *g, char *buf,
 			 size_t len)

@@ -313,6 +313,12 @@ int os_profile_note_str(struct os_profile *p, uint32_t g, const char *key, const
 bool os_profile_note_val(const struct os_profile *p, const struct os_note_counters *g,
 			 const char *key, uint32_t type, uint64_t *v);
 double os_profile_note_f64_of(uint64_t bits);
+/* The number (OS_NV_U64) or string (OS_NV_STR) figure key of group g: 0 or
+ * "" when it is not there (a renderer's reads). */
+uint64_t os_profile_note_num(const struct os_profile *p, const struct os_note_counters *g,
+			     const char *key);
+const char *os_profile_note_text(const struct os_profile *p, const struct os_note_counters *g,
+				 const char *key);
 
 /* Renders each group of p->note_counters through render (into buf, its
  * length > 0, or 0 when it knows no such sentence: then the figures are

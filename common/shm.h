@@ -127,6 +127,8 @@ struct os_slot {
 /* Flags in os_shm_header.flags (set by the collector before launch). */
 #define OS_SHM_F_TRACK_MMAP  0x1  /* report anonymous mmaps as objects */
 #define OS_SHM_F_MOVES       0x2  /* a runtime adapter wants memcpy/memmove moves */
+#define OS_SHM_F_RT_GENERIC  0x4  /* --runtime generic: runtime-specific in-target sides
+				   * stay off (runtimes/generic/) */
 
 struct os_shm_header {
 	uint64_t magic;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attacher/cli/options.h"
 #include "attacher/core/attrib.h"
 #include "attacher/core/tasks.h"
 #include "common/grow.h"
@@ -61,6 +62,10 @@ static bool dp_prepare(struct os_runtime *rt, struct os_aspace *as, const struct
 		if (r->ops->claim && !r->ops->claim(r, as, ev))
 			continue;
 		set_owner(d, as->id, i);
+		/* the others may have watched it while nobody owned it */
+		for (size_t k = 0; k < d->n; k++)
+			if (k != i && d->rts[k]->ops->forget)
+				d->rts[k]->ops->forget(d->rts[k], as->id);
 		return r->ops->prepare ? r->ops->prepare(r, as, ev, oe) : false;
 	}
 	return false;
@@ -167,12 +172,55 @@ static void dp_apply(struct os_runtime *rt, struct os_aspace *as, const struct o
 		r->ops->apply(r, as, oe);
 }
 
+static void dp_mapping(struct os_runtime *rt, struct os_aspace *as, const struct os_event *ev)
+{
+	struct dispatch *d = dp_of(rt);
+	struct os_runtime *r = owner(d, as->id);
+
+	if (r) {
+		if (r->ops->mapping)
+			r->ops->mapping(r, as, ev);
+		return;
+	}
+	for (size_t i = 0; i < d->n; i++)
+		if (d->rts[i]->ops->mapping)
+			d->rts[i]->ops->mapping(d->rts[i], as, ev);
+}
+
+static bool dp_heap_opaque(struct os_runtime *rt, uint32_t asid, uint64_t addr)
+{
+	struct dispatch *d = dp_of(rt);
+	struct os_runtime *r = owner(d, asid);
+
+	if (r)
+		return r->ops->heap_opaque && r->ops->heap_opaque(r, asid, addr);
+	for (size_t i = 0; i < d->n; i++) {
+		r = d->rts[i];
+		if (r->ops->heap_opaque && r->ops->heap_opaque(r, asid, addr))
+			return true;
+	}
+	return false;
+}
+
 static uint32_t dp_heap_miss(struct os_runtime *rt, struct os_aspace *as, uint64_t addr)
 {
-	struct os_runtime *r = owner(dp_of(rt), as->id);
+	struct dispatch *d = dp_of(rt);
+	struct os_runtime *r = owner(d, as->id);
 
-	/* only a runtime's own heap has samples in_heap: its address space is owned */
-	return r && r->ops->heap_miss ? r->ops->heap_miss(r, as, addr) : OS_NONE;
+	if (r)
+		return r->ops->heap_miss ? r->ops->heap_miss(r, as, addr) : OS_NONE;
+	/* a runtime known from its mappings alone owns no address space */
+	for (size_t i = 0; i < d->n; i++) {
+		uint32_t ci;
+
+		r = d->rts[i];
+		if (!r->ops->heap_miss)
+			continue;
+		ci = r->ops->heap_miss(r, as, addr);
+		if (ci != OS_NONE)
+			return ci;
+	}
+	return OS_NONE;
 }
 
 /* os_attrib.heap_miss over the dispatcher. */
@@ -321,6 +369,8 @@ static const struct os_runtime_ops dispatch_ops = {
 	.sample_taken = dp_sample_taken,
 	.apply = dp_apply,
 	.heap_miss = dp_heap_miss,
+	.mapping = dp_mapping,
+	.heap_opaque = dp_heap_opaque,
 	.sample_addr = dp_sample_addr,
 	.in_heap = dp_in_heap,
 	.before_symbolize = dp_before_symbolize,
@@ -351,6 +401,11 @@ struct os_runtime *os_runtimes_of(struct os_runtime *const *rts, size_t n)
 	memcpy(d->rts, rts, n * sizeof(*rts));
 	d->n = n;
 	return &d->rt;
+}
+
+bool os_runtime_selected(const struct os_opts *o, const char *name)
+{
+	return !o || !o->runtime || strcmp(o->runtime, name) == 0;
 }
 
 /* Whether options o want runtime i of the registry. */

@@ -5,11 +5,15 @@
  */
 #include "runtimes/runtime.h"
 
+#include "runtimes/generic/generic.h"
 #include "runtimes/hotspot/hotspot.h"
 
 const struct os_runtime_factory os_runtimes[] = {
 	{ .name = "hotspot", .create = os_hotspot_create, .launch_env = os_hotspot_launch_env,
-	  .render_note = os_hotspot_render_note },
+	  .render_note = os_hotspot_render_note, .wanted = os_hotspot_wanted },
+	/* the catch-all: any VM no adapter above claims */
+	{ .name = "generic", .create = os_generic_create, .render_note = os_generic_render_note,
+	  .wanted = os_generic_wanted, .shm_flags = os_generic_shm_flags },
 };
 
 const size_t os_nruntimes = sizeof(os_runtimes) / sizeof(os_runtimes[0]);

@@ -125,6 +125,20 @@ struct os_runtime_ops {
 	 * (attrib.h os_attrib.heap_miss, which the dispatcher of
 	 * os_runtimes_new takes). */
 	uint32_t (*heap_miss)(struct os_runtime *rt, struct os_aspace *as, uint64_t addr);
+	/* Drain time: an anonymous mapping of as was made, cut or moved
+	 * (OS_EV_MMAP, its allocation path in ev->frames; OS_EV_MUNMAP;
+	 * OS_EV_MREMAP) and is about to be tracked by the generic code as
+	 * usual: a runtime that finds its managed heap from the mappings
+	 * (runtimes/generic/) watches them here. */
+	void (*mapping)(struct os_runtime *rt, struct os_aspace *as, const struct os_event *ev);
+	/* Time order: whether the managed heap of asid at addr (in_heap) holds
+	 * objects that no adapter tracks (a runtime known from its mappings
+	 * alone): such a sample goes to heap_miss even where a native mapping
+	 * covers it, for the mappings the heap was made of are no objects. */
+	bool (*heap_opaque)(struct os_runtime *rt, uint32_t asid, uint64_t addr);
+	/* Drain time: another runtime claimed asid; this one drops what it
+	 * kept for it and answers "do not know" for it from now on. */
+	void (*forget)(struct os_runtime *rt, uint32_t asid);
 	/* Applies a prepared event in time order. */
 	void (*apply)(struct os_runtime *rt, struct os_aspace *as, const struct os_obj_event *oe);
 	/* Canonical form of a sampled data address of asid (ZGC colors). */
@@ -206,6 +220,10 @@ extern const size_t os_nruntimes;
  * all. */
 struct os_runtime *os_runtimes_new(struct os_attrib *a, struct os_symbolizer *sym,
 				   const struct os_opts *o);
+/* Whether options o select runtime name: --runtime auto (o->runtime
+ * NULL, or o NULL) selects every runtime, --runtime NAME that one alone
+ * (for a factory's wanted). */
+bool os_runtime_selected(const struct os_opts *o, const char *name);
 /* The OS_SHM_F_* bits of the runtimes options o want (shm_flags). */
 uint32_t os_runtimes_shm_flags(const struct os_opts *o);
 

@@ -47,9 +47,10 @@ static void child_exec(char **cmd, const char *lib, const char *shm, const struc
 		snprintf(preload, sizeof(preload), "%s", lib);
 	setenv("LD_PRELOAD", preload, 1);
 	setenv(OS_SHM_ENV, shm, 1);
-	/* the runtimes' options, read by their in-target sides */
+	/* the options of the runtimes wanted, read by their in-target sides */
 	for (size_t i = 0; i < os_nruntimes; i++)
-		if (os_runtimes[i].launch_env)
+		if (os_runtimes[i].launch_env &&
+		    (!os_runtimes[i].wanted || os_runtimes[i].wanted(o)))
 			os_runtimes[i].launch_env(o);
 	/* wait until the collector's events are in place */
 	while (read(go_fd, &c, 1) < 0 && errno == EINTR)

@@ -11,10 +11,11 @@
 #include "attacher/watch/watch.h"
 #include "common/log.h"
 #include "common/shm.h"
+#include "runtimes/runtime.h"
 
 enum { OPT_MIN_SIZE = 256, OPT_RING_KB, OPT_THREADS, OPT_PROGRESS, OPT_NO_MMAP, OPT_REPLICAS,
        OPT_LIFETIMES, OPT_REUSE, OPT_NUMA, OPT_PERF_PAGES, OPT_CALL_GRAPH, OPT_JAVA_OBJECTS, OPT_WATCH_ROUTE,
-       OPT_JAVA_TLAB, OPT_DEBUG_LINES, OPT_JAVA_FP, OPT_JIT_THREADS };
+       OPT_JAVA_TLAB, OPT_DEBUG_LINES, OPT_JAVA_FP, OPT_JIT_THREADS, OPT_RUNTIME };
 
 static const struct option longopts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -33,6 +34,7 @@ static const struct option longopts[] = {
 	{ "java-tlab", required_argument, NULL, OPT_JAVA_TLAB },
 	{ "java-frame-pointers", no_argument, NULL, OPT_JAVA_FP },
 	{ "jit-threads", no_argument, NULL, OPT_JIT_THREADS },
+	{ "runtime", required_argument, NULL, OPT_RUNTIME },
 	{ "replicas", no_argument, NULL, OPT_REPLICAS },
 	{ "watch-route", required_argument, NULL, OPT_WATCH_ROUTE },
 	{ "lifetimes", no_argument, NULL, OPT_LIFETIMES },
@@ -44,8 +46,22 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/* The registry's names, ", " between them. */
+static const char *runtime_names(char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < os_nruntimes && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? ", " : "",
+				       os_runtimes[i].name);
+	return buf;
+}
+
 void os_opts_usage(const char *cmd)
 {
+	char names[256];
+
 	if (!strcmp(cmd, "attach"))
 		printf("usage: objscope attach [options] [-o FILE] [-d SECONDS] PID\n");
 	else
@@ -76,6 +92,12 @@ void os_opts_usage(const char *cmd)
 	       "      --jit-threads     JVMs: also decode and attribute the samples of JIT\n"
 	       "                        compiler threads (their own arenas: JVM internals); by\n"
 	       "                        default they are only counted, per thread\n"
+	       "      --runtime NAME    the runtime adapter: auto (the adapter that recognises\n"
+	       "                        the runtime, else the generic one) or one of:\n"
+	       "                        %s\n"
+	       "                        (generic: any JVM as an unknown one, managed heap from\n"
+	       "                        the mappings, JIT names from /tmp/perf-PID.map);\n"
+	       "                        default: $%s, else auto\n"
 	       "      --call-graph M    access paths: dwarf[,SIZE] (a copy of SIZE bytes of the\n"
 	       "                        stack per sample, default %u, at most %u, + CFI; the\n"
 	       "                        default) or fp (frame pointers only: cheaper, shorter\n"
@@ -94,8 +116,30 @@ void os_opts_usage(const char *cmd)
 	       "      --watch-route R   watchpoints through perf breakpoint events (perf,\n"
 	       "                        default) or ptrace debug registers (ptrace)\n",
 	       OS_DEFAULT_OUTPUT, OS_DEFAULT_FREQ, OS_MAX_DURATION, OS_DEFAULT_MIN_SIZE, OS_DEFAULT_JAVA_TLAB,
-	       OS_JAVA_TLAB_MIN, OS_JAVA_TLAB_MAX, OS_DEFAULT_STACK_COPY, OS_MAX_STACK_COPY,
+	       OS_JAVA_TLAB_MIN, OS_JAVA_TLAB_MAX, runtime_names(names, sizeof(names)),
+	       OS_RUNTIME_ENV, OS_DEFAULT_STACK_COPY, OS_MAX_STACK_COPY,
 	       OS_DEFAULT_RING_BYTES / 1024, OS_DEFAULT_SLOTS);
+}
+
+/* --runtime NAME (or $OBJSCOPE_RUNTIME, from): "auto" (NULL) or a name of
+ * the registry (runtimes/registry.c). */
+static int parse_runtime(struct os_opts *o, const char *s, const char *from)
+{
+	char names[256];
+
+	if (!strcmp(s, "auto")) {
+		o->runtime = NULL;
+		return 0;
+	}
+	for (size_t i = 0; i < os_nruntimes; i++) {
+		if (!strcmp(s, os_runtimes[i].name)) {
+			o->runtime = os_runtimes[i].name;
+			return 0;
+		}
+	}
+	os_err("%s '%s' is not a runtime: auto, or one of %s", from, s,
+	       runtime_names(names, sizeof(names)));
+	return -1;
 }
 
 static int parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
@@ -116,6 +160,7 @@ static int parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi, u
 
 int os_opts_parse(struct os_opts *o, const char *cmd, int argc, char **argv)
 {
+	bool runtime_given = false;
 	uint64_t v;
 	int c, arg = 1;
 
@@ -244,6 +289,11 @@ int os_opts_parse(struct os_opts *o, const char *cmd, int argc, char **argv)
 		case OPT_JIT_THREADS:
 			o->jit_threads = true;
 			break;
+		case OPT_RUNTIME:
+			if (parse_runtime(o, optarg, "--runtime"))
+				return -1;
+			runtime_given = true;
+			break;
 		case OPT_REPLICAS:
 			o->replicas = true;
 			break;
@@ -299,5 +349,9 @@ int os_opts_parse(struct os_opts *o, const char *cmd, int argc, char **argv)
 		}
 		arg = optind;
 	}
+	/* the environment's choice, when the command line made none */
+	if (!runtime_given && getenv(OS_RUNTIME_ENV) &&
+	    parse_runtime(o, getenv(OS_RUNTIME_ENV), "$" OS_RUNTIME_ENV))
+		return -1;
 	return optind;
 }

@@ -15,6 +15,7 @@
 #define OS_DEFAULT_JAVA_TLAB 16384 /* = OS_JAVA_TLAB_DEFAULT (hotspot_abi.h) */
 #define OS_JAVA_TLAB_MIN 1024
 #define OS_JAVA_TLAB_MAX (256 * 1024) /* G1 caps TLABs at half a region (>= 512 KiB) */
+#define OS_RUNTIME_ENV "OBJSCOPE_RUNTIME" /* --runtime's default */
 
 struct os_opts {
 	const char *output;      /* -o */
@@ -38,6 +39,8 @@ struct os_opts {
 	uint64_t java_tlab;      /* --java-tlab: hybrid mode's fixed TLAB size in bytes */
 	bool java_fp;            /* --java-frame-pointers: add -XX:+PreserveFramePointer */
 	bool jit_threads;        /* --jit-threads: decode and attribute JIT threads' samples */
+	const char *runtime;     /* --runtime NAME (or OBJSCOPE_RUNTIME): a name of
+				  * runtimes/registry.c, or NULL for auto */
 	int verbose;             /* -v */
 };
 

@@ -118,6 +118,9 @@ bool os_attrib_prepare(struct os_attrib *a, const struct os_event *ev, struct os
 	if (ev->type != OS_EV_ALLOC && ev->type != OS_EV_FREE && ev->type != OS_EV_REALLOC &&
 	    ev->type != OS_EV_MMAP && ev->type != OS_EV_MUNMAP && ev->type != OS_EV_MREMAP)
 		return a->rt && a->rt->ops->prepare ? a->rt->ops->prepare(a->rt, as, ev, oe) : false;
+	if (ev->type != OS_EV_ALLOC && ev->type != OS_EV_FREE && ev->type != OS_EV_REALLOC &&
+	    a->rt && a->rt->ops->mapping)
+		a->rt->ops->mapping(a->rt, as, ev);
 	oe->type = ev->type;
 	oe->addr = ev->addr;
 	oe->size = ev->size;
@@ -203,7 +206,7 @@ static uint32_t sample(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64
 	struct os_aspace *as = os_tasks_get(a->tasks, asid);
 	uint64_t val, ci, key, *slot;
 	double w;
-	bool managed;
+	bool managed, opaque;
 
 	*acc = OS_NONE;
 	if (!as)
@@ -211,7 +214,9 @@ static uint32_t sample(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64
 	if (a->rt && a->rt->ops->sample_addr)
 		addr = a->rt->ops->sample_addr(a->rt, asid, addr);
 	managed = a->rt && a->rt->ops->in_heap && a->rt->ops->in_heap(a->rt, asid, addr);
-	if (!os_iv_lookup(as->objects, addr, NULL, NULL, &val) &&
+	/* a heap whose objects nobody tracks: its own mappings are no objects */
+	opaque = managed && a->rt->ops->heap_opaque && a->rt->ops->heap_opaque(a->rt, asid, addr);
+	if ((opaque || !os_iv_lookup(as->objects, addr, NULL, NULL, &val)) &&
 	    (!managed || !a->heap_miss ||
 	     (val = a->heap_miss(a->heap_miss_arg, as, addr)) == OS_NONE || val >= a->nctx)) {
 		if (managed) {

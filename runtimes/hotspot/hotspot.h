@@ -58,6 +58,9 @@ struct os_runtime *os_hotspot_create(struct os_attrib *a, struct os_symbolizer *
 struct os_opts;
 void os_hotspot_launch_env(const struct os_opts *o);
 
+/* The registry's wanted (hotspot_attach.c): --runtime auto or hotspot. */
+bool os_hotspot_wanted(const struct os_opts *o);
+
 /* The registry's render_note (hotspot_notes.c): the sentences of the
  * notes the adapter kept as counters (kinds "hotspot.*"). */
 struct os_note_counters;

@@ -36,6 +36,11 @@ void os_hotspot_launch_env(const struct os_opts *o)
 		setenv(OS_JAVA_FP_ENV, "1", 1);
 }
 
+bool os_hotspot_wanted(const struct os_opts *o)
+{
+	return os_runtime_selected(o, "hotspot");
+}
+
 void os_hs_attached(struct os_runtime *rt, uint32_t pid, const struct os_rt_plan *plan)
 {
 	os_hotspot_attached(rt, pid, NULL, false, (int)(int32_t)plan->stacks, (int)plan->active);

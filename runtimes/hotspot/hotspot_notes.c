@@ -190,10 +190,7 @@ struct hs_nr {
 
 static unsigned long long nv_u(struct hs_nr r, const char *key)
 {
-	uint64_t v = 0;
-
-	os_profile_note_val(r.p, r.g, key, OS_NV_U64, &v);
-	return (unsigned long long)v;
+	return (unsigned long long)os_profile_note_num(r.p, r.g, key);
 }
 
 static double nv_f(struct hs_nr r, const char *key)
@@ -205,11 +202,7 @@ static double nv_f(struct hs_nr r, const char *key)
 
 static const char *nv_s(struct hs_nr r, const char *key)
 {
-	uint64_t v = 0;
-
-	if (!os_profile_note_val(r.p, r.g, key, OS_NV_STR, &v) || v >= r.p->nstrings)
-		return "";
-	return r.p->strings[v];
+	return os_profile_note_text(r.p, r.g, key);
 }
 
 static int note_objects(struct hs_nr r, char *note, size_t len)

@@ -5,10 +5,12 @@
  */
 #include "preload/adapter.h"
 
+#include "runtimes/generic/target/generic_attach.h"
 #include "runtimes/hotspot/target/hotspot_attach.h"
 
 const struct osp_runtime_attach *const osp_runtime_attaches[] = {
 	&osp_hs_attach,
+	&osp_gen_attach,
 };
 
 const size_t osp_nruntime_attaches = sizeof(osp_runtime_attaches) /

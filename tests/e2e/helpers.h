@@ -66,6 +66,11 @@ char *e2e_full_tmpfs(const char *dir);
 int e2e_record(const char *dir, const char *profile, const char *const opts[],
 	       const char *const argv[], struct e2e_result *res);
 
+/* Runs argv plainly, then under `objscope record opts -o profile`: asserts
+ * the same exit status, stdout and stderr (the program unchanged), and
+ * returns the JSON report of profile (asserted to parse). */
+json_object *e2e_record_unchanged(const char *dir, const char *profile, const char *const argv[],
+				  const char *const opts[]);
 /* Runs `objscope report --format json PROFILE` and parses its stdout.
  * Returns a new reference, or NULL with the reason in msg (size msglen). */
 json_object *e2e_report_json(const char *dir, const char *profile, char *msg, size_t msglen);

@@ -829,6 +829,9 @@ static void hs_install_at(void *handle, struct os_rt_plan *plan)
 
 	if (!create || !dlsym(handle, "gHotSpotVMStructs"))
 		return;
+	/* --runtime generic: the JVM is left to the generic adapter, untouched */
+	if (osp_hdr && (osp_hdr->flags & OS_SHM_F_RT_GENERIC))
+		return;
 	t = osp_enter(); /* our own allocations below pass through the hooks */
 	if (!t)
 		return;
