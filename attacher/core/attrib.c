@@ -83,6 +83,14 @@ static void born(struct os_attrib *a, struct os_aspace *as, const struct os_obj_
 
 	if (!ev->size)
 		return;
+	/* a managed heap's own mappings (its reservation, the commits of its
+	 * pieces) are no objects: the runtime's objects live in them, and a
+	 * sample there that no object holds is counted as a managed-heap
+	 * sample, never charged to the mapping's allocation path (issue 18) */
+	if (ev->type == OS_EV_MMAP && a->rt && a->rt->ops->in_heap &&
+	    (a->rt->ops->in_heap(a->rt, as->id, ev->addr) ||
+	     a->rt->ops->in_heap(a->rt, as->id, ev->addr + ev->size - 1)))
+		return;
 	ci = ev->node == OS_CCT_NONE ? OS_NONE : os_attrib_context(a, as->id, ev->node);
 	if (ci == OS_NONE) {
 		a->c.dropped_events++;

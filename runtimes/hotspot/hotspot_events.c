@@ -131,6 +131,14 @@ bool hs_prepare(struct os_runtime *rt, struct os_aspace *as, const struct os_eve
 	switch (ev->type) {
 	case OS_EV_JVM:
 		prepare_jvm(h, j, ev);
+		/* The heap is not an object (issue 18): its reservation and the
+		 * commits of its pieces, tracked as mappings until the JVM said
+		 * where its heap is, leave the index; later ones are not tracked
+		 * (attrib.c born, in_heap). A Java-heap sample no Java object
+		 * holds is then counted as such, never charged to the mapping. */
+		if (j->info.heap_end > j->info.heap_start)
+			os_iv_remove_overlaps(as->objects, j->info.heap_start, j->info.heap_end,
+					      NULL, NULL);
 		return false;
 	case OS_EV_JALLOC:
 		return prepare_alloc(h, j, ev, oe);

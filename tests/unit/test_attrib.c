@@ -278,3 +278,36 @@ Test(attrib, slices_count_by_thread_and_bucket_and_stay_bounded, .timeout = 60)
 	cr_assert_eq(sl.lost, 0);
 	os_slices_destroy(&sl);
 }
+
+/* A runtime whose managed heap is [0x10400000, 0x10800000). */
+static bool heap_only_in(struct os_runtime *rt, uint32_t asid, uint64_t addr)
+{
+	(void)rt;
+	(void)asid;
+	return addr >= 0x10400000 && addr < 0x10800000;
+}
+
+/* The heap is not an object (issue 18): the mappings a managed heap is
+ * made of are not tracked, so a heap sample that no runtime object holds is
+ * counted as a managed-heap sample and charged to no mapping; a mapping
+ * outside the heap is an object as before. */
+Test(attrib, managed_heap_mappings_are_no_objects)
+{
+	static const struct os_runtime_ops ops = { .name = "heapy", .in_heap = heap_only_in };
+	struct os_runtime rt = { .ops = &ops };
+
+	at.rt = &rt;
+	event(OS_EV_MMAP, 0x10400000, 0x200000, 0, 0x400200);   /* a commit of the heap */
+	event(OS_EV_MMAP, 0x103f0000, 0x20000, 0, 0x400210);    /* straddles its start */
+	event(OS_EV_MMAP, 0x10900000, 0x100000, 0, 0x400300);   /* not the heap */
+	sample(0x10500000, 0x70080000);
+	sample(0x103f8000, 0x70080000);
+	sample(0x10900100, 0x70080000);
+	cr_assert_eq(samples_of(0x400200), 0, "a heap mapping took a sample");
+	cr_assert_eq(samples_of(0x400210), 0, "a mapping reaching into the heap took a sample");
+	cr_assert_eq(samples_of(0x400300), 1);
+	cr_assert_eq(at.c.samples_java_heap, 1, "the heap sample is counted as one");
+	cr_assert_eq(at.c.samples_java_attributed, 0);
+	cr_assert_eq(at.c.samples_attributed, 1);
+	at.rt = NULL;
+}
