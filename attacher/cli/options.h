@@ -18,7 +18,7 @@
 
 struct os_opts {
 	const char *output;      /* -o */
-	const char *event;       /* -e: "soft" (default) or "task-clock" (the same) */
+	const char *event;       /* -e: "auto" (default), "soft" / "task-clock", a PMU event */
 	uint64_t freq;           /* -F samples per second per thread */
 	uint64_t min_size;       /* --min-size */
 	double duration;         /* -d seconds of profiling, 0 = until the target exits */

@@ -383,6 +383,15 @@ static int collector_open(struct os_collector *c, pid_t pid, bool enable_on_exec
 
 	collector_attr(c, &attr, enable_on_exec);
 	rc = open_fn(&c->perf, pid, &attr, c->opts->perf_pages, err, errlen);
+	if (rc < 0 && rc != -ESRCH && c->sampler.chosen_auto) {
+		/* -e auto: a PMU the kernel lists may still refuse the event (a
+		 * virtual PMU without PEBS): the software sampler, said in a note */
+		rc = os_sampler_fallback(&c->sampler, c->opts, err, err, errlen);
+		if (rc < 0)
+			return rc;
+		collector_attr(c, &attr, enable_on_exec);
+		rc = open_fn(&c->perf, pid, &attr, c->opts->perf_pages, err, errlen);
+	}
 	if (rc < 0)
 		return rc;
 	os_perf_hold(c->perf, true); /* stacks are used in place (os_collector_round) */
