@@ -95,6 +95,8 @@ void os_opts_usage(const char *cmd)
 	       "      --replicas        replica analysis (OJXPerf): objects of one allocation\n"
 	       "                        context with equal contents, by hardware watchpoints,\n"
 	       "                        checked against whole-content comparison\n"
+	       "      --numa            NUMA: the node of each sampled access's page (move_pages)\n"
+	       "                        against its CPU's node: local/remote per object\n"
 	       "      --watch-route R   watchpoints through perf breakpoint events (perf,\n"
 	       "                        default) or ptrace debug registers (ptrace)\n",
 	       OS_DEFAULT_OUTPUT, OS_DEFAULT_FREQ, OS_MAX_DURATION, OS_DEFAULT_MIN_SIZE, OS_DEFAULT_JAVA_TLAB,
@@ -255,6 +257,9 @@ int os_opts_parse(struct os_opts *o, const char *cmd, int argc, char **argv)
 		case OPT_REPLICAS:
 			o->replicas = true;
 			break;
+		case OPT_NUMA:
+			o->numa = true;
+			break;
 		case OPT_WATCH_ROUTE: {
 			int route = watch_route_parse(optarg);
 
@@ -272,9 +277,6 @@ int os_opts_parse(struct os_opts *o, const char *cmd, int argc, char **argv)
 			return -1;
 		case OPT_REUSE:
 			os_err("--reuse is not implemented yet (issue 20)");
-			return -1;
-		case OPT_NUMA:
-			os_err("--numa is not implemented yet (issue 22)");
 			return -1;
 		case 'q':
 			o->quiet = true;

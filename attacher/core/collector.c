@@ -675,7 +675,7 @@ static void take_sample(struct os_collector *c, struct raw *w, const uint64_t *c
 	q->s.node = os_attrib_path(&c->attrib, as->id, frames, n);
 	q->s.tid = s->tid;
 	if (c->nobs) { /* analyses: what they read while the target still holds it */
-		struct os_obs_take t = { (pid_t)s->pid, s->tid, as->id, s->ip, insn, addr };
+		struct os_obs_take t = { (pid_t)s->pid, s->tid, as->id, s->ip, insn, addr, s };
 
 		memset(q->s.data, 0, sizeof(q->s.data));
 		for (unsigned i = 0; i < c->nobs; i++)
