@@ -83,7 +83,12 @@ static struct round R; /* reused between rounds: one collector per process */
 
 static bool grow(void **p, size_t *cap, size_t need, size_t elem)
 {
-	void *np = os_grow(*p, cap, need, elem, 64);
+	void *np;
+
+	if (need <= *cap) /* also nothing yet and nothing needed (no stack copies:
+			   * --call-graph fp), where os_grow gives back the NULL */
+		return true;
+	np = os_grow(*p, cap, need, elem, 64);
 
 	if (!np)
 		return false;
@@ -404,6 +409,14 @@ int os_collector_open(struct os_collector *c, pid_t pid, bool enable_on_exec, ch
 		      size_t errlen)
 {
 	return collector_open(c, pid, enable_on_exec, os_perf_open, err, errlen);
+}
+
+int os_collector_open_with(struct os_collector *c, pid_t pid,
+			   int (*open_fn)(struct os_perf **, pid_t, struct perf_event_attr *,
+					  unsigned, char *, size_t),
+			   char *err, size_t errlen)
+{
+	return collector_open(c, pid, false, open_fn, err, errlen);
 }
 
 int os_collector_open_attach(struct os_collector *c, pid_t pid, char *err, size_t errlen)
