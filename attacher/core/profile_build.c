@@ -173,7 +173,7 @@ static void fill_meta(struct builder *b, const char *mode, int argc, char *const
 	p->meta.sampler = os_profile_string(p, c->sampler.ops->name);
 	p->meta.event = os_profile_string(p, c->sampler.event);
 	p->meta.period = c->sampler.period;
-	p->meta.freq = c->opts->freq;
+	p->meta.freq = c->sampler.pmu ? 0 : c->opts->freq; /* PMU: a period in events */
 	p->meta.min_size = c->opts->min_size;
 	p->meta.mode = os_profile_string(p, mode);
 	gethostname(host, sizeof(host) - 1);

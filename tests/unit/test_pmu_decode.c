@@ -9,11 +9,13 @@
  * injected two-node topology). Also the data_src decoder alone. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "attacher/analyses/memsrc.h"
 #include "attacher/cli/options.h"
@@ -22,6 +24,7 @@
 #include "attacher/sampling/sampler.h"
 #include "common/clock.h"
 #include "common/shm.h"
+#include "report/report.h"
 #include "unit_helpers.h"
 
 #define PID 999999999u /* no such process: nothing is read from /proc */
@@ -251,6 +254,96 @@ static const struct os_context *by_bytes_at(const struct os_profile *p, uint64_t
 	return NULL;
 }
 
+static json_object *get(json_object *o, const char *k)
+{
+	json_object *v = NULL;
+
+	cr_assert(json_object_object_get_ex(o, k, &v), "no '%s'", k);
+	return v;
+}
+
+static char *slurp(const char *path)
+{
+	static char buf[1 << 16];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	cr_assert_not_null(f, "%s", path);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	return buf;
+}
+
+/* The reports of the profile: JSON (and its schema where the validator
+ * can run), text, pprof. */
+static void check_reports(const char *profile, const char *dir)
+{
+	char *json = strdup(ut_path(dir, "r.json")), *txt = strdup(ut_path(dir, "r.txt"));
+	char *pb = strdup(ut_path(dir, "r.pb.gz")), *text, cmd[1024];
+	char *jargv[] = { "report", "--format", "json", "-o", json, (char *)profile, NULL };
+	char *targv[] = { "report", "-o", txt, (char *)profile, NULL };
+	char *pargv[] = { "report", "--format", "pprof", "-o", pb, (char *)profile, NULL };
+	json_object *r, *objs, *meta;
+	int seen = 0;
+
+	cr_assert_eq(cmd_report(6, jargv), 0);
+	r = json_object_from_file(json);
+	cr_assert_not_null(r);
+	meta = get(r, "meta");
+	cr_expect_str_eq(json_object_get_string(get(meta, "sampler")), "pebs-load");
+	cr_expect_eq(json_object_array_length(get(meta, "metrics_measured")), 3);
+	objs = get(r, "objects");
+	for (size_t i = 0; i < json_object_array_length(objs); i++) {
+		json_object *o = json_object_array_get_idx(objs, i), *mem = get(o, "memory");
+		json_object *numa = get(o, "numa"), *lv = get(mem, "levels");
+
+		cr_expect_eq(json_object_get_int(get(numa, "nodes")), 2);
+		if (json_object_get_int64(get(o, "samples")) == NB) {
+			seen++;
+			cr_expect_eq(json_object_get_int64(get(lv, "remote_ram")), NB);
+			cr_expect_eq(json_object_get_int64(get(lv, "l1")), 0);
+			cr_expect_eq(json_object_get_int64(get(mem, "tlb_miss")), NB);
+			cr_expect_eq(json_object_get_double(get(mem, "latency_mean_cycles")), 300.0);
+			cr_expect_eq(json_object_get_int64(get(mem, "latency_p99_max_cycles")), 511);
+			cr_expect_eq(json_object_get_int64(get(numa, "remote")), NB);
+			cr_expect_eq(json_object_get_int64(get(numa, "local")), 0);
+			cr_expect_eq(json_object_get_int(json_object_array_get_idx(
+					     get(numa, "page_nodes"), 0)), 1);
+			cr_expect_eq(json_object_get_int64(get(get(o, "metrics"), "remote")), NB);
+		} else if (json_object_get_int64(get(o, "samples")) == NA) {
+			seen++;
+			cr_expect_eq(json_object_get_int64(get(lv, "l1")), NA);
+			cr_expect_eq(json_object_get_double(get(mem, "latency_mean_cycles")), 5.0);
+			cr_expect_eq(json_object_get_int64(get(numa, "local")), NA);
+		}
+	}
+	cr_expect_eq(seen, 2, "both planted objects in the JSON report");
+	json_object_put(r);
+	/* closed schema check, where the repository's validator is at hand */
+	if (!access("tests/schema/validate_report.py", R_OK) && !system("python3 -c 'import jsonschema' 2>/dev/null")) {
+		snprintf(cmd, sizeof(cmd),
+			 "python3 tests/schema/validate_report.py docs/report.schema.json %s", json);
+		cr_expect_eq(system(cmd), 0, "the JSON report does not match the schema");
+	}
+	cr_assert_eq(cmd_report(4, targv), 0);
+	text = slurp(txt);
+	cr_expect(strstr(text, "sampler:     pebs-load, event mem-loads: "
+			       "MEM_TRANS_RETIRED:LOAD_LATENCY:ldlat=30 (skl, precise=2), period"),
+		  "%s", text);
+	cr_expect(strstr(text, "memory: remote RAM 100%; L1 misses 25; remote 25; TLB misses 25 of "
+			       "25; latency mean 300 cycles, p99 <= 511"), "%s", text);
+	cr_expect(strstr(text, "memory: L1 100%; L1 misses 0; remote 0; TLB misses 0 of 40; "
+			       "latency mean 5 cycles, p99 <= 7"), "%s", text);
+	cr_expect(strstr(text, "numa: 0 local, 25 remote, 0 unknown; pages on node 1"), "%s", text);
+	cr_expect(strstr(text, "numa: 40 local, 0 remote, 0 unknown; pages on node 0"), "%s", text);
+	cr_expect(!strstr(text, "samples/s per thread requested"), "a PMU samples by period");
+	cr_assert_eq(cmd_report(6, pargv), 0);
+	free(json);
+	free(txt);
+	free(pb);
+}
+
 Test(pmu_decode, synthetic_pebs_records_to_profile)
 {
 	char dir[128], err[256] = "", *argv[] = { "record", "-q", "-e", "mem-loads", "--numa",
@@ -348,6 +441,7 @@ Test(pmu_decode, synthetic_pebs_records_to_profile)
 	os_profile_free(back);
 	os_profile_free(p);
 	os_collector_destroy(&c);
+	check_reports(o.output, dir);
 	ut_rmtree(dir);
 }
 
