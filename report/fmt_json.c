@@ -358,11 +358,11 @@ static void jnuma(struct json_writer *w, const struct os_profile *p, const struc
 		return;
 	}
 	jw_begin_object(w, "numa");
-	jw_u64(w, "nodes", p->numa_nodes);
 	jw_u64(w, "local", c->mem.numa_local);
 	jw_u64(w, "remote", c->mem.numa_remote);
 	jw_u64(w, "unknown", c->mem.numa_unknown);
-	jw_begin_array(w, "page_nodes");
+	jw_u64(w, "machine_nodes", p->numa_nodes);
+	jw_begin_array(w, "nodes");
 	for (unsigned n = 0; n < 64; n++)
 		if (c->mem.numa_nodes & (1ULL << n))
 			jw_u64(w, NULL, n);

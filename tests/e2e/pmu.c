@@ -112,13 +112,13 @@ Test(e2e_pmu, numa_pages_per_object)
 	local = e2e_get_int(numa, "local");
 	remote = e2e_get_int(numa, "remote");
 	unknown = e2e_get_int(numa, "unknown");
-	cr_expect_eq(e2e_get_int(numa, "nodes"), nodes);
+	cr_expect_eq(e2e_get_int(numa, "machine_nodes"), nodes);
 	cr_expect_eq(local + remote + unknown, samples, "%lld + %lld + %lld != %lld", (long long)local,
 		     (long long)remote, (long long)unknown, (long long)samples);
 	/* its 64 MiB are written before they are read: present pages */
 	cr_expect_leq(unknown, samples / 20, "%lld of %lld samples on pages of no known node",
 		      (long long)unknown, (long long)samples);
-	cr_expect_gt(json_object_array_length(e2e_get(numa, "page_nodes")), 0);
+	cr_expect_gt(json_object_array_length(e2e_get(numa, "nodes")), 0);
 	if (nodes == 1) {
 		cr_expect_eq(remote, 0, "one node, yet %lld remote", (long long)remote);
 		cr_expect_not_null(e2e_note(r, "1 node: all local"));

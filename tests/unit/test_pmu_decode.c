@@ -298,7 +298,7 @@ static void check_reports(const char *profile, const char *dir)
 		json_object *o = json_object_array_get_idx(objs, i), *mem = get(o, "memory");
 		json_object *numa = get(o, "numa"), *lv = get(mem, "levels");
 
-		cr_expect_eq(json_object_get_int(get(numa, "nodes")), 2);
+		cr_expect_eq(json_object_get_int(get(numa, "machine_nodes")), 2);
 		if (json_object_get_int64(get(o, "samples")) == NB) {
 			seen++;
 			cr_expect_eq(json_object_get_int64(get(lv, "remote_ram")), NB);
@@ -309,7 +309,7 @@ static void check_reports(const char *profile, const char *dir)
 			cr_expect_eq(json_object_get_int64(get(numa, "remote")), NB);
 			cr_expect_eq(json_object_get_int64(get(numa, "local")), 0);
 			cr_expect_eq(json_object_get_int(json_object_array_get_idx(
-					     get(numa, "page_nodes"), 0)), 1);
+					     get(numa, "nodes"), 0)), 1);
 			cr_expect_eq(json_object_get_int64(get(get(o, "metrics"), "remote")), NB);
 		} else if (json_object_get_int64(get(o, "samples")) == NA) {
 			seen++;
