@@ -767,30 +767,40 @@ static int read_threads(struct cur *c, struct os_profile *p)
 	return 0;
 }
 
-/* After CONTEXTS: counts of the contexts named (later fields skipped). */
-static int read_replicas(struct cur *c, struct os_profile *p)
+/* n records of rec bytes: a context index, then up to nv u64 counts into
+ * the struct at byte off of that context (later fields skipped, missing
+ * ones stay 0). */
+static void read_ctx_counts(struct cur *c, struct os_profile *p, uint32_t n, uint32_t rec,
+			    size_t off, size_t nv)
 {
-	uint32_t n = get_u32(c), rec = get_u32(c), i, j;
-
-	/* counts a later version added are skipped, missing ones stay 0 */
-	if (c->bad || rec < REPLICA_REC_MIN || (uint64_t)n * rec > left(c)) {
-		c->bad = true;
-		return 0;
-	}
-	for (i = 0; i < n; i++) {
+	for (uint32_t i = 0; i < n; i++) {
 		struct cur r = { take(c, rec), rec, 0, false };
 		uint32_t ctx = get_u32(&r);
 		uint64_t *v;
 
 		if (ctx >= p->ncontexts) {
 			c->bad = true;
-			return 0;
+			return;
 		}
-		v = (uint64_t *)&p->contexts[ctx].replica;
-		for (j = 0; j < NREPLICA && 4 + 8 * (j + 1) <= rec; j++)
+		v = (uint64_t *)((char *)&p->contexts[ctx] + off);
+		for (size_t j = 0; j < nv && 4 + 8 * (j + 1) <= rec; j++)
 			v[j] = get_u64(&r);
 	}
-	p->analyses |= OS_AN_REPLICAS;
+}
+
+/* After CONTEXTS: counts of the contexts named (later fields skipped). */
+static int read_replicas(struct cur *c, struct os_profile *p)
+{
+	uint32_t n = get_u32(c), rec = get_u32(c);
+
+	/* counts a later version added are skipped, missing ones stay 0 */
+	if (c->bad || rec < REPLICA_REC_MIN || (uint64_t)n * rec > left(c)) {
+		c->bad = true;
+		return 0;
+	}
+	read_ctx_counts(c, p, n, rec, offsetof(struct os_context, replica), NREPLICA);
+	if (!c->bad)
+		p->analyses |= OS_AN_REPLICAS;
 	return 0;
 }
 
@@ -798,28 +808,18 @@ static int read_replicas(struct cur *c, struct os_profile *p)
  * contexts named (counts a later version added are skipped). */
 static int read_memsrc(struct cur *c, struct os_profile *p)
 {
-	uint32_t an = get_u32(c), nodes = get_u32(c), n = get_u32(c), rec = get_u32(c), i, j;
+	uint32_t an = get_u32(c), nodes = get_u32(c), n = get_u32(c), rec = get_u32(c);
 
 	if (c->bad || rec < 4 + 8 || (uint64_t)n * rec > left(c) ||
 	    (an & ~(uint32_t)(OS_AN_MEMSRC | OS_AN_NUMA))) {
 		c->bad = true;
 		return 0;
 	}
-	for (i = 0; i < n; i++) {
-		struct cur r = { take(c, rec), rec, 0, false };
-		uint32_t ctx = get_u32(&r);
-		uint64_t *v;
-
-		if (ctx >= p->ncontexts) {
-			c->bad = true;
-			return 0;
-		}
-		v = (uint64_t *)&p->contexts[ctx].mem;
-		for (j = 0; j < NMEMSRC && 4 + 8 * (j + 1) <= rec; j++)
-			v[j] = get_u64(&r);
+	read_ctx_counts(c, p, n, rec, offsetof(struct os_context, mem), NMEMSRC);
+	if (!c->bad) {
+		p->analyses |= an;
+		p->numa_nodes = nodes;
 	}
-	p->analyses |= an;
-	p->numa_nodes = nodes;
 	return 0;
 }
 

@@ -67,17 +67,7 @@ static int machine_nodes(void)
 
 static json_object *record(const char *name, const char *const opts[], const char *const argv[])
 {
-	char *profile = e2e_path(tmp, name), msg[512];
-	struct e2e_result res;
-	json_object *r;
-
-	cr_assert_eq(e2e_record(tmp, profile, opts, argv, &res), 0);
-	cr_assert_eq(res.status, 0, "record exited %d: %s", res.status, res.err);
-	e2e_result_free(&res);
-	r = e2e_report_json(tmp, profile, msg, sizeof(msg));
-	cr_assert_not_null(r, "%s", msg);
-	free(profile);
-	return r;
+	return e2e_record_report(tmp, name, opts, argv);
 }
 
 static json_object *top(json_object *r, const char *fn)
