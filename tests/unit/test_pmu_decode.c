@@ -465,3 +465,62 @@ Test(pmu_decode, weight_struct_transaction_phys_addr)
 		     OS_PS_ADDR | OS_PS_CPU | OS_PS_WEIGHT | OS_PS_DATA_SRC | OS_PS_PHYS);
 	cr_expect_eq(os_perf_parse_sample(rec, sizeof(rec) - 8, t, 0, &s), -EPROTO, "truncated");
 }
+
+/* The kernel lists a PMU but refuses the event (a virtual PMU without
+ * PEBS): -e auto opens the software sampler instead and the profile says
+ * why; an explicit event would have failed instead. */
+static int refuse_raw(struct os_perf **out, pid_t pid, struct perf_event_attr *attr,
+		      unsigned pages, char *err, size_t errlen)
+{
+	if (attr->type == PERF_TYPE_RAW) {
+		snprintf(err, errlen, "perf_event_open (cpu 0): Operation not supported");
+		return -EOPNOTSUPP;
+	}
+	return open_ring(out, pid, attr, pages, err, errlen);
+}
+
+Test(pmu_decode, auto_falls_back_when_the_event_is_refused)
+{
+	char dir[128], err[256] = "", *argv[] = { "record", "-q", "--", "x", NULL };
+	struct os_opts o;
+	struct os_collector c;
+	struct os_profile *p;
+	FILE *f;
+	bool noted = false;
+
+	setenv("LIBPFM_FORCE_PMU", "skl", 1);
+	ut_mkdtemp(dir, sizeof(dir), "pmu-auto");
+	mkdir(ut_path(dir, "bus"), 0755);
+	mkdir(ut_path(dir, "bus/event_source"), 0755);
+	mkdir(ut_path(dir, "bus/event_source/devices"), 0755);
+	mkdir(ut_path(dir, "bus/event_source/devices/cpu"), 0755);
+	f = fopen(ut_path(dir, "bus/event_source/devices/cpu/type"), "w");
+	cr_assert_not_null(f);
+	fputs("4\n", f);
+	fclose(f);
+	os_sampler_sysfs = dir;
+	cr_assert_eq(os_opts_parse(&o, "record", 4, argv), 3);
+	cr_assert_str_eq(o.event, "auto");
+	cr_assert_eq(os_collector_init(&c, &o, err, sizeof(err)), 0, "%s", err);
+	cr_assert_str_eq(c.sampler.ops->name, "pebs-load", "auto takes the PMU the kernel lists");
+	cr_assert_eq(os_collector_open_with(&c, PID, refuse_raw, err, sizeof(err)), 0, "%s", err);
+	cr_expect_str_eq(c.sampler.ops->name, "soft");
+	cr_expect_eq(attr_seen.type, PERF_TYPE_SOFTWARE);
+	os_collector_round(&c, true);
+	os_collector_stop(&c);
+	p = os_collector_profile(&c, "record", 1, (char *const[]){ "x", NULL });
+	cr_assert_not_null(p);
+	cr_expect_str_eq(os_profile_str(p, p->meta.sampler), "soft");
+	cr_expect_eq(os_profile_metrics(p), 0);
+	cr_expect(!(p->analyses & OS_AN_MEMSRC));
+	for (uint32_t i = 0; i < p->meta.nnotes; i++) {
+		const char *n = os_profile_str(p, p->meta.notes[i]);
+
+		noted |= strstr(n, "-e auto: the PMU sampler (pebs-load) could not be opened") &&
+			 strstr(n, "Operation not supported");
+	}
+	cr_expect(noted, "no note says why the software sampler was used");
+	os_profile_free(p);
+	os_collector_destroy(&c);
+	ut_rmtree(dir);
+}
