@@ -8,7 +8,7 @@ Q       := $(if $(V),,@)
 
 WARN     := -Wall -Wextra -Werror
 ALL_CFLAGS = -std=gnu11 $(WARN) -fPIC -fvisibility=hidden -D_GNU_SOURCE -I. $(CFLAGS) $(EXTRA_CFLAGS)
-TOOL_LIBS := -lcapstone -ldw -lelf -ljson-c -lz -lstdc++ -lpthread -lm
+TOOL_LIBS := -lcapstone -ldw -lelf -ljson-c -lz -lpfm -lnuma -lstdc++ -lpthread -lm
 PRELOAD_LIBS := -lunwind -ldl -lpthread
 
 COMMON_SRC   := $(wildcard common/*.c)

@@ -46,6 +46,8 @@ enum os_section {
 				* hybrid / sampled modes) */
 	OS_SEC_SLICES = 11,  /* optional (version 2): samples by thread and time bucket */
 	OS_SEC_NOTE_COUNTERS = 12, /* optional: runtime notes kept as counters */
+	OS_SEC_MEMSRC = 14,  /* optional: struct os_memsrc per context (PMU data
+			      * sources, --numa page placement) */
 };
 #define OS_SEC_END 0xFFFFFFFFu /* last section: CRC32 of all bytes before it */
 
@@ -122,6 +124,37 @@ struct os_replica {
 	uint64_t full_match;   /* of full_checks: the watched offset matched (equivalent) */
 };
 
+/* Memory levels that serve a sampled access (PMU data source), in the
+ * order of os_memsrc.level; names and JSON keys in common/memsrc.c. */
+enum os_mem_level {
+	OS_LVL_L1 = 0,
+	OS_LVL_LFB,          /* line fill buffer: an L1 miss already on its way */
+	OS_LVL_L2,
+	OS_LVL_L3,
+	OS_LVL_RAM,          /* local DRAM */
+	OS_LVL_REMOTE_RAM,   /* another node's DRAM */
+	OS_LVL_REMOTE_CACHE, /* another node's (or socket's) cache */
+	OS_LVL_OTHER,        /* L4, PMEM, CXL, I/O, uncached */
+	OS_LVL_UNKNOWN,      /* not reported */
+	OS_LVL_COUNT
+};
+#define OS_LAT_BUCKETS 16 /* latency histogram: [2^i, 2^(i+1)) cycles, the last open */
+
+/* Where the sampled data of one allocation context came from and lay
+ * (issue 22); all zero when nothing was measured for it. OS_AN_MEMSRC:
+ * the PMU's data source of each sample (level, data TLB, latency);
+ * OS_AN_NUMA (--numa): the node of each sampled page against the node of
+ * the CPU that touched it. Raw sample counts (scaled like samples when
+ * profiles of different periods are merged). */
+struct os_memsrc {
+	uint64_t level[OS_LVL_COUNT];      /* samples by level (OS_LVL_UNKNOWN: not said) */
+	uint64_t tlb_known, tlb_miss;      /* samples whose data TLB result was said; misses */
+	uint64_t lat_hist[OS_LAT_BUCKETS]; /* samples with a latency (> 0), by bucket */
+	uint64_t numa_local, numa_remote;  /* page on the accessing CPU's node / another */
+	uint64_t numa_unknown;             /* page's node or CPU's node not known */
+	uint64_t numa_nodes;               /* bit n: a sampled page lay on node n (n < 64) */
+};
+
 struct os_context {        /* one allocation context (== "object" in reports) */
 	uint32_t type;     /* string id: class/type name, or OS_NONE */
 	uint32_t stack;    /* stack id of the allocation path */
@@ -130,6 +163,7 @@ struct os_context {        /* one allocation context (== "object" in reports) */
 	uint64_t samples;  /* access samples attributed to its objects */
 	uint64_t metrics[OS_M_COUNT];
 	struct os_replica replica; /* meaningful when OS_AN_REPLICAS is set */
+	struct os_memsrc mem;      /* meaningful when OS_AN_MEMSRC / OS_AN_NUMA is set */
 	double samples_est; /* meaningful when OS_AN_ESTIMATES is set: sum over the
 			     * samples of their object's weight (1 / probability
 			     * the object was seen), a Horvitz-Thompson estimate
@@ -209,7 +243,25 @@ struct os_meta {
 	uint32_t *notes;           /* string ids: degradations the report must show */
 };
 
-enum { OS_AN_REPLICAS = 1u << 0, OS_AN_ESTIMATES = 1u << 1, OS_AN_SLICES = 1u << 2 };
+enum { OS_AN_REPLICAS = 1u << 0, OS_AN_ESTIMATES = 1u << 1, OS_AN_SLICES = 1u << 2,
+       OS_AN_MEMSRC = 1u << 3, /* PMU data sources per context (os_memsrc) */
+       OS_AN_NUMA = 1u << 4,   /* --numa per context (os_memsrc numa_*) */
+};
+
+/* Names of the levels as reports show them ("L1", ... "remote RAM") and
+ * as JSON keys ("l1", ... "remote_ram"). */
+extern const char *const os_mem_level_name[OS_LVL_COUNT];
+extern const char *const os_mem_level_key[OS_LVL_COUNT];
+/* Latency bucket of `cycles` (> 0), and the lower bound of bucket b. */
+unsigned os_lat_bucket(uint64_t cycles);
+static inline uint64_t os_lat_bucket_lo(unsigned b)
+{
+	return 1ULL << b;
+}
+/* The q-quantile (0 < q <= 1) of a latency histogram as the upper bound of
+ * the bucket it falls in (an estimate: "at most"); 0 when it is empty,
+ * UINT64_MAX when it falls in the last, open bucket. */
+uint64_t os_lat_quantile_max(const uint64_t *hist, double q);
 
 /* What os_profile_merge did; in memory only (not in the file). All zero for
  * a profile read or built and not merged. */
@@ -275,6 +327,7 @@ struct os_profile {
 	struct os_slice *slices;
 	uint32_t slice_ms;         /* width of a time bucket (> 0 with OS_AN_SLICES) */
 	uint32_t analyses;         /* OS_AN_* bits: analyses that were run / sections present */
+	uint32_t numa_nodes;       /* OS_AN_NUMA: NUMA nodes of the machine (>= 1) */
 	struct os_estimates est;   /* meaningful when OS_AN_ESTIMATES is set */
 	uint32_t nnote_counters;   /* notes kept as counters, not rendered yet */
 	struct os_note_counters *note_counters;

@@ -35,6 +35,10 @@
 #define REPLICA_REC_MIN (4 + 8 * 7) /* the first 7 counts are always there */
 _Static_assert(sizeof(struct os_replica) % sizeof(uint64_t) == 0,
 	       "struct os_replica must hold only uint64_t counts");
+#define NMEMSRC (sizeof(struct os_memsrc) / sizeof(uint64_t))
+#define MEMSRC_REC (4 + 8 * NMEMSRC)
+_Static_assert(sizeof(struct os_memsrc) % sizeof(uint64_t) == 0,
+	       "struct os_memsrc must hold only uint64_t counts");
 #define NCOUNTERS (sizeof(struct os_counters) / sizeof(uint64_t))
 #define SLICE_REC (4 + 4 + 4 + 4 + 8) /* SLICES records */
 #define EST_REC (4 + 8)     /* ESTIMATES records: index, f64 estimate */
@@ -317,6 +321,30 @@ static void serialize(const struct os_profile *p, struct wbuf *b)
 		sec_end(b, off);
 	}
 
+	/* MEMSRC: PMU data sources / --numa; only contexts with counts */
+	if (p->analyses & (OS_AN_MEMSRC | OS_AN_NUMA)) {
+		static const struct os_memsrc zero;
+		uint32_t n = 0;
+
+		for (i = 0; i < p->ncontexts; i++)
+			n += !!memcmp(&p->contexts[i].mem, &zero, sizeof(zero));
+		off = sec_begin(b, OS_SEC_MEMSRC);
+		put_u32(b, p->analyses & (OS_AN_MEMSRC | OS_AN_NUMA));
+		put_u32(b, p->numa_nodes);
+		put_u32(b, n);
+		put_u32(b, MEMSRC_REC);
+		for (i = 0; i < p->ncontexts; i++) {
+			const uint64_t *v = (const uint64_t *)&p->contexts[i].mem;
+
+			if (!memcmp(&p->contexts[i].mem, &zero, sizeof(zero)))
+				continue;
+			put_u32(b, i);
+			for (j = 0; j < NMEMSRC; j++)
+				put_u64(b, v[j]);
+		}
+		sec_end(b, off);
+	}
+
 	/* ESTIMATES: only with weighted objects, only entries with samples */
 	if (p->analyses & OS_AN_ESTIMATES) {
 		off = sec_begin(b, OS_SEC_ESTIMATES);
@@ -526,6 +554,7 @@ static const char *const section_names[] = {
 	[OS_SEC_ACCESSES] = "ACCESSES", [OS_SEC_THREADS] = "THREADS",
 	[OS_SEC_REPLICAS] = "REPLICAS", [OS_SEC_ESTIMATES] = "ESTIMATES",
 	[OS_SEC_SLICES] = "SLICES", [OS_SEC_NOTE_COUNTERS] = "NOTE_COUNTERS",
+	[OS_SEC_MEMSRC] = "MEMSRC",
 };
 #define NSECTIONS (sizeof(section_names) / sizeof(section_names[0]))
 
@@ -738,30 +767,59 @@ static int read_threads(struct cur *c, struct os_profile *p)
 	return 0;
 }
 
-/* After CONTEXTS: counts of the contexts named (later fields skipped). */
-static int read_replicas(struct cur *c, struct os_profile *p)
+/* n records of rec bytes: a context index, then up to nv u64 counts into
+ * the struct at byte off of that context (later fields skipped, missing
+ * ones stay 0). */
+static void read_ctx_counts(struct cur *c, struct os_profile *p, uint32_t n, uint32_t rec,
+			    size_t off, size_t nv)
 {
-	uint32_t n = get_u32(c), rec = get_u32(c), i, j;
-
-	/* counts a later version added are skipped, missing ones stay 0 */
-	if (c->bad || rec < REPLICA_REC_MIN || (uint64_t)n * rec > left(c)) {
-		c->bad = true;
-		return 0;
-	}
-	for (i = 0; i < n; i++) {
+	for (uint32_t i = 0; i < n; i++) {
 		struct cur r = { take(c, rec), rec, 0, false };
 		uint32_t ctx = get_u32(&r);
 		uint64_t *v;
 
 		if (ctx >= p->ncontexts) {
 			c->bad = true;
-			return 0;
+			return;
 		}
-		v = (uint64_t *)&p->contexts[ctx].replica;
-		for (j = 0; j < NREPLICA && 4 + 8 * (j + 1) <= rec; j++)
+		v = (uint64_t *)((char *)&p->contexts[ctx] + off);
+		for (size_t j = 0; j < nv && 4 + 8 * (j + 1) <= rec; j++)
 			v[j] = get_u64(&r);
 	}
-	p->analyses |= OS_AN_REPLICAS;
+}
+
+/* After CONTEXTS: counts of the contexts named (later fields skipped). */
+static int read_replicas(struct cur *c, struct os_profile *p)
+{
+	uint32_t n = get_u32(c), rec = get_u32(c);
+
+	/* counts a later version added are skipped, missing ones stay 0 */
+	if (c->bad || rec < REPLICA_REC_MIN || (uint64_t)n * rec > left(c)) {
+		c->bad = true;
+		return 0;
+	}
+	read_ctx_counts(c, p, n, rec, offsetof(struct os_context, replica), NREPLICA);
+	if (!c->bad)
+		p->analyses |= OS_AN_REPLICAS;
+	return 0;
+}
+
+/* After CONTEXTS: which of MEMSRC / NUMA ran, and the figures of the
+ * contexts named (counts a later version added are skipped). */
+static int read_memsrc(struct cur *c, struct os_profile *p)
+{
+	uint32_t an = get_u32(c), nodes = get_u32(c), n = get_u32(c), rec = get_u32(c);
+
+	if (c->bad || rec < 4 + 8 || (uint64_t)n * rec > left(c) ||
+	    (an & ~(uint32_t)(OS_AN_MEMSRC | OS_AN_NUMA))) {
+		c->bad = true;
+		return 0;
+	}
+	read_ctx_counts(c, p, n, rec, offsetof(struct os_context, mem), NMEMSRC);
+	if (!c->bad) {
+		p->analyses |= an;
+		p->numa_nodes = nodes;
+	}
 	return 0;
 }
 
@@ -886,6 +944,7 @@ static const struct {
 	{ OS_SEC_ACCESSES, read_accesses }, { OS_SEC_THREADS, read_threads },
 	{ OS_SEC_REPLICAS, read_replicas }, { OS_SEC_ESTIMATES, read_estimates },
 	{ OS_SEC_SLICES, read_slices },	    { OS_SEC_NOTE_COUNTERS, read_note_counters },
+	{ OS_SEC_MEMSRC, read_memsrc },
 };
 
 static bool str_ok(const struct os_profile *p, uint32_t id, bool none_ok)

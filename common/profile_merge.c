@@ -21,6 +21,13 @@ static const struct {
 	uint32_t metrics;
 } samplers[] = {
 	{ "soft", 0 },
+	/* PMU samplers (attacher/sampling/sampler_pmu.c): PEBS load latency
+	 * and IBS op give latency and data source, precise stores only
+	 * whether L1 hit, other precise memory events the address alone */
+	{ "pebs-load", (1u << OS_M_LATENCY) | (1u << OS_M_L1_MISS) | (1u << OS_M_REMOTE) },
+	{ "ibs-op", (1u << OS_M_LATENCY) | (1u << OS_M_L1_MISS) | (1u << OS_M_REMOTE) },
+	{ "pebs-store", 1u << OS_M_L1_MISS },
+	{ "pebs", 0 },
 };
 
 uint32_t os_sampler_metrics(const char *sampler)
@@ -96,6 +103,26 @@ static void sc_counters(struct os_counters *c, const struct scale *s)
 }
 
 /* dst's counts, rescaled in place (its period drops to a later input's). */
+/* Memory figures are sample counts (scaled as samples), the nodes a set. */
+static void add_memsrc(struct os_memsrc *d, const struct os_memsrc *s)
+{
+	uint64_t *dv = (uint64_t *)d;
+	const uint64_t *sv = (const uint64_t *)s;
+
+	for (size_t i = 0; i < sizeof(*d) / sizeof(uint64_t); i++)
+		dv[i] += sv[i];
+	d->numa_nodes = (d->numa_nodes - s->numa_nodes) | s->numa_nodes;
+}
+
+static void sc_memsrc(struct os_memsrc *m, const struct scale *s)
+{
+	uint64_t *v = (uint64_t *)m;
+
+	for (size_t i = 0; i < sizeof(*m) / sizeof(uint64_t); i++)
+		if (&v[i] != &m->numa_nodes)
+			v[i] = sc(v[i], s);
+}
+
 static void sc_profile(struct os_profile *p, const struct scale *s)
 {
 	uint32_t i;
@@ -107,6 +134,7 @@ static void sc_profile(struct os_profile *p, const struct scale *s)
 		p->contexts[i].samples = sc(p->contexts[i].samples, s);
 		p->contexts[i].samples_est = scd(p->contexts[i].samples_est, s);
 		sc_metrics(p->contexts[i].metrics, s);
+		sc_memsrc(&p->contexts[i].mem, s);
 	}
 	for (i = 0; i < p->naccesses; i++) {
 		p->accesses[i].samples = sc(p->accesses[i].samples, s);
@@ -602,6 +630,7 @@ static int merge_records(struct os_profile *dst, const struct os_profile *src,
 
 		c.samples = sc(c.samples, &st->scale);
 		sc_metrics(c.metrics, &st->scale);
+		sc_memsrc(&c.mem, &st->scale);
 		c.samples_est = est ? scd(c.samples_est, &st->scale) : (double)c.samples;
 		c.type = map_str(st, c.type);
 		c.stack = map_stack(st, c.stack);
@@ -616,6 +645,7 @@ static int merge_records(struct os_profile *dst, const struct os_profile *src,
 			d->samples_est += c.samples_est;
 			add_metrics(d->metrics, c.metrics);
 			add_replica(&d->replica, &c.replica);
+			add_memsrc(&d->mem, &c.mem);
 		} else {
 			idx = os_profile_add_context(dst, &c);
 			if (idx == OS_NONE || os_hmap_put(&st->contexts, slot, idx))
@@ -695,6 +725,8 @@ static int merge_into(struct os_profile *dst, const struct os_profile *src, uint
 	if (!ret) {
 		/* OS_AN_REPLICAS: counts summed above; OS_AN_SLICES: merge_slices */
 		dst->analyses |= src->analyses & ~(uint32_t)OS_AN_SLICES;
+		if (src->numa_nodes > dst->numa_nodes)
+			dst->numa_nodes = src->numa_nodes;
 		if (src->analyses & OS_AN_ESTIMATES) {
 			dst->est.samples_attributed += scd(src->est.samples_attributed, &st.scale);
 			dst->est.samples_java_attributed +=

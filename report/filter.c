@@ -323,6 +323,7 @@ int report_filter_apply(struct os_profile *p, const struct report_filter *f, cha
 	p->est.samples_java_attributed = scale_est(p->est.samples_java_attributed, now, was);
 	p->c.samples_attributed = now;
 	p->merge.unmeasured |= OS_M_ALL; /* metrics cannot be split: not measured */
+	p->analyses &= ~(uint32_t)(OS_AN_MEMSRC | OS_AN_NUMA); /* nor the memory figures */
 	ret = 0;
 out:
 	free(csam);

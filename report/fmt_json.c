@@ -349,6 +349,71 @@ static void jreplica(struct json_writer *w, const struct os_profile *p,
 	jw_end_object(w);
 }
 
+/* null unless recorded with --numa: where the object's sampled pages lay
+ * against the accessing CPUs' nodes. */
+static void jnuma(struct json_writer *w, const struct os_profile *p, const struct os_context *c)
+{
+	if (!(p->analyses & OS_AN_NUMA)) {
+		jw_null(w, "numa");
+		return;
+	}
+	jw_begin_object(w, "numa");
+	jw_u64(w, "local", c->mem.numa_local);
+	jw_u64(w, "remote", c->mem.numa_remote);
+	jw_u64(w, "unknown", c->mem.numa_unknown);
+	jw_u64(w, "machine_nodes", p->numa_nodes);
+	jw_begin_array(w, "nodes");
+	for (unsigned n = 0; n < 64; n++)
+		if (c->mem.numa_nodes & (1ULL << n))
+			jw_u64(w, NULL, n);
+	jw_end_array(w);
+	jw_end_object(w);
+}
+
+/* An upper bound of a latency quantile: null when there is none (no
+ * latency, or it lies in the last, open bucket). */
+static void jlat_max(struct json_writer *w, const char *key, const uint64_t *hist, double q)
+{
+	uint64_t v = os_lat_quantile_max(hist, q);
+
+	if (v && v != UINT64_MAX)
+		jw_u64(w, key, v);
+	else
+		jw_null(w, key);
+}
+
+/* null unless a PMU sampler gave data sources: samples by memory level,
+ * data TLB, the latency's mean and quantiles (bucket bounds, estimates). */
+static void jmemory(struct json_writer *w, const struct os_profile *p,
+		    const struct os_context *c)
+{
+	const struct os_memsrc *m = &c->mem;
+	uint64_t nlat = 0;
+
+	if (!(p->analyses & OS_AN_MEMSRC)) {
+		jw_null(w, "memory");
+		return;
+	}
+	jw_begin_object(w, "memory");
+	jw_begin_object(w, "levels");
+	for (unsigned i = 0; i < OS_LVL_COUNT; i++)
+		jw_u64(w, os_mem_level_key[i], m->level[i]);
+	jw_end_object(w);
+	jw_u64(w, "tlb_known", m->tlb_known);
+	jw_u64(w, "tlb_miss", m->tlb_miss);
+	for (unsigned b = 0; b < OS_LAT_BUCKETS; b++)
+		nlat += m->lat_hist[b];
+	jw_u64(w, "latency_samples", nlat);
+	if (nlat && (os_profile_metrics(p) & (1u << OS_M_LATENCY)))
+		jw_double(w, "latency_mean_cycles", (double)c->metrics[OS_M_LATENCY] / (double)nlat);
+	else
+		jw_null(w, "latency_mean_cycles");
+	jlat_max(w, "latency_p50_max_cycles", m->lat_hist, 0.5);
+	jlat_max(w, "latency_p90_max_cycles", m->lat_hist, 0.9);
+	jlat_max(w, "latency_p99_max_cycles", m->lat_hist, 0.99);
+	jw_end_object(w);
+}
+
 /* --per-thread: the object's samples by thread, most first. */
 static void jby_thread(struct json_writer *w, const struct report_view *v,
 		       const struct report_object *ro)
@@ -412,7 +477,8 @@ static void jobject(struct json_writer *w, struct frame_cache *fc, const struct 
 	/* Analyses not run yet. */
 	jw_null(w, "lifetime");
 	jw_null(w, "reuse");
-	jw_null(w, "numa");
+	jnuma(w, p, c);
+	jmemory(w, p, c);
 	jw_end_object(w);
 }
 

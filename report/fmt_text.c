@@ -472,6 +472,82 @@ static void print_by_thread(const struct report_view *v, const struct report_obj
 	}
 }
 
+/* What the PMU said of context c's samples (OS_AN_MEMSRC), on one line:
+ * only what was measured. */
+static void print_memory_line(const struct os_profile *p, const struct os_context *c, FILE *out)
+{
+	const struct os_memsrc *m = &c->mem;
+	uint32_t measured = os_profile_metrics(p);
+	uint64_t n = 0, nlat = 0, q;
+	const char *sep = "";
+
+	for (unsigned i = 0; i < OS_LVL_COUNT; i++)
+		n += m->level[i];
+	for (unsigned b = 0; b < OS_LAT_BUCKETS; b++)
+		nlat += m->lat_hist[b];
+	if (!n)
+		return;
+	fprintf(out, "        memory:");
+	if (n > m->level[OS_LVL_UNKNOWN]) {
+		for (unsigned i = 0; i < OS_LVL_COUNT; i++) {
+			if (!m->level[i])
+				continue;
+			fprintf(out, "%s %s %.0f%%", sep, os_mem_level_name[i],
+				pct(m->level[i], n));
+			sep = ",";
+		}
+		sep = ";";
+	}
+	if (measured & (1u << OS_M_L1_MISS)) {
+		fprintf(out, "%s L1 misses %" PRIu64, sep, c->metrics[OS_M_L1_MISS]);
+		sep = ";";
+	}
+	if (measured & (1u << OS_M_REMOTE)) {
+		fprintf(out, "%s remote %" PRIu64, sep, c->metrics[OS_M_REMOTE]);
+		sep = ";";
+	}
+	if (m->tlb_known) {
+		fprintf(out, "%s TLB misses %" PRIu64 " of %" PRIu64, sep, m->tlb_miss, m->tlb_known);
+		sep = ";";
+	}
+	if (nlat && (measured & (1u << OS_M_LATENCY))) {
+		fprintf(out, "%s latency mean %.0f cycles", sep,
+			(double)c->metrics[OS_M_LATENCY] / (double)nlat);
+		q = os_lat_quantile_max(m->lat_hist, 0.99);
+		if (q != UINT64_MAX)
+			fprintf(out, ", p99 <= %" PRIu64, q);
+		else
+			fprintf(out, ", p99 >= %" PRIu64, os_lat_bucket_lo(OS_LAT_BUCKETS - 1));
+	}
+	fputc('\n', out);
+}
+
+/* --numa: where context c's sampled pages lay against the accessing CPUs'
+ * nodes, on one line. */
+static void print_numa_line(const struct os_profile *p, const struct os_context *c, FILE *out)
+{
+	const struct os_memsrc *m = &c->mem;
+
+	if (!(m->numa_local + m->numa_remote + m->numa_unknown))
+		return;
+	if (p->numa_nodes == 1) {
+		fprintf(out, "        numa: 1 node: all local");
+		if (m->numa_unknown)
+			fprintf(out, " (%" PRIu64 " samples on pages not present)", m->numa_unknown);
+		fputc('\n', out);
+		return;
+	}
+	fprintf(out, "        numa: %" PRIu64 " local, %" PRIu64 " remote, %" PRIu64
+		     " unknown; pages on node",
+		m->numa_local, m->numa_remote, m->numa_unknown);
+	for (unsigned n = 0, first = 1; n < 64; n++)
+		if (m->numa_nodes & (1ULL << n)) {
+			fprintf(out, "%s %u", first ? "" : ",", n);
+			first = 0;
+		}
+	fputc('\n', out);
+}
+
 static void print_object(const struct report_view *v, uint32_t rank, bool per_thread, FILE *out)
 {
 	const struct os_profile *p = v->p;
@@ -501,6 +577,10 @@ static void print_object(const struct report_view *v, uint32_t rank, bool per_th
 	fputc('\n', out);
 	if (p->analyses & OS_AN_REPLICAS)
 		print_replica_line(c, out);
+	if (p->analyses & OS_AN_MEMSRC)
+		print_memory_line(p, c, out);
+	if (p->analyses & OS_AN_NUMA)
+		print_numa_line(p, c, out);
 	fprintf(out, "        allocated at:\n");
 	print_stack(p, c->stack, ALLOC_FRAMES, "            ", out);
 	if (per_thread && ro->nthreads)

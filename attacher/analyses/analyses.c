@@ -4,6 +4,7 @@
 #include "attacher/cli/options.h"
 #include "attacher/core/observer.h"
 #include "attacher/core/slices.h"
+#include "attacher/analyses/memsrc.h"
 #include "attacher/analyses/replica.h"
 
 static bool always(const struct os_opts *o)
@@ -17,12 +18,19 @@ static bool replicas(const struct os_opts *o)
 	return o->replicas;
 }
 
+static bool numa(const struct os_opts *o)
+{
+	return o->numa;
+}
+
 static const struct {
 	const struct os_observer_ops *ops;
 	bool (*enabled)(const struct os_opts *o);
 } table[] = {
 	{ &os_slices_observer, always },      /* OS_SEC_SLICES: report --tid/--time/... */
 	{ &os_replica_observer, replicas },   /* --replicas (docs/REPLICAS.md) */
+	{ &os_memsrc_observer, always },      /* PMU data sources (inert without a PMU) */
+	{ &os_numa_observer, numa },          /* --numa (docs/PMU.md) */
 };
 
 size_t os_observers_enabled(const struct os_opts *o, const struct os_observer_ops **out,

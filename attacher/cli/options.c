@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attacher/sampling/sampler.h"
 #include "attacher/watch/watch.h"
 #include "common/log.h"
 #include "common/shm.h"
@@ -69,9 +70,12 @@ void os_opts_usage(const char *cmd)
 	printf("\n"
 	       "  -o, --output FILE     profile file (default %s)\n"
 	       "  -F, --freq HZ         access samples per second per thread (default %d)\n"
-	       "  -e, --event NAME      sampling source: soft (the software sampler on task-clock,\n"
-	       "                        the default; task-clock is the same); PMU events are not\n"
-	       "                        available yet (issue 22)\n"
+	       "  -e, --event NAME      sampling source: auto (the default: the PMU where the\n"
+	       "                        kernel offers one, else soft), soft (the software sampler\n"
+	       "                        on task-clock; task-clock is the same), or a PMU event:\n"
+	       "                        mem-loads, mem-stores (PEBS; IBS op on AMD), ibs_op, or a\n"
+	       "                        libpfm4 name (MEM_TRANS_RETIRED:LOAD_LATENCY:ldlat=30,\n"
+	       "                        :period=N sets the period); -F is the software sampler's\n"
 	       "  -d, --duration SEC    profile for SEC seconds (> 0, at most %d), then stop:\n"
 	       "                        attach detaches and leaves the target running; record\n"
 	       "                        writes the profile of the first SEC seconds and lets\n"
@@ -113,6 +117,8 @@ void os_opts_usage(const char *cmd)
 	       "      --replicas        replica analysis (OJXPerf): objects of one allocation\n"
 	       "                        context with equal contents, by hardware watchpoints,\n"
 	       "                        checked against whole-content comparison\n"
+	       "      --numa            NUMA: the node of each sampled access's page (move_pages)\n"
+	       "                        against its CPU's node: local/remote per object\n"
 	       "      --watch-route R   watchpoints through perf breakpoint events (perf,\n"
 	       "                        default) or ptrace debug registers (ptrace)\n",
 	       OS_DEFAULT_OUTPUT, OS_DEFAULT_FREQ, OS_MAX_DURATION, OS_DEFAULT_MIN_SIZE, OS_DEFAULT_JAVA_TLAB,
@@ -163,10 +169,11 @@ int os_opts_parse(struct os_opts *o, const char *cmd, int argc, char **argv)
 	bool runtime_given = false;
 	uint64_t v;
 	int c, arg = 1;
+	char errbuf[256];
 
 	memset(o, 0, sizeof(*o));
 	o->output = OS_DEFAULT_OUTPUT;
-	o->event = "soft";
+	o->event = "auto";
 	o->freq = OS_DEFAULT_FREQ;
 	o->min_size = OS_DEFAULT_MIN_SIZE;
 	o->ring_kb = OS_DEFAULT_RING_BYTES / 1024;
@@ -185,11 +192,14 @@ int os_opts_parse(struct os_opts *o, const char *cmd, int argc, char **argv)
 			o->output = optarg;
 			break;
 		case 'e':
-			/* only the software sampler exists (attacher/sampling/sampler.c): any
-			 * other name would fail after the options, so it fails here */
-			if (strcmp(optarg, "soft") && strcmp(optarg, "task-clock")) {
-				os_err("%s: -e %s: PMU events are not implemented yet (issue 22); "
-				       "-e soft (the default) is the software sampler", cmd, optarg);
+			/* soft, task-clock, auto or a PMU event: checked against the
+			 * kernel and libpfm4 when the sampler is made (sampler.c) */
+			if (!*optarg) {
+				os_err("%s: -e needs an event name", cmd);
+				return -1;
+			}
+			if (os_sampler_check(optarg, errbuf, sizeof(errbuf)) < 0) {
+				os_err("%s: %s", cmd, errbuf);
 				return -1;
 			}
 			o->event = optarg;
@@ -297,6 +307,9 @@ int os_opts_parse(struct os_opts *o, const char *cmd, int argc, char **argv)
 		case OPT_REPLICAS:
 			o->replicas = true;
 			break;
+		case OPT_NUMA:
+			o->numa = true;
+			break;
 		case OPT_WATCH_ROUTE: {
 			int route = watch_route_parse(optarg);
 
@@ -314,9 +327,6 @@ int os_opts_parse(struct os_opts *o, const char *cmd, int argc, char **argv)
 			return -1;
 		case OPT_REUSE:
 			os_err("--reuse is not implemented yet (issue 20)");
-			return -1;
-		case OPT_NUMA:
-			os_err("--numa is not implemented yet (issue 22)");
 			return -1;
 		case 'q':
 			o->quiet = true;

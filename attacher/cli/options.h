@@ -19,7 +19,7 @@
 
 struct os_opts {
 	const char *output;      /* -o */
-	const char *event;       /* -e: "soft" (default) or "task-clock" (the same) */
+	const char *event;       /* -e: "auto" (default), "soft" / "task-clock", a PMU event */
 	uint64_t freq;           /* -F samples per second per thread */
 	uint64_t min_size;       /* --min-size */
 	double duration;         /* -d seconds of profiling, 0 = until the target exits */
@@ -32,8 +32,9 @@ struct os_opts {
 	bool debug_lines;        /* --debug-lines: lines from separate debug files too */
 	bool call_graph_dwarf;   /* --call-graph dwarf (default) | fp */
 	unsigned stack_copy;     /* --call-graph dwarf,SIZE: user stack bytes per sample */
-	bool replicas;           /* --replicas (--lifetimes/--reuse/--numa: errors until
-				  * issues 19, 20, 22) */
+	bool replicas;           /* --replicas (--lifetimes/--reuse: errors until
+				  * issues 19, 20) */
+	bool numa;               /* --numa: page placement per object (memsrc.h) */
 	int watch_route;         /* --watch-route perf (default) | ptrace: enum watch_route */
 	const char *java_objects; /* --java-objects hybrid (default) | exact | sampled (HotSpot) */
 	uint64_t java_tlab;      /* --java-tlab: hybrid mode's fixed TLAB size in bytes */

@@ -83,7 +83,12 @@ static struct round R; /* reused between rounds: one collector per process */
 
 static bool grow(void **p, size_t *cap, size_t need, size_t elem)
 {
-	void *np = os_grow(*p, cap, need, elem, 64);
+	void *np;
+
+	if (need <= *cap) /* also nothing yet and nothing needed (no stack copies:
+			   * --call-graph fp), where os_grow gives back the NULL */
+		return true;
+	np = os_grow(*p, cap, need, elem, 64);
 
 	if (!np)
 		return false;
@@ -383,6 +388,15 @@ static int collector_open(struct os_collector *c, pid_t pid, bool enable_on_exec
 
 	collector_attr(c, &attr, enable_on_exec);
 	rc = open_fn(&c->perf, pid, &attr, c->opts->perf_pages, err, errlen);
+	if (rc < 0 && rc != -ESRCH && c->sampler.chosen_auto) {
+		/* -e auto: a PMU the kernel lists may still refuse the event (a
+		 * virtual PMU without PEBS): the software sampler, said in a note */
+		rc = os_sampler_fallback(&c->sampler, c->opts, err, err, errlen);
+		if (rc < 0)
+			return rc;
+		collector_attr(c, &attr, enable_on_exec);
+		rc = open_fn(&c->perf, pid, &attr, c->opts->perf_pages, err, errlen);
+	}
 	if (rc < 0)
 		return rc;
 	os_perf_hold(c->perf, true); /* stacks are used in place (os_collector_round) */
@@ -395,6 +409,14 @@ int os_collector_open(struct os_collector *c, pid_t pid, bool enable_on_exec, ch
 		      size_t errlen)
 {
 	return collector_open(c, pid, enable_on_exec, os_perf_open, err, errlen);
+}
+
+int os_collector_open_with(struct os_collector *c, pid_t pid,
+			   int (*open_fn)(struct os_perf **, pid_t, struct perf_event_attr *,
+					  unsigned, char *, size_t),
+			   char *err, size_t errlen)
+{
+	return collector_open(c, pid, false, open_fn, err, errlen);
 }
 
 int os_collector_open_attach(struct os_collector *c, pid_t pid, char *err, size_t errlen)
@@ -666,7 +688,7 @@ static void take_sample(struct os_collector *c, struct raw *w, const uint64_t *c
 	q->s.node = os_attrib_path(&c->attrib, as->id, frames, n);
 	q->s.tid = s->tid;
 	if (c->nobs) { /* analyses: what they read while the target still holds it */
-		struct os_obs_take t = { (pid_t)s->pid, s->tid, as->id, s->ip, insn, addr };
+		struct os_obs_take t = { (pid_t)s->pid, s->tid, as->id, s->ip, insn, addr, s };
 
 		memset(q->s.data, 0, sizeof(q->s.data));
 		for (unsigned i = 0; i < c->nobs; i++)

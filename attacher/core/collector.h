@@ -68,6 +68,12 @@ int os_collector_init(struct os_collector *c, const struct os_opts *o, char *err
  * they start counting when pid execs (record mode). */
 int os_collector_open(struct os_collector *c, pid_t pid, bool enable_on_exec, char *err,
 		      size_t errlen);
+/* As os_collector_open, through another opener of os_perf_open's kind
+ * (tests: os_perf_open_memory, a ring of synthetic records). */
+int os_collector_open_with(struct os_collector *c, pid_t pid,
+			   int (*open_fn)(struct os_perf **, pid_t, struct perf_event_attr *,
+					  unsigned, char *, size_t),
+			   char *err, size_t errlen);
 /* Attach mode: opens the same events, enabled at once, on every thread of
  * the running process pid (threads they create are followed). */
 int os_collector_open_attach(struct os_collector *c, pid_t pid, char *err, size_t errlen);

@@ -64,7 +64,9 @@ struct os_obj_event;
 struct os_opts;
 
 #define OS_OBS_MAX 8          /* observers enabled at once */
-#define OS_OBS_SAMPLE_DATA 16 /* bytes per queued sample, all observers together */
+#define OS_OBS_SAMPLE_DATA 32 /* bytes per queued sample, all observers together */
+
+struct os_perf_sample;
 
 /* A sample being addressed (stage 1); the target is running. */
 struct os_obs_take {
@@ -74,6 +76,9 @@ struct os_obs_take {
 	uint64_t ip;           /* sampled ip */
 	uint64_t insn;         /* the accessing instruction: [insn, ip) */
 	uint64_t addr;         /* data address as decoded */
+	/* the sample as perf gave it: cpu, and from PMU samplers weight,
+	 * data_src, phys_addr (ps->has says which) */
+	const struct os_perf_sample *ps;
 };
 
 /* An addressed sample applied in time order (stage 4), after attribution. */

@@ -173,7 +173,7 @@ static void fill_meta(struct builder *b, const char *mode, int argc, char *const
 	p->meta.sampler = os_profile_string(p, c->sampler.ops->name);
 	p->meta.event = os_profile_string(p, c->sampler.event);
 	p->meta.period = c->sampler.period;
-	p->meta.freq = c->opts->freq;
+	p->meta.freq = c->sampler.pmu ? 0 : c->opts->freq; /* PMU: a period in events */
 	p->meta.min_size = c->opts->min_size;
 	p->meta.mode = os_profile_string(p, mode);
 	gethostname(host, sizeof(host) - 1);
@@ -233,6 +233,11 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 	if (c->sampler.ops == &os_sampler_soft_ops)
 		os_profile_add_note(b.p, "software sampler: data addresses decoded from the "
 					 "instruction before each task-clock sample");
+	if (c->sampler.note[0]) /* -e auto fell back to the software sampler */
+		os_profile_add_note(b.p, c->sampler.note);
+	if (c->sampler.pmu)
+		os_profile_add_note(b.p, "PMU sampler: data address, latency and data source "
+					 "from the hardware with each sample");
 	snprintf(note, sizeof(note),
 		 "access paths: %llu unwound with DWARF CFI from a stack copy, %llu from the "
 		 "frame-pointer chain%s",

@@ -33,6 +33,7 @@ struct os_perf {
 	int *extra;              /* events writing into a cpus[] buffer (SET_OUTPUT) */
 	int nextra, capextra;
 	uint8_t scratch[65536];  /* records that wrap around the buffer end */
+	bool memory;             /* os_perf_open_memory: cpus[0] is an anonymous ring */
 	uint64_t chain[MAX_CHAIN];
 	bool hold;               /* os_perf_hold */
 };
@@ -116,6 +117,48 @@ int os_perf_open(struct os_perf **out, pid_t pid, struct perf_event_attr *attr,
 out:
 	os_perf_close(p);
 	return rc;
+}
+
+int os_perf_open_memory(struct os_perf **out, pid_t pid, struct perf_event_attr *attr,
+			unsigned buf_pages, char *err, size_t errlen)
+{
+	struct os_perf *p = perf_alloc(attr);
+	struct perf_cpu *c;
+
+	(void)pid;
+	*out = NULL;
+	if (!p) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	c = &p->cpus[0];
+	c->data_size = (size_t)buf_pages * p->page;
+	c->base = mmap(NULL, c->data_size + p->page, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (c->base == MAP_FAILED) {
+		c->base = NULL;
+		os_perf_close(p);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	p->memory = true;
+	*out = p;
+	return 0;
+}
+
+int os_perf_memory_write(struct os_perf *p, const void *rec, size_t len)
+{
+	struct perf_cpu *c = &p->cpus[0];
+	struct perf_event_mmap_page *mp = c->base;
+	uint8_t *data = (uint8_t *)c->base + p->page;
+	uint64_t head = mp->data_head;
+
+	if (!p->memory || len % 8 || len > c->data_size - (head - mp->data_tail))
+		return -ENOSPC;
+	for (size_t i = 0; i < len; i++)
+		data[(head + i) & (c->data_size - 1)] = ((const uint8_t *)rec)[i];
+	__atomic_store_n(&mp->data_head, head + len, __ATOMIC_RELEASE);
+	return 0;
 }
 
 static int ioctl_all(struct os_perf *p, unsigned long req)
@@ -362,8 +405,10 @@ static int parse_sample(struct os_perf *p, const void *rec, size_t len,
 		rd_u64(&r);
 	if (t & PERF_SAMPLE_STREAM_ID)
 		rd_u64(&r);
-	if (t & PERF_SAMPLE_CPU)
+	if (t & PERF_SAMPLE_CPU) {
 		rd_u32x2(&r, &s->cpu, &dummy);
+		s->has |= OS_PS_CPU;
+	}
 	if (t & PERF_SAMPLE_PERIOD)
 		s->period = rd_u64(&r);
 	if (t & PERF_SAMPLE_READ)
@@ -428,13 +473,24 @@ static int parse_sample(struct os_perf *p, const void *rec, size_t len,
 			s->stack_len = dyn < sz ? dyn : sz;
 		}
 	}
-	if (t & PERF_SAMPLE_WEIGHT) {
-		s->weight = rd_u64(&r);
+	if (t & PERF_SAMPLE_WEIGHT_TYPE) {
+		uint64_t w = rd_u64(&r);
+
+		/* WEIGHT_STRUCT: the latency is its first 32 bits (var1_dw) */
+		s->weight = t & PERF_SAMPLE_WEIGHT_STRUCT ? (uint32_t)w : w;
 		s->has |= OS_PS_WEIGHT;
 	}
 	if (t & PERF_SAMPLE_DATA_SRC) {
 		s->data_src = rd_u64(&r);
 		s->has |= OS_PS_DATA_SRC;
+	}
+	if (t & PERF_SAMPLE_TRANSACTION)
+		rd_u64(&r);
+	if (t & PERF_SAMPLE_REGS_INTR)
+		return -EPROTO; /* not used by objscope */
+	if (t & PERF_SAMPLE_PHYS_ADDR) {
+		s->phys_addr = rd_u64(&r);
+		s->has |= OS_PS_PHYS;
 	}
 	return r.bad ? -EPROTO : 0;
 }

@@ -25,6 +25,8 @@ enum {
 	OS_PS_WEIGHT = 1 << 2,
 	OS_PS_DATA_SRC = 1 << 3,
 	OS_PS_IN_RING = 1 << 4,  /* stack points into the ring: valid until os_perf_release */
+	OS_PS_CPU = 1 << 5,      /* cpu valid */
+	OS_PS_PHYS = 1 << 6,     /* phys_addr from the PMU */
 };
 
 /* A mapped file's identity as an MMAP2 record gives it. */
@@ -41,7 +43,8 @@ struct os_perf_sample {
 	uint64_t addr;
 	uint64_t period;
 	uint64_t weight;
-	uint64_t data_src;
+	uint64_t data_src;       /* union perf_mem_data_src */
+	uint64_t phys_addr;
 	uint32_t nchain;         /* user call chain, context markers removed */
 	const uint64_t *chain;   /* chain[0] == ip normally */
 	uint64_t regs[OS_REG_COUNT];
@@ -78,6 +81,15 @@ int os_perf_open(struct os_perf **out, pid_t pid, struct perf_event_attr *attr,
  * picked up by listing again. -ESRCH when the process is gone. */
 int os_perf_open_threads(struct os_perf **out, pid_t pid, struct perf_event_attr *attr,
 			 unsigned buf_pages, char *err, size_t errlen);
+/* A ring in memory with no event behind it (same signature as
+ * os_perf_open, pid unused): the records os_perf_memory_write puts there
+ * are read by os_perf_read as the kernel's are. How the decode path is
+ * driven by synthetic records in tests, where there is no PMU. */
+int os_perf_open_memory(struct os_perf **out, pid_t pid, struct perf_event_attr *attr,
+			unsigned buf_pages, char *err, size_t errlen);
+/* Appends one whole record (header included, len a multiple of 8);
+ * -ENOSPC when it does not fit or p is no memory ring. */
+int os_perf_memory_write(struct os_perf *p, const void *rec, size_t len);
 int os_perf_enable(struct os_perf *p);
 int os_perf_disable(struct os_perf *p);
 /* Drains every CPU's buffer; returns the number of records parsed. */

@@ -292,6 +292,53 @@
     box.appendChild(dl);
   }
 
+  /* ---- memory: PMU data sources and --numa (docs/PMU.md) ---- */
+  var hasMemory = objects.some(function (o) { return o.memory !== null && o.memory !== undefined; });
+  var hasNuma = objects.some(function (o) { return o.numa !== null && o.numa !== undefined; });
+  var LEVELS = [['l1', 'L1'], ['lfb', 'LFB'], ['l2', 'L2'], ['l3', 'L3'], ['ram', 'RAM'],
+                ['remote_ram', 'remote RAM'], ['remote_cache', 'remote cache'], ['other', 'other'],
+                ['unknown', 'unknown']];
+  function memoryCols() {
+    var cols = [];
+    if (hasMemory)
+      cols.push(numCol('latency', function (o) {
+        return o.memory && o.memory.latency_mean_cycles !== null ? o.memory.latency_mean_cycles : -1;
+      }, function (v) { return v < 0 ? '\u2014' : v.toFixed(0) + ' cy'; }, '84px'));
+    if (hasNuma)
+      cols.push(numCol('NUMA remote', function (o) {
+        var n = o.numa, all = n ? n.local + n.remote : 0;
+        return all ? n.remote / all : -1;
+      }, function (v) { return v < 0 ? '\u2014' : (100 * v).toFixed(1) + '%'; }, '116px'));
+    return cols;
+  }
+  function memoryDetail(o) {
+    var box = $('memory-detail');
+    if (!box) return;
+    box.textContent = '';
+    box.hidden = !hasMemory && !hasNuma;
+    if (box.hidden) return;
+    var dl = el('dl', 'replica'), m = o.memory, n = o.numa, rows = [];
+    box.appendChild(el('h3', null, 'Memory'));
+    if (m) {
+      var all = 0;
+      LEVELS.forEach(function (l) { all += m.levels[l[0]]; });
+      rows.push(['served by', LEVELS.filter(function (l) { return m.levels[l[0]]; }).map(function (l) {
+        return l[1] + ' ' + pct(m.levels[l[0]], all);
+      }).join(', ') || '\u2014']);
+      if (m.tlb_known) rows.push(['data TLB misses', num(m.tlb_miss) + ' of ' + num(m.tlb_known)]);
+      if (m.latency_mean_cycles !== null)
+        rows.push(['latency', 'mean ' + m.latency_mean_cycles.toFixed(0) + ' cycles' +
+          (m.latency_p99_max_cycles !== null ? ', p99 \u2264 ' + num(m.latency_p99_max_cycles) : '') +
+          ' (' + num(m.latency_samples) + ' samples)']);
+    }
+    if (n)
+      rows.push(['NUMA', n.machine_nodes === 1 ? '1 node: all local' :
+        num(n.local) + ' local, ' + num(n.remote) + ' remote, ' + num(n.unknown) +
+        ' unknown; pages on node ' + n.nodes.join(', ')]);
+    rows.forEach(function (kv) { dl.appendChild(el('dt', null, kv[0])); dl.appendChild(el('dd', null, kv[1])); });
+    box.appendChild(dl);
+  }
+
   /* ---- flame graphs ---- */
   /* Frame colours by kind; the name varies the lightness a little so that
    * neighbours of one kind stay apart. Search matches are magenta. */
@@ -398,6 +445,7 @@
     var ap = $('alloc-path');
     ap.replaceWith(Object.assign(stackList(o.alloc_stack, 0), { id: 'alloc-path' }));
     replicaDetail(o);
+    memoryDetail(o);
     var accounted = 0, rows = (o.accesses || []).map(function (a) { accounted += a.samples; return a; });
     if (o.samples > accounted) rows.push({ stack: ['[unknown access path]'], samples: o.samples - accounted });
     table($('access-paths'), [
@@ -479,8 +527,7 @@
     ].concat(replicaCols(), [
       optionalCol('lifetime', 'lifetime'),
       optionalCol('reuse', 'reuse'),
-      optionalCol('numa', 'NUMA')
-    ]).filter(Boolean);
+    ], memoryCols()).filter(Boolean);
     $('unsampled').hidden = !quiet;
     $('unsampled-label').textContent = 'show ' + num(quiet) + ' object' + (quiet === 1 ? '' : 's') +
       ' without samples';

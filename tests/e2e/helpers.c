@@ -468,3 +468,20 @@ const char *e2e_note(json_object *report, const char *text)
 	}
 	return NULL;
 }
+
+json_object *e2e_record_report(const char *dir, const char *name, const char *const opts[],
+			       const char *const argv[])
+{
+	char *profile = e2e_path(dir, name), msg[512];
+	struct e2e_result res;
+	json_object *report;
+
+	cr_assert_not_null(profile);
+	cr_assert_eq(e2e_record(dir, profile, opts, argv, &res), 0, "cannot run objscope record");
+	cr_assert_eq(res.status, 0, "objscope record exited %d; stderr: %s", res.status, res.err);
+	e2e_result_free(&res);
+	report = e2e_report_json(dir, profile, msg, sizeof(msg));
+	cr_assert_not_null(report, "%s", msg);
+	free(profile);
+	return report;
+}

@@ -75,6 +75,11 @@ json_object *e2e_record_unchanged(const char *dir, const char *profile, const ch
  * Returns a new reference, or NULL with the reason in msg (size msglen). */
 json_object *e2e_report_json(const char *dir, const char *profile, char *msg, size_t msglen);
 
+/* Records argv into dir/NAME with opts (NULL-terminated, may be NULL),
+ * asserts that record succeeded, returns the JSON report (a new reference). */
+json_object *e2e_record_report(const char *dir, const char *name, const char *const opts[],
+			       const char *const argv[]);
+
 /* Field helpers: missing fields read as -1 (ints), -1.0 (doubles), NULL. */
 int64_t e2e_get_int(json_object *obj, const char *key);
 double e2e_get_double(json_object *obj, const char *key);

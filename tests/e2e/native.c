@@ -29,18 +29,7 @@ static void teardown(void)
 /* Records argv into tmp/NAME, checks record succeeded, returns the JSON report. */
 static json_object *record_and_report(const char *name, const char *const argv[])
 {
-	char *profile = e2e_path(tmp, name), msg[512];
-	struct e2e_result res;
-	json_object *report;
-
-	cr_assert_not_null(profile);
-	cr_assert_eq(e2e_record(tmp, profile, NULL, argv, &res), 0, "cannot run objscope record");
-	cr_assert_eq(res.status, 0, "objscope record exited %d; stderr: %s", res.status, res.err);
-	e2e_result_free(&res);
-	report = e2e_report_json(tmp, profile, msg, sizeof(msg));
-	cr_assert_not_null(report, "%s", msg);
-	free(profile);
-	return report;
+	return e2e_record_report(tmp, name, NULL, argv);
 }
 
 /* The top object (objects[0]) must exist and be allocated in `fn`. */

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "attacher/analyses/memsrc.h"
 #include "attacher/analyses/replica.h"
 #include "attacher/cli/options.h"
 #include "attacher/core/collector.h"
@@ -23,16 +24,20 @@ Test(observer, table_enables_by_option)
 
 	memset(&o, 0, sizeof(o));
 	n = os_observers_enabled(&o, ops, OS_OBS_MAX);
-	cr_assert_eq(n, 1);
+	cr_assert_eq(n, 2);
 	cr_assert_eq(ops[0], &os_slices_observer);
 	cr_assert(!ops[0]->eager, "slices leave the apply cadence alone");
+	cr_assert_eq(ops[1], &os_memsrc_observer, "PMU data sources: always (inert without)");
 
 	o.replicas = true;
+	o.numa = true;
 	n = os_observers_enabled(&o, ops, OS_OBS_MAX);
-	cr_assert_eq(n, 2);
+	cr_assert_eq(n, 4);
 	cr_assert_eq(ops[0], &os_slices_observer);
 	cr_assert_eq(ops[1], &os_replica_observer);
 	cr_assert(ops[1]->eager, "replicas: every round applied");
+	cr_assert_eq(ops[2], &os_memsrc_observer);
+	cr_assert_eq(ops[3], &os_numa_observer);
 	for (size_t i = 0; i < n; i++)
 		data += (ops[i]->sample_data + 7) & ~7u;
 	cr_assert_leq(data, OS_OBS_SAMPLE_DATA);
