@@ -1,8 +1,9 @@
 /* hotspot.c - the HotSpot runtime adapter inside the target. See hotspot.h.
  *
- * Detection: the exported dlopen() below calls the real one and, the first
- * time the result defines JNI_CreateJavaVM and gHotSpotVMStructs, installs
- * the detours (the constructor covers programs linked against libjvm).
+ * Detection: preload/loaded.c shows every library the process loads
+ * (osp_hs_load); the first time one defines JNI_CreateJavaVM and
+ * gHotSpotVMStructs, the detours are installed (programs linked against
+ * libjvm.so: its soname is looked up at start-up).
  * Installing happens from the java launcher's dlopen of libjvm.so, before
  * the JVM has created any thread: detour.h's single-thread assumption holds.
  *
@@ -32,7 +33,6 @@
 #include "runtimes/hotspot/target/hotspot_elf.h"
 #include "runtimes/hotspot/target/hotspot_vms.h"
 
-#define OSP_EXPORT __attribute__((visibility("default")))
 #define HS_TLAB_FLOOR 1024 /* the JVM refuses MinTLABSize below its TLAB reserve (576 on JDK 17) */
 #define HS_MAX_OPTS 8
 #define HS_JNI_OK 0
@@ -969,29 +969,19 @@ const struct osp_runtime_attach osp_hs_attach = {
 	.got_object = "/libjvm.so",
 };
 
-OSP_EXPORT void *dlopen(const char *file, int mode)
+/* A library was loaded (preload/loaded.c): libjvm.so installs the hooks.
+ * Another library (capstone, loaded by another runtime's install) leaves
+ * the one-time install to libjvm. */
+static void hs_loaded(void *handle)
 {
-	static void *(*real)(const char *, int);
-	void *h;
-
-	if (!real)
-		*(void **)&real = dlsym(RTLD_NEXT, "dlopen");
-	if (!real)
-		return NULL;
-	h = real(file, mode);
-	if (h && file && !__atomic_load_n(&hs_installed, __ATOMIC_ACQUIRE) && osp_armed())
-		hs_install(h);
-	return h;
+	if (!__atomic_load_n(&hs_installed, __ATOMIC_ACQUIRE) &&
+	    dlsym(handle, "JNI_CreateJavaVM") && dlsym(handle, "gHotSpotVMStructs"))
+		hs_install(handle);
 }
 
-/* Programs linked against libjvm.so (JNI embedders) have it before us. */
-__attribute__((constructor(102))) static void hs_init(void)
-{
-	void *h;
-
-	if (!osp_armed())
-		return;
-	h = dlopen("libjvm.so", RTLD_NOW | RTLD_NOLOAD);
-	if (h)
-		hs_install(h);
-}
+const struct osp_runtime_load osp_hs_load = {
+	.name = "hotspot",
+	.loaded = hs_loaded,
+	/* programs linked against libjvm.so (JNI embedders) have it before us */
+	.preloaded = "libjvm.so",
+};

@@ -1,0 +1,41 @@
+/* zero_abi.h - what the Zero adapter inside the target
+ * (runtimes/zero/target/) tells the collector's Zero adapter
+ * (runtimes/zero/), on top of the HotSpot adapter's events
+ * (runtimes/hotspot/hotspot_abi.h), which Zero reuses as they are.
+ *
+ * The hello: before its first event of any kind, every thread of a Zero
+ * JVM that writes one of the Zero adapter's own events writes an OS_EV_JVM
+ * without JVM info (nframes = the ranges below, addr = size = 0, aux =
+ * libjvm's load base, aux2 = OS_ZERO_HELLO). The collector hands an address
+ * space to the first runtime that claims one of its events, and drains the
+ * rings one after another: a hello ahead of each thread's own events makes
+ * the Zero adapter the claimant whichever ring is read first. The JVM event
+ * proper (OS_EV_JVM with its struct os_jvm_info) follows as HotSpot sends it.
+ */
+#ifndef OBJSCOPE_ZERO_ABI_H
+#define OBJSCOPE_ZERO_ABI_H
+
+#include <stdint.h>
+
+#define OS_ZERO_HELLO 0x5a45524f48454c4fULL /* "OLEHOREZ": no OS_JVM_F_* combination */
+
+/* The hello's frames: [lo, hi) pairs of the bytecode interpreter's code
+ * (the BytecodeInterpreter::run instantiations), at most this many pairs:
+ * an access sampled there is in an interpreted Java method the sample
+ * cannot name (docs/RUNTIMES.md, HotSpot Zero). */
+#define OS_ZERO_MAX_RANGES 4
+
+/* OS_EV_JALLOC of a Zero JVM: as HotSpot's (addr, size, aux2 = Klass*,
+ * frames = the allocation path, Java frames as OS_FRAME_METHOD words), aux
+ * = these flags instead of TLAB bytes (every object reaches the hook: no
+ * weight to give). The collector's Zero adapter counts and clears them. */
+#define OS_ZERO_A_NO_JAVA 0x1   /* the thread was in Java but its Zero frames did
+				 * not follow the rules of zero_frames.h: the path
+				 * holds native frames only */
+
+/* The hello's size: allocations the hook did not send because the
+ * MemAllocator did not match the object it returned (its layout is not
+ * the one this adapter knows), cumulative; a hello is written again each
+ * time that count reaches a power of two. */
+
+#endif

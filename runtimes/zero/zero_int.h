@@ -1,0 +1,38 @@
+/* zero_int.h - the Zero adapter's state shared by its files (zero.c,
+ * zero_notes.c), not a contract. */
+#ifndef OBJSCOPE_ZERO_INT_H
+#define OBJSCOPE_ZERO_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/hashmap.h"
+#include "runtimes/runtime.h"
+#include "runtimes/zero/zero_abi.h"
+
+/* One Zero JVM (an address space whose threads sent the hello). */
+struct zero_jvm {
+	uint32_t asid, pid;
+	uint64_t ranges[2 * OS_ZERO_MAX_RANGES]; /* the bytecode interpreter's code */
+	uint32_t nranges;
+	uint32_t mode_asked;     /* OS_JVM_MODE_* of the JVM event, before it was made exact */
+	uint64_t samples;        /* addressed samples */
+	uint64_t interp;         /* ... whose accessing instruction is in the interpreter */
+	uint64_t no_java;        /* allocation paths without the Java frames (OS_ZERO_A_NO_JAVA) */
+	uint64_t allocs;         /* OS_EV_JALLOC events */
+	uint64_t mismatch;       /* allocations the hook did not send (hello's size) */
+};
+
+struct zero {
+	struct os_runtime rt;
+	struct os_runtime *hs;   /* the HotSpot adapter the ops go to */
+	struct zero_jvm *jvms;
+	size_t njvms, capjvms;
+	struct os_hmap asid2jvm; /* asid -> index in jvms */
+};
+
+/* zero_notes.c: the notes of every Zero JVM (runtime.h op notes). */
+struct os_profile;
+void zero_notes(struct zero *z, struct os_profile *p);
+
+#endif

@@ -1,0 +1,93 @@
+/* zero_notes.c - the Zero adapter's notes (runtime.h op notes), per Zero
+ * JVM, kept as counters (kinds "zero.objects", "zero.access"), and
+ * os_zero_render_note, their sentences at report time. The HotSpot notes
+ * of the same JVM (collections, moves, objects) come from the HotSpot
+ * adapter it holds. */
+#include <stdio.h>
+#include <string.h>
+
+#include "common/profile.h"
+#include "runtimes/hotspot/hotspot_abi.h"
+#include "runtimes/zero/zero.h"
+#include "runtimes/zero/zero_int.h"
+
+static void group(struct os_profile *p, const char *kind, const char *const keys[],
+		  const uint64_t vals[], size_t n)
+{
+	uint32_t g = os_profile_note_group(p, kind);
+
+	for (size_t i = 0; g != OS_NONE && i < n; i++)
+		os_profile_note_u64(p, g, keys[i], vals[i]);
+}
+
+void zero_notes(struct zero *z, struct os_profile *p)
+{
+	static const char *const ok[] = { "pid", "mode_asked", "allocs", "no_java", "mismatch" };
+	static const char *const ak[] = { "pid", "samples", "interpreter" };
+
+	for (size_t i = 0; i < z->njvms; i++) {
+		const struct zero_jvm *j = &z->jvms[i];
+		const uint64_t ov[] = { j->pid, j->mode_asked, j->allocs, j->no_java, j->mismatch };
+		const uint64_t av[] = { j->pid, j->samples, j->interp };
+
+		group(p, "zero.objects", ok, ov, sizeof(ok) / sizeof(ok[0]));
+		group(p, "zero.access", ak, av, sizeof(ak) / sizeof(ak[0]));
+	}
+}
+
+static uint64_t nv(const struct os_profile *p, const struct os_note_counters *g, const char *key)
+{
+	uint64_t v = 0;
+
+	return os_profile_note_val(p, g, key, OS_NV_U64, &v) ? v : 0;
+}
+
+static const char *mode_name(uint64_t mode)
+{
+	switch (mode) {
+	case OS_JVM_MODE_EXACT:
+		return "exact";
+	case OS_JVM_MODE_SAMPLED:
+		return "sampled";
+	case OS_JVM_MODE_HYBRID:
+		return "hybrid";
+	default:
+		return "unknown";
+	}
+}
+
+size_t os_zero_render_note(const struct os_profile *p, const struct os_note_counters *g,
+			   char *buf, size_t len)
+{
+	const char *kind = g->kind < p->nstrings ? p->strings[g->kind] : "";
+	unsigned pid = (unsigned)nv(p, g, "pid");
+	int n;
+
+	if (!strcmp(kind, "zero.objects")) {
+		n = snprintf(buf, len,
+			     "HotSpot Zero pid %u: Java objects are seen where the VM allocates "
+			     "them (MemAllocator::allocate): every array, and the instances "
+			     "that do not fit the thread's TLAB; instances the interpreter "
+			     "places in its TLAB itself are not seen. Each is counted once "
+			     "(--java-objects %s asked; Zero has no TLAB sampling to weigh). "
+			     "%llu allocations recorded, %llu of them with native frames only "
+			     "(the Zero stack could not be walked), %llu not recorded (the "
+			     "allocator did not match the object it returned)",
+			     pid, mode_name(nv(p, g, "mode_asked")),
+			     (unsigned long long)nv(p, g, "allocs"),
+			     (unsigned long long)nv(p, g, "no_java"),
+			     (unsigned long long)nv(p, g, "mismatch"));
+	} else if (!strcmp(kind, "zero.access")) {
+		n = snprintf(buf, len,
+			     "HotSpot Zero pid %u: %llu of %llu addressed samples were taken "
+			     "in the bytecode interpreter (BytecodeInterpreter::run): their "
+			     "access paths stop there, without the Java method (Zero keeps it "
+			     "in the interpreter's state on its own stack, which a sample does "
+			     "not copy); allocation paths do name the Java methods",
+			     pid, (unsigned long long)nv(p, g, "interpreter"),
+			     (unsigned long long)nv(p, g, "samples"));
+	} else {
+		return 0;
+	}
+	return n < 0 ? 0 : (size_t)n < len ? (size_t)n : len ? len - 1 : 0;
+}
