@@ -68,8 +68,9 @@ size_t os_zero_render_note(const struct os_profile *p, const struct os_note_coun
 			     "HotSpot Zero pid %u: Java objects are seen where the VM allocates "
 			     "them (MemAllocator::allocate): every array, and the instances "
 			     "that do not fit the thread's TLAB; instances the interpreter "
-			     "places in its TLAB itself are not seen. Each is counted once "
-			     "(--java-objects %s asked; Zero has no TLAB sampling to weigh). "
+			     "places in its TLAB itself are not seen. Each is counted once, "
+			     "whatever the objects mode (%s for this JVM): Zero has no TLAB "
+			     "sampling to weigh. "
 			     "%llu allocations recorded, %llu of them with native frames only "
 			     "(the Zero stack could not be walked), %llu not recorded (the "
 			     "allocator did not match the object it returned)",

@@ -1,0 +1,337 @@
+/* zero.c - end-to-end tests of the HotSpot Zero adapter (runtimes/zero/):
+ * `objscope record -- java -zero ...` on tests/java/ObjFixture.java under
+ * every collector Zero runs here, and `objscope attach` on a running
+ * `java -zero` AttachFixture (tests/java/AttachFixture.java). The planted
+ * answers are the ones of tests/e2e/java.c and tests/e2e/attach.c: on Zero
+ * too, makeRandom's arrays take most access samples, their allocation path
+ * begins at ObjFixture.makeRandom with its source line, the collections'
+ * moves are followed, and the program's output and exit status are the same
+ * as without objscope. Skipped where `java -zero` is not installed
+ * (Debian: openjdk-17-jre-zero, scripts/install-deps.sh).
+ * Run from the repository root after `make all build/java/ObjFixture.class
+ * build/java/AttachFixture.class`.
+ */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tests/e2e/helpers.h"
+
+#define JAVA_CP "build/java"
+#define RING "--ring-kb", "4096"
+#define MIN_JAVA_SAMPLES 200  /* Java-heap samples a planted-answer run needs */
+#define MAX_ROUNDS 320        /* ObjFixture rounds: 20, doubled until enough samples */
+#define ATTACH_OK "ready\nok 16 1024\n"
+#define PLANTED_BYTES (4u << 20) /* AttachFixture.makeRandom's long[1 << 19] */
+
+static char *tmp;
+
+static void setup(void)
+{
+	tmp = e2e_suite_setup();
+}
+
+static void teardown(void)
+{
+	e2e_suite_teardown(&tmp);
+}
+
+TestSuite(e2e_zero, .init = setup, .fini = teardown, .timeout = 600);
+
+/* Whether `java -zero` runs here with the fixture class built. */
+static bool have_zero(const char *cls)
+{
+	const char *argv[] = { "java", "-zero", "-version", NULL };
+	struct e2e_result r;
+	bool ok;
+
+	if (access(cls, R_OK) != 0)
+		return false;
+	if (e2e_run(tmp, argv, NULL, &r) != 0)
+		return false;
+	ok = r.status == 0 && r.err && strstr(r.err, "Zero VM");
+	e2e_result_free(&r);
+	return ok;
+}
+
+static void need_zero(const char *cls)
+{
+	if (!have_zero(cls))
+		cr_skip_test("needs `java -zero` (openjdk-17-jre-zero) and %s", cls);
+}
+
+static bool method_is(const char *f, const char *name)
+{
+	size_t n = strlen(name);
+
+	return f && strncmp(f, name, n) == 0 && (f[n] == 0 || f[n] == '(');
+}
+
+static const char *frame(json_object *obj, size_t i)
+{
+	json_object *st = e2e_get(obj, "alloc_stack");
+
+	return st && i < json_object_array_length(st) ? e2e_frame_text(st, i) : NULL;
+}
+
+/* "N collections, M object moves applied" of the HotSpot adapter's note. */
+static void gc_figures(json_object *report, uint64_t *gcs, uint64_t *moves)
+{
+	const char *n = e2e_note(report, "object moves applied");
+	const char *p = n ? strstr(n, ": ") : NULL;
+
+	*gcs = *moves = 0;
+	if (p)
+		sscanf(p, ": %" SCNu64 " collections, %" SCNu64 " object moves applied", gcs, moves);
+}
+
+/* ObjFixture ROUNDS under `java -zero FLAGS...` (at most 4), with and
+ * without objscope: same stdout, stderr and exit status. Returns the JSON
+ * report. */
+static json_object *record_zero(const char *const flags[], const char *rounds)
+{
+	const char *argv[12] = { "java", "-zero" }, *opts[] = { "-q", RING, NULL };
+	char *profile = e2e_path(tmp, "zero.data"), msg[512];
+	struct e2e_result plain, prof;
+	json_object *report;
+	int n = 2;
+
+	for (int i = 0; flags[i] && i < 4; i++)
+		argv[n++] = flags[i];
+	argv[n++] = "-cp";
+	argv[n++] = JAVA_CP;
+	argv[n++] = "ObjFixture";
+	argv[n++] = rounds;
+	argv[n] = NULL;
+	cr_assert_not_null(profile);
+	cr_assert_eq(e2e_run(tmp, argv, NULL, &plain), 0, "cannot run java -zero");
+	cr_assert_eq(plain.status, 0, "java -zero %s exited %d: %s", flags[0], plain.status,
+		     plain.err);
+	cr_assert_eq(e2e_record(tmp, profile, opts, argv, &prof), 0, "cannot run objscope record");
+	cr_assert_eq(prof.status, plain.status, "exit status %d under objscope, %d without; "
+		     "stderr: %s", prof.status, plain.status, prof.err);
+	cr_expect_str_eq(prof.out, plain.out, "stdout differs under objscope");
+	cr_expect_str_eq(prof.err, plain.err, "stderr differs under objscope");
+	e2e_result_free(&plain);
+	e2e_result_free(&prof);
+	report = e2e_report_json(tmp, profile, msg, sizeof(msg));
+	cr_assert_not_null(report, "%s", msg);
+	free(profile);
+	return report;
+}
+
+/* The planted answer under one collector: runs with more rounds until the
+ * Java heap has MIN_JAVA_SAMPLES samples (machines differ), then checks
+ * that makeRandom's context ranks first with its source line, that the
+ * JVM was Zero's and its collections' moves were applied (moving
+ * collectors). */
+static void planted_answer(const char *const flags[], bool moving)
+{
+	const char *gc_flag = flags[0];
+	json_object *report = NULL, *meta, *objects, *top;
+	int64_t jheap = 0, jattr;
+	uint64_t gcs, moves;
+	char rounds[16], buf[2048];
+	const char *f0;
+
+	need_zero(JAVA_CP "/ObjFixture.class");
+	for (int r = 20; r <= MAX_ROUNDS; r *= 2) {
+		if (report)
+			json_object_put(report);
+		snprintf(rounds, sizeof(rounds), "%d", r);
+		report = record_zero(flags, rounds);
+		jheap = e2e_get_int(e2e_get(report, "meta"), "samples_java_heap");
+		if (jheap >= MIN_JAVA_SAMPLES)
+			break;
+		cr_log_info("%s: %lld Java-heap samples with %d rounds: again with more", gc_flag,
+			    (long long)jheap, r);
+	}
+	cr_assert_geq(jheap, MIN_JAVA_SAMPLES, "%s: only %lld Java-heap samples", gc_flag,
+		      (long long)jheap);
+	meta = e2e_get(report, "meta");
+	jattr = e2e_get_int(meta, "samples_java_attributed");
+	cr_expect_geq(jattr * 10, jheap * 8, "%s: only %lld of %lld Java-heap samples on Java objects",
+		      gc_flag, (long long)jattr, (long long)jheap);
+	/* the Zero adapter owned the JVM: its notes, HotSpot's figures */
+	cr_expect(e2e_note(report, "HotSpot Zero pid") != NULL, "%s: no Zero note", gc_flag);
+	cr_expect(e2e_note(report, "samples were taken in the bytecode interpreter") != NULL,
+		  "%s: no note on access paths in the interpreter", gc_flag);
+
+	objects = e2e_get(report, "objects");
+	cr_assert(objects && json_object_array_length(objects) > 0, "objects[] is empty");
+	top = json_object_array_get_idx(objects, 0);
+	f0 = frame(top, 0);
+	cr_expect(method_is(f0, "ObjFixture.makeRandom"), "%s: alloc_stack[0] is not "
+		  "ObjFixture.makeRandom: %s", gc_flag, e2e_stack_str(top, buf, sizeof(buf)));
+	cr_expect(f0 && strstr(f0, "(ObjFixture.java:"), "%s: no source line: %s", gc_flag,
+		  f0 ? f0 : "(none)");
+	cr_expect(method_is(frame(top, 1), "ObjFixture.build") &&
+			  method_is(frame(top, 2), "ObjFixture.main"),
+		  "%s: callers not named: %s", gc_flag, e2e_stack_str(top, buf, sizeof(buf)));
+	cr_expect_str_eq(json_object_get_string(e2e_get(top, "type")), "long[]");
+	cr_expect_geq(e2e_get_double(top, "share"), 0.6, "%s: share of makeRandom is %.3f", gc_flag,
+		      e2e_get_double(top, "share"));
+	/* every array reaches the hook: build() makes exactly 6000 there */
+	if (e2e_get_int(meta, "dropped_events") == 0)
+		cr_expect_eq(e2e_get_int(top, "allocations"), 6000, "%s: %lld allocations", gc_flag,
+			     (long long)e2e_get_int(top, "allocations"));
+	gc_figures(report, &gcs, &moves);
+	if (moving) {
+		cr_expect_gt(gcs, 0, "%s: no collection seen", gc_flag);
+		cr_expect_gt(moves, 0, "%s: no object move applied", gc_flag);
+	}
+	json_object_put(report);
+}
+
+Test(e2e_zero, serial)
+{
+	const char *flags[] = { "-XX:+UseSerialGC", NULL };
+
+	planted_answer(flags, true);
+}
+
+Test(e2e_zero, parallel)
+{
+	const char *flags[] = { "-XX:+UseParallelGC", NULL };
+
+	planted_answer(flags, true);
+}
+
+Test(e2e_zero, g1)
+{
+	const char *flags[] = { "-XX:+UseG1GC", NULL };
+
+	planted_answer(flags, true);
+}
+
+/* Concurrent: its moves are best effort (HotSpot's note says so) and may
+ * be none in a short run; the planted answer stands. */
+Test(e2e_zero, shenandoah)
+{
+	const char *flags[] = { "-XX:+UseShenandoahGC", NULL };
+
+	planted_answer(flags, false);
+}
+
+/* No collection moves anything (System.gc() does nothing); its start-up
+ * warnings carry timestamps on stdout: logging off. */
+Test(e2e_zero, epsilon)
+{
+	const char *flags[] = { "-XX:+UnlockExperimentalVMOptions", "-XX:+UseEpsilonGC",
+				"-Xlog:disable", NULL };
+	const char *argv[] = { "java", "-zero", flags[0], flags[1], "-version", NULL };
+	struct e2e_result r;
+	int st;
+
+	need_zero(JAVA_CP "/ObjFixture.class");
+	cr_assert_eq(e2e_run(tmp, argv, NULL, &r), 0);
+	st = r.status;
+	e2e_result_free(&r);
+	if (st != 0)
+		cr_skip_test("this Zero VM has no Epsilon GC");
+	planted_answer(flags, false);
+}
+
+/* ---- attach ------------------------------------------------------------ */
+
+static const char *slurp(const char *name, const char *ext)
+{
+	static char buf[8192];
+	char *base = e2e_path(tmp, name), path[1024];
+	ssize_t n = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s.%s", base, ext);
+	free(base);
+	fd = open(path, O_RDONLY);
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+	}
+	buf[n > 0 ? n : 0] = 0;
+	return buf;
+}
+
+/* `java -zero -cp build/java AttachFixture SECONDS`, once it said "ready". */
+static pid_t start_zero_jvm(const char *name, const char *seconds)
+{
+	char cp[PATH_MAX];
+	const char *argv[] = { "java", "-zero", "-cp", cp, "AttachFixture", seconds, NULL };
+	pid_t pid;
+
+	cr_assert_not_null(realpath(JAVA_CP, cp));
+	pid = e2e_spawn_logged(tmp, name, argv, tmp);
+	for (int i = 0; i < 6000; i++) {
+		if (strstr(slurp(name, "out"), "ready"))
+			return pid;
+		if (waitpid(pid, NULL, WNOHANG) == pid)
+			break;
+		usleep(10000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	cr_assert_fail("AttachFixture did not start: %s", slurp(name, "err"));
+	return -1;
+}
+
+/* A context of AttachFixture's planted site allocated while attached. */
+static bool is_planted(json_object *o)
+{
+	int64_t allocs = e2e_get_int(o, "allocations"), bytes = e2e_get_int(o, "bytes");
+
+	return strcmp(json_object_get_string(e2e_get(o, "type")), "long[]") == 0 && allocs > 0 &&
+	       bytes / allocs >= PLANTED_BYTES && bytes / allocs < 2 * PLANTED_BYTES &&
+	       e2e_stack_has(o, "AttachFixture.makeRandom", 2);
+}
+
+/* objscope attach on a running Zero JVM started without any objscope flag:
+ * the JVM ends with its own output, the 4 MiB arrays renewed while
+ * attached rank first, named from the Zero stack with their caller, and
+ * both adapters' notes are there. */
+Test(e2e_zero, attach_planted_site_ranks_first)
+{
+	char spid[16], msg[512], buf[2048];
+	char *profile;
+	const char *argv[] = { E2E_OBJSCOPE, "attach", "-q", "-d", "4", "-o", NULL, spid, NULL };
+	struct e2e_result res;
+	json_object *report, *top;
+	int st = 0;
+	pid_t pid;
+
+	need_zero(JAVA_CP "/AttachFixture.class");
+	profile = e2e_path(tmp, "za.data");
+	argv[6] = profile;
+	pid = start_zero_jvm("za", "12");
+	usleep(500000); /* into the steady loop */
+	snprintf(spid, sizeof(spid), "%d", (int)pid);
+	cr_assert_eq(e2e_run(tmp, argv, NULL, &res), 0);
+	cr_assert_eq(res.status, 0, "attach exited %d: %s", res.status, res.err);
+	e2e_result_free(&res);
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "JVM failed after the attach: %s %s",
+		  slurp("za", "out"), slurp("za", "err"));
+	cr_expect_str_eq(slurp("za", "out"), ATTACH_OK, "JVM output changed");
+	cr_expect_str_eq(slurp("za", "err"), "", "JVM wrote on stderr");
+	report = e2e_report_json(tmp, profile, msg, sizeof(msg));
+	cr_assert_not_null(report, "%s", msg);
+	cr_assert_gt(e2e_get_int(e2e_get(report, "meta"), "samples_total"), 300, "too few samples");
+	top = json_object_array_get_idx(e2e_get(report, "objects"), 0);
+	cr_assert_not_null(top, "no objects in the report");
+	cr_expect(is_planted(top), "top object is not the 4 MiB arrays: %s",
+		  e2e_stack_str(top, buf, sizeof(buf)));
+	cr_expect(e2e_stack_has(top, "AttachFixture.main", 4), "no caller: %s",
+		  e2e_stack_str(top, buf, sizeof(buf)));
+	cr_expect(e2e_note(report, "was attached while running: allocation and GC hooks "
+			   "installed") != NULL, "no attach note");
+	cr_expect(e2e_note(report, "HotSpot Zero pid") != NULL, "no Zero note");
+	json_object_put(report);
+	free(profile);
+}
