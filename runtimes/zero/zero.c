@@ -18,12 +18,12 @@
  * the frames of the largest event Zero rewrites (a JALLOC path). */
 #define ZERO_EV_WORDS (OS_EVENT_FIXED / 8 + OS_MAX_FRAMES + OS_JVM_INFO_WORDS)
 
-static struct zero *z_of(struct os_runtime *rt)
+struct zero *zero_of(struct os_runtime *rt)
 {
 	return rt->priv;
 }
 
-static struct zero_jvm *jvm_find(struct zero *z, uint32_t asid)
+struct zero_jvm *zero_jvm_find(struct zero *z, uint32_t asid)
 {
 	uint64_t i;
 
@@ -32,7 +32,7 @@ static struct zero_jvm *jvm_find(struct zero *z, uint32_t asid)
 
 static struct zero_jvm *jvm_get(struct zero *z, const struct os_aspace *as)
 {
-	struct zero_jvm *j = jvm_find(z, as->id), *n;
+	struct zero_jvm *j = zero_jvm_find(z, as->id), *n;
 
 	if (j)
 		return j;
@@ -60,13 +60,22 @@ static bool zero_claim(struct os_runtime *rt, struct os_aspace *as, const struct
 
 static void hello(struct zero_jvm *j, const struct os_event *ev)
 {
-	uint32_t n = ev->nframes / 2;
+	uint32_t n;
 
+	if (ev->nframes < OS_ZERO_HELLO_WORDS)
+		return;
+	n = (ev->nframes - OS_ZERO_HELLO_WORDS) / 2;
 	if (n > OS_ZERO_MAX_RANGES)
 		n = OS_ZERO_MAX_RANGES;
 	if (n && !j->nranges) {
-		memcpy(j->ranges, ev->frames, 2 * n * sizeof(uint64_t));
+		memcpy(j->ranges, ev->frames + OS_ZERO_HELLO_WORDS, 2 * n * sizeof(uint64_t));
 		j->nranges = n;
+	}
+	if (ev->frames[OS_ZERO_HELLO_ISTATE] && ev->frames[OS_ZERO_HELLO_ISTATE] < 64)
+		j->istate_words = (uint32_t)ev->frames[OS_ZERO_HELLO_ISTATE];
+	if (ev->frames[OS_ZERO_HELLO_JVM_HI] > ev->frames[OS_ZERO_HELLO_JVM_LO]) {
+		j->jvm_lo = ev->frames[OS_ZERO_HELLO_JVM_LO];
+		j->jvm_hi = ev->frames[OS_ZERO_HELLO_JVM_HI];
 	}
 	if (ev->size > j->mismatch)
 		j->mismatch = ev->size;
@@ -75,7 +84,7 @@ static void hello(struct zero_jvm *j, const struct os_event *ev)
 static bool zero_prepare(struct os_runtime *rt, struct os_aspace *as, const struct os_event *ev,
 			 struct os_obj_event *oe)
 {
-	struct zero *z = z_of(rt);
+	struct zero *z = zero_of(rt);
 	struct zero_jvm *j = jvm_get(z, as);
 	uint64_t buf[ZERO_EV_WORDS];
 	struct os_event *cp = (struct os_event *)buf;
@@ -111,36 +120,13 @@ static bool zero_prepare(struct os_runtime *rt, struct os_aspace *as, const stru
 	return z->hs->ops->prepare(z->hs, as, ev, oe);
 }
 
-/* Access paths: HotSpot's walk where it applies; samples whose
- * accessing instruction is in the bytecode interpreter are counted (the
- * interrupted frame is asked first, once per sample). */
-static uint32_t zero_java_walk(struct os_runtime *rt, uint32_t asid, const struct os_rt_frame *start,
-			       bool leaf, os_rt_read read, void *arg, uint64_t *frames, uint32_t max)
-{
-	struct zero *z = z_of(rt);
-	struct zero_jvm *j = leaf ? jvm_find(z, asid) : NULL;
-
-	if (j) {
-		j->samples++;
-		for (uint32_t i = 0; i < j->nranges; i++) {
-			if (start->pc >= j->ranges[2 * i] && start->pc < j->ranges[2 * i + 1]) {
-				j->interp++;
-				break;
-			}
-		}
-	}
-	return z->hs->ops->java_walk ? z->hs->ops->java_walk(z->hs, asid, start, leaf, read, arg,
-							     frames, max)
-				     : 0;
-}
-
 /* ---- the HotSpot adapter's ops, as they are ---------------------------- */
 
 static uint64_t zero_frame_word(struct os_runtime *rt, uint32_t asid, uint64_t pc, uint64_t fp,
 				const uint64_t *leaf_regs,
 				bool (*read)(void *arg, uint64_t addr, uint64_t *word), void *arg)
 {
-	struct os_runtime *h = z_of(rt)->hs;
+	struct os_runtime *h = zero_of(rt)->hs;
 
 	return h->ops->frame_word ? h->ops->frame_word(h, asid, pc, fp, leaf_regs, read, arg) : pc;
 }
@@ -148,7 +134,7 @@ static uint64_t zero_frame_word(struct os_runtime *rt, uint32_t asid, uint64_t p
 static uint32_t zero_path_words(struct os_runtime *rt, struct os_aspace *as, const uint64_t *frames,
 				uint32_t n, uint64_t *out, uint32_t max)
 {
-	struct os_runtime *h = z_of(rt)->hs;
+	struct os_runtime *h = zero_of(rt)->hs;
 
 	if (h->ops->path_words)
 		return h->ops->path_words(h, as, frames, n, out, max);
@@ -160,7 +146,7 @@ static uint32_t zero_path_words(struct os_runtime *rt, struct os_aspace *as, con
 
 static void zero_sample_taken(struct os_runtime *rt, struct os_aspace *as, uint64_t addr)
 {
-	struct os_runtime *h = z_of(rt)->hs;
+	struct os_runtime *h = zero_of(rt)->hs;
 
 	if (h->ops->sample_taken)
 		h->ops->sample_taken(h, as, addr);
@@ -168,14 +154,14 @@ static void zero_sample_taken(struct os_runtime *rt, struct os_aspace *as, uint6
 
 static uint32_t zero_heap_miss(struct os_runtime *rt, struct os_aspace *as, uint64_t addr)
 {
-	struct os_runtime *h = z_of(rt)->hs;
+	struct os_runtime *h = zero_of(rt)->hs;
 
 	return h->ops->heap_miss ? h->ops->heap_miss(h, as, addr) : OS_NONE;
 }
 
 static void zero_apply(struct os_runtime *rt, struct os_aspace *as, const struct os_obj_event *oe)
 {
-	struct os_runtime *h = z_of(rt)->hs;
+	struct os_runtime *h = zero_of(rt)->hs;
 
 	if (h->ops->apply)
 		h->ops->apply(h, as, oe);
@@ -183,21 +169,21 @@ static void zero_apply(struct os_runtime *rt, struct os_aspace *as, const struct
 
 static uint64_t zero_sample_addr(struct os_runtime *rt, uint32_t asid, uint64_t addr)
 {
-	struct os_runtime *h = z_of(rt)->hs;
+	struct os_runtime *h = zero_of(rt)->hs;
 
 	return h->ops->sample_addr ? h->ops->sample_addr(h, asid, addr) : addr;
 }
 
 static bool zero_in_heap(struct os_runtime *rt, uint32_t asid, uint64_t addr)
 {
-	struct os_runtime *h = z_of(rt)->hs;
+	struct os_runtime *h = zero_of(rt)->hs;
 
 	return h->ops->in_heap && h->ops->in_heap(h, asid, addr);
 }
 
 static void zero_before_symbolize(struct os_runtime *rt)
 {
-	struct os_runtime *h = z_of(rt)->hs;
+	struct os_runtime *h = zero_of(rt)->hs;
 
 	if (h->ops->before_symbolize)
 		h->ops->before_symbolize(h);
@@ -206,7 +192,7 @@ static void zero_before_symbolize(struct os_runtime *rt)
 static enum os_rt_word zero_name_word(struct os_runtime *rt, uint32_t asid, uint64_t word,
 				      const char **name, const char **file, uint32_t *line)
 {
-	struct os_runtime *h = z_of(rt)->hs;
+	struct os_runtime *h = zero_of(rt)->hs;
 
 	return h->ops->name_word ? h->ops->name_word(h, asid, word, name, file, line)
 				 : OS_RT_WORD_UNKNOWN;
@@ -215,17 +201,17 @@ static enum os_rt_word zero_name_word(struct os_runtime *rt, uint32_t asid, uint
 static const char *zero_jit_name(struct os_runtime *rt, uint32_t asid, const char *raw, char *buf,
 				 size_t len)
 {
-	struct zero *z = z_of(rt);
+	struct zero *z = zero_of(rt);
 
 	/* no JIT: only a Zero JVM's own names (its stubs) are asked here */
-	if (!jvm_find(z, asid) || !z->hs->ops->jit_name)
+	if (!zero_jvm_find(z, asid) || !z->hs->ops->jit_name)
 		return NULL;
 	return z->hs->ops->jit_name(z->hs, asid, raw, buf, len);
 }
 
 static int zero_thread_kind(struct os_runtime *rt, uint32_t pid, const char *name)
 {
-	struct zero *z = z_of(rt);
+	struct zero *z = zero_of(rt);
 
 	for (size_t i = 0; i < z->njvms; i++)
 		if (z->jvms[i].pid == pid && z->hs->ops->thread_kind)
@@ -235,7 +221,7 @@ static int zero_thread_kind(struct os_runtime *rt, uint32_t pid, const char *nam
 
 static void zero_attached(struct os_runtime *rt, uint32_t pid, const struct os_rt_plan *plan)
 {
-	struct os_runtime *h = z_of(rt)->hs;
+	struct os_runtime *h = zero_of(rt)->hs;
 
 	if (h->ops->attached)
 		h->ops->attached(h, pid, plan);
@@ -244,7 +230,7 @@ static void zero_attached(struct os_runtime *rt, uint32_t pid, const struct os_r
 static void zero_detached(struct os_runtime *rt, uint32_t pid, const struct os_rt_plan *plan,
 			  char *note, size_t len)
 {
-	struct os_runtime *h = z_of(rt)->hs;
+	struct os_runtime *h = zero_of(rt)->hs;
 
 	if (len)
 		note[0] = 0;
@@ -254,7 +240,7 @@ static void zero_detached(struct os_runtime *rt, uint32_t pid, const struct os_r
 
 static void zero_notes_op(struct os_runtime *rt, struct os_profile *p)
 {
-	struct zero *z = z_of(rt);
+	struct zero *z = zero_of(rt);
 
 	if (z->hs->ops->notes)
 		z->hs->ops->notes(z->hs, p);
@@ -263,7 +249,7 @@ static void zero_notes_op(struct os_runtime *rt, struct os_profile *p)
 
 static void zero_destroy(struct os_runtime *rt)
 {
-	struct zero *z = z_of(rt);
+	struct zero *z = zero_of(rt);
 
 	if (z->hs->ops->destroy)
 		z->hs->ops->destroy(z->hs);

@@ -6,7 +6,8 @@
  * The hello: before its first event of any kind, every thread of a Zero
  * JVM that writes one of the Zero adapter's own events writes an OS_EV_JVM
  * without JVM info (nframes = the ranges below, addr = size = 0, aux =
- * libjvm's load base, aux2 = OS_ZERO_HELLO). The collector hands an address
+ * libjvm's load base, aux2 = OS_ZERO_HELLO; frames below). A thread
+ * that learnt more (the istate's place) may send it again. The collector hands an address
  * space to the first runtime that claims one of its events, and drains the
  * rings one after another: a hello ahead of each thread's own events makes
  * the Zero adapter the claimant whichever ring is read first. The JVM event
@@ -19,11 +20,17 @@
 
 #define OS_ZERO_HELLO 0x5a45524f48454c4fULL /* "OLEHOREZ": no OS_JVM_F_* combination */
 
-/* The hello's frames: [lo, hi) pairs of the bytecode interpreter's code
- * (the BytecodeInterpreter::run instantiations), at most this many pairs:
- * an access sampled there is in an interpreted Java method the sample
- * cannot name (docs/RUNTIMES.md, HotSpot Zero). */
+/* The hello's frames: OS_ZERO_HELLO_WORDS words, then [lo, hi) pairs of
+ * the bytecode interpreter's code (the BytecodeInterpreter::run
+ * instantiations, at most OS_ZERO_MAX_RANGES): an access sampled there is
+ * in an interpreted Java method, found from the sample's registers. */
 #define OS_ZERO_MAX_RANGES 4
+enum {
+	OS_ZERO_HELLO_ISTATE = 0, /* istate_words of zero_frames.h as learnt so far (0: not yet) */
+	OS_ZERO_HELLO_JVM_LO = 1, /* libjvm's executable segment [lo, hi) */
+	OS_ZERO_HELLO_JVM_HI = 2,
+	OS_ZERO_HELLO_WORDS = 3,
+};
 
 /* OS_EV_JALLOC of a Zero JVM: as HotSpot's (addr, size, aux2 = Klass*,
  * frames = the allocation path, Java frames as OS_FRAME_METHOD words), aux

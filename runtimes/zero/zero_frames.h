@@ -103,17 +103,24 @@ static inline uint64_t os_zf_word(uint64_t method, uint64_t bcp)
 	return OS_FRAME_METHOD | pos << OS_FRAME_POS_SHIFT | method;
 }
 
+/* The word of the interpreter frame whose istate is at `is`, when it is
+ * one of thread's; false otherwise (an entry frame). For walkers that
+ * check frames their own way (the collector reads the target from afar). */
+typedef bool (*os_zf_frame_fn)(void *arg, uint64_t is, uint64_t thread, uint64_t *word);
+
 /* Walks the Zero frames from `top` (the anchor's _last_Java_fp), youngest
- * first, frames strictly growing inside [lo, hi) (their istates too): one word per interpreter
- * frame of `thread` into out[0..max). Returns the number written; *bad is
- * set when the chain ended off its rules (left the bounds, did not grow,
- * or no frame passed with istate_words unknown), *truncated when max cut it. */
-static inline uint32_t os_zf_walk(const struct os_zf_layout *l, os_zf_read rd, void *arg,
-				  uint64_t top, uint64_t thread, uint64_t lo, uint64_t hi,
+ * first, frames strictly growing inside [lo, hi) (their istates too): one
+ * word per interpreter frame of `thread` into out[0..max), as `frame` says
+ * (NULL: os_zf_istate and os_zf_word over rd). Returns the number written;
+ * *bad is set when the chain ended off its rules (left the bounds, did not
+ * grow, or istate_words is unknown), *truncated when max cut it. */
+static inline uint32_t os_zf_walk(const struct os_zf_layout *l, os_zf_read rd, os_zf_frame_fn frame,
+				  void *arg, uint64_t top, uint64_t thread, uint64_t lo, uint64_t hi,
 				  uint64_t *out, uint32_t max, bool *bad, bool *truncated)
 {
-	uint64_t fr = top, next, m, b;
+	uint64_t fr = top, next, m, b, w;
 	uint32_t n = 0;
+	bool ok;
 
 	*bad = false;
 	*truncated = false;
@@ -122,17 +129,24 @@ static inline uint32_t os_zf_walk(const struct os_zf_layout *l, os_zf_read rd, v
 		return 0;
 	}
 	for (uint32_t step = 0; fr && step < OS_ZF_MAX_STEPS; step++) {
-		if (fr >= hi - 8 || (fr & 7) || fr < 8ULL * l->istate_words ||
-		    fr - 8ULL * l->istate_words < lo) {
+		uint64_t is = fr - 8ULL * l->istate_words;
+
+		if (fr >= hi - 8 || (fr & 7) || fr < 8ULL * l->istate_words || is < lo) {
 			*bad = true;
 			break;
 		}
-		if (os_zf_istate(l, rd, arg, fr - 8ULL * l->istate_words, thread, &m, &b)) {
+		if (frame) {
+			ok = frame(arg, is, thread, &w);
+		} else {
+			ok = os_zf_istate(l, rd, arg, is, thread, &m, &b);
+			w = ok ? os_zf_word(m, b) : 0;
+		}
+		if (ok) {
 			if (n == max) {
 				*truncated = true;
 				break;
 			}
-			out[n++] = os_zf_word(m, b);
+			out[n++] = w;
 		}
 		if (!rd(arg, fr, &next)) {
 			*bad = true;

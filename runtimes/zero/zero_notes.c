@@ -23,12 +23,12 @@ static void group(struct os_profile *p, const char *kind, const char *const keys
 void zero_notes(struct zero *z, struct os_profile *p)
 {
 	static const char *const ok[] = { "pid", "mode_asked", "allocs", "no_java", "mismatch" };
-	static const char *const ak[] = { "pid", "samples", "interpreter" };
+	static const char *const ak[] = { "pid", "samples", "interpreter", "named", "chain_bad" };
 
 	for (size_t i = 0; i < z->njvms; i++) {
 		const struct zero_jvm *j = &z->jvms[i];
 		const uint64_t ov[] = { j->pid, j->mode_asked, j->allocs, j->no_java, j->mismatch };
-		const uint64_t av[] = { j->pid, j->samples, j->interp };
+		const uint64_t av[] = { j->pid, j->samples, j->interp, j->named, j->chain_bad };
 
 		group(p, "zero.objects", ok, ov, sizeof(ok) / sizeof(ok[0]));
 		group(p, "zero.access", ak, av, sizeof(ak) / sizeof(ak[0]));
@@ -81,12 +81,17 @@ size_t os_zero_render_note(const struct os_profile *p, const struct os_note_coun
 	} else if (!strcmp(kind, "zero.access")) {
 		n = snprintf(buf, len,
 			     "HotSpot Zero pid %u: %llu of %llu addressed samples were taken "
-			     "in the bytecode interpreter (BytecodeInterpreter::run): their "
-			     "access paths stop there, without the Java method (Zero keeps it "
-			     "in the interpreter's state on its own stack, which a sample does "
-			     "not copy); allocation paths do name the Java methods",
+			     "in the bytecode interpreter (BytecodeInterpreter::run); %llu of "
+			     "them name their Java method and line, found from the sample's "
+			     "registers (the interpreter's state and bytecode pointer, checked "
+			     "against the method's bytecodes), with the callers read from the "
+			     "Zero stack after the sample (best effort; %llu chains cut off its "
+			     "rules); the others stop at the interpreter, without the Java "
+			     "method",
 			     pid, (unsigned long long)nv(p, g, "interpreter"),
-			     (unsigned long long)nv(p, g, "samples"));
+			     (unsigned long long)nv(p, g, "samples"),
+			     (unsigned long long)nv(p, g, "named"),
+			     (unsigned long long)nv(p, g, "chain_bad"));
 	} else {
 		return 0;
 	}

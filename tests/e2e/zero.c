@@ -82,6 +82,26 @@ static const char *frame(json_object *obj, size_t i)
 	return st && i < json_object_array_length(st) ? e2e_frame_text(st, i) : NULL;
 }
 
+/* Of top's access samples: those whose path begins at readRandom with its
+ * line (found from the sample's registers: the interpreter's state and
+ * bytecode pointer), and those of them with ObjFixture.main as caller. */
+static void read_random_paths(json_object *top, int64_t *leaf, int64_t *called)
+{
+	json_object *acc = e2e_get(top, "accesses");
+
+	*leaf = *called = 0;
+	for (size_t i = 0; acc && i < json_object_array_length(acc); i++) {
+		json_object *a = json_object_array_get_idx(acc, i), *st = e2e_get(a, "stack");
+		const char *f0 = st ? e2e_frame_text(st, 0) : NULL;
+
+		if (!method_is(f0, "ObjFixture.readRandom") || !strstr(f0, "(ObjFixture.java:"))
+			continue;
+		*leaf += e2e_get_int(a, "samples");
+		if (method_is(e2e_frame_text(st, 1), "ObjFixture.main"))
+			*called += e2e_get_int(a, "samples");
+	}
+}
+
 /* "N collections, M object moves applied" of the HotSpot adapter's note. */
 static void gc_figures(json_object *report, uint64_t *gcs, uint64_t *moves)
 {
@@ -137,7 +157,7 @@ static void planted_answer(const char *const flags[], bool moving)
 {
 	const char *gc_flag = flags[0];
 	json_object *report = NULL, *meta, *objects, *top;
-	int64_t jheap = 0, jattr;
+	int64_t jheap = 0, jattr, leaf, called, total;
 	uint64_t gcs, moves;
 	char rounds[16], buf[2048];
 	const char *f0;
@@ -179,6 +199,14 @@ static void planted_answer(const char *const flags[], bool moving)
 	cr_expect_str_eq(json_object_get_string(e2e_get(top, "type")), "long[]");
 	cr_expect_geq(e2e_get_double(top, "share"), 0.6, "%s: share of makeRandom is %.3f", gc_flag,
 		      e2e_get_double(top, "share"));
+	/* access paths name the interpreted method, not BytecodeInterpreter::run:
+	 * 96-98% of makeRandom's samples on this machine */
+	total = e2e_get_int(top, "samples");
+	read_random_paths(top, &leaf, &called);
+	cr_expect_geq(leaf * 10, total * 7, "%s: only %lld of %lld samples named readRandom", gc_flag,
+		      (long long)leaf, (long long)total);
+	cr_expect_geq(called * 10, leaf * 8, "%s: only %lld of %lld readRandom samples have "
+		      "ObjFixture.main as caller", gc_flag, (long long)called, (long long)leaf);
 	/* every array reaches the hook: build() makes exactly 6000 there */
 	if (e2e_get_int(meta, "dropped_events") == 0)
 		cr_expect_eq(e2e_get_int(top, "allocations"), 6000, "%s: %lld allocations", gc_flag,

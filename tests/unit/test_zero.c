@@ -117,7 +117,7 @@ Test(zero_frames, learns_the_istate_and_walks_past_an_entry_frame)
 	stack3();
 	cr_assert(os_zf_learn(&l, rd, NULL, at(2000), THREAD, BASE));
 	cr_assert_eq(l.istate_words, IS_WORDS);
-	n = os_zf_walk(&l, rd, NULL, at(2000), THREAD, BASE, BASE + sizeof(mem), out, 8, &bad,
+	n = os_zf_walk(&l, rd, NULL, NULL, at(2000), THREAD, BASE, BASE + sizeof(mem), out, 8, &bad,
 		       &trunc);
 	cr_assert_eq(n, 3);
 	cr_expect(!bad && !trunc);
@@ -158,7 +158,7 @@ Test(zero_frames, frames_of_another_thread_or_method_give_no_word)
 	l.istate_words = IS_WORDS;
 	iframe(2400, at(3000), THREAD + 64, m2, code_at(210, 17));
 	put(at(3000) - 8ULL * IS_WORDS + 32, 0x13); /* misaligned Method* */
-	n = os_zf_walk(&l, rd, NULL, at(2000), THREAD, BASE, BASE + sizeof(mem), out, 8, &bad,
+	n = os_zf_walk(&l, rd, NULL, NULL, at(2000), THREAD, BASE, BASE + sizeof(mem), out, 8, &bad,
 		       &trunc);
 	cr_expect_eq(n, 1);
 	cr_expect(!bad, "the chain itself followed the rules");
@@ -174,18 +174,18 @@ Test(zero_frames, a_chain_that_does_not_grow_or_leaves_the_stack_ends_bad)
 	stack3();
 	l.istate_words = IS_WORDS;
 	put(at(2400), at(2300)); /* back down */
-	n = os_zf_walk(&l, rd, NULL, at(2000), THREAD, BASE, BASE + sizeof(mem), out, 8, &bad,
+	n = os_zf_walk(&l, rd, NULL, NULL, at(2000), THREAD, BASE, BASE + sizeof(mem), out, 8, &bad,
 		       &trunc);
 	cr_expect_eq(n, 2);
 	cr_expect(bad);
 	stack3();
 	/* the stack ends below the last frame */
-	n = os_zf_walk(&l, rd, NULL, at(2000), THREAD, BASE, at(2500), out, 8, &bad, &trunc);
+	n = os_zf_walk(&l, rd, NULL, NULL, at(2000), THREAD, BASE, at(2500), out, 8, &bad, &trunc);
 	cr_expect_eq(n, 2);
 	cr_expect(bad);
 	/* unknown istate offset: nothing */
 	l.istate_words = 0;
-	n = os_zf_walk(&l, rd, NULL, at(2000), THREAD, BASE, BASE + sizeof(mem), out, 8, &bad,
+	n = os_zf_walk(&l, rd, NULL, NULL, at(2000), THREAD, BASE, BASE + sizeof(mem), out, 8, &bad,
 		       &trunc);
 	cr_expect_eq(n, 0);
 	cr_expect(bad);
@@ -199,7 +199,7 @@ Test(zero_frames, max_cuts_the_walk)
 
 	stack3();
 	l.istate_words = IS_WORDS;
-	cr_expect_eq(os_zf_walk(&l, rd, NULL, at(2000), THREAD, BASE, BASE + sizeof(mem), out, 2,
+	cr_expect_eq(os_zf_walk(&l, rd, NULL, NULL, at(2000), THREAD, BASE, BASE + sizeof(mem), out, 2,
 				&bad, &trunc),
 		     2);
 	cr_expect(trunc && !bad);
@@ -244,8 +244,9 @@ Test(zero_runtime, the_hello_claims_and_its_ranges_count_interpreter_samples)
 {
 	struct os_runtime *rt = os_zero_create(NULL, NULL);
 	struct os_aspace as = { .id = 3, .pid = 4242 };
-	const uint64_t ranges[] = { 0x1000, 0x2000, 0x5000, 0x5100 };
-	struct os_event *hello = event(OS_EV_JVM, OS_ZERO_HELLO, ranges, 4);
+	/* istate words, libjvm's text, the interpreter's ranges */
+	const uint64_t words[] = { IS_WORDS, 0x400000, 0x900000, 0x1000, 0x2000, 0x5000, 0x5100 };
+	struct os_event *hello = event(OS_EV_JVM, OS_ZERO_HELLO, words, 7);
 	struct os_event *jvm = event(OS_EV_JVM, 0, NULL, 0), *gc = event(OS_EV_GC_BEGIN, 1, NULL, 0);
 	struct os_obj_event oe;
 	struct os_rt_frame f = { .pc = 0x1800 };

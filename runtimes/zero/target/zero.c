@@ -62,14 +62,21 @@ static struct {
 
 static void *(*zt_orig)(const void *self);
 static uint64_t zt_mismatch;   /* allocations not sent: the MemAllocator did not match */
-static OSP_TLS int zt_said;    /* this thread wrote its hello */
+static OSP_TLS int zt_said;    /* this thread wrote its hello: 1, with istate_words: 2 */
 
 /* ---- the hello (zero_abi.h) -------------------------------------------- */
 
 static int zt_hello(struct osp_thread *t, uint64_t mismatch)
 {
-	return osp_hs_emit(t, OS_EV_JVM, 0, mismatch, zt.base, OS_ZERO_HELLO, zt.ranges,
-			   2 * zt.nranges);
+	uint64_t w[OS_ZERO_HELLO_WORDS + 2 * OS_ZERO_MAX_RANGES];
+
+	w[OS_ZERO_HELLO_ISTATE] = __atomic_load_n(&zt.zf.istate_words, __ATOMIC_ACQUIRE);
+	w[OS_ZERO_HELLO_JVM_LO] = osp_hs.jvm_lo;
+	w[OS_ZERO_HELLO_JVM_HI] = osp_hs.jvm_hi;
+	for (uint32_t i = 0; i < 2 * zt.nranges; i++)
+		w[OS_ZERO_HELLO_WORDS + i] = zt.ranges[i];
+	return osp_hs_emit(t, OS_EV_JVM, 0, mismatch, zt.base, OS_ZERO_HELLO, w,
+			   OS_ZERO_HELLO_WORDS + 2 * zt.nranges);
 }
 
 /* ---- the allocation hook (any Java thread) ----------------------------- */
@@ -125,7 +132,7 @@ static int zt_java(uint64_t thread, uint64_t *frames, int max, uint64_t lo, int 
 		}
 		__atomic_store_n(&zt.zf.istate_words, l.istate_words, __ATOMIC_RELEASE);
 	}
-	n = os_zf_walk(&zt.zf, zt_read, NULL, top, thread, lo, hi, frames, (uint32_t)max, &b, &tr);
+	n = os_zf_walk(&zt.zf, zt_read, NULL, NULL, top, thread, lo, hi, frames, (uint32_t)max, &b, &tr);
 	*bad = b || !n;
 	*truncated = tr;
 	return (int)n;
@@ -179,13 +186,18 @@ static void zt_alloc(const void *self, void *obj, const void *caller, const void
 		osp_stat_add(&s->stats.small_bytes, words * 8);
 		goto out;
 	}
-	if (!zt_said) {
-		if (zt_hello(t, __atomic_load_n(&zt_mismatch, __ATOMIC_RELAXED)) != 0)
-			goto out; /* ring full: counted there; no event before the hello */
-		zt_said = 1;
-	}
 	n = zt_java(thread, frames, OS_MAX_FRAMES, (uint64_t)(uintptr_t)__builtin_frame_address(0),
 		    &bad, &truncated);
+	/* after the walk: the hello says where istates lie once one was found */
+	if (zt_said != 2) {
+		uint32_t k = __atomic_load_n(&zt.zf.istate_words, __ATOMIC_RELAXED);
+
+		if (!zt_said || k) {
+			if (zt_hello(t, __atomic_load_n(&zt_mismatch, __ATOMIC_RELAXED)) != 0)
+				goto out; /* ring full: counted there; no event before the hello */
+			zt_said = k ? 2 : 1;
+		}
+	}
 	if (bad && thread)
 		flags |= OS_ZERO_A_NO_JAVA;
 	n = zt_native_tail(frames, n, OS_MAX_FRAMES, caller, fp, &truncated);
