@@ -119,8 +119,7 @@ static void gc_figures(json_object *report, uint64_t *gcs, uint64_t *moves)
 static json_object *record_zero(const char *const flags[], const char *rounds)
 {
 	const char *argv[12] = { "java", "-zero" }, *opts[] = { "-q", RING, NULL };
-	char *profile = e2e_path(tmp, "zero.data"), msg[512];
-	struct e2e_result plain, prof;
+	char *profile = e2e_path(tmp, "zero.data");
 	json_object *report;
 	int n = 2;
 
@@ -132,18 +131,7 @@ static json_object *record_zero(const char *const flags[], const char *rounds)
 	argv[n++] = rounds;
 	argv[n] = NULL;
 	cr_assert_not_null(profile);
-	cr_assert_eq(e2e_run(tmp, argv, NULL, &plain), 0, "cannot run java -zero");
-	cr_assert_eq(plain.status, 0, "java -zero %s exited %d: %s", flags[0], plain.status,
-		     plain.err);
-	cr_assert_eq(e2e_record(tmp, profile, opts, argv, &prof), 0, "cannot run objscope record");
-	cr_assert_eq(prof.status, plain.status, "exit status %d under objscope, %d without; "
-		     "stderr: %s", prof.status, plain.status, prof.err);
-	cr_expect_str_eq(prof.out, plain.out, "stdout differs under objscope");
-	cr_expect_str_eq(prof.err, plain.err, "stderr differs under objscope");
-	e2e_result_free(&plain);
-	e2e_result_free(&prof);
-	report = e2e_report_json(tmp, profile, msg, sizeof(msg));
-	cr_assert_not_null(report, "%s", msg);
+	report = e2e_record_unchanged(tmp, profile, argv, opts);
 	free(profile);
 	return report;
 }
@@ -272,20 +260,7 @@ Test(e2e_zero, epsilon)
 
 static const char *slurp(const char *name, const char *ext)
 {
-	static char buf[8192];
-	char *base = e2e_path(tmp, name), path[1024];
-	ssize_t n = 0;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s.%s", base, ext);
-	free(base);
-	fd = open(path, O_RDONLY);
-	if (fd >= 0) {
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-	}
-	buf[n > 0 ? n : 0] = 0;
-	return buf;
+	return e2e_slurp(tmp, name, ext);
 }
 
 /* `java -zero -cp build/java AttachFixture SECONDS`, once it said "ready". */
@@ -297,13 +272,8 @@ static pid_t start_zero_jvm(const char *name, const char *seconds)
 
 	cr_assert_not_null(realpath(JAVA_CP, cp));
 	pid = e2e_spawn_logged(tmp, name, argv, tmp);
-	for (int i = 0; i < 6000; i++) {
-		if (strstr(slurp(name, "out"), "ready"))
-			return pid;
-		if (waitpid(pid, NULL, WNOHANG) == pid)
-			break;
-		usleep(10000);
-	}
+	if (e2e_wait_output(tmp, name, pid, "ready", 60000))
+		return pid;
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	cr_assert_fail("AttachFixture did not start: %s", slurp(name, "err"));
@@ -320,34 +290,21 @@ static bool is_planted(json_object *o)
 	       e2e_stack_has(o, "AttachFixture.makeRandom", 2);
 }
 
-/* objscope attach on a running Zero JVM started without any objscope flag:
- * the JVM ends with its own output, the 4 MiB arrays renewed while
- * attached rank first, named from the Zero stack with their caller, and
- * both adapters' notes are there. */
-Test(e2e_zero, attach_planted_site_ranks_first)
+/* A `seconds` attach to pid into profile, then the checks of the report:
+ * the 4 MiB arrays renewed while attached rank first, named from the Zero
+ * stack with their caller, and both adapters' notes are there. */
+static void attach_check(pid_t pid, const char *profile, const char *seconds)
 {
 	char spid[16], msg[512], buf[2048];
-	char *profile;
-	const char *argv[] = { E2E_OBJSCOPE, "attach", "-q", "-d", "4", "-o", NULL, spid, NULL };
+	const char *argv[] = { E2E_OBJSCOPE, "attach", "-q", "-d", seconds, "-o", profile, spid,
+			       NULL };
 	struct e2e_result res;
 	json_object *report, *top;
-	int st = 0;
-	pid_t pid;
 
-	need_zero(JAVA_CP "/AttachFixture.class");
-	profile = e2e_path(tmp, "za.data");
-	argv[6] = profile;
-	pid = start_zero_jvm("za", "12");
-	usleep(500000); /* into the steady loop */
 	snprintf(spid, sizeof(spid), "%d", (int)pid);
 	cr_assert_eq(e2e_run(tmp, argv, NULL, &res), 0);
 	cr_assert_eq(res.status, 0, "attach exited %d: %s", res.status, res.err);
 	e2e_result_free(&res);
-	cr_assert_eq(waitpid(pid, &st, 0), pid);
-	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "JVM failed after the attach: %s %s",
-		  slurp("za", "out"), slurp("za", "err"));
-	cr_expect_str_eq(slurp("za", "out"), ATTACH_OK, "JVM output changed");
-	cr_expect_str_eq(slurp("za", "err"), "", "JVM wrote on stderr");
 	report = e2e_report_json(tmp, profile, msg, sizeof(msg));
 	cr_assert_not_null(report, "%s", msg);
 	cr_assert_gt(e2e_get_int(e2e_get(report, "meta"), "samples_total"), 300, "too few samples");
@@ -361,5 +318,50 @@ Test(e2e_zero, attach_planted_site_ranks_first)
 			   "installed") != NULL, "no attach note");
 	cr_expect(e2e_note(report, "HotSpot Zero pid") != NULL, "no Zero note");
 	json_object_put(report);
+}
+
+/* The JVM (started by start_zero_jvm as name) ends with its own output. */
+static void zero_jvm_ok(const char *name, pid_t pid)
+{
+	int st = 0;
+
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "JVM failed after the attach: %s %s",
+		  slurp(name, "out"), slurp(name, "err"));
+	cr_expect_str_eq(slurp(name, "out"), ATTACH_OK, "JVM output changed");
+	cr_expect_str_eq(slurp(name, "err"), "", "JVM wrote on stderr");
+}
+
+/* objscope attach on a running Zero JVM started without any objscope flag. */
+Test(e2e_zero, attach_planted_site_ranks_first)
+{
+	char *profile;
+	pid_t pid;
+
+	need_zero(JAVA_CP "/AttachFixture.class");
+	profile = e2e_path(tmp, "za.data");
+	pid = start_zero_jvm("za", "12");
+	usleep(500000); /* into the steady loop */
+	attach_check(pid, profile, "4");
+	zero_jvm_ok("za", pid);
 	free(profile);
+}
+
+/* A second attach to the same JVM: the library and its detours stayed
+ * after the first detach; the JVM is announced as Zero again. */
+Test(e2e_zero, attach_twice)
+{
+	char *p1, *p2;
+	pid_t pid;
+
+	need_zero(JAVA_CP "/AttachFixture.class");
+	p1 = e2e_path(tmp, "zt1.data");
+	p2 = e2e_path(tmp, "zt2.data");
+	pid = start_zero_jvm("zt", "14");
+	usleep(500000);
+	attach_check(pid, p1, "3");
+	attach_check(pid, p2, "3");
+	zero_jvm_ok("zt", pid);
+	free(p1);
+	free(p2);
 }

@@ -18,6 +18,7 @@
 #include "runtimes/zero/zero.h"
 #include "runtimes/zero/zero_abi.h"
 #include "runtimes/zero/zero_frames.h"
+#include "tests/unit/unit_helpers.h"
 
 #define BASE 0x7f0000000000ULL /* fake addresses of mem[] */
 #define WORDS 4096
@@ -45,6 +46,13 @@ static bool rd(void *arg, uint64_t addr, uint64_t *w)
 static void put(uint64_t addr, uint64_t v)
 {
 	mem[(addr - BASE) / 8] = v;
+}
+
+/* os_zf_walk over mem[] from the first frame (word 2000) up to hi. */
+static uint32_t walk(const struct os_zf_layout *l, uint64_t hi, uint64_t *out, uint32_t max,
+		     bool *bad, bool *trunc)
+{
+	return os_zf_walk(l, rd, NULL, NULL, at(2000), THREAD, BASE, hi, out, max, bad, trunc);
 }
 
 static const struct os_zf_layout L0 = {
@@ -117,8 +125,7 @@ Test(zero_frames, learns_the_istate_and_walks_past_an_entry_frame)
 	stack3();
 	cr_assert(os_zf_learn(&l, rd, NULL, at(2000), THREAD, BASE));
 	cr_assert_eq(l.istate_words, IS_WORDS);
-	n = os_zf_walk(&l, rd, NULL, NULL, at(2000), THREAD, BASE, BASE + sizeof(mem), out, 8, &bad,
-		       &trunc);
+	n = walk(&l, BASE + sizeof(mem), out, 8, &bad, &trunc);
 	cr_assert_eq(n, 3);
 	cr_expect(!bad && !trunc);
 	cr_expect_eq(out[0], os_zf_word(m1, code_at(110, 5)));
@@ -158,8 +165,7 @@ Test(zero_frames, frames_of_another_thread_or_method_give_no_word)
 	l.istate_words = IS_WORDS;
 	iframe(2400, at(3000), THREAD + 64, m2, code_at(210, 17));
 	put(at(3000) - 8ULL * IS_WORDS + 32, 0x13); /* misaligned Method* */
-	n = os_zf_walk(&l, rd, NULL, NULL, at(2000), THREAD, BASE, BASE + sizeof(mem), out, 8, &bad,
-		       &trunc);
+	n = walk(&l, BASE + sizeof(mem), out, 8, &bad, &trunc);
 	cr_expect_eq(n, 1);
 	cr_expect(!bad, "the chain itself followed the rules");
 }
@@ -174,19 +180,17 @@ Test(zero_frames, a_chain_that_does_not_grow_or_leaves_the_stack_ends_bad)
 	stack3();
 	l.istate_words = IS_WORDS;
 	put(at(2400), at(2300)); /* back down */
-	n = os_zf_walk(&l, rd, NULL, NULL, at(2000), THREAD, BASE, BASE + sizeof(mem), out, 8, &bad,
-		       &trunc);
+	n = walk(&l, BASE + sizeof(mem), out, 8, &bad, &trunc);
 	cr_expect_eq(n, 2);
 	cr_expect(bad);
 	stack3();
 	/* the stack ends below the last frame */
-	n = os_zf_walk(&l, rd, NULL, NULL, at(2000), THREAD, BASE, at(2500), out, 8, &bad, &trunc);
+	n = walk(&l, at(2500), out, 8, &bad, &trunc);
 	cr_expect_eq(n, 2);
 	cr_expect(bad);
 	/* unknown istate offset: nothing */
 	l.istate_words = 0;
-	n = os_zf_walk(&l, rd, NULL, NULL, at(2000), THREAD, BASE, BASE + sizeof(mem), out, 8, &bad,
-		       &trunc);
+	n = walk(&l, BASE + sizeof(mem), out, 8, &bad, &trunc);
 	cr_expect_eq(n, 0);
 	cr_expect(bad);
 }
@@ -199,9 +203,7 @@ Test(zero_frames, max_cuts_the_walk)
 
 	stack3();
 	l.istate_words = IS_WORDS;
-	cr_expect_eq(os_zf_walk(&l, rd, NULL, NULL, at(2000), THREAD, BASE, BASE + sizeof(mem), out, 2,
-				&bad, &trunc),
-		     2);
+	cr_expect_eq(walk(&l, BASE + sizeof(mem), out, 2, &bad, &trunc), 2);
 	cr_expect(trunc && !bad);
 }
 
@@ -223,19 +225,10 @@ static struct os_event *event(uint16_t type, uint64_t aux2, const uint64_t *w, u
 static char *render_all(struct os_runtime *rt)
 {
 	struct os_profile *p = os_profile_new();
-	char *all = calloc(1, 1);
-	size_t len = 1;
+	char *all;
 
 	rt->ops->notes(rt, p);
-	cr_assert_eq(os_profile_render_notes(p, os_runtimes_render_note), 0);
-	for (uint32_t i = 0; i < p->meta.nnotes; i++) {
-		const char *n = os_profile_str(p, p->meta.notes[i]);
-
-		len += strlen(n) + 1;
-		all = realloc(all, len);
-		strcat(all, n);
-		strcat(all, "\n");
-	}
+	all = ut_notes_text(p);
 	os_profile_free(p);
 	return all;
 }

@@ -61,6 +61,7 @@ static struct {
 } zt;
 
 static void *(*zt_orig)(const void *self);
+static int zt_is_zero;         /* the process's libjvm is Zero (installed or attached) */
 static uint64_t zt_mismatch;   /* allocations not sent: the MemAllocator did not match */
 static OSP_TLS int zt_said;    /* this thread wrote its hello: 1, with istate_words: 2 */
 
@@ -306,6 +307,7 @@ static void zt_loaded(void *handle)
 	if (!t)
 		return;
 	if (zt_find(handle, want)) {
+		zt_is_zero = 1;
 		__atomic_store_n(&zt.done, 1, __ATOMIC_RELEASE);
 		if (osp_detour_init(&mem) == 0 &&
 		    osp_detour_install((void *)want[ZT_ALLOCATE].addr, want[ZT_ALLOCATE].size,
@@ -345,27 +347,32 @@ static int zt_find_lib(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;
 }
 
+/* Found by the first attach (the library stays loaded after a detach,
+ * detours written: a later attach announces the JVM again). */
+static struct zt_lib zt_lib;
+
 static int zt_attach_prepare(struct os_rt_plan *plan)
 {
 	struct osp_elf_want want[ZT_NSYMS];
-	struct zt_lib lib = { .path = "" };
 	struct osp_thread *t;
+	int first, said;
 	void *h;
-	int found;
 
 	memset(plan, 0, sizeof(*plan));
 	/* first: the dlopen of the HotSpot adapter's prepare shows libjvm to
 	 * every runtime (preload/loaded.c), which must not install now */
-	if (__atomic_exchange_n(&zt.done, 1, __ATOMIC_ACQ_REL))
-		return 0;
-	if (!dl_iterate_phdr(zt_find_lib, &lib) || !zt_symbols(lib.path, lib.base, want))
+	first = !__atomic_exchange_n(&zt.done, 1, __ATOMIC_ACQ_REL);
+	if (first)
+		zt_is_zero = dl_iterate_phdr(zt_find_lib, &zt_lib) &&
+			     zt_symbols(zt_lib.path, zt_lib.base, want);
+	if (!zt_is_zero)
 		return 0; /* not Zero: the HotSpot entry, next, may take it */
 	t = osp_enter();
 	if (!t)
 		return 0;
-	found = zt_hello(t, 0) == 0;
+	said = zt_hello(t, __atomic_load_n(&zt_mismatch, __ATOMIC_RELAXED)) == 0;
 	osp_leave(t);
-	if (!found)
+	if (!said)
 		return 0;
 	zt_said = 1;
 	/* the HotSpot adapter: its detours prepared, the JVM announced */
@@ -374,7 +381,11 @@ static int zt_attach_prepare(struct os_rt_plan *plan)
 	snprintf(plan->runtime, sizeof(plan->runtime), "zero");
 	snprintf(plan->what, sizeof(plan->what), "JVM (Zero)");
 	plan->stacks = 2; /* Java frames from the Zero stack, no JIT code */
-	h = dlopen(lib.path, RTLD_NOW | RTLD_NOLOAD);
+	if (zt.patch == 2) {
+		plan->active++;
+		return 1;
+	}
+	h = first ? dlopen(zt_lib.path, RTLD_NOW | RTLD_NOLOAD) : NULL;
 	if (!h || zt_layout(h) != 0 ||
 	    osp_detour_prepare((void *)want[ZT_ALLOCATE].addr, want[ZT_ALLOCATE].size,
 			       (void *)zt_allocate, (void **)&zt_orig, &zt.pending) != 0 ||
