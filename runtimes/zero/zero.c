@@ -120,23 +120,35 @@ static bool zero_prepare(struct os_runtime *rt, struct os_aspace *as, const stru
 	return z->hs->ops->prepare(z->hs, as, ev, oe);
 }
 
-/* ---- the HotSpot adapter's ops, as they are ---------------------------- */
+/* ---- the HotSpot adapter's ops, for Zero's JVMs alone -------------------- */
+
+/* The HotSpot adapter Zero holds, for an address space of Zero's; NULL
+ * otherwise: Zero then answers "do not know" (runtime.h), so that the
+ * registry's own HotSpot adapter, asked next, keeps what it learns of the
+ * other JVMs before they are claimed (their native paths' method words). */
+static struct os_runtime *hs_for(struct os_runtime *rt, uint32_t asid)
+{
+	struct zero *z = zero_of(rt);
+
+	return zero_jvm_find(z, asid) ? z->hs : NULL;
+}
 
 static uint64_t zero_frame_word(struct os_runtime *rt, uint32_t asid, uint64_t pc, uint64_t fp,
 				const uint64_t *leaf_regs,
 				bool (*read)(void *arg, uint64_t addr, uint64_t *word), void *arg)
 {
-	struct os_runtime *h = zero_of(rt)->hs;
+	struct os_runtime *h = hs_for(rt, asid);
 
-	return h->ops->frame_word ? h->ops->frame_word(h, asid, pc, fp, leaf_regs, read, arg) : pc;
+	return h && h->ops->frame_word ? h->ops->frame_word(h, asid, pc, fp, leaf_regs, read, arg)
+				       : pc;
 }
 
 static uint32_t zero_path_words(struct os_runtime *rt, struct os_aspace *as, const uint64_t *frames,
 				uint32_t n, uint64_t *out, uint32_t max)
 {
-	struct os_runtime *h = zero_of(rt)->hs;
+	struct os_runtime *h = hs_for(rt, as->id);
 
-	if (h->ops->path_words)
+	if (h && h->ops->path_words)
 		return h->ops->path_words(h, as, frames, n, out, max);
 	if (n > max)
 		n = max;
@@ -146,39 +158,39 @@ static uint32_t zero_path_words(struct os_runtime *rt, struct os_aspace *as, con
 
 static void zero_sample_taken(struct os_runtime *rt, struct os_aspace *as, uint64_t addr)
 {
-	struct os_runtime *h = zero_of(rt)->hs;
+	struct os_runtime *h = hs_for(rt, as->id);
 
-	if (h->ops->sample_taken)
+	if (h && h->ops->sample_taken)
 		h->ops->sample_taken(h, as, addr);
 }
 
 static uint32_t zero_heap_miss(struct os_runtime *rt, struct os_aspace *as, uint64_t addr)
 {
-	struct os_runtime *h = zero_of(rt)->hs;
+	struct os_runtime *h = hs_for(rt, as->id);
 
-	return h->ops->heap_miss ? h->ops->heap_miss(h, as, addr) : OS_NONE;
+	return h && h->ops->heap_miss ? h->ops->heap_miss(h, as, addr) : OS_NONE;
 }
 
 static void zero_apply(struct os_runtime *rt, struct os_aspace *as, const struct os_obj_event *oe)
 {
-	struct os_runtime *h = zero_of(rt)->hs;
+	struct os_runtime *h = hs_for(rt, as->id);
 
-	if (h->ops->apply)
+	if (h && h->ops->apply)
 		h->ops->apply(h, as, oe);
 }
 
 static uint64_t zero_sample_addr(struct os_runtime *rt, uint32_t asid, uint64_t addr)
 {
-	struct os_runtime *h = zero_of(rt)->hs;
+	struct os_runtime *h = hs_for(rt, asid);
 
-	return h->ops->sample_addr ? h->ops->sample_addr(h, asid, addr) : addr;
+	return h && h->ops->sample_addr ? h->ops->sample_addr(h, asid, addr) : addr;
 }
 
 static bool zero_in_heap(struct os_runtime *rt, uint32_t asid, uint64_t addr)
 {
-	struct os_runtime *h = zero_of(rt)->hs;
+	struct os_runtime *h = hs_for(rt, asid);
 
-	return h->ops->in_heap && h->ops->in_heap(h, asid, addr);
+	return h && h->ops->in_heap && h->ops->in_heap(h, asid, addr);
 }
 
 static void zero_before_symbolize(struct os_runtime *rt)
@@ -192,10 +204,10 @@ static void zero_before_symbolize(struct os_runtime *rt)
 static enum os_rt_word zero_name_word(struct os_runtime *rt, uint32_t asid, uint64_t word,
 				      const char **name, const char **file, uint32_t *line)
 {
-	struct os_runtime *h = zero_of(rt)->hs;
+	struct os_runtime *h = hs_for(rt, asid);
 
-	return h->ops->name_word ? h->ops->name_word(h, asid, word, name, file, line)
-				 : OS_RT_WORD_UNKNOWN;
+	return h && h->ops->name_word ? h->ops->name_word(h, asid, word, name, file, line)
+				      : OS_RT_WORD_UNKNOWN;
 }
 
 static const char *zero_jit_name(struct os_runtime *rt, uint32_t asid, const char *raw, char *buf,

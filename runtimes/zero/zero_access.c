@@ -167,7 +167,7 @@ uint32_t zero_java_walk(struct os_runtime *rt, uint32_t asid, const struct os_rt
 			return n;
 		}
 	}
-	return z->hs->ops->java_walk ? z->hs->ops->java_walk(z->hs, asid, start, leaf, read, arg,
-							     frames, max)
-				     : 0;
+	if (!zero_jvm_find(z, asid) || !z->hs->ops->java_walk)
+		return 0; /* not Zero's: "do not know" */
+	return z->hs->ops->java_walk(z->hs, asid, start, leaf, read, arg, frames, max);
 }

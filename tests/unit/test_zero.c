@@ -276,6 +276,28 @@ Test(zero_runtime, the_hello_claims_and_its_ranges_count_interpreter_samples)
 	rt->ops->destroy(rt);
 }
 
+/* Asked first for an address space nobody owns yet (a JVM before its
+ * first event), Zero must not answer for it: HotSpot, asked next, keeps
+ * what it learns there (a start-up path's method words, named later). */
+Test(zero_runtime, another_jvm_is_left_to_the_next_runtime)
+{
+	struct os_runtime *rt = os_zero_create(NULL, NULL);
+	struct os_aspace as = { .id = 5, .pid = 4343 };
+	const uint64_t path[] = { 0x401000, OS_FRAME_METHOD | 0x7f0000001000ULL, 0x402000 };
+	uint64_t out[8];
+	char *notes;
+
+	cr_assert_not_null(rt);
+	cr_assert_eq(rt->ops->path_words(rt, &as, path, 3, out, 8), 3);
+	cr_expect_arr_eq(out, path, sizeof(path), "the path was rewritten");
+	cr_expect_eq(rt->ops->sample_addr(rt, 5, 0x1234), 0x1234);
+	cr_expect(!rt->ops->in_heap(rt, 5, 0x1234));
+	notes = render_all(rt);
+	cr_expect_str_eq(notes, "", "notes of a JVM that is not Zero's: %s", notes);
+	free(notes);
+	rt->ops->destroy(rt);
+}
+
 Test(zero_runtime, registered_before_hotspot)
 {
 	size_t zero = os_nruntimes, hs = os_nruntimes;
