@@ -306,9 +306,11 @@ static void zt_loaded(void *handle)
 	t = osp_enter(); /* our own allocations below pass through the hooks */
 	if (!t)
 		return;
+	/* one libjvm per process: looked at once (a later library that
+	 * depends on it finds JNI_CreateJavaVM through it too) */
+	__atomic_store_n(&zt.done, 1, __ATOMIC_RELEASE);
 	if (zt_find(handle, want)) {
 		zt_is_zero = 1;
-		__atomic_store_n(&zt.done, 1, __ATOMIC_RELEASE);
 		if (osp_detour_init(&mem) == 0 &&
 		    osp_detour_install((void *)want[ZT_ALLOCATE].addr, want[ZT_ALLOCATE].size,
 				       (void *)zt_allocate, (void **)&zt_orig) == 0) {
