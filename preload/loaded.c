@@ -1,10 +1,10 @@
 /* loaded.c - "a library was loaded", told to the runtimes' in-target sides
  * (preload/adapter.h osp_runtime_loads): the process's dlopen is
  * interposed here, and at start-up the libraries a program is linked
- * against (a JNI embedder linked with libjvm.so) are looked up by the
- * sonames the runtimes name. A runtime installs its detours from there:
- * the java launcher dlopens libjvm.so before the JVM has created any
- * thread, so detour.h's single-thread assumption holds.
+ * against (an embedder of a runtime) are looked up by the sonames the
+ * runtimes name. A runtime installs its detours from there: a launcher
+ * that dlopens its runtime's library before the runtime has created any
+ * thread keeps detour.h's single-thread assumption.
  */
 #include <dlfcn.h>
 

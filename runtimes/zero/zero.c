@@ -95,27 +95,26 @@ static bool zero_prepare(struct os_runtime *rt, struct os_aspace *as, const stru
 	}
 	if (!j || ev->len > sizeof(buf) || ev->len < OS_EVENT_FIXED + 8u * ev->nframes)
 		return z->hs->ops->prepare(z->hs, as, ev, oe);
-	if (ev->type == OS_EV_JVM && ev->nframes * 8u >= sizeof(struct os_jvm_info)) {
-		/* every object the hook sees is seen once: weight 1 */
-		struct os_jvm_info *info = (struct os_jvm_info *)(void *)cp->frames;
-
-		memcpy(buf, ev, ev->len);
-		j->mode_asked = info->mode;
-		info->mode = OS_JVM_MODE_EXACT;
-		info->tlab_bytes = 0;
-		info->flags &= ~OS_JVM_F_TLAB_DITHER;
-		cp->aux2 &= ~(uint64_t)OS_JVM_F_TLAB_DITHER;
-		return z->hs->ops->prepare(z->hs, as, cp, oe);
-	}
+	if (ev->type == OS_EV_JVM && ev->nframes * 8u >= sizeof(struct os_jvm_info))
+		j->mode = ((const struct os_jvm_info *)(const void *)ev->frames)->mode;
 	if (ev->type == OS_EV_JALLOC) {
+		uint64_t flags = ev->aux & OS_ZERO_A_FLAGS;
+		bool r;
+
 		j->allocs++;
-		if (ev->aux & OS_ZERO_A_NO_JAVA)
+		if (flags & OS_ZERO_A_NO_JAVA)
 			j->no_java++;
-		if (ev->aux) { /* flags, not TLAB bytes */
-			memcpy(buf, ev, ev->len);
-			cp->aux = 0;
-			return z->hs->ops->prepare(z->hs, as, cp, oe);
+		if (!flags)
+			return z->hs->ops->prepare(z->hs, as, ev, oe);
+		memcpy(buf, ev, ev->len);
+		cp->aux &= ~(uint64_t)OS_ZERO_A_FLAGS; /* the TLAB bytes HotSpot weighs by */
+		r = z->hs->ops->prepare(z->hs, as, cp, oe);
+		if (r && (flags & OS_ZERO_A_ARRAY)) {
+			/* every array reaches the hook: seen for sure */
+			oe->aux = OS_W_ONE;
+			j->arrays++;
 		}
+		return r;
 	}
 	return z->hs->ops->prepare(z->hs, as, ev, oe);
 }

@@ -33,12 +33,17 @@ enum {
 };
 
 /* OS_EV_JALLOC of a Zero JVM: as HotSpot's (addr, size, aux2 = Klass*,
- * frames = the allocation path, Java frames as OS_FRAME_METHOD words), aux
- * = these flags instead of TLAB bytes (every object reaches the hook: no
- * weight to give). The collector's Zero adapter counts and clears them. */
+ * frames = the allocation path, Java frames as OS_FRAME_METHOD words); aux
+ * = the bytes of the TLAB the object starts (a refill; 0: outside a TLAB,
+ * or inside the current one) | these flags in its low bits, which TLAB
+ * sizes (in heap words) leave free. The collector's Zero adapter counts
+ * and clears them. */
 #define OS_ZERO_A_NO_JAVA 0x1   /* the thread was in Java but its Zero frames did
 				 * not follow the rules of zero_frames.h: the path
 				 * holds native frames only */
+#define OS_ZERO_A_ARRAY 0x2     /* an array: the interpreter allocates every one in
+				 * the VM, so every one is seen (weight 1) */
+#define OS_ZERO_A_FLAGS 0x7
 
 /* The hello's size: allocations the hook did not send because the
  * MemAllocator did not match the object it returned (its layout is not

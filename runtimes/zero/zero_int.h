@@ -15,7 +15,7 @@ struct zero_jvm {
 	uint32_t asid, pid;
 	uint64_t ranges[2 * OS_ZERO_MAX_RANGES]; /* the bytecode interpreter's code */
 	uint32_t nranges;
-	uint32_t mode_asked;     /* OS_JVM_MODE_* of the JVM event, before it was made exact */
+	uint32_t mode;           /* OS_JVM_MODE_* of the JVM event (instances are weighed by it) */
 	uint32_t istate_words;   /* zero_frames.h: where an istate lies below its frame (0: unknown) */
 	uint64_t jvm_lo, jvm_hi; /* libjvm's executable segment */
 	uint64_t samples;        /* addressed samples */
@@ -24,6 +24,7 @@ struct zero_jvm {
 	uint64_t chain_bad;      /* ... whose callers' Zero frames did not follow the rules */
 	uint64_t no_java;        /* allocation paths without the Java frames (OS_ZERO_A_NO_JAVA) */
 	uint64_t allocs;         /* OS_EV_JALLOC events */
+	uint64_t arrays;         /* ... of arrays (weight 1) */
 	uint64_t mismatch;       /* allocations the hook did not send (hello's size) */
 };
 

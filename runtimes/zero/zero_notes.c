@@ -22,12 +22,12 @@ static void group(struct os_profile *p, const char *kind, const char *const keys
 
 void zero_notes(struct zero *z, struct os_profile *p)
 {
-	static const char *const ok[] = { "pid", "mode_asked", "allocs", "no_java", "mismatch" };
+	static const char *const ok[] = { "pid", "mode", "allocs", "arrays", "no_java", "mismatch" };
 	static const char *const ak[] = { "pid", "samples", "interpreter", "named", "chain_bad" };
 
 	for (size_t i = 0; i < z->njvms; i++) {
 		const struct zero_jvm *j = &z->jvms[i];
-		const uint64_t ov[] = { j->pid, j->mode_asked, j->allocs, j->no_java, j->mismatch };
+		const uint64_t ov[] = { j->pid, j->mode, j->allocs, j->arrays, j->no_java, j->mismatch };
 		const uint64_t av[] = { j->pid, j->samples, j->interp, j->named, j->chain_bad };
 
 		group(p, "zero.objects", ok, ov, sizeof(ok) / sizeof(ok[0]));
@@ -66,16 +66,16 @@ size_t os_zero_render_note(const struct os_profile *p, const struct os_note_coun
 	if (!strcmp(kind, "zero.objects")) {
 		n = snprintf(buf, len,
 			     "HotSpot Zero pid %u: Java objects are seen where the VM allocates "
-			     "them (MemAllocator::allocate): every array, and the instances "
-			     "that do not fit the thread's TLAB; instances the interpreter "
-			     "places in its TLAB itself are not seen. Each is counted once, "
-			     "whatever the objects mode (%s for this JVM): Zero has no TLAB "
-			     "sampling to weigh. "
-			     "%llu allocations recorded, %llu of them with native frames only "
-			     "(the Zero stack could not be walked), %llu not recorded (the "
-			     "allocator did not match the object it returned)",
-			     pid, mode_name(nv(p, g, "mode_asked")),
-			     (unsigned long long)nv(p, g, "allocs"),
+			     "them (MemAllocator::allocate): every array (the interpreter makes "
+			     "them all in the VM: exact, weight 1), and the instances that do "
+			     "not fit the thread's TLAB, weighed as the %s mode weighs them; "
+			     "instances the interpreter places in its TLAB itself are seen only "
+			     "through those weights. %llu allocations recorded (%llu arrays), "
+			     "%llu of them with native frames only (the Zero stack could not be "
+			     "walked), %llu not recorded (the allocator did not match the "
+			     "object it returned)",
+			     pid, mode_name(nv(p, g, "mode")), (unsigned long long)nv(p, g, "allocs"),
+			     (unsigned long long)nv(p, g, "arrays"),
 			     (unsigned long long)nv(p, g, "no_java"),
 			     (unsigned long long)nv(p, g, "mismatch"));
 	} else if (!strcmp(kind, "zero.access")) {

@@ -212,7 +212,7 @@ static struct hs_thread *hs_thread_of(struct osp_thread *t)
  * The thread writes its own TLAB's _desired_size (what compute_size asks
  * for at the next refill; with -ResizeTLAB the JVM never changes it after
  * start-up); the TLAB being used is untouched. */
-static void hs_dither(void *thread, const void *obj)
+void osp_hs_tlab_refilled(void *thread, const void *obj)
 {
 	uint64_t x, lo, d, alloc;
 	int64_t span, corr, err;
@@ -265,7 +265,7 @@ HS_FRAMED static void hs_new_tlab(void *klass, void *obj, size_t tlab_bytes, siz
 {
 	hs_alloc(klass, obj, tlab_bytes, bytes, __builtin_return_address(0),
 		 *(void *const *)__builtin_frame_address(0));
-	hs_dither(thread, obj);
+	osp_hs_tlab_refilled(thread, obj);
 	hs_orig.new_tlab(klass, obj, tlab_bytes, bytes, thread);
 }
 
@@ -273,6 +273,12 @@ HS_FRAMED static void hs_outside(void *klass, void *obj, size_t bytes, void *thr
 {
 	hs_alloc(klass, obj, 0, bytes, __builtin_return_address(0),
 		 *(void *const *)__builtin_frame_address(0));
+	osp_hs_tlab_outside(thread, bytes);
+	hs_orig.outside(klass, obj, bytes, thread);
+}
+
+void osp_hs_tlab_outside(void *thread, size_t bytes)
+{
 	if (osp_hs.alloc_bytes_off && thread) {
 		/* not part of any TLAB: keep it out of the next measured L */
 		struct osp_thread *t = osp_enter();
@@ -283,7 +289,6 @@ HS_FRAMED static void hs_outside(void *klass, void *obj, size_t bytes, void *thr
 			osp_leave(t);
 		}
 	}
-	hs_orig.outside(klass, obj, bytes, thread);
 }
 
 /* ---- GC begin / end (the thread running the pause or cycle) ------------ */
@@ -691,7 +696,7 @@ static int hs_options(char bufs[][48], char **opts, bool perf_map)
 			 * three times the probability the weights assume on
 			 * tests/java/ObjFixture (docs/JAVA.md). With every miss a
 			 * refill, the TLAB ends form a renewal process whose
-			 * lengths hs_dither() draws: see os_hs_weight_jvm(). */
+			 * lengths osp_hs_tlab_refilled() draws: see os_hs_weight_jvm(). */
 			opts[n++] = "-XX:TLABRefillWasteFraction=1";
 		}
 		opts[n++] = "-XX:-ResizeTLAB";

@@ -52,6 +52,9 @@ static struct {
 	uint64_t anchor_off;      /* JavaThread::_anchor */
 	uint64_t stack_base_off;  /* JavaThread::_stack_base (the highest address) */
 	uint64_t hdr_klass_off;   /* oopDesc::_metadata._klass */
+	uint64_t layout_off;      /* Klass::_layout_helper (< 0: an array) */
+	uint64_t tlab_start_off;  /* Thread::_tlab + ThreadLocalAllocBuffer::_start, _end */
+	uint64_t tlab_end_off;
 	const uint8_t *compressed;    /* -XX:UseCompressedClassPointers */
 	const uint64_t *nk_base;      /* CompressedKlassPointers: base, shift */
 	const int32_t *nk_shift;
@@ -160,16 +163,37 @@ static int zt_native_tail(uint64_t *frames, int n, int max, const void *caller, 
 	return n;
 }
 
-static void zt_alloc(const void *self, void *obj, const void *caller, const void *fp)
+/* An array (OS_ZERO_A_ARRAY), or an instance: the bytes of the TLAB it
+ * starts when it made a new one (HotSpot's refill, whose size the sampled
+ * mode weighs by), 0 otherwise. */
+static uint64_t zt_tlab(uint64_t thread, uint64_t klass, const void *obj)
+{
+	const uint8_t *th = (const uint8_t *)(uintptr_t)thread;
+	uint64_t start, end;
+
+	if (*(const int32_t *)(uintptr_t)(klass + zt.layout_off) < 0)
+		return OS_ZERO_A_ARRAY;
+	if (!thread)
+		return 0;
+	start = *(const uint64_t *)(th + zt.tlab_start_off);
+	end = *(const uint64_t *)(th + zt.tlab_end_off);
+	if (start != (uint64_t)(uintptr_t)obj || end <= start)
+		return 0;
+	return (end - start) & ~(uint64_t)OS_ZERO_A_FLAGS;
+}
+
+/* Returns whether the MemAllocator matched the object (its fields usable). */
+static bool zt_alloc(const void *self, void *obj, const void *caller, const void *fp)
 {
 	const uint8_t *a = self;
 	uint64_t frames[OS_MAX_FRAMES], klass, words, thread, flags = 0, c;
 	struct osp_thread *t = osp_enter();
 	struct os_slot *s;
 	int n, bad, truncated = 0;
+	bool match = false;
 
 	if (!t)
-		return;
+		return false;
 	s = osp_slot(t);
 	if (!s)
 		goto out;
@@ -182,6 +206,7 @@ static void zt_alloc(const void *self, void *obj, const void *caller, const void
 			zt_hello(t, c);
 		goto out;
 	}
+	match = true;
 	if (words * 8 < osp_hdr->min_size) {
 		osp_stat_add(&s->stats.small_allocs, 1);
 		osp_stat_add(&s->stats.small_bytes, words * 8);
@@ -202,6 +227,7 @@ static void zt_alloc(const void *self, void *obj, const void *caller, const void
 	if (bad && thread)
 		flags |= OS_ZERO_A_NO_JAVA;
 	n = zt_native_tail(frames, n, OS_MAX_FRAMES, caller, fp, &truncated);
+	flags |= zt_tlab(thread, klass, obj);
 	if (truncated)
 		osp_stat_add(&s->stats.truncated, 1);
 	if (osp_hs_emit(t, OS_EV_JALLOC, (uint64_t)(uintptr_t)obj, words * 8, flags, klass, frames,
@@ -211,15 +237,36 @@ static void zt_alloc(const void *self, void *obj, const void *caller, const void
 	}
 out:
 	osp_leave(t);
+	return match;
+}
+
+/* HotSpot's hybrid mode draws each next TLAB size at a refill (its own
+ * refill hook is empty on Zero): every refill is made here, in the VM (the
+ * interpreter only bumps its TLAB's top), whatever the object's size. */
+static void zt_refill(const void *self, const void *obj)
+{
+	const uint8_t *th = *(const uint8_t *const *)((const uint8_t *)self + ZT_ALLOCATOR_THREAD);
+	uint64_t start, end, o = (uint64_t)(uintptr_t)obj;
+
+	if (!th || !osp_hs.dither_off)
+		return;
+	start = *(const uint64_t *)(th + zt.tlab_start_off);
+	end = *(const uint64_t *)(th + zt.tlab_end_off);
+	if (o == start && end > start)
+		osp_hs_tlab_refilled((void *)th, obj);
+	else if (o < start || o >= end)
+		osp_hs_tlab_outside((void *)th,
+				    8 * *(const uint64_t *)((const uint8_t *)self + ZT_ALLOCATOR_WORDS));
 }
 
 ZT_FRAMED static void *zt_allocate(const void *self)
 {
 	void *obj = zt_orig(self);
 
-	if (obj && __atomic_load_n(&zt.on, __ATOMIC_ACQUIRE))
-		zt_alloc(self, obj, __builtin_return_address(0),
-			 *(void *const *)__builtin_frame_address(0));
+	if (obj && __atomic_load_n(&zt.on, __ATOMIC_ACQUIRE) &&
+	    zt_alloc(self, obj, __builtin_return_address(0),
+		     *(void *const *)__builtin_frame_address(0)))
+		zt_refill(self, obj);
 	return obj;
 }
 
@@ -236,6 +283,7 @@ static int zt_layout(void *handle)
 	    osp_vms_offset(&v, "JavaThread", "_anchor", &zt.anchor_off) ||
 	    osp_vms_offset(&v, "JavaThread", "_stack_base", &zt.stack_base_off) ||
 	    osp_vms_offset(&v, "oopDesc", "_metadata._klass", &zt.hdr_klass_off) ||
+	    osp_vms_offset(&v, "Klass", "_layout_helper", &zt.layout_off) ||
 	    osp_vms_static(&v, "CompressedKlassPointers", "_narrow_klass._base", &p))
 		return -ENOENT;
 	zt.nk_base = p;
@@ -243,6 +291,16 @@ static int zt_layout(void *handle)
 	    osp_vms_flag(&v, "UseCompressedClassPointers", (void **)&zt.compressed))
 		return -ENOENT;
 	zt.nk_shift = p;
+	{
+		uint64_t o_tlab, o_start, o_end;
+
+		if (osp_vms_offset(&v, "Thread", "_tlab", &o_tlab) ||
+		    osp_vms_offset(&v, "ThreadLocalAllocBuffer", "_start", &o_start) ||
+		    osp_vms_offset(&v, "ThreadLocalAllocBuffer", "_end", &o_end))
+			return -ENOENT;
+		zt.tlab_start_off = o_tlab + o_start;
+		zt.tlab_end_off = o_tlab + o_end;
+	}
 	{
 		uint64_t o_cm, o_cs;
 
