@@ -8,13 +8,14 @@
  * adapter holds a HotSpot adapter of its own (os_hotspot_create) and hands
  * it every event and op of the address spaces it claimed (those whose
  * threads sent the hello), changing what differs:
- *  - Java objects come from MemAllocator::allocate (every array; instances
- *    made in the VM): each is counted once, weight 1, whatever
- *    --java-objects asked (the JVM event's mode is made exact, and the
- *    mode asked is kept for the note);
- *  - access samples taken in the bytecode interpreter are counted: their
- *    paths stop there (the Java method lives in the interpreter's state on
- *    the Zero stack, which a sample does not copy);
+ *  - Java objects come from MemAllocator::allocate: every array (flagged
+ *    by the in-target side: weight 1 in every mode), and the instances made
+ *    in the VM (a new TLAB, outside a TLAB), which keep HotSpot's weights
+ *    in the mode in force;
+ *  - access samples taken in the bytecode interpreter are named with their
+ *    Java method from the sampled registers (zero_access.c), counted;
+ *  - its ops answer for Zero's address spaces alone ("do not know"
+ *    elsewhere: the registry's HotSpot adapter keeps the other JVMs);
  *  - allocation paths whose Zero frames could not be walked, and
  *    allocations the hook could not read, are counted (notes "zero.*",
  *    os_zero_render_note).

@@ -9,7 +9,9 @@
  *    MemAllocator::allocate is detoured: every array (the interpreter
  *    allocates them all in the VM) and every instance made in the VM
  *    (a new TLAB, outside a TLAB) is seen once allocated, its class from
- *    the MemAllocator (checked against the object's header);
+ *    the MemAllocator (checked against the object's header); every TLAB
+ *    refill passes there too, where HotSpot's hybrid mode draws the next
+ *    TLAB size (osp_hs_tlab_refilled);
  *  - its Java frames are on the Zero stack (runtimes/zero/zero_frames.h),
  *    reached from the thread's JavaFrameAnchor;
  *  - each thread writes the hello of runtimes/zero/zero_abi.h before its
