@@ -11,7 +11,8 @@
 
 const struct os_runtime_factory os_runtimes[] = {
 	/* HotSpot Zero before HotSpot: it claims the JVMs that said hello */
-	{ .name = "zero", .create = os_zero_create, .render_note = os_zero_render_note },
+	{ .name = "zero", .create = os_zero_create, .launch_env = os_hotspot_launch_env,
+	  .render_note = os_zero_render_note, .wanted = os_zero_wanted },
 	{ .name = "hotspot", .create = os_hotspot_create, .launch_env = os_hotspot_launch_env,
 	  .render_note = os_hotspot_render_note, .wanted = os_hotspot_wanted },
 	/* the catch-all: any VM no adapter above claims */

@@ -200,6 +200,31 @@ static void zero_before_symbolize(struct os_runtime *rt)
 		h->ops->before_symbolize(h);
 }
 
+static void zero_mapping(struct os_runtime *rt, struct os_aspace *as, const struct os_event *ev)
+{
+	struct os_runtime *h = hs_for(rt, as->id);
+
+	if (h && h->ops->mapping)
+		h->ops->mapping(h, as, ev);
+}
+
+static bool zero_heap_opaque(struct os_runtime *rt, uint32_t asid, uint64_t addr)
+{
+	struct os_runtime *h = hs_for(rt, asid);
+
+	return h && h->ops->heap_opaque && h->ops->heap_opaque(h, asid, addr);
+}
+
+/* Another runtime claimed asid: Zero never kept anything for an address
+ * space it does not own (hs_for), its HotSpot adapter is told all the same. */
+static void zero_forget(struct os_runtime *rt, uint32_t asid)
+{
+	struct os_runtime *h = zero_of(rt)->hs;
+
+	if (!zero_jvm_find(zero_of(rt), asid) && h->ops->forget)
+		h->ops->forget(h, asid);
+}
+
 static enum os_rt_word zero_name_word(struct os_runtime *rt, uint32_t asid, uint64_t word,
 				      const char **name, const char **file, uint32_t *line)
 {
@@ -276,6 +301,9 @@ static const struct os_runtime_ops zero_ops = {
 	.sample_taken = zero_sample_taken,
 	.apply = zero_apply,
 	.heap_miss = zero_heap_miss,
+	.mapping = zero_mapping,
+	.heap_opaque = zero_heap_opaque,
+	.forget = zero_forget,
 	.sample_addr = zero_sample_addr,
 	.before_symbolize = zero_before_symbolize,
 	.name_word = zero_name_word,
@@ -290,6 +318,11 @@ static const struct os_runtime_ops zero_ops = {
 	.notes = zero_notes_op,
 	.destroy = zero_destroy,
 };
+
+bool os_zero_wanted(const struct os_opts *o)
+{
+	return os_runtime_selected(o, "zero") || os_runtime_selected(o, "hotspot");
+}
 
 struct os_runtime *os_zero_create(struct os_attrib *a, struct os_symbolizer *sym)
 {

@@ -23,12 +23,19 @@
 #ifndef OBJSCOPE_ZERO_H
 #define OBJSCOPE_ZERO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "runtimes/runtime.h"
 
 /* The registry's constructor (runtimes/registry.c): NULL on out of memory. */
 struct os_runtime *os_zero_create(struct os_attrib *a, struct os_symbolizer *sym);
+
+/* The registry's wanted: --runtime auto, zero or hotspot (a Zero JVM is
+ * HotSpot's: under --runtime hotspot it is still this adapter's, else its
+ * hello would reach the HotSpot adapter as a JVM event). */
+struct os_opts;
+bool os_zero_wanted(const struct os_opts *o);
 
 /* The registry's render_note (zero_notes.c): the sentences of the kinds
  * "zero.access" and "zero.objects". */

@@ -37,9 +37,7 @@ void zero_notes(struct zero *z, struct os_profile *p)
 
 static uint64_t nv(const struct os_profile *p, const struct os_note_counters *g, const char *key)
 {
-	uint64_t v = 0;
-
-	return os_profile_note_val(p, g, key, OS_NV_U64, &v) ? v : 0;
+	return os_profile_note_num(p, g, key);
 }
 
 static const char *mode_name(uint64_t mode)

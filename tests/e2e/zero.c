@@ -279,7 +279,7 @@ static void instances_run(const char *mode, int64_t *arrays, int64_t *instances)
 	char *profile = e2e_path(tmp, "zi.data");
 	json_object *report, *a, *o;
 
-	report = e2e_record_same(tmp, profile, opts, argv);
+	report = e2e_record_unchanged(tmp, profile, argv, opts);
 	a = context_of(report, "ZeroInstances.makeArray");
 	o = context_of(report, "ZeroInstances.makeInstance");
 	cr_assert(a && o, "%s: no context of makeArray or makeInstance", mode);

@@ -351,6 +351,12 @@ static int zt_find(void *handle, struct osp_elf_want *want)
 	return zt_symbols(lm->l_name, lm->l_addr, want) && zt_layout(handle) == 0;
 }
 
+/* --runtime generic: the JVM is left to the generic adapter, untouched. */
+static int zt_generic(void)
+{
+	return osp_hdr && (osp_hdr->flags & OS_SHM_F_RT_GENERIC);
+}
+
 static void zt_loaded(void *handle)
 {
 	struct osp_detour_mem mem = {
@@ -359,7 +365,8 @@ static void zt_loaded(void *handle)
 	struct osp_elf_want want[ZT_NSYMS];
 	struct osp_thread *t;
 
-	if (__atomic_load_n(&zt.done, __ATOMIC_ACQUIRE) || !dlsym(handle, "JNI_CreateJavaVM"))
+	if (__atomic_load_n(&zt.done, __ATOMIC_ACQUIRE) || zt_generic() ||
+	    !dlsym(handle, "JNI_CreateJavaVM"))
 		return;
 	t = osp_enter(); /* our own allocations below pass through the hooks */
 	if (!t)
@@ -421,6 +428,8 @@ static int zt_attach_prepare(struct os_rt_plan *plan)
 	memset(plan, 0, sizeof(*plan));
 	/* first: the dlopen of the HotSpot adapter's prepare shows libjvm to
 	 * every runtime (preload/loaded.c), which must not install now */
+	if (zt_generic())
+		return 0;
 	first = !__atomic_exchange_n(&zt.done, 1, __ATOMIC_ACQ_REL);
 	if (first)
 		zt_is_zero = dl_iterate_phdr(zt_find_lib, &zt_lib) &&
