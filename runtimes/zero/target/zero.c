@@ -66,7 +66,12 @@ static struct {
 static void *(*zt_orig)(const void *self);
 static int zt_is_zero;         /* the process's libjvm is Zero (installed or attached) */
 static uint64_t zt_mismatch;   /* allocations not sent: the MemAllocator did not match */
-static OSP_TLS int zt_said;    /* this thread wrote its hello: 1, with istate_words: 2 */
+/* This thread wrote its hello (1; 2: with istate_words) in the session of
+ * collector zt_said_to (an attach after a detach is a new session, whose
+ * rings must see the hello again: the detours stayed, and the threads'
+ * events start once the library is armed, before the attach's prepare). */
+static OSP_TLS int zt_said;
+static OSP_TLS uint32_t zt_said_to;
 
 /* ---- the hello (zero_abi.h) -------------------------------------------- */
 
@@ -215,6 +220,8 @@ static bool zt_alloc(const void *self, void *obj, const void *caller, const void
 	n = zt_java(thread, frames, OS_MAX_FRAMES, (uint64_t)(uintptr_t)__builtin_frame_address(0),
 		    &bad, &truncated);
 	/* after the walk: the hello says where istates lie once one was found */
+	if (zt_said_to != osp_hdr->collector_pid)
+		zt_said = 0;
 	if (zt_said != 2) {
 		uint32_t k = __atomic_load_n(&zt.zf.istate_words, __ATOMIC_RELAXED);
 
@@ -222,6 +229,7 @@ static bool zt_alloc(const void *self, void *obj, const void *caller, const void
 			if (zt_hello(t, __atomic_load_n(&zt_mismatch, __ATOMIC_RELAXED)) != 0)
 				goto out; /* ring full: counted there; no event before the hello */
 			zt_said = k ? 2 : 1;
+			zt_said_to = osp_hdr->collector_pid;
 		}
 	}
 	if (bad && thread)
@@ -444,6 +452,7 @@ static int zt_attach_prepare(struct os_rt_plan *plan)
 	if (!said)
 		return 0;
 	zt_said = 1;
+	zt_said_to = osp_hdr->collector_pid;
 	/* the HotSpot adapter: its detours prepared, the JVM announced */
 	if (osp_hs_attach.prepare(plan) != 1)
 		return 0;
