@@ -51,6 +51,25 @@ typedef int (*osp_path_jit_fn)(uint64_t *frames, int max, const void *caller, in
 
 extern osp_path_jit_fn osp_path_jit;
 
+/* A runtime's step when the process loads a library (preload/loaded.c:
+ * the process's dlopen interposer, and at start-up for the libraries named
+ * in `preloaded` that the program is linked against). Every entry of
+ * osp_runtime_loads (runtimes/target/registry.c) sees every load, in
+ * order: a runtime that builds on another comes before it and prepares
+ * what the other then installs. loaded() runs on the loading thread,
+ * outside any hook, after the real dlopen; it keeps its own "done" state. */
+struct osp_runtime_load {
+	const char *name;       /* as in runtimes/registry.c */
+	void (*loaded)(void *handle);
+	const char *preloaded;  /* a soname looked up (RTLD_NOLOAD) at start-up, or NULL */
+};
+
+extern const struct osp_runtime_load *const osp_runtime_loads[];
+extern const size_t osp_nruntime_loads;
+
+/* Shows handle to every osp_runtime_loads entry, in order (when armed). */
+void osp_runtimes_loaded(void *handle);
+
 struct os_rt_plan;
 
 /* A runtime's steps when the library is injected into a running process

@@ -7,8 +7,12 @@
 
 #include "runtimes/generic/generic.h"
 #include "runtimes/hotspot/hotspot.h"
+#include "runtimes/zero/zero.h"
 
 const struct os_runtime_factory os_runtimes[] = {
+	/* HotSpot Zero before HotSpot: it claims the JVMs that said hello */
+	{ .name = "zero", .create = os_zero_create, .launch_env = os_hotspot_launch_env,
+	  .render_note = os_zero_render_note, .wanted = os_zero_wanted },
 	{ .name = "hotspot", .create = os_hotspot_create, .launch_env = os_hotspot_launch_env,
 	  .render_note = os_hotspot_render_note, .wanted = os_hotspot_wanted },
 	/* the catch-all: any VM no adapter above claims */

@@ -87,6 +87,12 @@ void os_hs_attached(struct os_runtime *rt, uint32_t pid, const struct os_rt_plan
 void os_hs_detached(struct os_runtime *rt, uint32_t pid, const struct os_rt_plan *plan,
 		    char *note, size_t len);
 
+/* For an adapter built on this one (runtimes/zero/): the access-path word
+ * of method m (a Method* of asid's JVM) at bytecode pointer bcp, named now
+ * with its source line, when m is a method of that JVM and bcp lies inside
+ * its bytecodes; 0 otherwise. */
+uint64_t os_hotspot_bcp_word(struct os_runtime *rt, uint32_t asid, uint64_t m, uint64_t bcp);
+
 /* "[B" -> "byte[]", "[[I" -> "int[][]", "Ljava/lang/String;" and
  * "java/lang/String" -> "java.lang.String", "[Ljava/lang/Object;" ->
  * "java.lang.Object[]". */

@@ -144,3 +144,25 @@ uint64_t hs_frame_word(struct os_runtime *rt, uint32_t asid, uint64_t pc, uint64
 		bcp = 0;
 	return hs_method_word(h, j, pc, ok, m, bcp);
 }
+
+uint64_t os_hotspot_bcp_word(struct os_runtime *rt, uint32_t asid, uint64_t m, uint64_t bcp)
+{
+	struct hotspot *h = rt && !strcmp(rt->ops->name, "hotspot") ? hs_of(rt) : NULL;
+	struct hs_jvm *j = h && h->njvms ? hs_jvm_find(h, asid) : NULL;
+	const struct hs_ml *ml;
+	uint64_t w, base = OS_FRAME_METHOD | m;
+	int32_t bci;
+
+	if (!j || !j->vm_ok || !m || (m & 7) || (m & ~OS_HS_WORD_MASK) || !bcp)
+		return 0;
+	hs_name_method(h, j, base);
+	if (!hs_name_known(j, base))
+		return 0;
+	ml = hs_ml_get(h, j, m);
+	bci = ml ? os_hs_bci_of(&ml->ml, bcp, false) : -1;
+	if (bci < 0)
+		return 0;
+	w = hs_line_word(h, j, m, bci);
+	hs_name_method(h, j, w);
+	return hs_name_known(j, w) ? w : base;
+}

@@ -51,23 +51,10 @@ static pid_t spawn_bg(const char *name, const char *const argv[])
 	return spawn_in(name, argv, false);
 }
 
-/* Contents of tmp/NAME.EXT (static buffer). */
+/* Contents of tmp/NAME.EXT (static buffer, "" when missing). */
 static const char *slurp(const char *name, const char *ext)
 {
-	static char buf[8192];
-	char *base = e2e_path(tmp, name), path[1024];
-	ssize_t n = 0;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s.%s", base, ext);
-	free(base);
-	fd = open(path, O_RDONLY);
-	if (fd >= 0) {
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-	}
-	buf[n > 0 ? n : 0] = 0;
-	return buf;
+	return e2e_slurp(tmp, name, ext);
 }
 
 /* Starts the fixture and waits until it says "ready". */
@@ -387,13 +374,8 @@ static pid_t start_jvm(const char *name, const char *flag, const char *seconds,
 		argv[n++] = stop;
 	argv[n] = NULL;
 	pid = spawn_in(name, argv, true);
-	for (int i = 0; i < 3000; i++) {
-		if (strstr(slurp(name, "out"), "ready"))
-			return pid;
-		if (waitpid(pid, NULL, WNOHANG) == pid)
-			break;
-		usleep(10000);
-	}
+	if (e2e_wait_output(tmp, name, pid, "ready", 30000))
+		return pid;
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	cr_assert_fail("AttachFixture did not start: %s", slurp(name, "err"));

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <ftw.h>
 #include <signal.h>
 #include <spawn.h>
@@ -484,4 +485,33 @@ json_object *e2e_record_report(const char *dir, const char *name, const char *co
 	cr_assert_not_null(report, "%s", msg);
 	free(profile);
 	return report;
+}
+
+const char *e2e_slurp(const char *dir, const char *name, const char *ext)
+{
+	static char buf[1 << 16];
+	char path[PATH_MAX];
+	ssize_t n = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s.%s", dir, name, ext);
+	fd = open(path, O_RDONLY);
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+	}
+	buf[n > 0 ? n : 0] = 0;
+	return buf;
+}
+
+bool e2e_wait_output(const char *dir, const char *name, pid_t pid, const char *what, int ms)
+{
+	for (int i = 0; i < ms / 10; i++) {
+		if (strstr(e2e_slurp(dir, name, "out"), what))
+			return true;
+		if (waitpid(pid, NULL, WNOHANG) == pid)
+			return false;
+		usleep(10000);
+	}
+	return strstr(e2e_slurp(dir, name, "out"), what) != NULL;
 }

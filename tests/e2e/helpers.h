@@ -12,6 +12,7 @@
 #define OBJSCOPE_TESTS_E2E_HELPERS_H
 
 #include <json-c/json.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -43,6 +44,13 @@ void e2e_result_free(struct e2e_result *res);
  * for. */
 pid_t e2e_spawn_logged(const char *dir, const char *name, const char *const argv[],
 		       const char *cwd);
+
+/* Contents of dir/NAME.EXT (static buffer, "" when missing). */
+const char *e2e_slurp(const char *dir, const char *name, const char *ext);
+
+/* Waits up to ms for dir/NAME.out (a process spawned by e2e_spawn_logged)
+ * to contain what: true then; false when pid ended first or the time is up. */
+bool e2e_wait_output(const char *dir, const char *name, pid_t pid, const char *what, int ms);
 
 /* Suite .init shared by the end-to-end files: asserts that build/objscope
  * exists and returns a fresh scratch directory (malloc'd). */

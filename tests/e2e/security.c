@@ -225,19 +225,7 @@ static pid_t spawn_as(const char *name, const char *const argv[], const char *cw
 /* Contents of tmp/NAME.EXT (static buffer, "" when missing). */
 static const char *slurp(const char *name, const char *ext)
 {
-	static char buf[1 << 16];
-	char path[PATH_MAX];
-	ssize_t n = 0;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s.%s", tmp, name, ext);
-	fd = open(path, O_RDONLY);
-	if (fd >= 0) {
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-	}
-	buf[n > 0 ? n : 0] = 0;
-	return buf;
+	return e2e_slurp(tmp, name, ext);
 }
 
 /* Waits up to ms for tmp/NAME.out to contain what; fails the test when pid

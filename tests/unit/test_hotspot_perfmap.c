@@ -17,6 +17,7 @@
 #include "common/profile.h"
 #include "common/shm.h"
 #include "symbolizer/symbolizer.h"
+#include "tests/unit/unit_helpers.h"
 
 struct pm_env {
 	struct os_tasks tasks;
@@ -59,21 +60,12 @@ static void pm_begin(struct pm_env *e)
 static char *pm_end_step(struct pm_env *e)
 {
 	struct os_profile *p = os_profile_new();
-	size_t len = 1;
-	char *all = calloc(1, 1);
+	char *all;
 
 	e->a.rt->ops->before_symbolize(e->a.rt);
 	e->a.rt->ops->notes(e->a.rt, p);
 	/* the notes kept as counters, as the report renders them */
-	cr_assert_eq(os_profile_render_notes(p, os_runtimes_render_note), 0);
-	for (uint32_t i = 0; i < p->meta.nnotes; i++) {
-		const char *n = os_profile_str(p, p->meta.notes[i]);
-
-		len += strlen(n) + 1;
-		all = realloc(all, len);
-		strcat(all, n);
-		strcat(all, "\n");
-	}
+	all = ut_notes_text(p);
 	os_profile_free(p);
 	return all;
 }

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtimes/runtime.h"
+
 void ut_mkdtemp(char *dir, size_t len, const char *name)
 {
 	snprintf(dir, len, "/tmp/objscope-test-%s-XXXXXX", name);
@@ -100,4 +102,23 @@ void ut_write_int(uint8_t *buf, size_t *at, uint32_t v)
 		buf[(*at)++] = (uint8_t)(192 + v % 64);
 		v >>= 6;
 	}
+}
+
+char *ut_notes_text(struct os_profile *p)
+{
+	size_t len = 1;
+	char *all = calloc(1, 1);
+
+	cr_assert_eq(os_profile_render_notes(p, os_runtimes_render_note), 0);
+	for (uint32_t i = 0; all && i < p->meta.nnotes; i++) {
+		const char *n = os_profile_str(p, p->meta.notes[i]);
+
+		len += strlen(n) + 1;
+		all = realloc(all, len);
+		cr_assert_not_null(all);
+		strcat(all, n);
+		strcat(all, "\n");
+	}
+	cr_assert_not_null(all);
+	return all;
 }

@@ -23,6 +23,10 @@ uint32_t ut_frame(struct os_profile *p, uint32_t kind, const char *name, const c
 uint32_t ut_frame_col(struct os_profile *p, uint32_t kind, const char *name, const char *module,
 		      const char *file, uint32_t line, uint32_t column, uint64_t addr);
 
+/* The notes of p, those kept as counters rendered by the runtimes
+ * (os_runtimes_render_note, asserted), joined by '\n' (malloc'd). */
+char *ut_notes_text(struct os_profile *p);
+
 /* A gcc -O2 hash-chain loop (x86-64 machine code, listing in unit_helpers.c)
  * shared by the decoder and sampler tests. */
 #define UT_WALK_CODE_LEN 108

@@ -1,8 +1,9 @@
 /* hotspot.c - the HotSpot runtime adapter inside the target. See hotspot.h.
  *
- * Detection: the exported dlopen() below calls the real one and, the first
- * time the result defines JNI_CreateJavaVM and gHotSpotVMStructs, installs
- * the detours (the constructor covers programs linked against libjvm).
+ * Detection: preload/loaded.c shows every library the process loads
+ * (osp_hs_load); the first time one defines JNI_CreateJavaVM and
+ * gHotSpotVMStructs, the detours are installed (programs linked against
+ * libjvm.so: its soname is looked up at start-up).
  * Installing happens from the java launcher's dlopen of libjvm.so, before
  * the JVM has created any thread: detour.h's single-thread assumption holds.
  *
@@ -32,7 +33,6 @@
 #include "runtimes/hotspot/target/hotspot_elf.h"
 #include "runtimes/hotspot/target/hotspot_vms.h"
 
-#define OSP_EXPORT __attribute__((visibility("default")))
 #define HS_TLAB_FLOOR 1024 /* the JVM refuses MinTLABSize below its TLAB reserve (576 on JDK 17) */
 #define HS_MAX_OPTS 8
 #define HS_JNI_OK 0
@@ -212,7 +212,7 @@ static struct hs_thread *hs_thread_of(struct osp_thread *t)
  * The thread writes its own TLAB's _desired_size (what compute_size asks
  * for at the next refill; with -ResizeTLAB the JVM never changes it after
  * start-up); the TLAB being used is untouched. */
-static void hs_dither(void *thread, const void *obj)
+void osp_hs_tlab_refilled(void *thread, const void *obj)
 {
 	uint64_t x, lo, d, alloc;
 	int64_t span, corr, err;
@@ -265,7 +265,7 @@ HS_FRAMED static void hs_new_tlab(void *klass, void *obj, size_t tlab_bytes, siz
 {
 	hs_alloc(klass, obj, tlab_bytes, bytes, __builtin_return_address(0),
 		 *(void *const *)__builtin_frame_address(0));
-	hs_dither(thread, obj);
+	osp_hs_tlab_refilled(thread, obj);
 	hs_orig.new_tlab(klass, obj, tlab_bytes, bytes, thread);
 }
 
@@ -273,6 +273,12 @@ HS_FRAMED static void hs_outside(void *klass, void *obj, size_t bytes, void *thr
 {
 	hs_alloc(klass, obj, 0, bytes, __builtin_return_address(0),
 		 *(void *const *)__builtin_frame_address(0));
+	osp_hs_tlab_outside(thread, bytes);
+	hs_orig.outside(klass, obj, bytes, thread);
+}
+
+void osp_hs_tlab_outside(void *thread, size_t bytes)
+{
 	if (osp_hs.alloc_bytes_off && thread) {
 		/* not part of any TLAB: keep it out of the next measured L */
 		struct osp_thread *t = osp_enter();
@@ -283,7 +289,6 @@ HS_FRAMED static void hs_outside(void *klass, void *obj, size_t bytes, void *thr
 			osp_leave(t);
 		}
 	}
-	hs_orig.outside(klass, obj, bytes, thread);
 }
 
 /* ---- GC begin / end (the thread running the pause or cycle) ------------ */
@@ -691,7 +696,7 @@ static int hs_options(char bufs[][48], char **opts, bool perf_map)
 			 * three times the probability the weights assume on
 			 * tests/java/ObjFixture (docs/JAVA.md). With every miss a
 			 * refill, the TLAB ends form a renewal process whose
-			 * lengths hs_dither() draws: see os_hs_weight_jvm(). */
+			 * lengths osp_hs_tlab_refilled() draws: see os_hs_weight_jvm(). */
 			opts[n++] = "-XX:TLABRefillWasteFraction=1";
 		}
 		opts[n++] = "-XX:-ResizeTLAB";
@@ -969,29 +974,19 @@ const struct osp_runtime_attach osp_hs_attach = {
 	.got_object = "/libjvm.so",
 };
 
-OSP_EXPORT void *dlopen(const char *file, int mode)
+/* A library was loaded (preload/loaded.c): libjvm.so installs the hooks.
+ * Another library (capstone, loaded by another runtime's install) leaves
+ * the one-time install to libjvm. */
+static void hs_loaded(void *handle)
 {
-	static void *(*real)(const char *, int);
-	void *h;
-
-	if (!real)
-		*(void **)&real = dlsym(RTLD_NEXT, "dlopen");
-	if (!real)
-		return NULL;
-	h = real(file, mode);
-	if (h && file && !__atomic_load_n(&hs_installed, __ATOMIC_ACQUIRE) && osp_armed())
-		hs_install(h);
-	return h;
+	if (!__atomic_load_n(&hs_installed, __ATOMIC_ACQUIRE) &&
+	    dlsym(handle, "JNI_CreateJavaVM") && dlsym(handle, "gHotSpotVMStructs"))
+		hs_install(handle);
 }
 
-/* Programs linked against libjvm.so (JNI embedders) have it before us. */
-__attribute__((constructor(102))) static void hs_init(void)
-{
-	void *h;
-
-	if (!osp_armed())
-		return;
-	h = dlopen("libjvm.so", RTLD_NOW | RTLD_NOLOAD);
-	if (h)
-		hs_install(h);
-}
+const struct osp_runtime_load osp_hs_load = {
+	.name = "hotspot",
+	.loaded = hs_loaded,
+	/* programs linked against libjvm.so (JNI embedders) have it before us */
+	.preloaded = "libjvm.so",
+};

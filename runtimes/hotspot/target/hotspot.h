@@ -55,6 +55,16 @@ extern struct osp_hs_state osp_hs;
 int osp_hs_emit(struct osp_thread *t, uint16_t type, uint64_t addr, uint64_t size, uint64_t aux,
 		uint64_t aux2, const uint64_t *words, uint32_t n);
 
+/* Hybrid mode (OS_JVM_F_TLAB_DITHER): thread (a JavaThread*) just made a
+ * new TLAB that starts with obj: the size of its next TLAB is drawn
+ * (its _desired_size written). Called by the refill hook, and by an
+ * adapter that sees refills its own way (runtimes/zero/target/). Takes the
+ * recursion guard itself: call it outside osp_enter. No-op otherwise. */
+void osp_hs_tlab_refilled(void *thread, const void *obj);
+/* ... thread allocated `bytes` outside any TLAB: kept out of the next
+ * TLAB's measured length. */
+void osp_hs_tlab_outside(void *thread, size_t bytes);
+
 /* ---- hotspot_walk.c ---- */
 
 /* Allocation path of the calling thread, leaf first, starting at `caller`

@@ -19,4 +19,9 @@
  * copies: young evacuation memcpy, full compaction memmove, hotspot_moves.c). */
 extern const struct osp_runtime_attach osp_hs_attach;
 
+/* Launch mode (preload/adapter.h osp_runtime_loads): the library that
+ * defines JNI_CreateJavaVM and gHotSpotVMStructs gets the detours and the
+ * JVM options (hotspot.c). */
+extern const struct osp_runtime_load osp_hs_load;
+
 #endif
