@@ -28,30 +28,33 @@ static void osp_after_mmap(void *p, size_t len, int prot, int flags, int fd, con
 	osp_leave(t);
 }
 
-OSP_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+/* mmap and mmap64 (the same call on x86-64): the real one, or the raw
+ * system call before it is resolved, then the event; caller is the
+ * exported function's return address. */
+static void *osp_mmap_via(void *(*real)(void *, size_t, int, int, int, off_t), void *addr,
+			  size_t len, int prot, int flags, int fd, off_t off, const void *caller)
 {
 	void *p;
 
-	if (osp_unlikely(!osp_real.mmap))
+	if (osp_unlikely(!real))
 		p = (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
 	else
-		p = osp_real.mmap(addr, len, prot, flags, fd, off);
+		p = real(addr, len, prot, flags, fd, off);
 	if (osp_hdr)
-		osp_after_mmap(p, len, prot, flags, fd, __builtin_return_address(0));
+		osp_after_mmap(p, len, prot, flags, fd, caller);
 	return p;
+}
+
+OSP_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	return osp_mmap_via(osp_real.mmap, addr, len, prot, flags, fd, off,
+			    __builtin_return_address(0));
 }
 
 OSP_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
-	void *p;
-
-	if (osp_unlikely(!osp_real.mmap64))
-		p = (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
-	else
-		p = osp_real.mmap64(addr, len, prot, flags, fd, off);
-	if (osp_hdr)
-		osp_after_mmap(p, len, prot, flags, fd, __builtin_return_address(0));
-	return p;
+	return osp_mmap_via(osp_real.mmap64, addr, len, prot, flags, fd, off,
+			    __builtin_return_address(0));
 }
 
 OSP_EXPORT int munmap(void *addr, size_t len)

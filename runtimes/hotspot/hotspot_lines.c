@@ -1,5 +1,6 @@
 /* hotspot_lines.c - source lines of Java methods (hotspot_lines.h). */
 #include "runtimes/hotspot/hotspot_lines.h"
+#include "common/unaligned.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -111,14 +112,6 @@ void os_hs_mlines_free(struct os_hs_mlines *ml)
 	memset(ml, 0, sizeof(*ml));
 }
 
-static uint16_t u16_at(const uint8_t *b, int64_t off)
-{
-	uint16_t v;
-
-	memcpy(&v, b + off, 2);
-	return v;
-}
-
 int os_hs_mlines_read(struct os_hs_mlines *ml, const struct os_hs_line_layout *l,
 		      os_hs_read_fn rd, void *arg, uint64_t method)
 {
@@ -138,8 +131,8 @@ int os_hs_mlines_read(struct os_hs_mlines *ml, const struct os_hs_line_layout *l
 		return -EFAULT;
 	memcpy(&ml->cpool, hdr + l->constants, 8);
 	memcpy(&words, hdr + l->cm_size, 4);
-	flags = u16_at(hdr, l->flags);
-	ml->code_size = u16_at(hdr, l->code_size);
+	flags = os_u16_at(hdr, l->flags);
+	ml->code_size = os_u16_at(hdr, l->code_size);
 	ml->code_base = cm + l->cm_sizeof;
 	end = cm + (uint64_t)(words > 0 ? words : 0) * 8;
 	lo = ml->code_base + ml->code_size;

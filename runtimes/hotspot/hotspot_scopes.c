@@ -1,5 +1,6 @@
 /* hotspot_scopes.c - an nmethod's inlining scopes (hotspot_scopes.h). */
 #include "runtimes/hotspot/hotspot_scopes.h"
+#include "common/unaligned.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -75,22 +76,6 @@ void os_hs_nm_free(struct os_hs_nm *nm)
 	memset(nm, 0, sizeof(*nm));
 }
 
-static int32_t i32_at(const uint8_t *b, int64_t off)
-{
-	int32_t v;
-
-	memcpy(&v, b + off, 4);
-	return v;
-}
-
-static uint64_t u64_at(const uint8_t *b, int64_t off)
-{
-	uint64_t v;
-
-	memcpy(&v, b + off, 8);
-	return v;
-}
-
 static bool read_hdr(const struct os_hs_scope_layout *l, os_hs_read_fn rd, void *arg,
 		     uint64_t start, uint8_t *hdr)
 {
@@ -130,15 +115,15 @@ int os_hs_nm_read(struct os_hs_nm *nm, const struct os_hs_scope_layout *l, os_hs
 		return -ENOENT;
 	if (!read_hdr(l, rd, arg, start, hdr))
 		return -EFAULT;
-	name_at = u64_at(hdr, l->name);
+	name_at = os_u64_at(hdr, l->name);
 	if (!name_at || !rd(arg, name_at, name, sizeof(name)))
 		return -EFAULT;
 	if (memcmp(name, "nmethod", 8) != 0)
 		return -ENOENT;
-	meta_off = i32_at(hdr, l->meta);
-	pcs_off = i32_at(hdr, l->pcs);
-	deps_off = i32_at(hdr, l->deps);
-	data_lo = u64_at(hdr, l->sdata);
+	meta_off = os_i32_at(hdr, l->meta);
+	pcs_off = os_i32_at(hdr, l->pcs);
+	deps_off = os_i32_at(hdr, l->deps);
+	data_lo = os_u64_at(hdr, l->sdata);
 	meta_lo = start + (uint64_t)(int64_t)meta_off;
 	pcs_lo = start + (uint64_t)(int64_t)pcs_off;
 	pcs_hi = start + (uint64_t)(int64_t)deps_off;
@@ -148,9 +133,9 @@ int os_hs_nm_read(struct os_hs_nm *nm, const struct os_hs_scope_layout *l, os_hs
 		return -EINVAL;
 	nm->start = start;
 	nm->code_begin = code_begin;
-	nm->method = u64_at(hdr, l->method);
+	nm->method = os_u64_at(hdr, l->method);
 	nm->sdata_at = data_lo;
-	nm->compile_id = i32_at(hdr, l->cid);
+	nm->compile_id = os_i32_at(hdr, l->cid);
 	rc = section(rd, arg, meta_lo, data_lo, (void **)&nm->meta);
 	if (!rc)
 		rc = section(rd, arg, data_lo, pcs_lo, (void **)&nm->data);
@@ -173,8 +158,8 @@ int os_hs_nm_read(struct os_hs_nm *nm, const struct os_hs_scope_layout *l, os_hs
 		}
 	}
 	for (uint32_t i = 0; i < nm->npcs; i++) {
-		nm->pcs[2 * i] = i32_at(raw + (size_t)i * l->pcdesc, l->pc_off);
-		nm->pcs[2 * i + 1] = i32_at(raw + (size_t)i * l->pcdesc, l->scope_off);
+		nm->pcs[2 * i] = os_i32_at(raw + (size_t)i * l->pcdesc, l->pc_off);
+		nm->pcs[2 * i + 1] = os_i32_at(raw + (size_t)i * l->pcdesc, l->scope_off);
 		if (i && nm->pcs[2 * i] < nm->pcs[2 * i - 2]) { /* HotSpot keeps them sorted */
 			free(raw);
 			os_hs_nm_free(nm);
@@ -190,8 +175,8 @@ bool os_hs_nm_same(const struct os_hs_nm *nm, const struct os_hs_scope_layout *l
 {
 	uint8_t hdr[1024];
 
-	return read_hdr(l, rd, arg, nm->start, hdr) && i32_at(hdr, l->cid) == nm->compile_id &&
-	       u64_at(hdr, l->method) == nm->method && u64_at(hdr, l->sdata) == nm->sdata_at;
+	return read_hdr(l, rd, arg, nm->start, hdr) && os_i32_at(hdr, l->cid) == nm->compile_id &&
+	       os_u64_at(hdr, l->method) == nm->method && os_u64_at(hdr, l->sdata) == nm->sdata_at;
 }
 
 /* One compressed int of the scopes data at *pos. */
