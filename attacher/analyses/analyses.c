@@ -5,6 +5,7 @@
 #include "attacher/core/observer.h"
 #include "attacher/core/slices.h"
 #include "attacher/analyses/replica.h"
+#include "attacher/analyses/lifetime.h"
 
 static bool always(const struct os_opts *o)
 {
@@ -17,12 +18,18 @@ static bool replicas(const struct os_opts *o)
 	return o->replicas;
 }
 
+static bool lifetimes(const struct os_opts *o)
+{
+	return o->lifetimes;
+}
+
 static const struct {
 	const struct os_observer_ops *ops;
 	bool (*enabled)(const struct os_opts *o);
 } table[] = {
 	{ &os_slices_observer, always },      /* OS_SEC_SLICES: report --tid/--time/... */
 	{ &os_replica_observer, replicas },   /* --replicas (docs/REPLICAS.md) */
+	{ &os_lifetime_observer, lifetimes }, /* --lifetimes (docs/LIFETIMES.md) */
 };
 
 size_t os_observers_enabled(const struct os_opts *o, const struct os_observer_ops **out,

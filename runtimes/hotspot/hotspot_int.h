@@ -71,6 +71,21 @@ struct hs_pre {
 	uint32_t total;            /* _total_collections then (no collection running) */
 };
 
+/* The generations of the heap (runtimes/hotspot/hotspot_gens.c). */
+enum { HS_GENS_NONE = 0, HS_GENS_RANGE, HS_GENS_G1 };
+
+struct hs_gens {
+	int kind;                  /* HS_GENS_*: how young is told from old */
+	uint64_t young_lo, young_hi; /* HS_GENS_RANGE: the young generation */
+	/* HS_GENS_G1: offsets (from the heap object) of the region table, of
+	 * its fields, of a region's tag; the YoungMask bit */
+	uint64_t g1_table, g1_base, g1_length, g1_bias, g1_shift, g1_tag, g1_young;
+	bool g1_valid;             /* the tags below are those of the last collection */
+	uint64_t *g1_words;        /* tag per region, UINT64_MAX: not known */
+	uint64_t g1_n, g1_cap, g1_lo;
+	uint32_t g1_shift_now;
+};
+
 struct hs_jvm {
 	uint32_t asid, pid;
 	bool have_info, vm_ok;
@@ -83,6 +98,7 @@ struct hs_jvm {
 	struct os_hmap names;      /* tagged word (klass / method) -> string index */
 	struct os_hmap unnamed;    /* tagged words seen before vmStructs could be read
 	                              (allocations inside JNI_CreateJavaVM): named then */
+	struct hs_gens gens;       /* young and old (hotspot_gens.c) */
 	struct os_hs_move *batch;  /* moves of the collection in progress */
 	size_t nbatch, capbatch;
 	uint64_t objects, gcs, moves, dropped;
@@ -239,6 +255,11 @@ uint32_t hs_class_ctx(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as,
 		   uint64_t klass, uint64_t word);
 uint32_t hs_before_ctx(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as,
 		    uint64_t klass);
+void hs_gens_load(struct hotspot *h, struct hs_jvm *j);
+void hs_gens_collected(struct hotspot *h, struct hs_jvm *j);
+/* enum os_gen (attrib.h) of addr as the last collection left it */
+uint32_t hs_gen_of(const struct hs_jvm *j, uint64_t addr);
+void hs_gens_free(struct hs_jvm *j);
 void hs_apply(struct os_runtime *rt, struct os_aspace *as, const struct os_obj_event *ev);
 
 /* hotspot_samples.c */

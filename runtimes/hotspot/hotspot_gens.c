@@ -1,0 +1,169 @@
+/* hotspot_gens.c - the generations of a JVM's heap, for the collections the
+ * adapter reports (attrib.h os_gc_report: a survivor promoted to the old
+ * generation). Serial and Parallel keep the young generation in one
+ * reserved range for the JVM's life: read once, through vmStructs. G1 types
+ * its regions anew at every collection: the region table is read at the
+ * collection's end, while no later one has begun (the destinations of its
+ * moves keep their type until the next). Other collectors: not known. */
+#include "runtimes/hotspot/hotspot_int.h"
+
+#define GENS_FIELD_MAX (1 << 16) /* offsets inside the heap objects, believed below this */
+#define G1_REGIONS_MAX (1u << 17)
+
+/* A nonstatic field's offset (or a type's size) of at most GENS_FIELD_MAX. */
+static bool field(const struct hs_jvm *j, const char *name, uint64_t *off)
+{
+	return os_hs_vm_get(&j->vm, name, off) == 0 && *off < GENS_FIELD_MAX;
+}
+
+/* The heap object (Universe::_collectedHeap's value). */
+static uint64_t heap_obj(struct hotspot *h, struct hs_jvm *j)
+{
+	uint32_t total;
+	bool active;
+
+	if (!j->vm.heap)
+		os_hs_gc_state(&j->vm, &h->mem, j->pid, &total, &active); /* reads it once */
+	return j->vm.heap;
+}
+
+/* [lo, hi) of the MemRegion at addr. */
+static bool mem_region(struct hotspot *h, struct hs_jvm *j, uint64_t addr, uint64_t *lo,
+		       uint64_t *hi)
+{
+	uint64_t so, wo, words;
+
+	if (!field(j, "MemRegion::_start", &so) || !field(j, "MemRegion::_word_size", &wo) ||
+	    !hs_rd_u64(h, j, addr + so, lo) || !hs_rd_u64(h, j, addr + wo, &words) || !*lo)
+		return false;
+	*hi = *lo + words * 8;
+	return *hi > *lo;
+}
+
+/* Serial: GenCollectedHeap::_young_gen->_reserved; Parallel: the static
+ * ParallelScavengeHeap::_young_gen->_reserved. */
+static void young_range(struct hotspot *h, struct hs_jvm *j)
+{
+	uint64_t gen = 0, off, heap = heap_obj(h, j);
+
+	if (!strcmp(j->info.gc, "Serial")) {
+		if (!heap || !field(j, "GenCollectedHeap::_young_gen", &off) ||
+		    !hs_rd_u64(h, j, heap + off, &gen) || !field(j, "Generation::_reserved", &off))
+			return;
+	} else if (!strcmp(j->info.gc, "Parallel")) {
+		if (os_hs_vm_get(&j->vm, "ParallelScavengeHeap::_young_gen", &off) != 0 ||
+		    !hs_rd_u64(h, j, off, &gen) || !field(j, "PSYoungGen::_reserved", &off))
+			return;
+	} else {
+		return;
+	}
+	if (gen && mem_region(h, j, gen + off, &j->gens.young_lo, &j->gens.young_hi))
+		j->gens.kind = HS_GENS_RANGE;
+}
+
+/* G1: the offsets of the region table and of a region's type tag. */
+static void g1_layout(struct hs_jvm *j)
+{
+	struct hs_gens *g = &j->gens;
+	uint64_t hrm, regions, type, tag, mask;
+
+	if (strcmp(j->info.gc, "G1") || !field(j, "G1CollectedHeap::_hrm", &hrm) ||
+	    !field(j, "HeapRegionManager::_regions", &regions) ||
+	    !field(j, "G1HeapRegionTable::_base", &g->g1_base) ||
+	    !field(j, "G1HeapRegionTable::_length", &g->g1_length) ||
+	    !field(j, "G1HeapRegionTable::_bias", &g->g1_bias) ||
+	    !field(j, "G1HeapRegionTable::_shift_by", &g->g1_shift) ||
+	    !field(j, "HeapRegion::_type", &type) || !field(j, "HeapRegionType::_tag", &tag) ||
+	    os_hs_vm_get(&j->vm, "HeapRegionType::YoungMask", &mask) != 0 || !mask)
+		return;
+	g->g1_table = hrm + regions;
+	g->g1_tag = type + tag;
+	g->g1_young = mask;
+	j->gens.kind = HS_GENS_G1;
+}
+
+void hs_gens_load(struct hotspot *h, struct hs_jvm *j)
+{
+	young_range(h, j);
+	if (j->gens.kind == HS_GENS_NONE)
+		g1_layout(j);
+}
+
+/* G1, at a collection's end (the heap quiet): every region's young bit. */
+void hs_gens_collected(struct hotspot *h, struct hs_jvm *j)
+{
+	struct hs_gens *g = &j->gens;
+	uint64_t t = 0, base = 0, len = 0, bias = 0, heap = heap_obj(h, j), *addrs = NULL;
+	uint32_t shift = 0;
+	bool *ok = NULL;
+	int32_t sh;
+
+	g->g1_valid = false;
+	if (g->kind != HS_GENS_G1 || !heap)
+		return;
+	t = heap + g->g1_table;
+	if (!hs_rd_u64(h, j, t + g->g1_base, &base) || !hs_rd_u64(h, j, t + g->g1_length, &len) ||
+	    !hs_rd_u64(h, j, t + g->g1_bias, &bias) || !hs_rd_i32(h, j, t + g->g1_shift, &sh) ||
+	    !base || !len || len > G1_REGIONS_MAX || sh <= 0 || sh >= 40)
+		return;
+	shift = (uint32_t)sh;
+	if (len > g->g1_cap) {
+		uint64_t *w = realloc(g->g1_words, len * sizeof(*w));
+
+		if (!w)
+			return;
+		g->g1_words = w;
+		g->g1_cap = len;
+	}
+	addrs = malloc(len * sizeof(*addrs));
+	ok = malloc(len * sizeof(*ok));
+	if (!addrs || !ok)
+		goto out;
+	/* the table's entries (HeapRegion*), then each region's tag word */
+	for (uint64_t i = 0; i < len; i++)
+		addrs[i] = base + 8 * i;
+	if (os_hs_mem_words(&h->mem, j->pid, addrs, len, g->g1_words, ok) != len)
+		goto out;
+	for (uint64_t i = 0; i < len; i++)
+		addrs[i] = g->g1_words[i] ? g->g1_words[i] + g->g1_tag : 0;
+	os_hs_mem_words(&h->mem, j->pid, addrs, len, g->g1_words, ok);
+	for (uint64_t i = 0; i < len; i++)
+		if (!addrs[i] || !ok[i])
+			g->g1_words[i] = UINT64_MAX; /* not known */
+	g->g1_lo = bias << shift;
+	g->g1_shift_now = shift;
+	g->g1_n = len;
+	g->g1_valid = true;
+out:
+	free(addrs);
+	free(ok);
+}
+
+uint32_t hs_gen_of(const struct hs_jvm *j, uint64_t addr)
+{
+	const struct hs_gens *g = &j->gens;
+	uint64_t i, tag;
+
+	switch (g->kind) {
+	case HS_GENS_RANGE:
+		return addr >= g->young_lo && addr < g->young_hi ? OS_GEN_YOUNG : OS_GEN_OLD;
+	case HS_GENS_G1:
+		if (!g->g1_valid || addr < g->g1_lo)
+			return OS_GEN_UNKNOWN;
+		i = (addr - g->g1_lo) >> g->g1_shift_now;
+		if (i >= g->g1_n || g->g1_words[i] == UINT64_MAX)
+			return OS_GEN_UNKNOWN;
+		tag = (uint32_t)g->g1_words[i];
+		if (!tag)
+			return OS_GEN_UNKNOWN; /* a free region: no object of ours */
+		return (tag & g->g1_young) ? OS_GEN_YOUNG : OS_GEN_OLD;
+	default:
+		return OS_GEN_UNKNOWN;
+	}
+}
+
+void hs_gens_free(struct hs_jvm *j)
+{
+	free(j->gens.g1_words);
+	memset(&j->gens, 0, sizeof(j->gens));
+}
