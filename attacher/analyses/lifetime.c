@@ -29,7 +29,8 @@ struct os_lt_ctx {
 struct os_lt_heap {
 	uint32_t asid;
 	uint64_t collections;       /* judged */
-	uint64_t gens_unknown;      /* judged without the generations known */
+	uint64_t gens_unknown;      /* judged without the generations known: a
+				     * promotion then is counted at the next one */
 	bool no_ages;               /* its collections cannot age objects */
 };
 
@@ -350,10 +351,12 @@ void os_lt_collected(struct os_lt *t, const struct os_gc_report *r, os_lt_held_f
 			continue;
 		}
 		g = r->gens_known ? gen(arg, o->asid, o->start) : OS_GEN_UNKNOWN;
-		if (g == OS_GEN_OLD || (g == OS_GEN_UNKNOWN && o->old)) {
-			o->age++;
-			o->old = true; /* born there (large objects) or promoted */
-			o->moved_in = n;
+		if (g == OS_GEN_OLD && !o->old && !o->age) {
+			o->old = true; /* born there (large objects): not a promotion */
+			survived(t, o, g, n);
+		} else if (g == OS_GEN_OLD || (g == OS_GEN_UNKNOWN && o->old)) {
+			/* promoted by a collection whose generations were not known */
+			survived(t, o, g == OS_GEN_UNKNOWN ? OS_GEN_OLD : g, n);
 		} else {
 			end_slot(t, (uint32_t)i, 0); /* left behind in the young generation */
 		}
@@ -377,7 +380,7 @@ void os_lt_finish(struct os_lt *t, uint64_t now)
 		for (uint32_t k = 0; k < t->nheaps; k++)
 			if (t->heaps[k].asid == x->asid)
 				h = &t->heaps[k];
-		if (h && h->collections && !h->gens_unknown)
+		if (h && h->collections > h->gens_unknown)
 			x->lt.flags |= OS_LT_F_PROMOTION;
 	}
 }

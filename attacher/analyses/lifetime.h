@@ -68,7 +68,8 @@ void os_lt_collected(struct os_lt *t, const struct os_gc_report *r, os_lt_held_f
 /* The run is over at now: the objects still live are counted as such. */
 void os_lt_finish(struct os_lt *t, uint64_t now);
 /* The figures of attribution context ctx (NULL: none); promotions are
- * marked measured when every collection of its heap knew its generations. */
+ * marked measured when some collection of its heap knew its generations (a
+ * promotion by one that did not is counted at the next one that does). */
 const struct os_lifetime *os_lt_context(const struct os_lt *t, uint32_t ctx);
 
 /* The observer: enabled by --lifetimes (attacher/analyses/analyses.c). */

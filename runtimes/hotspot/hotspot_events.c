@@ -312,10 +312,12 @@ static void gc_report(struct hotspot *h, struct hs_jvm *j, bool lost, bool quiet
 	if (!h->a->collected)
 		return;
 	r.no_ages = (j->info.flags & (OS_JVM_F_ZGC | OS_JVM_F_CONCURRENT)) != 0;
-	if (j->gens.kind == HS_GENS_G1 && quiet && j->vm_ok)
+	/* G1 region types read late (a later collection begun: !quiet) may
+	 * be a later collection's; an old region stays old until a mixed or
+	 * full collection, so "old" stands, which is what ages need */
+	if (j->gens.kind == HS_GENS_G1 && j->vm_ok)
 		hs_gens_collected(h, j);
-	else if (j->gens.kind == HS_GENS_G1)
-		j->gens.g1_valid = false;
+	(void)quiet;
 	r.gens_known = j->gens.kind == HS_GENS_RANGE || (j->gens.kind == HS_GENS_G1 && j->gens.g1_valid);
 	if (h->moved.count)
 		mv = malloc(h->moved.count * sizeof(*mv));

@@ -76,7 +76,8 @@ static void g1_layout(struct hs_jvm *j)
 	    !field(j, "HeapRegion::_type", &type) || !field(j, "HeapRegionType::_tag", &tag) ||
 	    os_hs_vm_get(&j->vm, "HeapRegionType::YoungMask", &mask) != 0 || !mask)
 		return;
-	g->g1_table = hrm + regions;
+	g->g1_hrm = hrm;
+	g->g1_regions = regions;
 	g->g1_tag = type + tag;
 	g->g1_young = mask;
 	j->gens.kind = HS_GENS_G1;
@@ -87,6 +88,9 @@ void hs_gens_load(struct hotspot *h, struct hs_jvm *j)
 	young_range(h, j);
 	if (j->gens.kind == HS_GENS_NONE)
 		g1_layout(j);
+	os_debug("hotspot: pid %u: %s generations %s", j->pid, j->info.gc,
+		 j->gens.kind == HS_GENS_RANGE ? "by the young range" :
+		 j->gens.kind == HS_GENS_G1 ? "by G1 region types" : "not known");
 }
 
 /* G1, at a collection's end (the heap quiet): every region's young bit. */
@@ -101,11 +105,25 @@ void hs_gens_collected(struct hotspot *h, struct hs_jvm *j)
 	g->g1_valid = false;
 	if (g->kind != HS_GENS_G1 || !heap)
 		return;
-	t = heap + g->g1_table;
-	if (!hs_rd_u64(h, j, t + g->g1_base, &base) || !hs_rd_u64(h, j, t + g->g1_length, &len) ||
-	    !hs_rd_u64(h, j, t + g->g1_bias, &bias) || !hs_rd_i32(h, j, t + g->g1_shift, &sh) ||
-	    !base || !len || len > G1_REGIONS_MAX || sh <= 0 || sh >= 40)
+	/* _hrm is the manager itself in some JDKs, a pointer to it in others
+	 * (JDK 12-17): the table whose fields make sense */
+	for (int k = 0; k < 2; k++) {
+		uint64_t hrm = heap + g->g1_hrm;
+
+		if (k == 1 && !hs_rd_u64(h, j, hrm, &hrm))
+			break;
+		t = hrm + g->g1_regions;
+		if (hs_rd_u64(h, j, t + g->g1_base, &base) &&
+		    hs_rd_u64(h, j, t + g->g1_length, &len) &&
+		    hs_rd_u64(h, j, t + g->g1_bias, &bias) && hs_rd_i32(h, j, t + g->g1_shift, &sh) &&
+		    base && len && len <= G1_REGIONS_MAX && sh >= 16 && sh < 40)
+			break;
+		len = 0;
+	}
+	if (!len) {
+		os_debug("hotspot: pid %u: G1 region table not read (the JVM gone?)", j->pid);
 		return;
+	}
 	shift = (uint32_t)sh;
 	if (len > g->g1_cap) {
 		uint64_t *w = realloc(g->g1_words, len * sizeof(*w));
@@ -122,8 +140,10 @@ void hs_gens_collected(struct hotspot *h, struct hs_jvm *j)
 	/* the table's entries (HeapRegion*), then each region's tag word */
 	for (uint64_t i = 0; i < len; i++)
 		addrs[i] = base + 8 * i;
-	if (os_hs_mem_words(&h->mem, j->pid, addrs, len, g->g1_words, ok) != len)
+	if (os_hs_mem_words(&h->mem, j->pid, addrs, len, g->g1_words, ok) != len) {
+		os_debug("hotspot: G1 region table: %llu regions not read", (unsigned long long)len);
 		goto out;
+	}
 	for (uint64_t i = 0; i < len; i++)
 		addrs[i] = g->g1_words[i] ? g->g1_words[i] + g->g1_tag : 0;
 	os_hs_mem_words(&h->mem, j->pid, addrs, len, g->g1_words, ok);

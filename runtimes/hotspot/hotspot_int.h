@@ -79,7 +79,7 @@ struct hs_gens {
 	uint64_t young_lo, young_hi; /* HS_GENS_RANGE: the young generation */
 	/* HS_GENS_G1: offsets (from the heap object) of the region table, of
 	 * its fields, of a region's tag; the YoungMask bit */
-	uint64_t g1_table, g1_base, g1_length, g1_bias, g1_shift, g1_tag, g1_young;
+	uint64_t g1_hrm, g1_regions, g1_base, g1_length, g1_bias, g1_shift, g1_tag, g1_young;
 	bool g1_valid;             /* the tags below are those of the last collection */
 	uint64_t *g1_words;        /* tag per region, UINT64_MAX: not known */
 	uint64_t g1_n, g1_cap, g1_lo;
