@@ -2,9 +2,10 @@
  * adapter reports (attrib.h os_gc_report: a survivor promoted to the old
  * generation). Serial and Parallel keep the young generation in one
  * reserved range for the JVM's life: read once, through vmStructs. G1 types
- * its regions anew at every collection: the region table is read at the
- * collection's end, while no later one has begun (the destinations of its
- * moves keep their type until the next). Other collectors: not known. */
+ * its regions anew at every collection: the region table is read when the
+ * collection's end is drained from the rings (the target alive, usually
+ * before the next collection) and used when that end is applied. Other
+ * collectors: not known. */
 #include "runtimes/hotspot/hotspot_int.h"
 
 #define GENS_FIELD_MAX (1 << 16) /* offsets inside the heap objects, believed below this */
@@ -93,17 +94,18 @@ void hs_gens_load(struct hotspot *h, struct hs_jvm *j)
 		 j->gens.kind == HS_GENS_G1 ? "by G1 region types" : "not known");
 }
 
-/* G1, at a collection's end (the heap quiet): every region's young bit. */
-void hs_gens_collected(struct hotspot *h, struct hs_jvm *j)
+/* G1: every region's generation now, read while the target runs (when the
+ * collection's end is drained: applied in time order later, the JVM may be
+ * gone by then). */
+void hs_gens_drained(struct hotspot *h, struct hs_jvm *j, uint32_t total)
 {
 	struct hs_gens *g = &j->gens;
-	uint64_t t = 0, base = 0, len = 0, bias = 0, heap = heap_obj(h, j), *addrs = NULL;
-	uint32_t shift = 0;
+	uint64_t t = 0, base = 0, len = 0, bias = 0, heap, *addrs = NULL;
+	struct hs_gsnap sn = { .total = total };
 	bool *ok = NULL;
-	int32_t sh;
+	int32_t sh = 0;
 
-	g->g1_valid = false;
-	if (g->kind != HS_GENS_G1 || !heap)
+	if (g->kind != HS_GENS_G1 || !(heap = heap_obj(h, j)))
 		return;
 	/* _hrm is the manager itself in some JDKs, a pointer to it in others
 	 * (JDK 12-17): the table whose fields make sense */
@@ -121,10 +123,9 @@ void hs_gens_collected(struct hotspot *h, struct hs_jvm *j)
 		len = 0;
 	}
 	if (!len) {
-		os_debug("hotspot: pid %u: G1 region table not read (the JVM gone?)", j->pid);
+		g->g1_failed++;
 		return;
 	}
-	shift = (uint32_t)sh;
 	if (len > g->g1_cap) {
 		uint64_t *w = realloc(g->g1_words, len * sizeof(*w));
 
@@ -135,48 +136,79 @@ void hs_gens_collected(struct hotspot *h, struct hs_jvm *j)
 	}
 	addrs = malloc(len * sizeof(*addrs));
 	ok = malloc(len * sizeof(*ok));
-	if (!addrs || !ok)
+	sn.gen = malloc(len);
+	if (!addrs || !ok || !sn.gen)
 		goto out;
 	/* the table's entries (HeapRegion*), then each region's tag word */
 	for (uint64_t i = 0; i < len; i++)
 		addrs[i] = base + 8 * i;
 	if (os_hs_mem_words(&h->mem, j->pid, addrs, len, g->g1_words, ok) != len) {
-		os_debug("hotspot: G1 region table: %llu regions not read", (unsigned long long)len);
+		g->g1_failed++;
 		goto out;
 	}
 	for (uint64_t i = 0; i < len; i++)
-		addrs[i] = g->g1_words[i] ? g->g1_words[i] + g->g1_tag : 0;
+		addrs[i] = ok[i] && g->g1_words[i] ? g->g1_words[i] + g->g1_tag : 0;
 	os_hs_mem_words(&h->mem, j->pid, addrs, len, g->g1_words, ok);
-	for (uint64_t i = 0; i < len; i++)
-		if (!addrs[i] || !ok[i])
-			g->g1_words[i] = UINT64_MAX; /* not known */
-	g->g1_lo = bias << shift;
-	g->g1_shift_now = shift;
-	g->g1_n = len;
-	g->g1_valid = true;
+	for (uint64_t i = 0; i < len; i++) {
+		uint32_t tag = (uint32_t)g->g1_words[i];
+
+		if (!addrs[i] || !ok[i] || !tag) /* not read, or a free region */
+			sn.gen[i] = OS_GEN_UNKNOWN;
+		else
+			sn.gen[i] = (tag & g->g1_young) ? OS_GEN_YOUNG : OS_GEN_OLD;
+	}
+	sn.lo = bias << (uint32_t)sh;
+	sn.shift = (uint32_t)sh;
+	sn.n = len;
+	if (g->nsnap == HS_GSNAPS) { /* the oldest goes: its end was never applied */
+		free(g->snap[0].gen);
+		memmove(g->snap, g->snap + 1, (HS_GSNAPS - 1) * sizeof(g->snap[0]));
+		g->nsnap--;
+	}
+	g->snap[g->nsnap++] = sn;
+	sn.gen = NULL;
 out:
+	free(sn.gen);
 	free(addrs);
 	free(ok);
+}
+
+/* G1: the generations read when collection `total`'s end was drained, for
+ * hs_gen_of until the next; false when there are none. Older ones go. */
+bool hs_gens_select(struct hs_jvm *j, uint32_t total)
+{
+	struct hs_gens *g = &j->gens;
+	unsigned k = 0, keep = 0;
+
+	free(g->cur.gen);
+	memset(&g->cur, 0, sizeof(g->cur));
+	for (k = 0; k < g->nsnap; k++) {
+		struct hs_gsnap *sn = &g->snap[k];
+
+		if (sn->total == total && !g->cur.gen)
+			g->cur = *sn;
+		else if ((int32_t)(sn->total - total) <= 0)
+			free(sn->gen);
+		else
+			g->snap[keep++] = *sn;
+	}
+	g->nsnap = keep;
+	return g->cur.gen != NULL;
 }
 
 uint32_t hs_gen_of(const struct hs_jvm *j, uint64_t addr)
 {
 	const struct hs_gens *g = &j->gens;
-	uint64_t i, tag;
+	uint64_t i;
 
 	switch (g->kind) {
 	case HS_GENS_RANGE:
 		return addr >= g->young_lo && addr < g->young_hi ? OS_GEN_YOUNG : OS_GEN_OLD;
 	case HS_GENS_G1:
-		if (!g->g1_valid || addr < g->g1_lo)
+		if (!g->cur.gen || addr < g->cur.lo)
 			return OS_GEN_UNKNOWN;
-		i = (addr - g->g1_lo) >> g->g1_shift_now;
-		if (i >= g->g1_n || g->g1_words[i] == UINT64_MAX)
-			return OS_GEN_UNKNOWN;
-		tag = (uint32_t)g->g1_words[i];
-		if (!tag)
-			return OS_GEN_UNKNOWN; /* a free region: no object of ours */
-		return (tag & g->g1_young) ? OS_GEN_YOUNG : OS_GEN_OLD;
+		i = (addr - g->cur.lo) >> g->cur.shift;
+		return i < g->cur.n ? g->cur.gen[i] : OS_GEN_UNKNOWN;
 	default:
 		return OS_GEN_UNKNOWN;
 	}
@@ -184,6 +216,9 @@ uint32_t hs_gen_of(const struct hs_jvm *j, uint64_t addr)
 
 void hs_gens_free(struct hs_jvm *j)
 {
+	for (unsigned k = 0; k < j->gens.nsnap; k++)
+		free(j->gens.snap[k].gen);
+	free(j->gens.cur.gen);
 	free(j->gens.g1_words);
 	memset(&j->gens, 0, sizeof(j->gens));
 }

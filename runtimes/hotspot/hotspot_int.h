@@ -74,16 +74,28 @@ struct hs_pre {
 /* The generations of the heap (runtimes/hotspot/hotspot_gens.c). */
 enum { HS_GENS_NONE = 0, HS_GENS_RANGE, HS_GENS_G1 };
 
+/* G1 region generations read at one collection's end (enum os_gen each). */
+struct hs_gsnap {
+	uint32_t total;            /* _total_collections of that end */
+	uint32_t shift;            /* log2 of the region size */
+	uint64_t lo, n;            /* the first region's address, regions */
+	uint8_t *gen;
+};
+
+#define HS_GSNAPS 64 /* ends drained, not applied yet */
+
 struct hs_gens {
 	int kind;                  /* HS_GENS_*: how young is told from old */
 	uint64_t young_lo, young_hi; /* HS_GENS_RANGE: the young generation */
-	/* HS_GENS_G1: offsets (from the heap object) of the region table, of
-	 * its fields, of a region's tag; the YoungMask bit */
+	/* HS_GENS_G1: offsets (from the heap object) of the region manager,
+	 * of its table, of the table's fields, of a region's tag; YoungMask */
 	uint64_t g1_hrm, g1_regions, g1_base, g1_length, g1_bias, g1_shift, g1_tag, g1_young;
-	bool g1_valid;             /* the tags below are those of the last collection */
-	uint64_t *g1_words;        /* tag per region, UINT64_MAX: not known */
-	uint64_t g1_n, g1_cap, g1_lo;
-	uint32_t g1_shift_now;
+	uint64_t *g1_words;        /* scratch for the reads */
+	uint64_t g1_cap;
+	uint64_t g1_failed;        /* ends whose table could not be read */
+	struct hs_gsnap snap[HS_GSNAPS];
+	unsigned nsnap;
+	struct hs_gsnap cur;       /* the one of the end being applied */
 };
 
 struct hs_jvm {
@@ -256,7 +268,8 @@ uint32_t hs_class_ctx(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as,
 uint32_t hs_before_ctx(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as,
 		    uint64_t klass);
 void hs_gens_load(struct hotspot *h, struct hs_jvm *j);
-void hs_gens_collected(struct hotspot *h, struct hs_jvm *j);
+void hs_gens_drained(struct hotspot *h, struct hs_jvm *j, uint32_t total);
+bool hs_gens_select(struct hs_jvm *j, uint32_t total);
 /* enum os_gen (attrib.h) of addr as the last collection left it */
 uint32_t hs_gen_of(const struct hs_jvm *j, uint64_t addr);
 void hs_gens_free(struct hs_jvm *j);
