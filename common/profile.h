@@ -181,6 +181,11 @@ struct os_lifetimes {
 	uint64_t collections_unjudged; /* ... that aged nothing: moves lost, concurrent
 					* collector */
 	uint64_t unaged;           /* managed objects not aged (docs/LIFETIMES.md) */
+	/* managed: bytes the collections left in the young generation, by the
+	 * age they reached there, summed over the collections whose
+	 * generations were known (HotSpot's age table, -Xlog:gc+age=trace,
+	 * summed over its collections: for the tracked objects) */
+	double survivor_bytes[OS_LT_BINS];
 };
 
 enum os_thread_kind { OS_THR_NATIVE = 0, OS_THR_JAVA, OS_THR_GC, OS_THR_JIT, OS_THR_VM };

@@ -362,6 +362,8 @@ static void serialize(const struct os_profile *p, struct wbuf *b)
 		put_u64(b, p->lt.collections);
 		put_u64(b, p->lt.collections_unjudged);
 		put_u64(b, p->lt.unaged);
+		for (j = 0; j < OS_LT_BINS; j++)
+			put_f64(b, p->lt.survivor_bytes[j]);
 		put_u32(b, n);
 		put_u32(b, (uint32_t)LT_REC(OS_LT_BINS));
 		for (i = 0; i < p->lt.nctx && i < p->ncontexts; i++) {
@@ -904,6 +906,14 @@ static int read_lifetimes(struct cur *c, struct os_profile *p)
 	lt.collections = get_u64(c);
 	lt.collections_unjudged = get_u64(c);
 	lt.unaged = get_u64(c);
+	if (!c->bad && bins <= 4096 && (uint64_t)bins * 8 <= left(c)) {
+		struct cur r = { take(c, (uint64_t)bins * 8), (uint64_t)bins * 8, 0, false };
+
+		if (!read_lt_bins(&r, bins, lt.survivor_bytes))
+			c->bad = true;
+	} else {
+		c->bad = true;
+	}
 	n = get_u32(c);
 	rec = get_u32(c);
 	if (c->bad || !bins || bins > 4096 || !est_ok(lt.peak_bytes) || rec < LT_REC(bins) ||

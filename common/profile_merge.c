@@ -665,6 +665,8 @@ static int merge_lifetimes(struct os_profile *dst, const struct os_profile *src,
 	dst->lt.collections += src->lt.collections;
 	dst->lt.collections_unjudged += src->lt.collections_unjudged;
 	dst->lt.unaged += src->lt.unaged;
+	for (uint32_t k = 0; k < OS_LT_BINS; k++)
+		dst->lt.survivor_bytes[k] += src->lt.survivor_bytes[k];
 	if (src->lt.peak_bytes > dst->lt.peak_bytes) {
 		dst->lt.peak_bytes = src->lt.peak_bytes;
 		dst->lt.peak_ns = src->lt.peak_ns;

@@ -473,6 +473,21 @@ static void jlifetimes(struct json_writer *w, const struct report_view *v)
 	jw_u64(w, "collections", p->lt.collections);
 	jw_u64(w, "collections_unaged", p->lt.collections_unjudged);
 	jw_u64(w, "objects_unaged", p->lt.unaged);
+	{
+		uint32_t last = 0;
+
+		for (uint32_t k = 0; k < OS_LT_BINS; k++)
+			if (p->lt.survivor_bytes[k] > 0)
+				last = k;
+		if (last) {
+			jw_begin_array(w, "survivor_bytes_by_age");
+			for (uint32_t k = 0; k <= last; k++)
+				jw_double(w, NULL, p->lt.survivor_bytes[k]);
+			jw_end_array(w);
+		} else {
+			jw_null(w, "survivor_bytes_by_age");
+		}
+	}
 	if (p->lt.peak_bytes > 0) {
 		jw_double(w, "native_peak_bytes", p->lt.peak_bytes);
 		jw_double(w, "native_peak_s", (double)p->lt.peak_ns / 1e9);

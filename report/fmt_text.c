@@ -569,6 +569,15 @@ static void print_lifetimes(const struct report_view *v, uint32_t top, FILE *out
 			     "%" PRIu64 " managed objects not aged",
 			p->lt.collections, p->lt.collections_unjudged, p->lt.unaged);
 	fputc('\n', out);
+	if (p->lt.survivor_bytes[1] > 0) {
+		fprintf(out, "# left in the young generation, by age, over all collections:");
+		for (uint32_t k = 1; k < OS_LT_BINS; k++)
+			if (p->lt.survivor_bytes[k] > 0) {
+				human_d(p->lt.survivor_bytes[k], a, sizeof(a));
+				fprintf(out, " %u:%s", k, a);
+			}
+		fputc('\n', out);
+	}
 	if (p->lt.flags & OS_LTP_F_ATTACH)
 		fprintf(out, "# attach mode: ages and times count from the attach\n");
 	if (p->lt.peak_bytes > 0) {

@@ -18,6 +18,8 @@ struct os_lt_obj {
 	uint32_t age;               /* collections survived */
 	uint64_t moved_in;          /* number of the heap's collection that last moved it */
 	bool used, managed, old;
+	bool pending;               /* its last move's generation was not known: young if
+				     * the next collection moves it again */
 };
 
 struct os_lt_ctx {
@@ -262,14 +264,28 @@ static void heap_unaged(struct os_lt *t, uint32_t asid)
 			drop_slot(t, (uint32_t)i);
 }
 
-/* An object survived collection n of its heap: one more year; in the old
- * generation for the first time: promoted. */
-static void survived(struct os_lt *t, struct os_lt_obj *o, uint32_t gen, uint64_t n)
+/* A collection left o in the young generation at its age: HotSpot's age
+ * table counts it. */
+static void left_young(struct os_lt *t, const struct os_lt_obj *o)
+{
+	t->survivor_bytes[o->age < OS_LT_BINS ? o->age : OS_LT_BINS - 1] += o->w * (double)o->size;
+}
+
+/* An object survived collection n of its heap (moved by it or not): one
+ * more year; in the old generation for the first time: promoted. */
+static void survived(struct os_lt *t, struct os_lt_obj *o, uint32_t gen, bool moved, uint64_t n)
 {
 	struct os_lt_ctx *c;
 
+	/* moved again: its last move, of a generation not known, had left it
+	 * young (a young collection moves no old object) */
+	if (o->pending && moved)
+		left_young(t, o);
+	o->pending = moved && gen == OS_GEN_UNKNOWN && !o->old;
 	o->age++;
 	o->moved_in = n;
+	if (gen == OS_GEN_YOUNG)
+		left_young(t, o);
 	if (gen != OS_GEN_OLD || o->old)
 		return;
 	o->old = true;
@@ -336,7 +352,7 @@ void os_lt_collected(struct os_lt *t, const struct os_gc_report *r, os_lt_held_f
 			slot_free(t, i);
 			continue;
 		}
-		survived(t, o, r->gens_known ? r->moves[m].gen : OS_GEN_UNKNOWN, n);
+		survived(t, o, r->gens_known ? r->moves[m].gen : OS_GEN_UNKNOWN, true, n);
 	}
 	free(mv);
 	/* 3. the objects it did not move */
@@ -353,10 +369,10 @@ void os_lt_collected(struct os_lt *t, const struct os_gc_report *r, os_lt_held_f
 		g = r->gens_known ? gen(arg, o->asid, o->start) : OS_GEN_UNKNOWN;
 		if (g == OS_GEN_OLD && !o->old && !o->age) {
 			o->old = true; /* born there (large objects): not a promotion */
-			survived(t, o, g, n);
+			survived(t, o, g, false, n);
 		} else if (g == OS_GEN_OLD || (g == OS_GEN_UNKNOWN && o->old)) {
 			/* promoted by a collection whose generations were not known */
-			survived(t, o, g == OS_GEN_UNKNOWN ? OS_GEN_OLD : g, n);
+			survived(t, o, g == OS_GEN_UNKNOWN ? OS_GEN_OLD : g, false, n);
 		} else {
 			end_slot(t, (uint32_t)i, 0); /* left behind in the young generation */
 		}

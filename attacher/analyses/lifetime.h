@@ -46,6 +46,7 @@ struct os_lt {
 	double live_bytes, peak_bytes; /* native objects, all contexts */
 	uint64_t peak_ns;
 	uint64_t collections, unjudged, unaged;
+	double survivor_bytes[OS_LT_BINS]; /* profile.h os_lifetimes.survivor_bytes */
 	bool oom;                   /* some object could not be followed (a note says it) */
 };
 

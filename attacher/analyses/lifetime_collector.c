@@ -172,6 +172,7 @@ static void obs_notes(void *self, struct os_profile *p)
 	p->lt.collections = o->t.collections;
 	p->lt.collections_unjudged = o->t.unjudged;
 	p->lt.unaged = o->t.unaged;
+	memcpy(p->lt.survivor_bytes, o->t.survivor_bytes, sizeof(p->lt.survivor_bytes));
 	if (o->t.oom) {
 		snprintf(note, sizeof(note), "lifetimes: out of memory: some objects were not "
 			 "followed (their lifetimes are missing)");

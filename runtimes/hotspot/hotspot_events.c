@@ -319,7 +319,7 @@ static void gc_report(struct hotspot *h, struct hs_jvm *j, bool lost, uint32_t t
 	if (h->moved.count)
 		mv = malloc(h->moved.count * sizeof(*mv));
 	while (mv && os_hmap_next(&h->moved, &it, &to, &from))
-		mv[n++] = (struct os_obj_move){ from, to, r.gens_known ? hs_gen_of(j, to) : 0 };
+		mv[n++] = (struct os_obj_move){ from, to, r.gens_known ? hs_gen_of_dest(j, to) : 0 };
 	r.moves = mv;
 	r.nmoves = n;
 	if (r.gens_known) {

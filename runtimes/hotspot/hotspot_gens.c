@@ -152,8 +152,10 @@ void hs_gens_drained(struct hotspot *h, struct hs_jvm *j, uint32_t total)
 	for (uint64_t i = 0; i < len; i++) {
 		uint32_t tag = (uint32_t)g->g1_words[i];
 
-		if (!addrs[i] || !ok[i] || !tag) /* not read, or a free region */
+		if (!addrs[i] || !ok[i])
 			sn.gen[i] = OS_GEN_UNKNOWN;
+		else if (!tag)
+			sn.gen[i] = HS_GEN_FREE;
 		else
 			sn.gen[i] = (tag & g->g1_young) ? OS_GEN_YOUNG : OS_GEN_OLD;
 	}
@@ -164,6 +166,20 @@ void hs_gens_drained(struct hotspot *h, struct hs_jvm *j, uint32_t total)
 		free(g->snap[0].gen);
 		memmove(g->snap, g->snap + 1, (HS_GSNAPS - 1) * sizeof(g->snap[0]));
 		g->nsnap--;
+	}
+	/* read after later collections began: one later collection frees the
+	 * regions of this one's survivors (young regions are all collected)
+	 * and reuses them as young regions (G1 takes young regions from one
+	 * end of its free list, old ones from the other); after two, a region
+	 * may have become anything: only "old" stands then */
+	{
+		uint32_t now;
+		bool active;
+
+		if (os_hs_gc_state(&j->vm, &h->mem, j->pid, &now, &active) < 0)
+			sn.lag = 2;
+		else
+			sn.lag = (now - total) + active;
 	}
 	g->snap[g->nsnap++] = sn;
 	sn.gen = NULL;
@@ -196,22 +212,48 @@ bool hs_gens_select(struct hs_jvm *j, uint32_t total)
 	return g->cur.gen != NULL;
 }
 
+/* The generation of region of addr as read (HS_GEN_FREE included). */
+static uint32_t g1_region(const struct hs_gens *g, uint64_t addr)
+{
+	uint64_t i;
+
+	if (!g->cur.gen || addr < g->cur.lo)
+		return OS_GEN_UNKNOWN;
+	i = (addr - g->cur.lo) >> g->cur.shift;
+	return i < g->cur.n ? g->cur.gen[i] : OS_GEN_UNKNOWN;
+}
+
 uint32_t hs_gen_of(const struct hs_jvm *j, uint64_t addr)
 {
 	const struct hs_gens *g = &j->gens;
-	uint64_t i;
+	uint32_t r;
 
 	switch (g->kind) {
 	case HS_GENS_RANGE:
 		return addr >= g->young_lo && addr < g->young_hi ? OS_GEN_YOUNG : OS_GEN_OLD;
 	case HS_GENS_G1:
-		if (!g->cur.gen || addr < g->cur.lo)
-			return OS_GEN_UNKNOWN;
-		i = (addr - g->cur.lo) >> g->cur.shift;
-		return i < g->cur.n ? g->cur.gen[i] : OS_GEN_UNKNOWN;
+		r = g1_region(g, addr);
+		if (r == HS_GEN_FREE || (g->cur.lag > 1 && r != OS_GEN_OLD))
+			return OS_GEN_UNKNOWN; /* free: what was there died */
+		return r;
 	default:
 		return OS_GEN_UNKNOWN;
 	}
+}
+
+uint32_t hs_gen_of_dest(const struct hs_jvm *j, uint64_t addr)
+{
+	uint32_t r;
+
+	if (j->gens.kind != HS_GENS_G1)
+		return hs_gen_of(j, addr);
+	/* a survivor's region free when read: a later (young) collection
+	 * freed it, so it was a young region (an old one is freed by mixed
+	 * and full collections only) */
+	r = g1_region(&j->gens, addr);
+	if (r == HS_GEN_FREE)
+		return j->gens.cur.lag ? OS_GEN_YOUNG : OS_GEN_UNKNOWN;
+	return r;
 }
 
 void hs_gens_free(struct hs_jvm *j)

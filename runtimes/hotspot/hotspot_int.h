@@ -78,11 +78,13 @@ enum { HS_GENS_NONE = 0, HS_GENS_RANGE, HS_GENS_G1 };
 struct hs_gsnap {
 	uint32_t total;            /* _total_collections of that end */
 	uint32_t shift;            /* log2 of the region size */
+	uint32_t lag;              /* collections begun after it when it was read */
 	uint64_t lo, n;            /* the first region's address, regions */
 	uint8_t *gen;
 };
 
 #define HS_GSNAPS 64 /* ends drained, not applied yet */
+#define HS_GEN_FREE 3 /* struct hs_gsnap.gen: a free region (next to enum os_gen) */
 
 struct hs_gens {
 	int kind;                  /* HS_GENS_*: how young is told from old */
@@ -270,8 +272,10 @@ uint32_t hs_before_ctx(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as
 void hs_gens_load(struct hotspot *h, struct hs_jvm *j);
 void hs_gens_drained(struct hotspot *h, struct hs_jvm *j, uint32_t total);
 bool hs_gens_select(struct hs_jvm *j, uint32_t total);
-/* enum os_gen (attrib.h) of addr as the last collection left it */
+/* enum os_gen (attrib.h) of addr as the last collection left it: of an
+ * object it did not move (hs_gen_of), of where it moved one (_dest) */
 uint32_t hs_gen_of(const struct hs_jvm *j, uint64_t addr);
+uint32_t hs_gen_of_dest(const struct hs_jvm *j, uint64_t addr);
 void hs_gens_free(struct hs_jvm *j);
 void hs_apply(struct os_runtime *rt, struct os_aspace *as, const struct os_obj_event *ev);
 

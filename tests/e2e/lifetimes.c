@@ -189,3 +189,27 @@ Test(e2e_lifetimes, java_serial)
 {
 	java_planted("-XX:+UseSerialGC", true);
 }
+
+/* Hybrid mode (the default): small objects are tracked with a probability
+ * and weighted; the lifetime counts are the weighted estimates. Bounds
+ * +-15% as the hybrid allocation estimates (e2e_java). */
+Test(e2e_lifetimes, java_hybrid_weighted)
+{
+	const char *argv[] = { "java", "-XX:+UseG1GC", "-Xmx128m", "-Xmn16m", "-cp", JAVA_CP,
+			       "LifetimeFixture", "2000", "200000", NULL };
+	const char *opts[] = { "--ring-kb", "4096", NULL };
+	json_object *r, *l;
+	double n;
+
+	r = record(argv, opts);
+	l = lifetime_of(r, "LifetimeFixture.keepSite");
+	n = e2e_get_double(l, "objects");
+	cr_expect(n >= 1700 && n <= 2300, "keepSite: %.1f objects estimated for 2000", n);
+	cr_expect_str_eq(rule_of(l), "pretenure");
+	l = lifetime_of(r, "LifetimeFixture.churnSite");
+	n = e2e_get_double(l, "objects");
+	cr_expect(n >= 170000 && n <= 230000, "churnSite: %.0f objects estimated for 200000", n);
+	cr_expect_geq(e2e_get_double(l, "young_share"), 0.9);
+	cr_expect_str_eq(rule_of(l), "dies-young");
+	json_object_put(r);
+}
