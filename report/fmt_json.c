@@ -413,6 +413,15 @@ static void jlifetime(struct json_writer *w, const struct os_profile *p, uint32_
 		jw_end_object(w);
 	}
 	jw_end_array(w);
+	/* docs/INTERFACE.md: objects by age (died and live at the end) */
+	if (managed) {
+		jw_begin_array(w, "age_histogram");
+		for (uint32_t k = 0; k <= f.last_bin; k++)
+			jw_double(w, NULL, l->ended[k] + l->live[k]);
+		jw_end_array(w);
+	} else {
+		jw_null(w, "age_histogram");
+	}
 	if (managed && f.has_median)
 		jw_u64(w, "median_age", f.median_bin);
 	else
