@@ -456,11 +456,28 @@ static int add_meta(struct pp *b)
 	return 0;
 }
 
+/* The labels of the object of rank r: "#RANK <first allocation frame>" and
+ * its type. 0 or -ENOMEM. */
+static int obj_labels(struct pp *b, uint32_t r, const struct os_context *c, int64_t *obj,
+		      int64_t *type)
+{
+	const struct os_profile *p = b->p;
+	char frame[MAX_FRAME], buf[MAX_FRAME + 32];
+
+	if (c->stack != OS_NONE && p->stacks[c->stack].nframes)
+		os_profile_frame_str(p, p->stacks[c->stack].frames[0], frame, sizeof(frame));
+	else
+		snprintf(frame, sizeof(frame), NO_ALLOC_PATH);
+	snprintf(buf, sizeof(buf), "#%u %s", r + 1, frame);
+	if ((*obj = str_new(b, buf)) < 0 || (*type = str_id(b, c->type)) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
 /* With lifetimes: one sample per object that has lifetime figures. */
 static int add_lifetimes(struct pp *b, const struct report_view *v)
 {
 	const struct os_profile *p = v->p;
-	char frame[MAX_FRAME], buf[MAX_FRAME + 32];
 	int ret;
 
 	if (!(p->analyses & OS_AN_LIFETIMES))
@@ -483,14 +500,8 @@ static int add_lifetimes(struct pp *b, const struct report_view *v)
 		lt[2] = l->kind == OS_LT_MANAGED ? l->promoted_bytes : 0;
 		if (lt[0] < 0.5 && lt[1] < 0.5 && lt[2] < 0.5)
 			continue;
-		if (c->stack != OS_NONE && p->stacks[c->stack].nframes)
-			os_profile_frame_str(p, p->stacks[c->stack].frames[0], frame, sizeof(frame));
-		else
-			snprintf(frame, sizeof(frame), NO_ALLOC_PATH);
-		snprintf(buf, sizeof(buf), "#%u %s", r + 1, frame);
-		if ((obj = str_new(b, buf)) < 0 || (type = str_id(b, c->type)) < 0)
-			return -ENOMEM;
-		if ((ret = add_sample(b, c, OS_NONE - 1, 0, NULL, lt, obj, type)))
+		if ((ret = obj_labels(b, r, c, &obj, &type)) ||
+		    (ret = add_sample(b, c, OS_NONE - 1, 0, NULL, lt, obj, type)))
 			return ret;
 	}
 	return 0;
@@ -499,7 +510,6 @@ static int add_lifetimes(struct pp *b, const struct report_view *v)
 static int build(struct pp *b, const struct report_view *v)
 {
 	const struct os_profile *p = v->p;
-	char frame[MAX_FRAME], buf[MAX_FRAME + 32];
 	uint32_t r, i;
 	int ret;
 
@@ -525,15 +535,8 @@ static int build(struct pp *b, const struct report_view *v)
 
 		if (!c->samples)
 			continue;
-		if (c->stack != OS_NONE && p->stacks[c->stack].nframes)
-			os_profile_frame_str(p, p->stacks[c->stack].frames[0], frame, sizeof(frame));
-		else
-			snprintf(frame, sizeof(frame), NO_ALLOC_PATH);
-		snprintf(buf, sizeof(buf), "#%u %s", r + 1, frame);
-		if ((obj = str_new(b, buf)) < 0)
-			return -ENOMEM;
-		if ((type = str_id(b, c->type)) < 0)
-			return -ENOMEM;
+		if ((ret = obj_labels(b, r, c, &obj, &type)))
+			return ret;
 		for (i = 0; i < ro->naccesses; i++) {
 			const struct os_access *a = &p->accesses[v->accesses[ro->first_access + i]];
 
