@@ -347,10 +347,13 @@ int os_collector_init(struct os_collector *c, const struct os_opts *o, char *err
 	c->status_line = o->progress || isatty(STDERR_FILENO);
 	R.c = c;
 	rc = observers_start(c, err, errlen);
-	if (rc == 0 && c->nobs) { /* collections the runtimes report go to the analyses */
-		c->attrib.collected = obs_collected;
-		c->attrib.collected_arg = c;
-	}
+	/* collections the runtimes report go to the analyses that want them
+	 * (none: the runtimes do not even gather them) */
+	for (unsigned i = 0; rc == 0 && i < c->nobs; i++)
+		if (c->obs[i].ops->collected) {
+			c->attrib.collected = obs_collected;
+			c->attrib.collected_arg = c;
+		}
 	return rc;
 }
 
