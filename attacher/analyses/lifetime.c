@@ -345,7 +345,7 @@ void os_lt_collected(struct os_lt *t, const struct os_gc_report *r, os_lt_held_f
 			continue;
 		o = &t->obj[i];
 		if (find(t, r->asid, r->moves[m].to, &j))
-			end_slot(t, j, o->born); /* a dead object's place, taken */
+			end_slot(t, j, 0); /* a dead object's place, taken (managed: no time) */
 		o->start = r->moves[m].to;
 		if (os_hmap_put(&t->at, key_of(r->asid, o->start), i) < 0) {
 			t->oom = true;

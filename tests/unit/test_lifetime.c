@@ -344,3 +344,26 @@ Test(lifetime, option_enables_observer)
 		found |= ops[i] == &os_lifetime_observer;
 	cr_expect(found);
 }
+
+/* A move whose destination's generation was not known: moved again at
+ * the next collection, it had been left young (HotSpot's age table counts
+ * it at age 1); a young move counts at once. */
+Test(lifetime, pending_young_resolved_by_next_move)
+{
+	struct os_lt t;
+	struct os_obj_move a = { 0x1000, 0x2000, OS_GEN_UNKNOWN };
+	struct os_obj_move b = { 0x2000, 0x3000, OS_GEN_YOUNG };
+
+	nheld = 0;
+	os_lt_init(&t);
+	os_lt_born(&t, ASID, 0x1000, 0x800, 1, 1.0, true, 0);
+	hold(0x3000, 0x800, OS_GEN_YOUNG);
+	collect(&t, &a, 1, true);
+	cr_expect_eq(t.survivor_bytes[1], 0, "not known yet");
+	collect(&t, &b, 1, true);
+	cr_expect_eq(t.survivor_bytes[1], 0x800, "age 1: left young by the first");
+	cr_expect_eq(t.survivor_bytes[2], 0x800, "age 2: young at once");
+	os_lt_finish(&t, 0);
+	cr_expect_eq(os_lt_context(&t, 1)->live[2], 1.0);
+	os_lt_destroy(&t);
+}
