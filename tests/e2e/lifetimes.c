@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tests/e2e/helpers.h"
@@ -268,4 +269,59 @@ Test(e2e_lifetimes, java_ages_match_hotspot_g1)
 Test(e2e_lifetimes, java_ages_match_hotspot_serial)
 {
 	ages_match_hotspot("-XX:+UseSerialGC");
+}
+
+/* Attach mode: lifetimes count from the attach and the report says so.
+ * tests/fixtures/attach_target.c's work() allocates planted_block() and
+ * frees it after about 150 ms of reads, again and again. */
+Test(e2e_lifetimes, attach_counts_from_the_attach)
+{
+	const char *targv[] = { E2E_FIXTURE("attach_target"), "8", "steady", NULL };
+	char *profile = e2e_path(tmp, "att.data"), *out = e2e_path(tmp, "tgt.out"), spid[16];
+	char msg[512], buf[256] = "";
+	const char *aargv[] = { E2E_OBJSCOPE, "attach", "-q", "--lifetimes", "-d", "3", "-o",
+				profile, spid, NULL };
+	struct e2e_result res;
+	json_object *r, *objects, *l = NULL;
+	pid_t pid = e2e_spawn_logged(tmp, "tgt", targv, NULL);
+	int st = 0;
+
+	for (int i = 0; i < 500 && !strstr(buf, "ready"); i++) {
+		FILE *f = fopen(out, "r");
+
+		if (f) {
+			size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+
+			buf[n] = 0;
+			fclose(f);
+		}
+		usleep(10000);
+	}
+	cr_assert(strstr(buf, "ready"), "attach_target did not start");
+	snprintf(spid, sizeof(spid), "%d", (int)pid);
+	cr_assert_eq(e2e_run(tmp, aargv, NULL, &res), 0);
+	cr_expect_eq(res.status, 0, "attach: %s", res.err);
+	e2e_result_free(&res);
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the target failed after the attach");
+	r = e2e_report_json(tmp, profile, msg, sizeof(msg));
+	cr_assert_not_null(r, "%s", msg);
+	cr_expect(json_object_get_boolean(e2e_get(e2e_get(r, "lifetime"), "from_attach")));
+	objects = e2e_get(r, "objects");
+	for (size_t i = 0; objects && i < json_object_array_length(objects); i++) {
+		json_object *o = json_object_array_get_idx(objects, i);
+
+		if (e2e_stack_has(o, "planted_block", 1) && e2e_stack_has(o, "work", 3))
+			l = e2e_get(o, "lifetime");
+	}
+	cr_assert_not_null(l, "no lifetime for planted_block from work()");
+	cr_expect_geq(e2e_get_double(l, "ended"), 5, "%.0f planted blocks freed",
+		      e2e_get_double(l, "ended"));
+	cr_expect(e2e_get_int(l, "median_lo_ns") >= 65536000 &&
+			  e2e_get_int(l, "median_lo_ns") <= 262144000,
+		  "median lifetime from %lld ns, planted ~150 ms",
+		  (long long)e2e_get_int(l, "median_lo_ns"));
+	json_object_put(r);
+	free(profile);
+	free(out);
 }
