@@ -3,7 +3,9 @@
  * meta.counters (every os_counters field), meta.unaddressed, objects_total,
  * per-access metrics, thread pid/tid, replica.exact/alpha_checks/
  * exact_objects, samples_estimated (objects, accesses, types) and
- * meta.samples_[java_]attributed_estimated (null without estimates).
+ * meta.samples_[java_]attributed_estimated (null without estimates), every
+ * lifetime field but age_histogram and median_age, and the top-level
+ * lifetime (docs/LIFETIMES.md; null without --lifetimes).
  *
  * The document is streamed through report/json_writer.h as it is produced:
  * memory stays constant whatever the number of objects (a json-c tree of a
