@@ -367,7 +367,9 @@ void os_lt_collected(struct os_lt *t, const struct os_gc_report *r, os_lt_held_f
 			continue;
 		}
 		g = r->gens_known ? gen(arg, o->asid, o->start) : OS_GEN_UNKNOWN;
-		if (g == OS_GEN_OLD && !o->old && !o->age) {
+		if (g == OS_GEN_FREE) {
+			end_slot(t, (uint32_t)i, 0); /* its memory is free: it died */
+		} else if (g == OS_GEN_OLD && !o->old && !o->age) {
 			o->old = true; /* born there (large objects): not a promotion */
 			survived(t, o, g, false, n);
 		} else if (g == OS_GEN_OLD || (g == OS_GEN_UNKNOWN && o->old)) {

@@ -62,7 +62,12 @@ static inline uint64_t os_val_make(uint32_t ci, uint64_t wq)
  * report it through os_attrib_collected once the collection is applied
  * (moves, objects found dead removed); the collector hands it to the
  * analyses (attacher/core/observer.h `collected`). */
-enum os_gen { OS_GEN_UNKNOWN = 0, OS_GEN_YOUNG = 1, OS_GEN_OLD = 2 };
+enum os_gen {
+	OS_GEN_UNKNOWN = 0,
+	OS_GEN_YOUNG = 1,
+	OS_GEN_OLD = 2,
+	OS_GEN_FREE = 3,          /* free heap: what was there died (gen_of only) */
+};
 
 struct os_obj_move {
 	uint64_t from, to;

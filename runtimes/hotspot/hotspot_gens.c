@@ -155,7 +155,7 @@ void hs_gens_drained(struct hotspot *h, struct hs_jvm *j, uint32_t total)
 		if (!addrs[i] || !ok[i])
 			sn.gen[i] = OS_GEN_UNKNOWN;
 		else if (!tag)
-			sn.gen[i] = HS_GEN_FREE;
+			sn.gen[i] = OS_GEN_FREE;
 		else
 			sn.gen[i] = (tag & g->g1_young) ? OS_GEN_YOUNG : OS_GEN_OLD;
 	}
@@ -212,7 +212,7 @@ bool hs_gens_select(struct hs_jvm *j, uint32_t total)
 	return g->cur.gen != NULL;
 }
 
-/* The generation of region of addr as read (HS_GEN_FREE included). */
+/* The generation of region of addr as read (OS_GEN_FREE included). */
 static uint32_t g1_region(const struct hs_gens *g, uint64_t addr)
 {
 	uint64_t i;
@@ -233,8 +233,12 @@ uint32_t hs_gen_of(const struct hs_jvm *j, uint64_t addr)
 		return addr >= g->young_lo && addr < g->young_hi ? OS_GEN_YOUNG : OS_GEN_OLD;
 	case HS_GENS_G1:
 		r = g1_region(g, addr);
-		if (r == HS_GEN_FREE || (g->cur.lag > 1 && r != OS_GEN_OLD))
-			return OS_GEN_UNKNOWN; /* free: what was there died */
+		/* free when the collection had just ended: what was there died
+		 * (G1 frees dead humongous objects' regions at once) */
+		if (r == OS_GEN_FREE)
+			return g->cur.lag ? OS_GEN_UNKNOWN : OS_GEN_FREE;
+		if (g->cur.lag > 1 && r != OS_GEN_OLD)
+			return OS_GEN_UNKNOWN;
 		return r;
 	default:
 		return OS_GEN_UNKNOWN;
@@ -251,7 +255,7 @@ uint32_t hs_gen_of_dest(const struct hs_jvm *j, uint64_t addr)
 	 * freed it, so it was a young region (an old one is freed by mixed
 	 * and full collections only) */
 	r = g1_region(&j->gens, addr);
-	if (r == HS_GEN_FREE)
+	if (r == OS_GEN_FREE)
 		return j->gens.cur.lag ? OS_GEN_YOUNG : OS_GEN_UNKNOWN;
 	return r;
 }

@@ -84,7 +84,6 @@ struct hs_gsnap {
 };
 
 #define HS_GSNAPS 64 /* ends drained, not applied yet */
-#define HS_GEN_FREE 3 /* struct hs_gsnap.gen: a free region (next to enum os_gen) */
 
 struct hs_gens {
 	int kind;                  /* HS_GENS_*: how young is told from old */

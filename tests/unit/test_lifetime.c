@@ -367,3 +367,23 @@ Test(lifetime, pending_young_resolved_by_next_move)
 	cr_expect_eq(os_lt_context(&t, 1)->live[2], 1.0);
 	os_lt_destroy(&t);
 }
+
+/* An object born old (not moved) survives while its memory is old heap;
+ * once the heap says it is free (a dead humongous object reclaimed) it
+ * died, although the index still holds it. */
+Test(lifetime, free_heap_is_death)
+{
+	struct os_lt t;
+
+	nheld = 0;
+	os_lt_init(&t);
+	os_lt_born(&t, ASID, 0x100000, 0x80000, 1, 1.0, true, 0);
+	hold(0x100000, 0x80000, OS_GEN_OLD);
+	collect(&t, NULL, 0, true);
+	held_gen[0] = OS_GEN_FREE;
+	collect(&t, NULL, 0, true);
+	os_lt_finish(&t, 0);
+	cr_expect_eq(os_lt_context(&t, 1)->ended[1], 1.0, "died at age 1");
+	cr_expect_eq(os_lt_context(&t, 1)->promoted, 0, "born old: not a promotion");
+	os_lt_destroy(&t);
+}
