@@ -381,14 +381,22 @@ void os_lt_collected(struct os_lt *t, const struct os_gc_report *r, os_lt_held_f
 	}
 }
 
-void os_lt_finish(struct os_lt *t, uint64_t now)
+void os_lt_finish(struct os_lt *t, uint64_t now, os_lt_held_fn held, void *arg)
 {
-	for (size_t i = 0; i < t->nobj; i++)
-		if (t->obj[i].used) {
+	for (size_t i = 0; i < t->nobj; i++) {
+		struct os_lt_obj *o = &t->obj[i];
+
+		if (!o->used)
+			continue;
+		/* a native object the index no longer holds was ended by a birth
+		 * over it (a free not seen): not a leak, its end not known */
+		if (!o->managed && held && !held(arg, o->asid, o->start, o->start + o->size))
+			t->unseen_ends++;
+		else
 			account(t, (uint32_t)i, now, true);
-			os_hmap_del(&t->at, key_of(t->obj[i].asid, t->obj[i].start));
-			t->obj[i].used = false;
-		}
+		os_hmap_del(&t->at, key_of(o->asid, o->start));
+		o->used = false;
+	}
 	for (uint32_t c = 0; c < t->nctx; c++) {
 		struct os_lt_ctx *x = &t->ctx[c];
 		struct os_lt_heap *h = NULL;

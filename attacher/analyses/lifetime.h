@@ -9,8 +9,9 @@
  * heap says so), and otherwise saw it die: a young object a collection
  * leaves behind is garbage (copying young collections move every survivor).
  * An object the index no longer holds died at the collection that found it
- * so. Native objects: time from allocation to free, the leaks (live at the
- * end), live bytes per context at their peak. docs/LIFETIMES.md.
+ * so (births over dead managed objects are not looked at: the collections
+ * judge them). Native objects: time from allocation to free, the leaks
+ * (live at the end), live bytes per context at their peak. docs/LIFETIMES.md.
  * Return convention: 0 / -errno.
  */
 #ifndef OBJSCOPE_LIFETIME_H
@@ -46,6 +47,7 @@ struct os_lt {
 	double live_bytes, peak_bytes; /* native objects, all contexts */
 	uint64_t peak_ns;
 	uint64_t collections, unjudged, unaged;
+	uint64_t unseen_ends;       /* native objects ended by a birth over them */
 	double survivor_bytes[OS_LT_BINS]; /* profile.h os_lifetimes.survivor_bytes */
 	bool oom;                   /* some object could not be followed (a note says it) */
 };
@@ -66,8 +68,9 @@ void os_lt_move(struct os_lt *t, uint32_t asid, uint64_t from, uint64_t to, uint
  * dead removed from the index): held and gen answer for the heap now. */
 void os_lt_collected(struct os_lt *t, const struct os_gc_report *r, os_lt_held_fn held,
 		     os_lt_gen_fn gen, void *arg);
-/* The run is over at now: the objects still live are counted as such. */
-void os_lt_finish(struct os_lt *t, uint64_t now);
+/* The run is over at now: the objects still live are counted as such;
+ * native ones the index (held, may be NULL) no longer holds ended unseen. */
+void os_lt_finish(struct os_lt *t, uint64_t now, os_lt_held_fn held, void *arg);
 /* The figures of attribution context ctx (NULL: none); promotions are
  * marked measured when some collection of its heap knew its generations (a
  * promotion by one that did not is counted at the next one that does). */

@@ -99,7 +99,6 @@ static void obs_event(void *self, const struct os_obj_event *ev, uint64_t time)
 		break;
 	case OS_EV_REALLOC:
 		os_lt_end(&o->t, ev->asid, ev->aux, o->now); /* the old block */
-		end_overlaps(o, ev->asid, ev->addr, ev->addr + ev->size);
 		break;
 	case OS_EV_MUNMAP:
 		end_overlaps(o, ev->asid, ev->addr, ev->addr + ev->size);
@@ -107,12 +106,9 @@ static void obs_event(void *self, const struct os_obj_event *ev, uint64_t time)
 	case OS_EV_MREMAP:
 		os_lt_move(&o->t, ev->asid, ev->aux, ev->addr, ev->size, o->now);
 		break;
-	case OS_EV_ALLOC:
-	case OS_EV_MMAP:
-	case OS_EV_JALLOC:
-		end_overlaps(o, ev->asid, ev->addr, ev->addr + ev->size);
-		break;
-	default:
+	default: /* births over objects whose end was not seen: at the finish
+		  * (native) or the next collection (managed); an object starting
+		  * at the same place ends in os_lt_born */
 		break;
 	}
 }
@@ -144,8 +140,9 @@ static void obs_collected(void *self, const struct os_gc_report *r)
 static void obs_finish(void *self)
 {
 	struct lt_obs *o = self;
+	struct lt_ask q = { o->c, NULL };
 
-	os_lt_finish(&o->t, o->now);
+	os_lt_finish(&o->t, o->now, held, &q);
 }
 
 static void obs_destroy(void *self)
@@ -173,6 +170,12 @@ static void obs_notes(void *self, struct os_profile *p)
 	p->lt.collections_unjudged = o->t.unjudged;
 	p->lt.unaged = o->t.unaged;
 	memcpy(p->lt.survivor_bytes, o->t.survivor_bytes, sizeof(p->lt.survivor_bytes));
+	if (o->t.unseen_ends) {
+		snprintf(note, sizeof(note), "lifetimes: %llu native objects ended unseen (another "
+			 "allocation took their place: a free not seen); not counted",
+			 (unsigned long long)o->t.unseen_ends);
+		os_profile_add_note(p, note);
+	}
 	if (o->t.oom) {
 		snprintf(note, sizeof(note), "lifetimes: out of memory: some objects were not "
 			 "followed (their lifetimes are missing)");

@@ -82,7 +82,7 @@ Test(lifetime, native_bins_leak_peak)
 		os_lt_born(&t, ASID, 0x100000 + i * 0x10000, 65536, 3, 1.0, false, 5000 * MS + i);
 	for (uint64_t i = 0; i < 10; i++)
 		os_lt_end(&t, ASID, 0x100000 + i * 0x10000, 7000 * MS);
-	os_lt_finish(&t, 9000 * MS);
+	os_lt_finish(&t, 9000 * MS, NULL, NULL);
 
 	l = os_lt_context(&t, 1);
 	cr_assert_not_null(l);
@@ -151,7 +151,7 @@ Test(lifetime, managed_ages_promotion_death)
 	rehold(0x9000, 0x80000, OS_GEN_OLD);
 	collect(&t, mv, 1, true);
 	collect(&t, NULL, 0, true);
-	os_lt_finish(&t, 0);
+	os_lt_finish(&t, 0, NULL, NULL);
 
 	l = os_lt_context(&t, 1);
 	cr_assert_not_null(l);
@@ -184,7 +184,7 @@ Test(lifetime, generations_unknown)
 	hold(0x80000, 2048, OS_GEN_OLD);
 	collect(&t, &mv, 1, false); /* moved, generation unknown */
 	collect(&t, NULL, 0, true); /* not moved, old: survived, promoted */
-	os_lt_finish(&t, 0);
+	os_lt_finish(&t, 0, NULL, NULL);
 	l = os_lt_context(&t, 1);
 	cr_expect_eq(l->live[2], 1.0);
 	cr_expect_eq(l->promoted, 1.0);
@@ -197,7 +197,7 @@ Test(lifetime, generations_unknown)
 	hold(0x80000, 2048, OS_GEN_OLD);
 	collect(&t, &mv, 1, false);
 	collect(&t, NULL, 0, false); /* not moved, generation unknown: left young */
-	os_lt_finish(&t, 0);
+	os_lt_finish(&t, 0, NULL, NULL);
 	l = os_lt_context(&t, 1);
 	cr_expect_eq(l->ended[1], 1.0);
 	cr_expect(!(l->flags & OS_LT_F_PROMOTION));
@@ -215,7 +215,7 @@ Test(lifetime, lost_moves_unaged)
 	os_lt_born(&t, ASID, 0x1000, 2048, 1, 1.0, true, 0);
 	os_lt_born(&t, ASID, 0x2000, 2048, 1, 1.0, true, 0);
 	os_lt_collected(&t, &r, held, gen, NULL);
-	os_lt_finish(&t, 0);
+	os_lt_finish(&t, 0, NULL, NULL);
 	cr_expect_eq(t.unaged, 2);
 	cr_expect_eq(t.unjudged, 1);
 	cr_expect_null(os_lt_context(&t, 1));
@@ -237,7 +237,7 @@ Test(lifetime, moves_swap_places)
 	hold(0x2000, 0x800, OS_GEN_YOUNG);
 	hold(0x3000, 0x800, OS_GEN_YOUNG);
 	collect(&t, mv, 2, true);
-	os_lt_finish(&t, 0);
+	os_lt_finish(&t, 0, NULL, NULL);
 	cr_expect_eq(os_lt_context(&t, 1)->live[1], 1.0);
 	cr_expect_eq(os_lt_context(&t, 2)->live[1], 1.0);
 	os_lt_destroy(&t);
@@ -363,7 +363,7 @@ Test(lifetime, pending_young_resolved_by_next_move)
 	collect(&t, &b, 1, true);
 	cr_expect_eq(t.survivor_bytes[1], 0x800, "age 1: left young by the first");
 	cr_expect_eq(t.survivor_bytes[2], 0x800, "age 2: young at once");
-	os_lt_finish(&t, 0);
+	os_lt_finish(&t, 0, NULL, NULL);
 	cr_expect_eq(os_lt_context(&t, 1)->live[2], 1.0);
 	os_lt_destroy(&t);
 }
@@ -382,7 +382,7 @@ Test(lifetime, free_heap_is_death)
 	collect(&t, NULL, 0, true);
 	held_gen[0] = OS_GEN_FREE;
 	collect(&t, NULL, 0, true);
-	os_lt_finish(&t, 0);
+	os_lt_finish(&t, 0, NULL, NULL);
 	cr_expect_eq(os_lt_context(&t, 1)->ended[1], 1.0, "died at age 1");
 	cr_expect_eq(os_lt_context(&t, 1)->promoted, 0, "born old: not a promotion");
 	os_lt_destroy(&t);
