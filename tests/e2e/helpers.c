@@ -232,6 +232,28 @@ int e2e_record(const char *dir, const char *profile, const char *const opts[],
 	return e2e_run(dir, full, NULL, res);
 }
 
+json_object *e2e_record_unchanged(const char *dir, const char *profile, const char *const opts[],
+				  const char *const argv[], bool same_err)
+{
+	struct e2e_result plain, prof;
+	json_object *report;
+	char msg[512];
+
+	cr_assert_eq(e2e_run(dir, argv, NULL, &plain), 0, "cannot run %s", argv[0]);
+	cr_assert_eq(plain.status, 0, "%s exited %d: %s", argv[0], plain.status, plain.err);
+	cr_assert_eq(e2e_record(dir, profile, opts, argv, &prof), 0, "cannot run objscope record");
+	cr_assert_eq(prof.status, plain.status, "exit status %d under objscope, %d without; "
+		     "stderr: %s", prof.status, plain.status, prof.err);
+	cr_expect_str_eq(prof.out, plain.out, "stdout differs under objscope");
+	if (same_err)
+		cr_expect_str_eq(prof.err, plain.err, "stderr differs under objscope");
+	e2e_result_free(&plain);
+	e2e_result_free(&prof);
+	report = e2e_report_json(dir, profile, msg, sizeof(msg));
+	cr_assert_not_null(report, "%s", msg);
+	return report;
+}
+
 json_object *e2e_report_json(const char *dir, const char *profile, char *msg, size_t msglen)
 {
 	const char *argv[] = { E2E_OBJSCOPE, "report", "--format", "json", profile, NULL };

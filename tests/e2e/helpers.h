@@ -12,6 +12,7 @@
 #define OBJSCOPE_TESTS_E2E_HELPERS_H
 
 #include <json-c/json.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -65,6 +66,12 @@ char *e2e_full_tmpfs(const char *dir);
  * list, may be NULL) go before -o. */
 int e2e_record(const char *dir, const char *profile, const char *const opts[],
 	       const char *const argv[], struct e2e_result *res);
+
+/* Runs argv alone (it must exit 0), then under `objscope record opts -o
+ * PROFILE`: the same exit status and stdout (and stderr with same_err),
+ * asserted; returns the JSON report of PROFILE (a new reference). */
+json_object *e2e_record_unchanged(const char *dir, const char *profile, const char *const opts[],
+				  const char *const argv[], bool same_err);
 
 /* Runs `objscope report --format json PROFILE` and parses its stdout.
  * Returns a new reference, or NULL with the reason in msg (size msglen). */
