@@ -369,12 +369,14 @@ void os_lt_collected(struct os_lt *t, const struct os_gc_report *r, os_lt_held_f
 		g = r->gens_known ? gen(arg, o->asid, o->start) : OS_GEN_UNKNOWN;
 		if (g == OS_GEN_FREE) {
 			end_slot(t, (uint32_t)i, 0); /* its memory is free: it died */
-		} else if (g == OS_GEN_OLD && !o->old && !o->age) {
-			o->old = true; /* born there (large objects): not a promotion */
-			survived(t, o, g, false, n);
+		} else if (g == OS_GEN_OLD_DIRECT) {
+			o->old = true; /* promoted earlier, or born there: large objects */
+			survived(t, o, OS_GEN_OLD, false, n);
 		} else if (g == OS_GEN_OLD || (g == OS_GEN_UNKNOWN && o->old)) {
-			/* promoted by a collection whose generations were not known */
-			survived(t, o, g == OS_GEN_UNKNOWN ? OS_GEN_OLD : g, false, n);
+			/* promoted unmoved (a G1 full collection makes the young
+			 * regions it compacts old), or by a collection whose
+			 * generations were not known */
+			survived(t, o, OS_GEN_OLD, false, n);
 		} else {
 			end_slot(t, (uint32_t)i, 0); /* left behind in the young generation */
 		}

@@ -67,6 +67,9 @@ enum os_gen {
 	OS_GEN_YOUNG = 1,
 	OS_GEN_OLD = 2,
 	OS_GEN_FREE = 3,          /* free heap: what was there died (gen_of only) */
+	OS_GEN_OLD_DIRECT = 4,    /* old heap where objects are allocated directly or
+				   * arrive by a move (gen_of only): an object first
+				   * found there unmoved was born there, not promoted */
 };
 
 struct os_obj_move {

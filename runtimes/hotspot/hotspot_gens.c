@@ -81,6 +81,9 @@ static void g1_layout(struct hs_jvm *j)
 	g->g1_regions = regions;
 	g->g1_tag = type + tag;
 	g->g1_young = mask;
+	/* humongous regions: objects allocated there directly (optional) */
+	if (os_hs_vm_get(&j->vm, "HeapRegionType::HumongousMask", &mask) == 0)
+		g->g1_huge = mask;
 	j->gens.kind = HS_GENS_G1;
 }
 
@@ -157,7 +160,9 @@ void hs_gens_drained(struct hotspot *h, struct hs_jvm *j, uint32_t total)
 		else if (!tag)
 			sn.gen[i] = OS_GEN_FREE;
 		else
-			sn.gen[i] = (tag & g->g1_young) ? OS_GEN_YOUNG : OS_GEN_OLD;
+			sn.gen[i] = (tag & g->g1_young)			? OS_GEN_YOUNG
+				    : g->g1_huge && (tag & g->g1_huge) ? OS_GEN_OLD_DIRECT
+								       : OS_GEN_OLD;
 	}
 	sn.lo = bias << (uint32_t)sh;
 	sn.shift = (uint32_t)sh;
@@ -230,14 +235,16 @@ uint32_t hs_gen_of(const struct hs_jvm *j, uint64_t addr)
 
 	switch (g->kind) {
 	case HS_GENS_RANGE:
-		return addr >= g->young_lo && addr < g->young_hi ? OS_GEN_YOUNG : OS_GEN_OLD;
+		/* the old generation takes objects by promotion or directly:
+		 * never a young region made old */
+		return addr >= g->young_lo && addr < g->young_hi ? OS_GEN_YOUNG : OS_GEN_OLD_DIRECT;
 	case HS_GENS_G1:
 		r = g1_region(g, addr);
 		/* free when the collection had just ended: what was there died
 		 * (G1 frees dead humongous objects' regions at once) */
 		if (r == OS_GEN_FREE)
 			return g->cur.lag ? OS_GEN_UNKNOWN : OS_GEN_FREE;
-		if (g->cur.lag > 1 && r != OS_GEN_OLD)
+		if (g->cur.lag > 1 && r != OS_GEN_OLD && r != OS_GEN_OLD_DIRECT)
 			return OS_GEN_UNKNOWN;
 		return r;
 	default:
@@ -249,15 +256,17 @@ uint32_t hs_gen_of_dest(const struct hs_jvm *j, uint64_t addr)
 {
 	uint32_t r;
 
+	if (j->gens.kind == HS_GENS_RANGE)
+		return hs_gen_of(j, addr) == OS_GEN_YOUNG ? OS_GEN_YOUNG : OS_GEN_OLD;
 	if (j->gens.kind != HS_GENS_G1)
-		return hs_gen_of(j, addr);
+		return OS_GEN_UNKNOWN;
 	/* a survivor's region free when read: a later (young) collection
 	 * freed it, so it was a young region (an old one is freed by mixed
 	 * and full collections only) */
 	r = g1_region(&j->gens, addr);
 	if (r == OS_GEN_FREE)
 		return j->gens.cur.lag ? OS_GEN_YOUNG : OS_GEN_UNKNOWN;
-	return r;
+	return r == OS_GEN_OLD_DIRECT ? OS_GEN_OLD : r;
 }
 
 void hs_gens_free(struct hs_jvm *j)

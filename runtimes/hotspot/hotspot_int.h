@@ -91,6 +91,7 @@ struct hs_gens {
 	/* HS_GENS_G1: offsets (from the heap object) of the region manager,
 	 * of its table, of the table's fields, of a region's tag; YoungMask */
 	uint64_t g1_hrm, g1_regions, g1_base, g1_length, g1_bias, g1_shift, g1_tag, g1_young;
+	uint64_t g1_huge;          /* HumongousMask, 0 unknown */
 	uint64_t *g1_words;        /* scratch for the reads */
 	uint64_t g1_cap;
 	uint64_t g1_failed;        /* ends whose table could not be read */

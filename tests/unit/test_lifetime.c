@@ -368,9 +368,9 @@ Test(lifetime, pending_young_resolved_by_next_move)
 	os_lt_destroy(&t);
 }
 
-/* An object born old (not moved) survives while its memory is old heap;
- * once the heap says it is free (a dead humongous object reclaimed) it
- * died, although the index still holds it. */
+/* An object born old (not moved: a humongous region) survives while its
+ * memory is old heap; once the heap says it is free (a dead humongous
+ * object reclaimed) it died, although the index still holds it. */
 Test(lifetime, free_heap_is_death)
 {
 	struct os_lt t;
@@ -378,12 +378,30 @@ Test(lifetime, free_heap_is_death)
 	nheld = 0;
 	os_lt_init(&t);
 	os_lt_born(&t, ASID, 0x100000, 0x80000, 1, 1.0, true, 0);
-	hold(0x100000, 0x80000, OS_GEN_OLD);
+	hold(0x100000, 0x80000, OS_GEN_OLD_DIRECT);
 	collect(&t, NULL, 0, true);
 	held_gen[0] = OS_GEN_FREE;
 	collect(&t, NULL, 0, true);
 	os_lt_finish(&t, 0, NULL, NULL);
 	cr_expect_eq(os_lt_context(&t, 1)->ended[1], 1.0, "died at age 1");
 	cr_expect_eq(os_lt_context(&t, 1)->promoted, 0, "born old: not a promotion");
+	os_lt_destroy(&t);
+}
+
+/* A young object that a collection leaves in place in a region it made old
+ * (G1 full collections compact into the regions they collect) was
+ * promoted by it. */
+Test(lifetime, promoted_in_place)
+{
+	struct os_lt t;
+
+	nheld = 0;
+	os_lt_init(&t);
+	os_lt_born(&t, ASID, 0x1000, 0x800, 1, 1.0, true, 0);
+	hold(0x1000, 0x800, OS_GEN_OLD);
+	collect(&t, NULL, 0, true);
+	os_lt_finish(&t, 0, NULL, NULL);
+	cr_expect_eq(os_lt_context(&t, 1)->live[1], 1.0);
+	cr_expect_eq(os_lt_context(&t, 1)->promoted, 1.0);
 	os_lt_destroy(&t);
 }
