@@ -76,7 +76,7 @@ static void end_one(uint64_t start, uint64_t end, uint64_t val, void *arg)
 }
 
 /* The objects of asid overlapping [lo, hi) end: the index is about to drop
- * them (unmapped, or overwritten by a birth that did not see their end). */
+ * them (unmapped). */
 static void end_overlaps(struct lt_obs *o, uint32_t asid, uint64_t lo, uint64_t hi)
 {
 	struct os_aspace *as = os_tasks_get(&o->c->tasks, asid);
