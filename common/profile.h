@@ -246,7 +246,7 @@ enum {
 	OS_AN_REPLICAS = 1u << 0,
 	OS_AN_ESTIMATES = 1u << 1,
 	OS_AN_SLICES = 1u << 2,
-	OS_AN_LIFETIMES = 1u << 3,
+	OS_AN_LIFETIMES = 1u << 5, /* 3 and 4: PMU data sources and NUMA (issue 22, other branches) */
 };
 
 /* What os_profile_merge did; in memory only (not in the file). All zero for
