@@ -221,6 +221,7 @@ void os_profile_free(struct os_profile *p)
 	free(p->accesses);
 	free(p->threads);
 	free(p->slices);
+	free(p->lt.ctx);
 	free(p->meta.argv);
 	free(p->meta.pids);
 	free(p->meta.notes);
@@ -334,6 +335,51 @@ uint32_t os_profile_add_thread(struct os_profile *p, const struct os_thread *t)
 		return OS_NONE;
 	p->threads[p->nthreads] = *t;
 	return p->nthreads++;
+}
+
+struct os_lifetime *os_profile_lifetime(struct os_profile *p, uint32_t ctx)
+{
+	struct os_lifetime *l;
+	uint32_t n;
+
+	if (ctx == OS_NONE)
+		return NULL;
+	if (ctx >= p->lt.nctx) {
+		/* all the contexts there are at once: callers go through them */
+		n = ctx + 1 > p->ncontexts ? ctx + 1 : p->ncontexts;
+		l = realloc(p->lt.ctx, (size_t)n * sizeof(*l));
+		if (!l)
+			return NULL;
+		memset(l + p->lt.nctx, 0, (size_t)(n - p->lt.nctx) * sizeof(*l));
+		p->lt.ctx = l;
+		p->lt.nctx = n;
+	}
+	p->analyses |= OS_AN_LIFETIMES;
+	return &p->lt.ctx[ctx];
+}
+
+void os_lifetime_add(struct os_lifetime *d, const struct os_lifetime *s)
+{
+	if (s->kind == OS_LT_NONE)
+		return;
+	if (d->kind == OS_LT_NONE) {
+		d->kind = s->kind;
+		d->flags = s->flags;
+	} else {
+		d->flags &= s->flags;
+	}
+	for (uint32_t k = 0; k < OS_LT_BINS; k++) {
+		d->ended[k] += s->ended[k];
+		d->ended_bytes[k] += s->ended_bytes[k];
+		d->live[k] += s->live[k];
+		d->live_bytes[k] += s->live_bytes[k];
+	}
+	d->promoted += s->promoted;
+	d->promoted_bytes += s->promoted_bytes;
+	if (s->peak_bytes > d->peak_bytes) {
+		d->peak_bytes = s->peak_bytes;
+		d->peak_ns = s->peak_ns;
+	}
 }
 
 uint32_t os_profile_add_slice(struct os_profile *p, const struct os_slice *s)

@@ -46,6 +46,7 @@ enum os_section {
 				* hybrid / sampled modes) */
 	OS_SEC_SLICES = 11,  /* optional (version 2): samples by thread and time bucket */
 	OS_SEC_NOTE_COUNTERS = 12, /* optional: runtime notes kept as counters */
+	OS_SEC_LIFETIMES = 13, /* optional: object lifetimes per context (docs/LIFETIMES.md) */
 	OS_SEC_MEMSRC = 14,  /* optional: struct os_memsrc per context (PMU data
 			      * sources, --numa page placement) */
 };
@@ -189,6 +190,50 @@ struct os_slice {
 	uint64_t samples;
 };
 
+/* Object lifetimes of one allocation context (OS_AN_LIFETIMES,
+ * docs/LIFETIMES.md). Counts are estimates (sums of object weights: 1 / the
+ * probability the object was tracked), equal to counts for weight 1.
+ * Bins: managed (Java) objects by age, the collections they survived (bin
+ * a: a collections, the last bin: OS_LT_BINS - 1 or more); native objects
+ * by time from allocation to free: bin 0 under 1 us, bin k in [2^(k-1),
+ * 2^k) us, the last bin 2^(OS_LT_BINS - 2) us or more. */
+#define OS_LT_BINS 32
+enum os_lt_kind { OS_LT_NONE = 0, OS_LT_MANAGED = 1, OS_LT_NATIVE = 2 };
+#define OS_LT_F_PROMOTION 0x1u /* promoted / promoted_bytes measured (generations known) */
+
+struct os_lifetime {
+	uint32_t kind;             /* enum os_lt_kind; OS_LT_NONE: nothing measured */
+	uint32_t flags;            /* OS_LT_F_* */
+	double ended[OS_LT_BINS];  /* objects whose end was seen (freed / died), by bin */
+	double ended_bytes[OS_LT_BINS];
+	double live[OS_LT_BINS];   /* objects live at the end of the run, by their age /
+				    * time since allocation then (native: leak candidates) */
+	double live_bytes[OS_LT_BINS];
+	double promoted, promoted_bytes; /* managed, with OS_LT_F_PROMOTION: survivors moved
+					  * into the old generation */
+	double peak_bytes;         /* live bytes of the context at their peak */
+	uint64_t peak_ns;          /* ... when (from the start of the run) */
+};
+
+/* Profile-level lifetime figures (OS_AN_LIFETIMES). */
+#define OS_LTP_F_ATTACH 0x1u   /* attach mode: ages and times count from the attach */
+struct os_lifetimes {
+	uint32_t flags;            /* OS_LTP_F_* */
+	uint32_t nctx;             /* entries of ctx (<= ncontexts; the rest: none) */
+	struct os_lifetime *ctx;   /* by context index */
+	double peak_bytes;         /* native objects' live bytes at their peak */
+	uint64_t peak_ns;
+	uint64_t collections;      /* collections seen (managed heaps) */
+	uint64_t collections_unjudged; /* ... that aged nothing: moves lost, concurrent
+					* collector */
+	uint64_t unaged;           /* managed objects not aged (docs/LIFETIMES.md) */
+	/* managed: bytes the collections left in the young generation, by the
+	 * age they reached there, summed over the collections whose
+	 * generations were known (HotSpot's age table, -Xlog:gc+age=trace,
+	 * summed over its collections: for the tracked objects) */
+	double survivor_bytes[OS_LT_BINS];
+};
+
 enum os_thread_kind { OS_THR_NATIVE = 0, OS_THR_JAVA, OS_THR_GC, OS_THR_JIT, OS_THR_VM };
 
 struct os_thread {
@@ -246,6 +291,7 @@ struct os_meta {
 enum { OS_AN_REPLICAS = 1u << 0, OS_AN_ESTIMATES = 1u << 1, OS_AN_SLICES = 1u << 2,
        OS_AN_MEMSRC = 1u << 3, /* PMU data sources per context (os_memsrc) */
        OS_AN_NUMA = 1u << 4,   /* --numa per context (os_memsrc numa_*) */
+       OS_AN_LIFETIMES = 1u << 5, /* --lifetimes: os_profile.lt (docs/LIFETIMES.md) */
 };
 
 /* Names of the levels as reports show them ("L1", ... "remote RAM") and
@@ -329,6 +375,7 @@ struct os_profile {
 	uint32_t analyses;         /* OS_AN_* bits: analyses that were run / sections present */
 	uint32_t numa_nodes;       /* OS_AN_NUMA: NUMA nodes of the machine (>= 1) */
 	struct os_estimates est;   /* meaningful when OS_AN_ESTIMATES is set */
+	struct os_lifetimes lt;    /* meaningful when OS_AN_LIFETIMES is set */
 	uint32_t nnote_counters;   /* notes kept as counters, not rendered yet */
 	struct os_note_counters *note_counters;
 	struct os_merge_info merge; /* set by os_profile_merge */
@@ -348,6 +395,12 @@ uint32_t os_profile_stack(struct os_profile *p, const uint32_t *frames, uint32_t
 uint32_t os_profile_add_context(struct os_profile *p, const struct os_context *c);
 uint32_t os_profile_add_access(struct os_profile *p, const struct os_access *a);
 uint32_t os_profile_add_thread(struct os_profile *p, const struct os_thread *t);
+/* The lifetime entry of context ctx, made (OS_LT_NONE, zero) when there is
+ * none yet; sets OS_AN_LIFETIMES. NULL on out of memory. */
+struct os_lifetime *os_profile_lifetime(struct os_profile *p, uint32_t ctx);
+/* Adds the figures of s into d (a peak: the larger one; promotions
+ * measured where both measured them). */
+void os_lifetime_add(struct os_lifetime *d, const struct os_lifetime *s);
 /* Appends a slice (sets OS_AN_SLICES); returns its index or OS_NONE. */
 uint32_t os_profile_add_slice(struct os_profile *p, const struct os_slice *s);
 int os_profile_add_pid(struct os_profile *p, uint32_t pid);

@@ -42,6 +42,9 @@ _Static_assert(sizeof(struct os_memsrc) % sizeof(uint64_t) == 0,
 #define NCOUNTERS (sizeof(struct os_counters) / sizeof(uint64_t))
 #define SLICE_REC (4 + 4 + 4 + 4 + 8) /* SLICES records */
 #define EST_REC (4 + 8)     /* ESTIMATES records: index, f64 estimate */
+/* LIFETIMES records: context, kind, flags, pad, 4 tables of bins, promoted,
+ * promoted bytes, peak bytes, peak time */
+#define LT_REC(bins) (16 + 4 * 8 * (uint64_t)(bins) + 32)
 
 _Static_assert(sizeof(struct os_counters) % sizeof(uint64_t) == 0,
 	       "os_counters must hold only uint64_t");
@@ -375,6 +378,49 @@ static void serialize(const struct os_profile *p, struct wbuf *b)
 		sec_end(b, off);
 	}
 
+	/* LIFETIMES: only contexts with something measured */
+	if (p->analyses & OS_AN_LIFETIMES) {
+		uint32_t n = 0;
+
+		for (i = 0; i < p->lt.nctx && i < p->ncontexts; i++)
+			n += p->lt.ctx[i].kind != OS_LT_NONE;
+		off = sec_begin(b, OS_SEC_LIFETIMES);
+		put_u32(b, p->lt.flags);
+		put_u32(b, OS_LT_BINS);
+		put_f64(b, p->lt.peak_bytes);
+		put_u64(b, p->lt.peak_ns);
+		put_u64(b, p->lt.collections);
+		put_u64(b, p->lt.collections_unjudged);
+		put_u64(b, p->lt.unaged);
+		for (j = 0; j < OS_LT_BINS; j++)
+			put_f64(b, p->lt.survivor_bytes[j]);
+		put_u32(b, n);
+		put_u32(b, (uint32_t)LT_REC(OS_LT_BINS));
+		for (i = 0; i < p->lt.nctx && i < p->ncontexts; i++) {
+			const struct os_lifetime *l = &p->lt.ctx[i];
+
+			if (l->kind == OS_LT_NONE)
+				continue;
+			put_u32(b, i);
+			put_u32(b, l->kind);
+			put_u32(b, l->flags);
+			put_u32(b, 0);
+			for (j = 0; j < OS_LT_BINS; j++)
+				put_f64(b, l->ended[j]);
+			for (j = 0; j < OS_LT_BINS; j++)
+				put_f64(b, l->ended_bytes[j]);
+			for (j = 0; j < OS_LT_BINS; j++)
+				put_f64(b, l->live[j]);
+			for (j = 0; j < OS_LT_BINS; j++)
+				put_f64(b, l->live_bytes[j]);
+			put_f64(b, l->promoted);
+			put_f64(b, l->promoted_bytes);
+			put_f64(b, l->peak_bytes);
+			put_u64(b, l->peak_ns);
+		}
+		sec_end(b, off);
+	}
+
 	/* NOTE_COUNTERS: runtime notes kept as counters (rendered by the report) */
 	if (p->nnote_counters) {
 		off = sec_begin(b, OS_SEC_NOTE_COUNTERS);
@@ -554,6 +600,7 @@ static const char *const section_names[] = {
 	[OS_SEC_ACCESSES] = "ACCESSES", [OS_SEC_THREADS] = "THREADS",
 	[OS_SEC_REPLICAS] = "REPLICAS", [OS_SEC_ESTIMATES] = "ESTIMATES",
 	[OS_SEC_SLICES] = "SLICES", [OS_SEC_NOTE_COUNTERS] = "NOTE_COUNTERS",
+	[OS_SEC_LIFETIMES] = "LIFETIMES",
 	[OS_SEC_MEMSRC] = "MEMSRC",
 };
 #define NSECTIONS (sizeof(section_names) / sizeof(section_names[0]))
@@ -898,6 +945,82 @@ static int read_slices(struct cur *c, struct os_profile *p)
 	return 0;
 }
 
+/* One table of a LIFETIMES record: `bins` figures, those past OS_LT_BINS
+ * added to the last bin; false when one is not a finite count. */
+static bool read_lt_bins(struct cur *r, uint32_t bins, double *out)
+{
+	for (uint32_t k = 0; k < bins; k++) {
+		double d = get_f64(r);
+
+		if (!est_ok(d))
+			return false;
+		out[k < OS_LT_BINS ? k : OS_LT_BINS - 1] += d;
+	}
+	return true;
+}
+
+/* After CONTEXTS: lifetimes of the contexts named. */
+static int read_lifetimes(struct cur *c, struct os_profile *p)
+{
+	uint32_t flags = get_u32(c), bins = get_u32(c), n, rec;
+	struct os_lifetimes lt = { .flags = flags };
+
+	lt.peak_bytes = get_f64(c);
+	lt.peak_ns = get_u64(c);
+	lt.collections = get_u64(c);
+	lt.collections_unjudged = get_u64(c);
+	lt.unaged = get_u64(c);
+	if (!c->bad && bins <= 4096 && (uint64_t)bins * 8 <= left(c)) {
+		struct cur r = { take(c, (uint64_t)bins * 8), (uint64_t)bins * 8, 0, false };
+
+		if (!read_lt_bins(&r, bins, lt.survivor_bytes))
+			c->bad = true;
+	} else {
+		c->bad = true;
+	}
+	n = get_u32(c);
+	rec = get_u32(c);
+	if (c->bad || !bins || bins > 4096 || !est_ok(lt.peak_bytes) || rec < LT_REC(bins) ||
+	    (uint64_t)n * rec > left(c)) {
+		c->bad = true;
+		return 0;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		struct cur r = { take(c, rec), rec, 0, false };
+		uint32_t ctx = get_u32(&r), kind = get_u32(&r), lflags = get_u32(&r);
+		struct os_lifetime *l;
+
+		get_u32(&r);
+		if (c->bad || ctx >= p->ncontexts || kind > OS_LT_NATIVE) {
+			c->bad = true;
+			return 0;
+		}
+		l = os_profile_lifetime(p, ctx);
+		if (!l)
+			return -ENOMEM;
+		l->kind = kind;
+		l->flags = lflags;
+		if (!read_lt_bins(&r, bins, l->ended) || !read_lt_bins(&r, bins, l->ended_bytes) ||
+		    !read_lt_bins(&r, bins, l->live) || !read_lt_bins(&r, bins, l->live_bytes)) {
+			c->bad = true;
+			return 0;
+		}
+		l->promoted = get_f64(&r);
+		l->promoted_bytes = get_f64(&r);
+		l->peak_bytes = get_f64(&r);
+		l->peak_ns = get_u64(&r);
+		if (!est_ok(l->promoted) || !est_ok(l->promoted_bytes) || !est_ok(l->peak_bytes)) {
+			c->bad = true;
+			return 0;
+		}
+	}
+	lt.nctx = p->lt.nctx;
+	lt.ctx = p->lt.ctx;
+	p->lt = lt;
+	p->analyses |= OS_AN_LIFETIMES;
+	return 0;
+}
+
 /* After META: notes kept as counters (groups of figures). */
 static int read_note_counters(struct cur *c, struct os_profile *p)
 {
@@ -944,6 +1067,7 @@ static const struct {
 	{ OS_SEC_ACCESSES, read_accesses }, { OS_SEC_THREADS, read_threads },
 	{ OS_SEC_REPLICAS, read_replicas }, { OS_SEC_ESTIMATES, read_estimates },
 	{ OS_SEC_SLICES, read_slices },	    { OS_SEC_NOTE_COUNTERS, read_note_counters },
+	{ OS_SEC_LIFETIMES, read_lifetimes },
 	{ OS_SEC_MEMSRC, read_memsrc },
 };
 

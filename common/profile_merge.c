@@ -697,6 +697,39 @@ out:
 	return ret;
 }
 
+/* Lifetimes (OS_AN_LIFETIMES) summed into the contexts src's became; a
+ * peak is the larger one (processes merged ran side by side or apart: their
+ * peaks are not known to coincide). */
+static int merge_lifetimes(struct os_profile *dst, const struct os_profile *src,
+			   const uint32_t *ctxmap)
+{
+	if (!(src->analyses & OS_AN_LIFETIMES))
+		return 0;
+	dst->analyses |= OS_AN_LIFETIMES;
+	dst->lt.flags |= src->lt.flags;
+	dst->lt.collections += src->lt.collections;
+	dst->lt.collections_unjudged += src->lt.collections_unjudged;
+	dst->lt.unaged += src->lt.unaged;
+	for (uint32_t k = 0; k < OS_LT_BINS; k++)
+		dst->lt.survivor_bytes[k] += src->lt.survivor_bytes[k];
+	if (src->lt.peak_bytes > dst->lt.peak_bytes) {
+		dst->lt.peak_bytes = src->lt.peak_bytes;
+		dst->lt.peak_ns = src->lt.peak_ns;
+	}
+	for (uint32_t i = 0; i < src->lt.nctx && i < src->ncontexts; i++) {
+		const struct os_lifetime *s = &src->lt.ctx[i];
+		struct os_lifetime *d;
+
+		if (s->kind == OS_LT_NONE)
+			continue;
+		d = os_profile_lifetime(dst, ctxmap[i]);
+		if (!d)
+			return -ENOMEM;
+		os_lifetime_add(d, s);
+	}
+	return 0;
+}
+
 static int merge_into(struct os_profile *dst, const struct os_profile *src, uint32_t *ctxmap)
 {
 	struct merge_state st = { 0 };
@@ -722,6 +755,8 @@ static int merge_into(struct os_profile *dst, const struct os_profile *src, uint
 	if (ret)
 		goto out;
 	ret = merge_records(dst, src, &st, dst_empty);
+	if (!ret)
+		ret = merge_lifetimes(dst, src, st.ctxmap);
 	if (!ret) {
 		/* OS_AN_REPLICAS: counts summed above; OS_AN_SLICES: merge_slices */
 		dst->analyses |= src->analyses & ~(uint32_t)OS_AN_SLICES;

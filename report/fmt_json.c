@@ -3,7 +3,9 @@
  * meta.counters (every os_counters field), meta.unaddressed, objects_total,
  * per-access metrics, thread pid/tid, replica.exact/alpha_checks/
  * exact_objects, samples_estimated (objects, accesses, types) and
- * meta.samples_[java_]attributed_estimated (null without estimates).
+ * meta.samples_[java_]attributed_estimated (null without estimates), every
+ * lifetime field but age_histogram and median_age, and the top-level
+ * lifetime (docs/LIFETIMES.md; null without --lifetimes).
  *
  * The document is streamed through report/json_writer.h as it is produced:
  * memory stays constant whatever the number of objects (a json-c tree of a
@@ -14,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/lifetime_math.h"
 #include "common/replica_math.h"
 #include "report/fmt_json.h"
 #include "report/json_writer.h"
@@ -370,6 +373,185 @@ static void jnuma(struct json_writer *w, const struct os_profile *p, const struc
 	jw_end_object(w);
 }
 
+/* The lifetime entry of context ci, NULL when none was measured. */
+static const struct os_lifetime *jlt_of(const struct os_profile *p, uint32_t ci)
+{
+	if (!(p->analyses & OS_AN_LIFETIMES) || ci >= p->lt.nctx ||
+	    p->lt.ctx[ci].kind == OS_LT_NONE)
+		return NULL;
+	return &p->lt.ctx[ci];
+}
+
+static void jadvice(struct json_writer *w, const struct os_lt_figures *f)
+{
+	if (!f->advice) {
+		jw_null(w, "advice");
+		return;
+	}
+	jw_begin_object(w, "advice");
+	jw_string(w, "rule", os_lt_advice_name(f->advice));
+	jw_string(w, "why", f->why);
+	jw_end_object(w);
+}
+
+/* null unless lifetimes were measured for the context (lifetime_math.h). */
+static void jlifetime(struct json_writer *w, const struct os_profile *p, uint32_t ci)
+{
+	const struct os_lifetime *l = jlt_of(p, ci);
+	bool managed = l && l->kind == OS_LT_MANAGED;
+	struct os_lt_figures f;
+	uint64_t lo, hi;
+
+	if (!l) {
+		jw_null(w, "lifetime");
+		return;
+	}
+	os_lt_figures(l, &f);
+	jw_begin_object(w, "lifetime");
+	jw_string(w, "kind", managed ? "managed" : "native");
+	jw_double(w, "objects", f.objects);
+	jw_double(w, "bytes", f.bytes);
+	jw_double(w, "ended", f.ended);
+	jw_double(w, "live_at_end", f.live);
+	jw_double(w, "live_at_end_bytes", f.live_bytes);
+	jw_begin_array(w, "histogram");
+	for (uint32_t k = 0; k <= f.last_bin; k++) {
+		if (l->ended[k] <= 0 && l->live[k] <= 0)
+			continue;
+		jw_begin_object_flat(w, NULL);
+		jw_u64(w, "bin", k);
+		if (managed) {
+			jw_u64(w, "age", k);
+			jw_null(w, "lo_ns");
+			jw_null(w, "hi_ns");
+		} else {
+			os_lt_bin_ns(k, &lo, &hi);
+			jw_null(w, "age");
+			jw_u64(w, "lo_ns", lo);
+			if (hi)
+				jw_u64(w, "hi_ns", hi);
+			else
+				jw_null(w, "hi_ns");
+		}
+		jw_bool(w, "open_ended", k == OS_LT_BINS - 1);
+		jw_double(w, "ended", l->ended[k]);
+		jw_double(w, "ended_bytes", l->ended_bytes[k]);
+		jw_double(w, "live_at_end", l->live[k]);
+		jw_double(w, "live_at_end_bytes", l->live_bytes[k]);
+		jw_end_object(w);
+	}
+	jw_end_array(w);
+	/* docs/INTERFACE.md: objects by age (died and live at the end) */
+	if (managed) {
+		jw_begin_array(w, "age_histogram");
+		for (uint32_t k = 0; k <= f.last_bin; k++)
+			jw_double(w, NULL, l->ended[k] + l->live[k]);
+		jw_end_array(w);
+	} else {
+		jw_null(w, "age_histogram");
+	}
+	if (managed && f.has_median)
+		jw_u64(w, "median_age", f.median_bin);
+	else
+		jw_null(w, "median_age");
+	if (!managed && f.has_median) {
+		os_lt_bin_ns(f.median_bin, &lo, &hi);
+		jw_u64(w, "median_lo_ns", lo);
+		if (hi)
+			jw_u64(w, "median_hi_ns", hi);
+		else
+			jw_null(w, "median_hi_ns");
+	} else {
+		jw_null(w, "median_lo_ns");
+		jw_null(w, "median_hi_ns");
+	}
+	if (f.has_young)
+		jw_double(w, "young_share", f.young_share);
+	else
+		jw_null(w, "young_share");
+	if (managed) {
+		jw_begin_array(w, "surviving_bytes");
+		for (uint32_t k = 1; k <= f.last_bin + 1 && k < OS_LT_BINS; k++)
+			jw_double(w, NULL, os_lt_surviving_bytes(l, k));
+		jw_end_array(w);
+	} else {
+		jw_null(w, "surviving_bytes");
+	}
+	if (managed && f.has_promoted) {
+		jw_double(w, "promoted", l->promoted);
+		jw_double(w, "promoted_bytes", l->promoted_bytes);
+	} else {
+		jw_null(w, "promoted");
+		jw_null(w, "promoted_bytes");
+	}
+	if (!managed) {
+		jw_double(w, "peak_bytes", l->peak_bytes);
+		jw_double(w, "peak_s", (double)l->peak_ns / 1e9);
+	} else {
+		jw_null(w, "peak_bytes");
+		jw_null(w, "peak_s");
+	}
+	jadvice(w, &f);
+	jw_end_object(w);
+}
+
+/* The run's lifetime figures and every advice that fired; null without
+ * the analysis. */
+static void jlifetimes(struct json_writer *w, const struct report_view *v)
+{
+	const struct os_profile *p = v->p;
+
+	if (!(p->analyses & OS_AN_LIFETIMES)) {
+		jw_null(w, "lifetime");
+		return;
+	}
+	jw_begin_object(w, "lifetime");
+	jw_bool(w, "from_attach", (p->lt.flags & OS_LTP_F_ATTACH) != 0);
+	jw_u64(w, "collections", p->lt.collections);
+	jw_u64(w, "collections_unaged", p->lt.collections_unjudged);
+	jw_u64(w, "objects_unaged", p->lt.unaged);
+	{
+		uint32_t last = 0;
+
+		for (uint32_t k = 0; k < OS_LT_BINS; k++)
+			if (p->lt.survivor_bytes[k] > 0)
+				last = k;
+		if (last) {
+			jw_begin_array(w, "survivor_bytes_by_age");
+			for (uint32_t k = 0; k <= last; k++)
+				jw_double(w, NULL, p->lt.survivor_bytes[k]);
+			jw_end_array(w);
+		} else {
+			jw_null(w, "survivor_bytes_by_age");
+		}
+	}
+	if (p->lt.peak_bytes > 0) {
+		jw_double(w, "native_peak_bytes", p->lt.peak_bytes);
+		jw_double(w, "native_peak_s", (double)p->lt.peak_ns / 1e9);
+	} else {
+		jw_null(w, "native_peak_bytes");
+		jw_null(w, "native_peak_s");
+	}
+	jw_begin_array(w, "advice");
+	for (uint32_t r = 0; r < v->nobjects; r++) {
+		const struct os_lifetime *l = jlt_of(p, v->objects[r].context);
+		struct os_lt_figures f;
+
+		if (!l)
+			continue;
+		os_lt_figures(l, &f);
+		if (!f.advice)
+			continue;
+		jw_begin_object_flat(w, NULL);
+		jw_u64(w, "id", (uint64_t)r + 1);
+		jw_string(w, "rule", os_lt_advice_name(f.advice));
+		jw_string(w, "why", f.why);
+		jw_end_object(w);
+	}
+	jw_end_array(w);
+	jw_end_object(w);
+}
+
 /* An upper bound of a latency quantile: null when there is none (no
  * latency, or it lies in the last, open bucket). */
 static void jlat_max(struct json_writer *w, const char *key, const uint64_t *hist, double q)
@@ -474,8 +656,8 @@ static void jobject(struct json_writer *w, struct frame_cache *fc, const struct 
 	if (per_thread)
 		jby_thread(w, v, ro);
 	jreplica(w, p, c);
+	jlifetime(w, p, ro->context);
 	/* Analyses not run yet. */
-	jw_null(w, "lifetime");
 	jw_null(w, "reuse");
 	jnuma(w, p, c);
 	jmemory(w, p, c);
@@ -513,6 +695,7 @@ int report_json_write(const struct report_view *v, const struct report_opts *o, 
 	for (i = 0; i < n && !w->err; i++)
 		jobject(w, fc, v, i, o->per_thread);
 	jw_end_array(w);
+	jlifetimes(w, v);
 
 	jw_begin_array(w, "types");
 	for (i = 0; i < v->ntypes; i++) {

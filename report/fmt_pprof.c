@@ -11,6 +11,12 @@
  *   frames marked "[alloc] " (so a flame graph has the object at its root and
  *   the access paths above it, like the collapsed format); samples of an
  *   object with no known access path have the frame "[unknown access path]";
+ * - with lifetimes (--lifetimes, docs/LIFETIMES.md): the sample types
+ *   died_young/count (objects dying before their first collection, or
+ *   freed within 1,024 us), leaked/bytes (native objects never freed) and
+ *   promoted/bytes (managed survivors moved to the old generation), carried
+ *   by one more sample per object whose access frame is "[lifetime]" (its
+ *   samples value 0; the other samples carry 0 for these);
  * - labels: "object" ("#RANK <first allocation frame>") and "type" when known;
  * - functions carry the source file and locations the line where known
  *   (native and Java frames alike); frames without a name are named as the
@@ -32,6 +38,7 @@
 #include <zlib.h>
 
 #include "common/hashmap.h"
+#include "common/lifetime_math.h"
 #include "common/grow.h"
 #include "report/formats.h"
 #include "report/proto/profile.pb-c.h"
@@ -40,6 +47,7 @@
 #define ALLOC_MARK "[alloc] "
 #define NO_ACCESS_PATH "[unknown access path]"
 #define NO_ALLOC_PATH "[unknown allocation path]"
+#define LIFETIME_PATH "[lifetime]"
 
 typedef Perftools__Profiles__Profile PProfile;
 typedef Perftools__Profiles__ValueType PValueType;
@@ -50,7 +58,8 @@ typedef Perftools__Profiles__Line PLine;
 typedef Perftools__Profiles__Function PFunction;
 typedef Perftools__Profiles__Mapping PMapping;
 
-enum { V_SAMPLES, V_LATENCY, V_L1_MISS, V_REMOTE, NVALUES };
+enum { V_SAMPLES, V_LATENCY, V_L1_MISS, V_REMOTE, V_DIED_YOUNG, V_LEAKED, V_PROMOTED, NVALUES };
+#define V_LT_FIRST V_DIED_YOUNG /* the lifetime types: values of add_sample's lt[] */
 
 /* Everything the message points to, owned here. */
 struct pp {
@@ -270,7 +279,7 @@ static uint64_t loc_synthetic(struct pp *b, uint32_t which, const char *name)
 	return *slot;
 }
 
-enum { SYN_NO_ACCESS, SYN_NO_ALLOC, NSYN };
+enum { SYN_NO_ACCESS, SYN_NO_ALLOC, SYN_LIFETIME, NSYN };
 
 /* Appends the frames of `stack` (leaf first) to ids at *n. */
 static int add_stack(struct pp *b, uint64_t *ids, size_t *n, uint32_t stack, bool marked)
@@ -278,6 +287,10 @@ static int add_stack(struct pp *b, uint64_t *ids, size_t *n, uint32_t stack, boo
 	const struct os_profile *p = b->p;
 	uint32_t i;
 
+	if (stack == OS_NONE - 1) { /* the lifetime sample's access frame */
+		ids[*n] = loc_synthetic(b, SYN_LIFETIME, LIFETIME_PATH);
+		return ids[(*n)++] ? 0 : -ENOMEM;
+	}
 	if (stack == OS_NONE || !p->stacks[stack].nframes) {
 		ids[*n] = loc_synthetic(b, marked ? SYN_NO_ALLOC : SYN_NO_ACCESS,
 					marked ? NO_ALLOC_PATH : NO_ACCESS_PATH);
@@ -293,12 +306,13 @@ static int add_stack(struct pp *b, uint64_t *ids, size_t *n, uint32_t stack, boo
 
 static uint32_t stack_len(const struct os_profile *p, uint32_t stack)
 {
-	return stack == OS_NONE || !p->stacks[stack].nframes ? 1 : p->stacks[stack].nframes;
+	return stack >= OS_NONE - 1 || !p->stacks[stack].nframes ? 1 : p->stacks[stack].nframes;
 }
 
 /* One pprof sample: access path (or none) above the object's allocation. */
 static int add_sample(struct pp *b, const struct os_context *c, uint32_t access_stack,
-		      uint64_t samples, const uint64_t *metrics, int64_t label_obj, int64_t label_type)
+		      uint64_t samples, const uint64_t *metrics, const double *lt,
+		      int64_t label_obj, int64_t label_type)
 {
 	const struct os_profile *p = b->p;
 	size_t n = 0;
@@ -326,9 +340,11 @@ static int add_sample(struct pp *b, const struct os_context *c, uint32_t access_
 	s->n_value = b->nvalues;
 	for (i = 0; i < (int)b->nvalues; i++) {
 		static const int slot[NVALUES] = { -1, OS_M_LATENCY, OS_M_L1_MISS, OS_M_REMOTE };
-		uint64_t v = b->which[i] == V_SAMPLES ? samples
-			     : metrics		   ? metrics[slot[b->which[i]]]
-						   : 0;
+		uint64_t v = b->which[i] == V_SAMPLES	 ? samples
+			     : b->which[i] >= V_LT_FIRST ? (lt ? (uint64_t)(lt[b->which[i] - V_LT_FIRST] + 0.5)
+								: 0)
+			     : metrics			 ? metrics[slot[b->which[i]]]
+							 : 0;
 
 		s->value[i] = v > INT64_MAX ? INT64_MAX : (int64_t)v;
 	}
@@ -374,8 +390,9 @@ static int add_meta(struct pp *b)
 	static const char *const names[NVALUES][2] = {
 		{ "samples", "count" }, { "latency", "cycles" },
 		{ "l1_miss", "count" }, { "remote", "count" },
+		{ "died_young", "count" }, { "leaked", "bytes" }, { "promoted", "bytes" },
 	};
-	static const int metric[NVALUES] = { -1, OS_M_LATENCY, OS_M_L1_MISS, OS_M_REMOTE };
+	static const int metric[NVALUES] = { -1, OS_M_LATENCY, OS_M_L1_MISS, OS_M_REMOTE, -1, -1, -1 };
 	const struct os_profile *p = b->p;
 	const struct os_counters *c = &p->c;
 	char cmd[1024] = "", why[512];
@@ -387,7 +404,8 @@ static int add_meta(struct pp *b)
 	for (i = 0; i < NVALUES; i++) {
 		PValueType *t = &b->types[b->nvalues];
 
-		if (i != V_SAMPLES && !(os_profile_metrics(p) & (1u << metric[i])))
+		if (i >= V_LT_FIRST ? !(p->analyses & OS_AN_LIFETIMES)
+				    : i != V_SAMPLES && !(os_profile_metrics(p) & (1u << metric[i])))
 			continue;
 		perftools__profiles__value_type__init(t);
 		t->type = str_new(b, names[i][0]);
@@ -439,10 +457,60 @@ static int add_meta(struct pp *b)
 	return 0;
 }
 
+/* The labels of the object of rank r: "#RANK <first allocation frame>" and
+ * its type. 0 or -ENOMEM. */
+static int obj_labels(struct pp *b, uint32_t r, const struct os_context *c, int64_t *obj,
+		      int64_t *type)
+{
+	const struct os_profile *p = b->p;
+	char frame[MAX_FRAME], buf[MAX_FRAME + 32];
+
+	if (c->stack != OS_NONE && p->stacks[c->stack].nframes)
+		os_profile_frame_str(p, p->stacks[c->stack].frames[0], frame, sizeof(frame));
+	else
+		snprintf(frame, sizeof(frame), NO_ALLOC_PATH);
+	snprintf(buf, sizeof(buf), "#%u %s", r + 1, frame);
+	if ((*obj = str_new(b, buf)) < 0 || (*type = str_id(b, c->type)) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+/* With lifetimes: one sample per object that has lifetime figures. */
+static int add_lifetimes(struct pp *b, const struct report_view *v)
+{
+	const struct os_profile *p = v->p;
+	int ret;
+
+	if (!(p->analyses & OS_AN_LIFETIMES))
+		return 0;
+	for (uint32_t r = 0; r < v->nobjects; r++) {
+		uint32_t ci = v->objects[r].context;
+		const struct os_context *c = &p->contexts[ci];
+		const struct os_lifetime *l = ci < p->lt.nctx ? &p->lt.ctx[ci] : NULL;
+		struct os_lt_figures f;
+		double lt[3];
+		int64_t obj, type;
+
+		if (!l || l->kind == OS_LT_NONE)
+			continue;
+		os_lt_figures(l, &f);
+		lt[0] = f.has_young ? f.young_share * (l->kind == OS_LT_MANAGED ? f.objects - l->live[0]
+										: f.ended)
+				    : 0;
+		lt[1] = l->kind == OS_LT_NATIVE ? f.live_bytes : 0;
+		lt[2] = l->kind == OS_LT_MANAGED ? l->promoted_bytes : 0;
+		if (lt[0] < 0.5 && lt[1] < 0.5 && lt[2] < 0.5)
+			continue;
+		if ((ret = obj_labels(b, r, c, &obj, &type)) ||
+		    (ret = add_sample(b, c, OS_NONE - 1, 0, NULL, lt, obj, type)))
+			return ret;
+	}
+	return 0;
+}
+
 static int build(struct pp *b, const struct report_view *v)
 {
 	const struct os_profile *p = v->p;
-	char frame[MAX_FRAME], buf[MAX_FRAME + 32];
 	uint32_t r, i;
 	int ret;
 
@@ -468,27 +536,23 @@ static int build(struct pp *b, const struct report_view *v)
 
 		if (!c->samples)
 			continue;
-		if (c->stack != OS_NONE && p->stacks[c->stack].nframes)
-			os_profile_frame_str(p, p->stacks[c->stack].frames[0], frame, sizeof(frame));
-		else
-			snprintf(frame, sizeof(frame), NO_ALLOC_PATH);
-		snprintf(buf, sizeof(buf), "#%u %s", r + 1, frame);
-		if ((obj = str_new(b, buf)) < 0)
-			return -ENOMEM;
-		if ((type = str_id(b, c->type)) < 0)
-			return -ENOMEM;
+		if ((ret = obj_labels(b, r, c, &obj, &type)))
+			return ret;
 		for (i = 0; i < ro->naccesses; i++) {
 			const struct os_access *a = &p->accesses[v->accesses[ro->first_access + i]];
 
 			if (!a->samples)
 				continue;
-			if ((ret = add_sample(b, c, a->stack, a->samples, a->metrics, obj, type)))
+			if ((ret = add_sample(b, c, a->stack, a->samples, a->metrics, NULL, obj,
+					      type)))
 				return ret;
 			rest -= a->samples < rest ? a->samples : rest;
 		}
-		if (rest && (ret = add_sample(b, c, OS_NONE, rest, NULL, obj, type)))
+		if (rest && (ret = add_sample(b, c, OS_NONE, rest, NULL, NULL, obj, type)))
 			return ret;
 	}
+	if ((ret = add_lifetimes(b, v)))
+		return ret;
 	b->msg.n_sample = b->nsamples;
 	b->msg.sample = b->samples;
 	b->msg.n_location = b->nlocs;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/lifetime_math.h"
 #include "common/replica_math.h"
 #include "report/formats.h"
 
@@ -441,6 +442,175 @@ static void print_replicas(const struct os_profile *p, uint32_t top, FILE *out)
 	free(r);
 }
 
+/* The lifetime entry of context ci, NULL when none was measured. */
+static const struct os_lifetime *lt_of(const struct os_profile *p, uint32_t ci)
+{
+	if (!(p->analyses & OS_AN_LIFETIMES) || ci >= p->lt.nctx ||
+	    p->lt.ctx[ci].kind == OS_LT_NONE)
+		return NULL;
+	return &p->lt.ctx[ci];
+}
+
+/* The lifetime column: the median age (managed) or lifetime (native). */
+static const char *lt_column(const struct os_profile *p, uint32_t ci, char *buf, size_t len)
+{
+	const struct os_lifetime *l = lt_of(p, ci);
+	struct os_lt_figures f;
+
+	if (!l)
+		return "-";
+	os_lt_figures(l, &f);
+	if (!f.has_median)
+		return "-";
+	if (l->kind == OS_LT_MANAGED)
+		snprintf(buf, len, "age %u%s", f.median_bin,
+			 f.median_bin == OS_LT_BINS - 1 ? "+" : "");
+	else
+		os_lt_bin_label(f.median_bin, buf, len);
+	return buf;
+}
+
+static void human_d(double n, char *buf, size_t len)
+{
+	human_bytes(n > 0 ? (uint64_t)(n + 0.5) : 0, buf, len);
+}
+
+/* The lifetime figures of context ci on one line (--lifetimes). */
+static void print_lifetime_line(const struct os_profile *p, uint32_t ci, FILE *out)
+{
+	const struct os_lifetime *l = lt_of(p, ci);
+	struct os_lt_figures f;
+	char a[32], b[32];
+
+	if (!l)
+		return;
+	os_lt_figures(l, &f);
+	if (l->kind == OS_LT_MANAGED) {
+		fprintf(out, "        lifetime: %.0f objects, median age %s collections, ", f.objects,
+			lt_column(p, ci, a, sizeof(a)) + (f.has_median ? 4 : 0));
+		if (f.has_young)
+			fprintf(out, "%.1f%% died before their first collection, ",
+				100 * f.young_share);
+		else
+			fprintf(out, "no collection yet, ");
+		if (f.has_promoted) {
+			human_d(l->promoted_bytes, b, sizeof(b));
+			fprintf(out, "%.0f promoted (%s)", l->promoted, b);
+		} else {
+			fprintf(out, "promotions not known");
+		}
+	} else {
+		human_d(f.live_bytes, a, sizeof(a));
+		human_d(l->peak_bytes, b, sizeof(b));
+		fprintf(out, "        lifetime: %.0f objects, median %s, %.0f never freed (%s), "
+			     "peak %s at %.3f s",
+			f.objects, lt_column(p, ci, (char[32]){ 0 }, 32), f.live, a, b,
+			(double)l->peak_ns / 1e9);
+	}
+	if (f.advice)
+		fprintf(out, "  [%s]", os_lt_advice_name(f.advice));
+	fputc('\n', out);
+}
+
+/* The lifetime section: contexts with lifetimes, most objects first, their
+ * histograms and the advice that fired. */
+static int cmp_lt(const void *x, const void *y, void *arg)
+{
+	const struct os_profile *p = arg;
+	const struct os_lifetime *a = &p->lt.ctx[*(const uint32_t *)x];
+	const struct os_lifetime *b = &p->lt.ctx[*(const uint32_t *)y];
+	struct os_lt_figures fa, fb;
+
+	os_lt_figures(a, &fa);
+	os_lt_figures(b, &fb);
+	return fa.objects < fb.objects ? 1 : fa.objects > fb.objects ? -1 : 0;
+}
+
+static void print_lt_hist(const struct os_lifetime *l, FILE *out)
+{
+	struct os_lt_figures f;
+	char lab[32], by[32];
+
+	os_lt_figures(l, &f);
+	for (uint32_t k = 0; k <= f.last_bin; k++) {
+		if (l->ended[k] <= 0 && l->live[k] <= 0)
+			continue;
+		if (l->kind == OS_LT_MANAGED) {
+			snprintf(lab, sizeof(lab), "age %u%s", k, k == OS_LT_BINS - 1 ? "+" : "");
+			human_d(os_lt_surviving_bytes(l, k + 1), by, sizeof(by));
+			fprintf(out, "            %-10s %10.0f died %10.0f live at the end; "
+				     "%s survived collection %u\n",
+				lab, l->ended[k], l->live[k], by, k + 1);
+		} else {
+			os_lt_bin_label(k, lab, sizeof(lab));
+			fprintf(out, "            %-12s %10.0f freed %10.0f never freed\n", lab,
+				l->ended[k], l->live[k]);
+		}
+	}
+}
+
+static void print_lifetimes(const struct report_view *v, uint32_t top, FILE *out)
+{
+	const struct os_profile *p = v->p;
+	uint32_t *idx, n = 0;
+	char a[32];
+
+	idx = malloc(((size_t)p->lt.nctx + 1) * sizeof(*idx));
+	if (!idx)
+		return;
+	for (uint32_t i = 0; i < p->lt.nctx && i < p->ncontexts; i++)
+		if (p->lt.ctx[i].kind != OS_LT_NONE)
+			idx[n++] = i;
+	qsort_r(idx, n, sizeof(*idx), cmp_lt, (void *)p);
+	fprintf(out, "\n# Lifetimes (--lifetimes): %" PRIu32 " contexts, most objects first",
+		n);
+	if (p->lt.collections)
+		fprintf(out, "; %" PRIu64 " collections seen (%" PRIu64 " could not age objects), "
+			     "%" PRIu64 " managed objects not aged",
+			p->lt.collections, p->lt.collections_unjudged, p->lt.unaged);
+	fputc('\n', out);
+	if (p->lt.survivor_bytes[1] > 0) {
+		fprintf(out, "# left in the young generation, by age, over all collections:");
+		for (uint32_t k = 1; k < OS_LT_BINS; k++)
+			if (p->lt.survivor_bytes[k] > 0) {
+				human_d(p->lt.survivor_bytes[k], a, sizeof(a));
+				fprintf(out, " %u:%s", k, a);
+			}
+		fputc('\n', out);
+	}
+	if (p->lt.flags & OS_LTP_F_ATTACH)
+		fprintf(out, "# attach mode: ages and times count from the attach\n");
+	if (p->lt.peak_bytes > 0) {
+		human_d(p->lt.peak_bytes, a, sizeof(a));
+		fprintf(out, "# native objects tracked: %s live at the peak, %.3f s from the start\n",
+			a, (double)p->lt.peak_ns / 1e9);
+	}
+	for (uint32_t i = 0; i < n && i < top; i++) {
+		const struct os_context *c = &p->contexts[idx[i]];
+		const char *type = report_str(p, c->type);
+		struct os_lt_figures f;
+		uint32_t rank = 0;
+
+		for (uint32_t r = 0; r < v->nobjects; r++)
+			if (v->objects[r].context == idx[i])
+				rank = r + 1;
+		os_lt_figures(&p->lt.ctx[idx[i]], &f);
+		fprintf(out, "\n  object %" PRIu32 "  ", rank);
+		print_text(*type ? type : "(unknown type)", out);
+		fputc('\n', out);
+		print_lifetime_line(p, idx[i], out);
+		if (f.advice) {
+			fprintf(out, "        advice: ");
+			print_text(f.why, out);
+			fputc('\n', out);
+		}
+		fprintf(out, "        allocated at:\n");
+		print_stack(p, c->stack, 3, "            ", out);
+		print_lt_hist(&p->lt.ctx[idx[i]], out);
+	}
+	free(idx);
+}
+
 /* A context whose objects were found at samples, never seen allocated
  * (a synthetic first frame and no allocation counted): its allocations and
  * bytes are unknown, not zero. */
@@ -573,10 +743,16 @@ static void print_object(const struct report_view *v, uint32_t rank, bool per_th
 	} else
 		fprintf(out, "%6" PRIu32 "  %6.2f%%  %9" PRIu64 "  %11s  %10s  ", rank + 1,
 			pct(c->samples, p->c.samples_attributed), c->samples, allocs, bytes);
+	if (p->analyses & OS_AN_LIFETIMES) {
+		char lt[32];
+
+		fprintf(out, "%-10s  ", lt_column(p, ro->context, lt, sizeof(lt)));
+	}
 	print_text(*type ? type : "(unknown type)", out);
 	fputc('\n', out);
 	if (p->analyses & OS_AN_REPLICAS)
 		print_replica_line(c, out);
+	print_lifetime_line(p, ro->context, out);
 	if (p->analyses & OS_AN_MEMSRC)
 		print_memory_line(p, c, out);
 	if (p->analyses & OS_AN_NUMA)
@@ -670,11 +846,14 @@ int report_render_text(const struct report_view *v, const struct report_opts *o,
 		if (silent)
 			fprintf(out, "# (%" PRIu32 " without samples left out, -v lists %s)\n",
 				silent, silent == 1 ? "it" : "them");
+		const char *ltcol = p->analyses & OS_AN_LIFETIMES ? "lifetime    " : "";
+
 		if (max && report_has_est(p))
-			fprintf(out, "# rank    share    samples %-16s  %11s  %10s  type\n",
-				"(estimated)", "allocations", "bytes");
+			fprintf(out, "# rank    share    samples %-16s  %11s  %10s  %stype\n",
+				"(estimated)", "allocations", "bytes", ltcol);
 		else if (max)
-			fprintf(out, "# rank    share    samples  allocations       bytes  type\n");
+			fprintf(out, "# rank    share    samples  allocations       bytes  %stype\n",
+				ltcol);
 		for (i = 0; i < v->nobjects && shown < max; i++) {
 			if (hide && !p->contexts[v->objects[i].context].samples)
 				continue;
@@ -685,6 +864,8 @@ int report_render_text(const struct report_view *v, const struct report_opts *o,
 	}
 	if (p->analyses & OS_AN_REPLICAS)
 		print_replicas(p, o->top ? o->top : 20, out);
+	if (p->analyses & OS_AN_LIFETIMES)
+		print_lifetimes(v, o->top ? o->top : 20, out);
 	print_threads(v, out);
 	return 0;
 }

@@ -6,6 +6,7 @@
 #include "attacher/core/slices.h"
 #include "attacher/analyses/memsrc.h"
 #include "attacher/analyses/replica.h"
+#include "attacher/analyses/lifetime.h"
 
 static bool always(const struct os_opts *o)
 {
@@ -23,6 +24,11 @@ static bool numa(const struct os_opts *o)
 	return o->numa;
 }
 
+static bool lifetimes(const struct os_opts *o)
+{
+	return o->lifetimes;
+}
+
 static const struct {
 	const struct os_observer_ops *ops;
 	bool (*enabled)(const struct os_opts *o);
@@ -31,6 +37,7 @@ static const struct {
 	{ &os_replica_observer, replicas },   /* --replicas (docs/REPLICAS.md) */
 	{ &os_memsrc_observer, always },      /* PMU data sources (inert without a PMU) */
 	{ &os_numa_observer, numa },          /* --numa (docs/PMU.md) */
+	{ &os_lifetime_observer, lifetimes }, /* --lifetimes (docs/LIFETIMES.md) */
 };
 
 size_t os_observers_enabled(const struct os_opts *o, const struct os_observer_ops **out,

@@ -119,6 +119,9 @@ void os_opts_usage(const char *cmd)
 	       "                        checked against whole-content comparison\n"
 	       "      --numa            NUMA: the node of each sampled access's page (move_pages)\n"
 	       "                        against its CPU's node: local/remote per object\n"
+	       "      --lifetimes       object lifetimes per allocation context: ages in\n"
+	       "                        collections survived (Java), time to free, leaks and\n"
+	       "                        peaks (native), with pretenuring advice\n"
 	       "      --watch-route R   watchpoints through perf breakpoint events (perf,\n"
 	       "                        default) or ptrace debug registers (ptrace)\n",
 	       OS_DEFAULT_OUTPUT, OS_DEFAULT_FREQ, OS_MAX_DURATION, OS_DEFAULT_MIN_SIZE, OS_DEFAULT_JAVA_TLAB,
@@ -323,8 +326,8 @@ int os_opts_parse(struct os_opts *o, const char *cmd, int argc, char **argv)
 		/* analyses of later issues: an error until they land, so that
 		 * no run is taken believing they were done */
 		case OPT_LIFETIMES:
-			os_err("--lifetimes is not implemented yet (issue 19)");
-			return -1;
+			o->lifetimes = true;
+			break;
 		case OPT_REUSE:
 			os_err("--reuse is not implemented yet (issue 20)");
 			return -1;

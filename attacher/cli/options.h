@@ -32,9 +32,9 @@ struct os_opts {
 	bool debug_lines;        /* --debug-lines: lines from separate debug files too */
 	bool call_graph_dwarf;   /* --call-graph dwarf (default) | fp */
 	unsigned stack_copy;     /* --call-graph dwarf,SIZE: user stack bytes per sample */
-	bool replicas;           /* --replicas (--lifetimes/--reuse: errors until
-				  * issues 19, 20) */
+	bool replicas;           /* --replicas (--reuse: an error until issue 20) */
 	bool numa;               /* --numa: page placement per object (memsrc.h) */
+	bool lifetimes;          /* --lifetimes (docs/LIFETIMES.md) */
 	int watch_route;         /* --watch-route perf (default) | ptrace: enum watch_route */
 	const char *java_objects; /* --java-objects hybrid (default) | exact | sampled (HotSpot) */
 	uint64_t java_tlab;      /* --java-tlab: hybrid mode's fixed TLAB size in bytes */

@@ -56,6 +56,40 @@ static inline uint64_t os_val_make(uint32_t ci, uint64_t wq)
 	return (uint64_t)ci | (wq > OS_W_MAX ? OS_W_MAX : wq) << 32;
 }
 
+/* What a collection of a managed heap did to the tracked objects, which the
+ * index alone does not tell: where each survivor went (the index then holds
+ * it at `to`) and in which generation of the heap it is. Runtime adapters
+ * report it through os_attrib_collected once the collection is applied
+ * (moves, objects found dead removed); the collector hands it to the
+ * analyses (attacher/core/observer.h `collected`). */
+enum os_gen {
+	OS_GEN_UNKNOWN = 0,
+	OS_GEN_YOUNG = 1,
+	OS_GEN_OLD = 2,
+	OS_GEN_FREE = 3,          /* free heap: what was there died (gen_of only) */
+	OS_GEN_OLD_DIRECT = 4,    /* old heap where objects are allocated directly or
+				   * arrive by a move (gen_of only): an object first
+				   * found there unmoved was born there, not promoted */
+};
+
+struct os_obj_move {
+	uint64_t from, to;
+	uint32_t gen;             /* enum os_gen of `to` */
+};
+
+struct os_gc_report {
+	uint32_t asid;
+	bool no_ages;             /* survivors are not all seen moving (concurrent
+				   * collectors: copies by application threads) */
+	bool moves_lost;          /* some moves of this collection were not delivered */
+	bool gens_known;          /* gen of moves and os_attrib.gen_of are meaningful */
+	size_t nmoves;
+	const struct os_obj_move *moves;
+	/* enum os_gen of an address of the heap now (gens_known), else NULL */
+	uint32_t (*gen_of)(const void *arg, uint64_t addr);
+	const void *gen_arg;
+};
+
 struct os_ctx {
 	uint32_t asid;
 	uint32_t node;            /* allocation path in the CCT */
@@ -96,7 +130,18 @@ struct os_attrib {
 	 * (weight 1); returns its context, or OS_NONE. NULL: not tried. */
 	uint32_t (*heap_miss)(void *arg, struct os_aspace *as, uint64_t addr);
 	void *heap_miss_arg;
+	/* Collections reported by runtime adapters (os_attrib_collected); NULL:
+	 * nobody listens. */
+	void (*collected)(void *arg, const struct os_gc_report *r);
+	void *collected_arg;
 };
+
+/* A runtime adapter reports a collection it applied (see os_gc_report). */
+static inline void os_attrib_collected(struct os_attrib *a, const struct os_gc_report *r)
+{
+	if (a->collected)
+		a->collected(a->collected_arg, r);
+}
 
 int os_attrib_init(struct os_attrib *a, struct os_tasks *tasks);
 void os_attrib_destroy(struct os_attrib *a);

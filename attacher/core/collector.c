@@ -292,6 +292,14 @@ static int observers_start(struct os_collector *c, char *err, size_t errlen)
 				(c)->obs[obs_i_].ops->fn((c)->obs[obs_i_].self, ##__VA_ARGS__); \
 	} while (0)
 
+/* os_attrib.collected: a runtime adapter applied a collection. */
+static void obs_collected(void *arg, const struct os_gc_report *r)
+{
+	struct os_collector *c = arg;
+
+	OBS_EACH(c, collected, r);
+}
+
 int os_collector_init(struct os_collector *c, const struct os_opts *o, char *err, size_t errlen)
 {
 	int rc;
@@ -343,7 +351,15 @@ int os_collector_init(struct os_collector *c, const struct os_opts *o, char *err
 	}
 	c->status_line = o->progress || isatty(STDERR_FILENO);
 	R.c = c;
-	return observers_start(c, err, errlen);
+	rc = observers_start(c, err, errlen);
+	/* collections the runtimes report go to the analyses that want them
+	 * (none: the runtimes do not even gather them) */
+	for (unsigned i = 0; rc == 0 && i < c->nobs; i++)
+		if (c->obs[i].ops->collected) {
+			c->attrib.collected = obs_collected;
+			c->attrib.collected_arg = c;
+		}
+	return rc;
 }
 
 /* The sampler's event, with the side-band records that follow the target. */
@@ -837,6 +853,7 @@ void os_collector_round(struct os_collector *c, bool final)
 		if (q->kind == Q_EVENT) {
 			OBS_EACH(c, event, &q->ev, q->time); /* before the objects change */
 			os_attrib_event(&c->attrib, &q->ev);
+			OBS_EACH(c, applied, &q->ev, q->time);
 		} else {
 			apply_sample(c, q);
 		}

@@ -28,6 +28,13 @@
  *               address space's index). GC begin and end, object moves and
  *               move batches come here too, by type (OS_EV_GC_BEGIN,
  *               OS_EV_GC_END, OS_EV_MOVE, OS_EV_MOVES; common/shm.h).
+ *     applied   The same event AFTER the live objects were changed by it
+ *               (an allocation is in the index now, if it is tracked).
+ *     collected A runtime adapter applied a collection of a managed heap
+ *               (during the GC end's application, between `event` and
+ *               `applied`): the survivors' moves and generations
+ *               (attrib.h os_gc_report); objects found dead are gone from
+ *               the index already.
  *     sample    Addressed samples in time order, AFTER attribution, with
  *               the attributed context and access entry (or OS_NONE).
  *  5. flush     Everything up to `cutoff` has been given (UINT64_MAX on the
@@ -60,6 +67,7 @@
 #include "common/profile.h"
 
 struct os_collector;
+struct os_gc_report;
 struct os_obj_event;
 struct os_opts;
 
@@ -114,6 +122,8 @@ struct os_observer_ops {
 	void (*drained)(void *self, const struct os_obj_event *ev, uint64_t time);
 	void (*poll)(void *self);
 	void (*event)(void *self, const struct os_obj_event *ev, uint64_t time);
+	void (*applied)(void *self, const struct os_obj_event *ev, uint64_t time);
+	void (*collected)(void *self, const struct os_gc_report *r);
 	void (*sample)(void *self, const struct os_obs_sample *s);
 	void (*flush)(void *self, uint64_t cutoff);
 	void (*finish)(void *self);

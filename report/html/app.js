@@ -339,6 +339,82 @@
     box.appendChild(dl);
   }
 
+  /* ---- lifetimes (--lifetimes, docs/LIFETIMES.md) ---- */
+  var hasLifetimes = objects.some(function (o) { return o.lifetime !== null && o.lifetime !== undefined; });
+  function nsLabel(ns) {
+    if (ns < 1e6) return Math.round(ns / 1e3) + 'us';
+    if (ns < 1e9) return Math.round(ns / 1e6) + 'ms';
+    return (ns / 1e9).toPrecision(3) + 's';
+  }
+  function binLabel(l, h) {
+    if (l.kind === 'managed') return 'age ' + h.age + (h.open_ended ? '+' : '');
+    if (!h.lo_ns) return '<1us';
+    if (h.hi_ns === null || h.hi_ns === undefined) return '>=' + nsLabel(h.lo_ns);
+    return nsLabel(h.lo_ns) + '-' + nsLabel(h.hi_ns);
+  }
+  /* the median age (managed) or lifetime (native); '' when none */
+  function lifetimeText(o) {
+    var l = o.lifetime;
+    if (!l) return '';
+    if (l.kind === 'managed') return l.median_age === null ? '\u2014' : 'age ' + l.median_age;
+    if (l.median_lo_ns === null) return '\u2014';
+    return binLabel(l, { lo_ns: l.median_lo_ns, hi_ns: l.median_hi_ns });
+  }
+  function lifetimeCol() {
+    if (!hasLifetimes) return null;
+    var c = textCol('lifetime', lifetimeText, null, '96px');
+    c.title = 'median age in collections survived (Java) or time from allocation to free (native)';
+    return c;
+  }
+  function lifetimeDetail(o) {
+    var box = $('lifetime-detail');
+    if (!box) return;
+    box.textContent = '';
+    box.hidden = !hasLifetimes;
+    if (!hasLifetimes) return;
+    var l = o.lifetime;
+    if (!l) { box.appendChild(el('p', 'hint', 'Lifetimes: not measured for this object.')); return; }
+    var managed = l.kind === 'managed';
+    box.appendChild(el('h3', null, managed ? 'Lifetime (ages in collections survived)' : 'Lifetime (time from allocation to free)'));
+    var dl = el('dl', 'replica'), rows = [
+      ['objects', num(Math.round(l.objects)) + ', ' + bytes(Math.round(l.bytes))],
+      [managed ? 'median age' : 'median lifetime', lifetimeText(o)],
+      [managed ? 'died before their first collection' : 'freed within 1,024 us',
+        l.young_share === null ? '\u2014' : (100 * l.young_share).toFixed(1) + '%'],
+      [managed ? 'live at the end' : 'never freed (leak candidates)',
+        num(Math.round(l.live_at_end)) + ', ' + bytes(Math.round(l.live_at_end_bytes))]
+    ];
+    if (managed) rows.push(['promoted to the old generation', l.promoted === null ? 'not known for this collector' :
+      num(Math.round(l.promoted)) + ', ' + bytes(Math.round(l.promoted_bytes))]);
+    else rows.push(['peak live', bytes(Math.round(l.peak_bytes)) + ' at ' + Number(l.peak_s).toFixed(3) + ' s']);
+    if (l.advice) rows.push(['advice', l.advice.why]);
+    rows.forEach(function (kv) { dl.appendChild(el('dt', null, kv[0])); dl.appendChild(el('dd', null, kv[1])); });
+    box.appendChild(dl);
+    var max = 0;
+    (l.histogram || []).forEach(function (h) { max = Math.max(max, h.ended + h.live_at_end); });
+    var t = el('table', 'lifetime-hist');
+    (l.histogram || []).forEach(function (h) {
+      var tr = el('tr'), bar = el('td', 'bar'), d = el('div', 'ended'), v = el('div', 'live');
+      tr.appendChild(el('td', null, binLabel(l, h)));
+      d.style.width = (max ? 100 * h.ended / max : 0) + '%';
+      v.style.width = (max ? 100 * h.live_at_end / max : 0) + '%';
+      d.title = num(Math.round(h.ended)) + (managed ? ' died' : ' freed');
+      v.title = num(Math.round(h.live_at_end)) + ' live at the end';
+      bar.appendChild(d);
+      bar.appendChild(v);
+      tr.appendChild(bar);
+      tr.appendChild(el('td', 'num', num(Math.round(h.ended))));
+      tr.appendChild(el('td', 'num', num(Math.round(h.live_at_end))));
+      t.appendChild(tr);
+    });
+    var head = el('tr');
+    [managed ? 'age' : 'lifetime', '', managed ? 'died' : 'freed', 'live at the end'].forEach(function (s) {
+      head.appendChild(el('th', null, s));
+    });
+    t.insertBefore(head, t.firstChild);
+    box.appendChild(t);
+  }
+
   /* ---- flame graphs ---- */
   /* Frame colours by kind; the name varies the lightness a little so that
    * neighbours of one kind stay apart. Search matches are magenta. */
@@ -446,6 +522,7 @@
     ap.replaceWith(Object.assign(stackList(o.alloc_stack, 0), { id: 'alloc-path' }));
     replicaDetail(o);
     memoryDetail(o);
+    lifetimeDetail(o);
     var accounted = 0, rows = (o.accesses || []).map(function (a) { accounted += a.samples; return a; });
     if (o.samples > accounted) rows.push({ stack: ['[unknown access path]'], samples: o.samples - accounted });
     table($('access-paths'), [
@@ -525,7 +602,7 @@
       numCol('allocations', function (o) { return o.allocations; }),
       numCol('bytes', function (o) { return o.bytes; }, bytes),
     ].concat(replicaCols(), [
-      optionalCol('lifetime', 'lifetime'),
+      lifetimeCol(),
       optionalCol('reuse', 'reuse'),
     ], memoryCols()).filter(Boolean);
     $('unsampled').hidden = !quiet;

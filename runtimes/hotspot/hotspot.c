@@ -76,6 +76,7 @@ static void jvm_free(struct hs_jvm *j)
 	free(j->prev);
 	os_hs_scan_destroy(&j->scan);
 	free(j->batch);
+	hs_gens_free(j);
 	free(j->blobs);
 	free(j->segpage);
 	for (size_t i = 0; i < j->nnms; i++)

@@ -41,6 +41,7 @@ static void prepare_jvm(struct hotspot *h, struct hs_jvm *j, const struct os_eve
 			 strerror(-rc));
 	j->vm_ok = rc == 0;
 	if (j->vm_ok) {
+		hs_gens_load(h, j);
 		hs_frames_resolve(h, j);
 		hs_name_pending(h, j);
 	}
@@ -128,6 +129,8 @@ bool hs_prepare(struct os_runtime *rt, struct os_aspace *as, const struct os_eve
 	}
 	if (ev->type == OS_EV_GC_BEGIN || ev->type == OS_EV_GC_END)
 		hs_blobs_flush(j); /* code is unloaded at collections */
+	if (ev->type == OS_EV_GC_END && h->a->collected && j->vm_ok)
+		hs_gens_drained(h, j, (uint32_t)ev->aux); /* G1: the regions' generations now */
 	switch (ev->type) {
 	case OS_EV_JVM:
 		prepare_jvm(h, j, ev);
@@ -302,10 +305,67 @@ static void add_before_attach(struct hotspot *h, struct hs_jvm *j, struct os_asp
 	}
 }
 
+static uint32_t gen_of(const void *arg, uint64_t addr)
+{
+	return hs_gen_of(arg, addr);
+}
+
+/* The collection just applied, to whoever listens (attrib.h os_gc_report):
+ * each survivor's way (h->moved: destination -> source) and generation. */
+static void gc_report(struct hotspot *h, struct hs_jvm *j, bool lost, uint32_t total)
+{
+	struct os_gc_report r = { .asid = j->asid, .moves_lost = lost };
+	struct os_obj_move *mv = NULL;
+	uint64_t to, from;
+	size_t it = 0, n = 0;
+
+	if (!h->a->collected)
+		return;
+	r.no_ages = (j->info.flags & (OS_JVM_F_ZGC | OS_JVM_F_CONCURRENT)) != 0;
+	r.gens_known = j->gens.kind == HS_GENS_RANGE ||
+		       (j->gens.kind == HS_GENS_G1 && hs_gens_select(j, total));
+	if (h->moved.count)
+		mv = malloc(h->moved.count * sizeof(*mv));
+	while (mv && os_hmap_next(&h->moved, &it, &to, &from))
+		mv[n++] = (struct os_obj_move){ from, to, r.gens_known ? hs_gen_of_dest(j, to) : 0 };
+	r.moves = mv;
+	r.nmoves = n;
+	if (r.gens_known) {
+		r.gen_of = gen_of;
+		r.gen_arg = j;
+	}
+	if (h->moved.count && !mv)
+		r.moves_lost = true; /* out of memory: as good as lost */
+	os_attrib_collected(h->a, &r);
+	free(mv);
+}
+
+/* After collection `total`: tracked objects it neither moved nor kept
+ * (their header no longer shows their class) are dropped. */
+static void drop_dead(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as, uint32_t total)
+{
+	/* concurrent collectors: headers are read while the JVM runs on, and
+	 * ZGC's masked addresses are not readable as such: no validation */
+	if (!j->vm_ok || (j->info.flags & (OS_JVM_F_ZGC | OS_JVM_F_CONCURRENT)))
+		return;
+	/* this end is applied late (time order): when a later collection has
+	 * begun (or the JVM is gone) the headers do not show this one's
+	 * result; the next end's check covers the objects */
+	if (!heap_quiet(h, j, total))
+		return;
+	j->checked++;
+	h->checking = j;
+	h->checking_total = total;
+	j->dropped += os_hs_drop_dead(as->objects, j->info.heap_start, j->info.heap_end,
+				      &h->moved, klass_of_ctx, h, &h->mem, j->pid, &j->vm.lay,
+				      confirm_quiet);
+}
+
 static void gc_end(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as, uint64_t lost,
 		   uint32_t total)
 {
 	size_t moved;
+	bool lost_now = lost > j->moves_lost;
 
 	os_hmap_destroy(&h->moved);
 	os_hmap_init(&h->moved);
@@ -325,21 +385,8 @@ static void gc_end(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as, ui
 	j->gcs++;
 	h->a->c.moves += moved;
 	h->a->c.gc_count++;
-	/* concurrent collectors: headers are read while the JVM runs on, and
-	 * ZGC's masked addresses are not readable as such: no validation */
-	if (!j->vm_ok || (j->info.flags & (OS_JVM_F_ZGC | OS_JVM_F_CONCURRENT)))
-		return;
-	/* this end is applied late (time order): when a later collection has
-	 * begun (or the JVM is gone) the headers do not show this one's
-	 * result; the next end's check covers the objects */
-	if (!heap_quiet(h, j, total))
-		return;
-	j->checked++;
-	h->checking = j;
-	h->checking_total = total;
-	j->dropped += os_hs_drop_dead(as->objects, j->info.heap_start, j->info.heap_end,
-				      &h->moved, klass_of_ctx, h, &h->mem, j->pid, &j->vm.lay,
-				      confirm_quiet);
+	drop_dead(h, j, as, total);
+	gc_report(h, j, lost_now, total);
 }
 
 static void born(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as,

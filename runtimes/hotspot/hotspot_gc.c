@@ -10,6 +10,7 @@
 /* An object in flight: where the moves resolved so far put it. */
 struct flight {
 	uint64_t at, size, ctx;
+	uint64_t src;           /* where the collection found it */
 	uint64_t key;           /* unwrapped number of the move that put it there */
 };
 
@@ -107,6 +108,7 @@ static void resolve_one(struct resolve *r, struct os_ivindex *objects, const str
 		return; /* or not tracked (small, or allocated before we looked) */
 	r->fl[r->nfl].size = end - m->src;
 	r->fl[r->nfl].ctx = val;
+	r->fl[r->nfl].src = m->src;
 	place(r, r->nfl++, m->dst, key);
 }
 
@@ -140,7 +142,7 @@ size_t os_hs_apply_moves(struct os_ivindex *objects, const struct os_hs_move *mv
 			continue; /* overwritten while in flight */
 		os_iv_remove_overlaps(objects, t->at, t->at + t->size, NULL, NULL);
 		os_iv_insert(objects, t->at, t->at + t->size, t->ctx);
-		os_hmap_put(moved, t->at, 1);
+		os_hmap_put(moved, t->at, t->src);
 		k++;
 	}
 out:

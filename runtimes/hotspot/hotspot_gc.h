@@ -61,7 +61,7 @@ static inline void os_hs_move_decode(uint64_t word, uint64_t *bytes, uint32_t *s
 
 /* Applies the n moves of one collection (any order: they are sorted by
  * sequence number); the final places of the objects moved are added to
- * `moved` (key: start). Returns how many tracked objects moved. */
+ * `moved` (key: start, value: where the object was before). Returns how many tracked objects moved. */
 size_t os_hs_apply_moves(struct os_ivindex *objects, const struct os_hs_move *mv, size_t n,
 			 struct os_hmap *moved);
 

@@ -71,6 +71,35 @@ struct hs_pre {
 	uint32_t total;            /* _total_collections then (no collection running) */
 };
 
+/* The generations of the heap (runtimes/hotspot/hotspot_gens.c). */
+enum { HS_GENS_NONE = 0, HS_GENS_RANGE, HS_GENS_G1 };
+
+/* G1 region generations read at one collection's end (enum os_gen each). */
+struct hs_gsnap {
+	uint32_t total;            /* _total_collections of that end */
+	uint32_t shift;            /* log2 of the region size */
+	uint32_t lag;              /* collections begun after it when it was read */
+	uint64_t lo, n;            /* the first region's address, regions */
+	uint8_t *gen;
+};
+
+#define HS_GSNAPS 64 /* ends drained, not applied yet */
+
+struct hs_gens {
+	int kind;                  /* HS_GENS_*: how young is told from old */
+	uint64_t young_lo, young_hi; /* HS_GENS_RANGE: the young generation */
+	/* HS_GENS_G1: offsets (from the heap object) of the region manager,
+	 * of its table, of the table's fields, of a region's tag; YoungMask */
+	uint64_t g1_hrm, g1_regions, g1_base, g1_length, g1_bias, g1_shift, g1_tag, g1_young;
+	uint64_t g1_huge;          /* HumongousMask, 0 unknown */
+	uint64_t *g1_words;        /* scratch for the reads */
+	uint64_t g1_cap;
+	uint64_t g1_failed;        /* ends whose table could not be read */
+	struct hs_gsnap snap[HS_GSNAPS];
+	unsigned nsnap;
+	struct hs_gsnap cur;       /* the one of the end being applied */
+};
+
 struct hs_jvm {
 	uint32_t asid, pid;
 	bool have_info, vm_ok;
@@ -83,6 +112,7 @@ struct hs_jvm {
 	struct os_hmap names;      /* tagged word (klass / method) -> string index */
 	struct os_hmap unnamed;    /* tagged words seen before vmStructs could be read
 	                              (allocations inside JNI_CreateJavaVM): named then */
+	struct hs_gens gens;       /* young and old (hotspot_gens.c) */
 	struct os_hs_move *batch;  /* moves of the collection in progress */
 	size_t nbatch, capbatch;
 	uint64_t objects, gcs, moves, dropped;
@@ -239,6 +269,14 @@ uint32_t hs_class_ctx(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as,
 		   uint64_t klass, uint64_t word);
 uint32_t hs_before_ctx(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as,
 		    uint64_t klass);
+void hs_gens_load(struct hotspot *h, struct hs_jvm *j);
+void hs_gens_drained(struct hotspot *h, struct hs_jvm *j, uint32_t total);
+bool hs_gens_select(struct hs_jvm *j, uint32_t total);
+/* enum os_gen (attrib.h) of addr as the last collection left it: of an
+ * object it did not move (hs_gen_of), of where it moved one (_dest) */
+uint32_t hs_gen_of(const struct hs_jvm *j, uint64_t addr);
+uint32_t hs_gen_of_dest(const struct hs_jvm *j, uint64_t addr);
+void hs_gens_free(struct hs_jvm *j);
 void hs_apply(struct os_runtime *rt, struct os_aspace *as, const struct os_obj_event *ev);
 
 /* hotspot_samples.c */

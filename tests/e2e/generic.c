@@ -163,7 +163,7 @@ static json_object *check_generic(json_object *report, const char *jit_method)
 static json_object *record(const char *const argv[], const char *const opts[])
 {
 	char *profile = e2e_path(tmp, "g.data");
-	json_object *report = e2e_record_unchanged(tmp, profile, argv, opts);
+	json_object *report = e2e_record_unchanged(tmp, profile, opts, argv, true);
 
 	free(profile);
 	return report;

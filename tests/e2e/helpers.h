@@ -74,11 +74,12 @@ char *e2e_full_tmpfs(const char *dir);
 int e2e_record(const char *dir, const char *profile, const char *const opts[],
 	       const char *const argv[], struct e2e_result *res);
 
-/* Runs argv plainly, then under `objscope record opts -o profile`: asserts
- * the same exit status, stdout and stderr (the program unchanged), and
- * returns the JSON report of profile (asserted to parse). */
-json_object *e2e_record_unchanged(const char *dir, const char *profile, const char *const argv[],
-				  const char *const opts[]);
+/* Runs argv alone (it must exit 0), then under `objscope record opts -o
+ * PROFILE`: the same exit status and stdout (and stderr with same_err),
+ * asserted; returns the JSON report of PROFILE (a new reference). */
+json_object *e2e_record_unchanged(const char *dir, const char *profile, const char *const opts[],
+				  const char *const argv[], bool same_err);
+
 /* Runs `objscope report --format json PROFILE` and parses its stdout.
  * Returns a new reference, or NULL with the reason in msg (size msglen). */
 json_object *e2e_report_json(const char *dir, const char *profile, char *msg, size_t msglen);

@@ -58,7 +58,7 @@ static json_object *record_argv(const char *const argv[], const char *const opts
 	json_object *report;
 
 	cr_assert_not_null(profile);
-	report = e2e_record_unchanged(tmp, profile, argv, opts);
+	report = e2e_record_unchanged(tmp, profile, opts, argv, true);
 	free(profile);
 	return report;
 }

@@ -131,7 +131,7 @@ static json_object *record_zero(const char *const flags[], const char *rounds)
 	argv[n++] = rounds;
 	argv[n] = NULL;
 	cr_assert_not_null(profile);
-	report = e2e_record_unchanged(tmp, profile, argv, opts);
+	report = e2e_record_unchanged(tmp, profile, opts, argv, true);
 	free(profile);
 	return report;
 }
@@ -279,7 +279,7 @@ static void instances_run(const char *mode, int64_t *arrays, int64_t *instances)
 	char *profile = e2e_path(tmp, "zi.data");
 	json_object *report, *a, *o;
 
-	report = e2e_record_unchanged(tmp, profile, argv, opts);
+	report = e2e_record_unchanged(tmp, profile, opts, argv, true);
 	a = context_of(report, "ZeroInstances.makeArray");
 	o = context_of(report, "ZeroInstances.makeInstance");
 	cr_assert(a && o, "%s: no context of makeArray or makeInstance", mode);
