@@ -344,6 +344,8 @@ out:
 	return ret;
 }
 
+static void pt_leave_idle(struct watch_set *w, struct watch_thread *t, uint64_t end_ns);
+
 static void pt_disarm(struct watch_set *w, struct watch_thread *t, struct watch_wp **wps, int n)
 {
 	uint64_t dr7;
@@ -366,7 +368,8 @@ static void pt_disarm(struct watch_set *w, struct watch_thread *t, struct watch_
 	for (i = 0; i < n; i++)
 		if (wps[i]->used && wps[i]->t == t)
 			watch_wp_release(w, wps[i]);
-	pt_resume(w, t);
+	if (pt_resume(w, t) == PT_RUNNING && !t->slots && t->seized)
+		pt_leave_idle(w, t, os_now_ns() + 2000000000ULL);
 }
 
 /* One sweep over the seized threads without blocking; the number of
@@ -422,13 +425,44 @@ static int pt_poll(struct watch_set *w, int timeout_ms)
 	}
 }
 
+/* t has no watchpoint left but stayed seized: a breakpoint SIGTRAP was
+ * still queued when it was resumed (pt_resume). Takes that stop (pt_event
+ * lets it go) so that no thread stays seized without a watchpoint: the
+ * attach's detach must be able to seize every thread (e2e_replicas
+ * attach_java_ptrace saw EPERM there once, on a busy machine). Bounded by
+ * end_ns; past it the thread is stopped and detached as it is. */
+static void pt_leave_idle(struct watch_set *w, struct watch_thread *t, uint64_t end_ns)
+{
+	while (t->used && t->seized && os_now_ns() < end_ns) {
+		struct timespec nap = { 0, 50000 };
+		int st = 0, r = wait_tid(w, t->tid, false, &st);
+
+		if (r < 0) {
+			thread_left(w, t);
+			return;
+		}
+		if (r == 0) {
+			nanosleep(&nap, NULL);
+			continue;
+		}
+		pt_event(w, t, st, false);
+	}
+	if (t->used && t->seized) {
+		w->st.errors++;
+		if (!pt_stop(w, t)) {
+			t->slots = 0;
+			ptrace(PTRACE_DETACH, t->tid, NULL, NULL);
+			thread_left(w, t);
+		}
+	}
+}
+
 static void pt_close(struct watch_set *w)
 {
 	int i;
 
 	for (i = 0; i < w->nthr; i++) {
 		struct watch_thread *t = &w->thr[i];
-		uint64_t end;
 
 		if (!t->used || !t->seized)
 			continue;
@@ -441,30 +475,7 @@ static void pt_close(struct watch_set *w)
 		t->slots = 0;   /* records are released by watch_close */
 		if (pt_resume(w, t) == PT_LEFT)
 			continue;
-		/* A breakpoint SIGTRAP was still queued: take it, then leave. */
-		end = os_now_ns() + 2000000000ULL;
-		while (t->used && t->seized && os_now_ns() < end) {
-			struct timespec nap = { 0, 50000 };
-			int st = 0, r = wait_tid(w, t->tid, false, &st);
-
-			if (r < 0) {
-				thread_left(w, t);
-				break;
-			}
-			if (r == 0) {
-				nanosleep(&nap, NULL);
-				continue;
-			}
-			pt_event(w, t, st, false);
-		}
-		if (t->used && t->seized) {
-			w->st.errors++;
-			if (!pt_stop(w, t)) {
-				t->slots = 0;
-				ptrace(PTRACE_DETACH, t->tid, NULL, NULL);
-				thread_left(w, t);
-			}
-		}
+		pt_leave_idle(w, t, os_now_ns() + 2000000000ULL);
 	}
 }
 
