@@ -129,12 +129,7 @@ bool os_attrib_prepare(struct os_attrib *a, const struct os_event *ev, struct os
 	if (ev->type != OS_EV_ALLOC && ev->type != OS_EV_FREE && ev->type != OS_EV_REALLOC &&
 	    a->rt && a->rt->ops->mapping)
 		a->rt->ops->mapping(a->rt, as, ev);
-	oe->type = ev->type;
-	oe->addr = ev->addr;
-	oe->size = ev->size;
-	oe->aux = ev->aux;
-	oe->asid = as->id;
-	oe->node = OS_CCT_NONE;
+	*oe = os_obj_ev(ev->type, ev->addr, ev->size, ev->aux, as->id, OS_CCT_NONE);
 	if (ev->type == OS_EV_ALLOC || ev->type == OS_EV_MMAP || ev->type == OS_EV_REALLOC) {
 		if (a->rt && a->rt->ops->path_words) {
 			uint64_t path[OS_MAX_FRAMES];

@@ -165,6 +165,14 @@ struct os_obj_event {
 	uint16_t type;            /* enum os_ev_type */
 };
 
+/* An object event of these fields (node OS_CCT_NONE: no path). */
+static inline struct os_obj_event os_obj_ev(uint16_t type, uint64_t addr, uint64_t size,
+					    uint64_t aux, uint32_t asid, uint32_t node)
+{
+	return (struct os_obj_event){ .addr = addr, .size = size, .aux = aux, .asid = asid,
+				      .node = node, .type = type };
+}
+
 /* Reduces a ring event of the current image of ev->pid; returns false for
  * events that need no ordering (thread names: applied at once). Event
  * types the generic code does not know go to the runtime adapter. */

@@ -65,12 +65,9 @@ static bool prepare_alloc(struct hotspot *h, struct hs_jvm *j, const struct os_e
 	for (uint32_t i = 1; i <= n; i++)
 		if (OS_FRAME_IS_METHOD(buf[i]))
 			hs_name_path_word(h, j, buf[i]);
-	oe->type = ev->type;
-	oe->addr = hs_canon(j, ev->addr);
-	oe->size = ev->size;
-	oe->aux = os_hs_weight_jvm(&j->info, ev->aux, ev->size);
-	oe->asid = j->asid;
-	oe->node = os_attrib_path(h->a, j->asid, buf, n + 1);
+	*oe = os_obj_ev(ev->type, hs_canon(j, ev->addr), ev->size,
+			os_hs_weight_jvm(&j->info, ev->aux, ev->size), j->asid,
+			os_attrib_path(h->a, j->asid, buf, n + 1));
 	if (oe->node != OS_CCT_NONE)
 		os_hmap_put(&h->node2klass, oe->node, klass);
 	return true;
@@ -96,12 +93,7 @@ static bool prepare_moves(struct hotspot *h, struct hs_jvm *j, const struct os_e
 		mv[i].dst = hs_canon(j, ev->frames[3 * i + 1]);
 		os_hs_move_decode(ev->frames[3 * i + 2], &mv[i].bytes, &mv[i].seq);
 	}
-	oe->type = ev->type;
-	oe->addr = (uint64_t)(uintptr_t)mv;
-	oe->size = n;
-	oe->aux = ev->aux;
-	oe->asid = j->asid;
-	oe->node = OS_CCT_NONE;
+	*oe = os_obj_ev(ev->type, (uint64_t)(uintptr_t)mv, n, ev->aux, j->asid, OS_CCT_NONE);
 	return true;
 }
 
@@ -148,20 +140,11 @@ bool hs_prepare(struct os_runtime *rt, struct os_aspace *as, const struct os_eve
 	case OS_EV_MOVES:
 		return prepare_moves(h, j, ev, oe);
 	case OS_EV_MOVE:
-		oe->type = ev->type;
-		oe->addr = hs_canon(j, ev->addr);
-		oe->size = ev->size;
-		oe->aux = hs_canon(j, ev->aux);
-		oe->asid = j->asid;
-		oe->node = OS_CCT_NONE;
+		*oe = os_obj_ev(ev->type, hs_canon(j, ev->addr), ev->size,
+				hs_canon(j, ev->aux), j->asid, OS_CCT_NONE);
 		return true;
 	default: /* GC_END: addr = moves not delivered so far (cumulative) */
-		oe->type = ev->type;
-		oe->addr = ev->addr;
-		oe->size = ev->size;
-		oe->aux = ev->aux;
-		oe->asid = j->asid;
-		oe->node = OS_CCT_NONE;
+		*oe = os_obj_ev(ev->type, ev->addr, ev->size, ev->aux, j->asid, OS_CCT_NONE);
 		return true;
 	}
 }
