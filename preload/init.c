@@ -49,6 +49,7 @@ int osp_resolve(void)
 	OSP_RESOLVE(mmap64, "mmap64");
 	OSP_RESOLVE(munmap, "munmap");
 	OSP_RESOLVE(mremap, "mremap");
+	OSP_RESOLVE(getattr, "pthread_getattr_np");
 	if (mc)
 		osp_real.memcpy = mc;
 	if (mm)

@@ -17,6 +17,7 @@
 #ifndef OBJSCOPE_PRELOAD_H
 #define OBJSCOPE_PRELOAD_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -47,6 +48,7 @@ struct osp_real {
 	void *(*mremap)(void *, size_t, size_t, int, ...);
 	void *(*memcpy)(void *, const void *, size_t);
 	void *(*memmove)(void *, const void *, size_t);
+	int (*getattr)(pthread_t, pthread_attr_t *); /* pthread_getattr_np (hooks_thread.c) */
 };
 extern struct osp_real osp_real;
 

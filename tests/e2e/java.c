@@ -879,3 +879,20 @@ Test(e2e_java, jit_threads_counted_not_attributed)
 	cr_expect_gt(comp, 0, "no attributed sample with a compiler frame under --jit-threads");
 	json_object_put(report);
 }
+
+/* A --min-size below the JVM's own small blocks: the JVM's
+ * pthread_getattr_np allocates while it holds its thread's lock, and the
+ * path walk of that allocation needs the thread's stack bounds
+ * (pthread_getattr_np again). It hung at start-up (killed after 30 s here)
+ * before preload/hooks_thread.c; now the program runs as without objscope. */
+Test(e2e_java, small_min_size_does_not_deadlock)
+{
+	const char *argv[] = { "java", "-cp", JAVA_CP, "AllocCount", "2000", "100", NULL };
+	const char *opts[] = { "-q", "--min-size", "72", NULL };
+	char *profile = e2e_path(tmp, "small.data");
+	json_object *report = e2e_record_unchanged(tmp, profile, opts, argv, true);
+
+	cr_expect_gt(e2e_get_int(e2e_get(report, "meta"), "samples_total"), 0, "no samples");
+	json_object_put(report);
+	free(profile);
+}
