@@ -344,20 +344,12 @@ static void check_reports(const char *profile, const char *dir)
 	free(pb);
 }
 
-Test(pmu_decode, synthetic_pebs_records_to_profile)
+/* A sysfs tree under dir whose kernel lists a core PMU ("cpu", type 4),
+ * made the one os_sampler_create reads. */
+static void fake_cpu_pmu(const char *dir)
 {
-	char dir[128], err[256] = "", *argv[] = { "record", "-q", "-e", "mem-loads", "--numa",
-						   "--call-graph", "fp", "--", "x", NULL };
-	struct os_opts o;
-	struct os_collector c;
-	struct os_profile *p, *back;
-	const struct os_context *a, *b;
-	uint64_t now;
 	FILE *f;
 
-	/* a Skylake with a PMU driver, two NUMA nodes */
-	setenv("LIBPFM_FORCE_PMU", "skl", 1);
-	ut_mkdtemp(dir, sizeof(dir), "pmu-decode");
 	mkdir(ut_path(dir, "bus"), 0755);
 	mkdir(ut_path(dir, "bus/event_source"), 0755);
 	mkdir(ut_path(dir, "bus/event_source/devices"), 0755);
@@ -367,6 +359,22 @@ Test(pmu_decode, synthetic_pebs_records_to_profile)
 	fputs("4\n", f);
 	fclose(f);
 	os_sampler_sysfs = dir;
+}
+
+Test(pmu_decode, synthetic_pebs_records_to_profile)
+{
+	char dir[128], err[256] = "", *argv[] = { "record", "-q", "-e", "mem-loads", "--numa",
+						   "--call-graph", "fp", "--", "x", NULL };
+	struct os_opts o;
+	struct os_collector c;
+	struct os_profile *p, *back;
+	const struct os_context *a, *b;
+	uint64_t now;
+
+	/* a Skylake with a PMU driver, two NUMA nodes */
+	setenv("LIBPFM_FORCE_PMU", "skl", 1);
+	ut_mkdtemp(dir, sizeof(dir), "pmu-decode");
+	fake_cpu_pmu(dir);
 	os_numa_topo_override = &two_nodes;
 	cr_assert_eq(os_opts_parse(&o, "record", 9, argv), 8);
 	o.output = ut_path(dir, "p.data");
@@ -485,20 +493,11 @@ Test(pmu_decode, auto_falls_back_when_the_event_is_refused)
 	struct os_opts o;
 	struct os_collector c;
 	struct os_profile *p;
-	FILE *f;
 	bool noted = false;
 
 	setenv("LIBPFM_FORCE_PMU", "skl", 1);
 	ut_mkdtemp(dir, sizeof(dir), "pmu-auto");
-	mkdir(ut_path(dir, "bus"), 0755);
-	mkdir(ut_path(dir, "bus/event_source"), 0755);
-	mkdir(ut_path(dir, "bus/event_source/devices"), 0755);
-	mkdir(ut_path(dir, "bus/event_source/devices/cpu"), 0755);
-	f = fopen(ut_path(dir, "bus/event_source/devices/cpu/type"), "w");
-	cr_assert_not_null(f);
-	fputs("4\n", f);
-	fclose(f);
-	os_sampler_sysfs = dir;
+	fake_cpu_pmu(dir);
 	cr_assert_eq(os_opts_parse(&o, "record", 4, argv), 3);
 	cr_assert_str_eq(o.event, "auto");
 	cr_assert_eq(os_collector_init(&c, &o, err, sizeof(err)), 0, "%s", err);
