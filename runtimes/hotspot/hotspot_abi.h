@@ -66,6 +66,15 @@ enum {
 #define OS_HS_MOVE_SEQ_SHIFT 40
 #define OS_HS_MOVE_SEQ_BITS 24
 
+/* Small objects' moves read from their forwarding pointers at the end of a
+ * collection (runtimes/hotspot/target/hotspot_fwd.c): objects of at most
+ * OS_HS_FWD_MAX_BYTES (copied inline by the JVM, never through memcpy).
+ * OS_EV_GC_END carries OS_HS_FWD_WORDS payload words, cumulative counts:
+ * moves read, objects not followed because the target's table was full,
+ * mark words that could not be read (or pointed outside the heap). */
+#define OS_HS_FWD_MAX_BYTES 64
+enum { OS_HS_FWD_MOVED = 0, OS_HS_FWD_FULL = 1, OS_HS_FWD_UNREAD = 2, OS_HS_FWD_WORDS = 3 };
+
 #define OS_JVM_INFO_WORDS ((sizeof(struct os_jvm_info) + 7) / 8)
 
 /* Environment variable the collector sets for the preload: "exact", "hybrid"

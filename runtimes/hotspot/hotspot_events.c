@@ -144,6 +144,10 @@ bool hs_prepare(struct os_runtime *rt, struct os_aspace *as, const struct os_eve
 				hs_canon(j, ev->aux), j->asid, OS_CCT_NONE);
 		return true;
 	default: /* GC_END: addr = moves not delivered so far (cumulative) */
+		if (ev->type == OS_EV_GC_END && ev->nframes >= OS_HS_FWD_WORDS)
+			for (int i = 0; i < OS_HS_FWD_WORDS; i++)
+				if (ev->frames[i] > j->fwd[i])
+					j->fwd[i] = ev->frames[i];
 		*oe = os_obj_ev(ev->type, ev->addr, ev->size, ev->aux, j->asid, OS_CCT_NONE);
 		return true;
 	}

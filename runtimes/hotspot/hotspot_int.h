@@ -119,6 +119,8 @@ struct hs_jvm {
 	uint64_t small;            /* hybrid: objects seen below T (weight > 1) */
 	double estimated;          /* sum of the weights of the objects seen */
 	uint64_t moves_lost;       /* moves the target could not deliver (GC_END addr) */
+	uint64_t fwd[OS_HS_FWD_WORDS]; /* small objects' moves read from mark words (GC_END
+					* payload, OS_HS_FWD_*, cumulative) */
 	uint64_t checked;          /* collections after which survivors were checked */
 	uint64_t before;           /* objects first seen moved (attach: allocated before) */
 	struct os_hs_scan scan;    /* objects found at sampled addresses */

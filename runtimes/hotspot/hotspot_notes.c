@@ -70,6 +70,9 @@ void hs_notes(struct os_runtime *rt, struct os_profile *p)
 		ng_u64(n, "collections", j->gcs);
 		ng_u64(n, "moves", j->moves);
 		ng_u64(n, "moves_lost", j->moves_lost);
+		ng_u64(n, "small_moves", j->fwd[OS_HS_FWD_MOVED]);
+		ng_u64(n, "small_unfollowed", j->fwd[OS_HS_FWD_FULL]);
+		ng_u64(n, "small_unread", j->fwd[OS_HS_FWD_UNREAD]);
 		ng_u64(n, "dropped", j->dropped);
 		ng_u64(n, "checked", j->checked);
 		if (j->info.flags & (OS_JVM_F_ZGC | OS_JVM_F_CONCURRENT)) {
@@ -313,9 +316,24 @@ static int note_attached(struct hs_nr r, char *note, size_t len)
 				  "flag for complete Java stacks)");
 }
 
+/* The GC note's tail on small objects' moves read from forwarding pointers
+ * (runtimes/hotspot/target/hotspot_fwd.c); "" when none were. */
+static const char *small_moves_note(struct hs_nr r, char *buf, size_t len)
+{
+	if (!nv_u(r, "small_moves") && !nv_u(r, "small_unfollowed") && !nv_u(r, "small_unread"))
+		return "";
+	snprintf(buf, len,
+		 "; %llu moves of objects of 64 bytes or less read from their forwarding "
+		 "pointers (%llu such objects not followed: the target's table was full; %llu "
+		 "mark words unreadable)",
+		 nv_u(r, "small_moves"), nv_u(r, "small_unfollowed"), nv_u(r, "small_unread"));
+	return buf;
+}
+
 size_t os_hotspot_render_note(const struct os_profile *p, const struct os_note_counters *g,
 			      char *buf, size_t len)
 {
+	char small[256];
 	struct hs_nr r = { p, g };
 	const char *kind = g->kind < p->nstrings ? p->strings[g->kind] : "";
 	char note[1024]; /* the notes were made in such a buffer: as long as before */
@@ -339,9 +357,10 @@ size_t os_hotspot_render_note(const struct os_profile *p, const struct os_note_c
 			     "HotSpot pid %u: %llu collections, %llu object moves applied (%llu not "
 			     "delivered by the target), %llu dead objects dropped after collections "
 			     "(checked at %llu of them; an object replaced by one of the same class "
-			     "at the same address is kept)",
+			     "at the same address is kept)%s",
 			     (unsigned)nv_u(r, "pid"), nv_u(r, "collections"), nv_u(r, "moves"),
-			     nv_u(r, "moves_lost"), nv_u(r, "dropped"), nv_u(r, "checked"));
+			     nv_u(r, "moves_lost"), nv_u(r, "dropped"), nv_u(r, "checked"),
+			     small_moves_note(r, small, sizeof(small)));
 	else if (!strcmp(kind, "hotspot.concurrent_gc"))
 		n = snprintf(note, sizeof(note),
 			     "HotSpot pid %u: %s GC moves objects concurrently: attribution "

@@ -170,6 +170,7 @@ static void hs_alloc(void *klass, void *obj, size_t tlab_bytes, size_t bytes, co
 			(uint32_t)n) == 0) {
 		osp_stat_add(&s->stats.tracked_allocs, 1);
 		osp_stat_add(&s->stats.tracked_bytes, bytes);
+		osp_hs_fwd_track(a, bytes);
 	}
 out:
 	osp_leave(t);
@@ -307,7 +308,7 @@ static uint64_t hs_total_collections(const void *heap)
 static void hs_gc_event(const void *heap, uint16_t type)
 {
 	struct osp_thread *t = osp_enter();
-	uint64_t flushed = 0, lost = 0, seq;
+	uint64_t flushed = 0, lost = 0, seq, fwd[OS_HS_FWD_WORDS];
 
 	if (!t)
 		return;
@@ -318,8 +319,10 @@ static void hs_gc_event(const void *heap, uint16_t type)
 	} else {
 		seq = __atomic_load_n(&hs_gc_seq, __ATOMIC_RELAXED);
 		osp_hs_moves_flush_all(t, seq, &flushed, &lost);
+		osp_hs_fwd_collect(t, seq, &flushed);
+		osp_hs_fwd_stats(fwd);
 		osp_hs_emit(t, type, osp_hs_moves_lost(), flushed, hs_total_collections(heap), seq,
-			    NULL, 0);
+			    fwd, OS_HS_FWD_WORDS);
 	}
 	osp_leave(t);
 }
@@ -600,6 +603,9 @@ static void hs_jvm_up(void)
 	}
 	osp_hs.heap_lo = info.heap_start;
 	osp_hs.heap_hi = info.heap_end;
+	osp_hs.fwd_marks = !(info.flags & (OS_JVM_F_ZGC | OS_JVM_F_CONCURRENT)) &&
+			   (!strcmp(info.gc, "G1") || !strcmp(info.gc, "Parallel") ||
+			    !strcmp(info.gc, "Serial"));
 	osp_hs.interp_lo = info.interp_start;
 	osp_hs.interp_hi = info.interp_end;
 	__atomic_store_n(&osp_hs.up, 1, __ATOMIC_RELEASE);

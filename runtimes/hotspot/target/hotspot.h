@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "runtimes/hotspot/hotspot_abi.h"
 #include "runtimes/hotspot/hs_frames.h"
 #include "preload/adapter.h"
 #include "preload/preload.h"
@@ -44,6 +45,8 @@ struct osp_hs_state {
 	uint64_t dither_lo, dither_span;  /* next TLAB's desired size: lo + [0, span) words */
 	uint64_t alloc_bytes_off;         /* Thread::_allocated_bytes, 0 = unknown */
 	struct os_hsf_layout frames;      /* JIT frames without frame pointers (.ok: usable) */
+	int fwd_marks;                    /* G1, Parallel, Serial: small objects' moves read
+					   * from their mark words (hotspot_fwd.c) */
 	int up;                           /* 1 once the fields above are valid */
 };
 extern struct osp_hs_state osp_hs;
@@ -94,7 +97,22 @@ int osp_hs_move_filter(const void *dst, const void *src, size_t n, enum osp_copy
  * *lost = moves that could not be delivered (ring full, buffer busy). */
 void osp_hs_moves_flush_all(struct osp_thread *t, uint64_t gc, uint64_t *flushed, uint64_t *lost);
 
-/* Cumulative count of moves that could not be delivered. */
+/* Cumulative count of moves that could not be delivered; ... adds n to it. */
 uint64_t osp_hs_moves_lost(void);
+void osp_hs_moves_lost_add(uint64_t n);
+/* The next process-wide move sequence number (OS_HS_MOVE_SEQ_SHIFT). */
+uint64_t osp_hs_move_seq(void);
+
+/* ---- hotspot_fwd.c ---- */
+
+/* A tracked object of addr, bytes was allocated: remembered when it is
+ * small enough to be copied inline (OS_HS_FWD_MAX_BYTES) and fwd_marks. */
+void osp_hs_fwd_track(uint64_t addr, uint64_t bytes);
+/* GC end (no Java thread running): the remembered objects' moves, read from
+ * their mark words, written as OS_EV_MOVES (aux = gc) into t's ring and
+ * added to *flushed; the dead are forgotten. */
+void osp_hs_fwd_collect(struct osp_thread *t, uint64_t gc, uint64_t *flushed);
+/* Cumulative counts, OS_HS_FWD_* order. */
+void osp_hs_fwd_stats(uint64_t out[OS_HS_FWD_WORDS]);
 
 #endif

@@ -162,6 +162,16 @@ void osp_hs_moves_flush_all(struct osp_thread *t, uint64_t gc, uint64_t *flushed
 	__atomic_fetch_add(&hm_lost, *lost, __ATOMIC_RELAXED);
 }
 
+void osp_hs_moves_lost_add(uint64_t n)
+{
+	__atomic_fetch_add(&hm_lost, n, __ATOMIC_RELAXED);
+}
+
+uint64_t osp_hs_move_seq(void)
+{
+	return __atomic_fetch_add(&hm_seq, 1, __ATOMIC_RELAXED);
+}
+
 uint64_t osp_hs_moves_lost(void)
 {
 	return __atomic_load_n(&hm_lost, __ATOMIC_RELAXED);

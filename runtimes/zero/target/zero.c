@@ -242,6 +242,7 @@ static bool zt_alloc(const void *self, void *obj, const void *caller, const void
 			(uint32_t)n) == 0) {
 		osp_stat_add(&s->stats.tracked_allocs, 1);
 		osp_stat_add(&s->stats.tracked_bytes, words * 8);
+		osp_hs_fwd_track((uint64_t)(uintptr_t)obj, words * 8);
 	}
 out:
 	osp_leave(t);
