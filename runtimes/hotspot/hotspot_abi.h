@@ -48,6 +48,10 @@ struct os_jvm_info {
 				    * mode added -XX:+DumpPerfMapAtExit: remove it once read */
 #define OS_JVM_F_MAP_REFUSED 0x20  /* /tmp/perf-PID.map was a link or another user's file
 				    * at the JVM's start: -XX:+DumpPerfMapAtExit not added */
+#define OS_JVM_F_TLAB_STEERED 0x40 /* attach: hybrid TLABs steered in the running JVM (each
+				    * refill writes the thread's next _desired_size and its
+				    * _refill_waste_limit); the JVM's own sizing resumes at its
+				    * first collection after the detach */
 #define OS_JVM_F_NONSAFEPOINT_DEBUG 0x10 /* -XX:+DebugNonSafepoints: PcDescs between safepoints
 					  * too, so an interrupted compiled pc has its inlined
 					  * methods (runtimes/hotspot/hotspot_scopes.h) */

@@ -66,6 +66,7 @@ void hs_notes(struct os_runtime *rt, struct os_profile *p)
 		ng_f64(n, "estimated", j->estimated);
 		ng_u64(n, "tlab", j->info.tlab_bytes);
 		ng_u64(n, "dither", (j->info.flags & OS_JVM_F_TLAB_DITHER) != 0);
+		ng_u64(n, "steered", (j->info.flags & OS_JVM_F_TLAB_STEERED) != 0);
 		n = ng_begin(p, "hotspot.gc", j->pid);
 		ng_u64(n, "collections", j->gcs);
 		ng_u64(n, "moves", j->moves);
@@ -224,12 +225,18 @@ static int note_objects(struct hs_nr r, char *note, size_t len)
 				"(Horvitz-Thompson); %llu Java objects seen (%llu of them with a "
 				"weight above 1), estimated %.0f objects allocated; allocations and "
 				"bytes per object are estimates, and sample figures marked est. are "
-				"Horvitz-Thompson estimates (each sample counts its object's weight)",
+				"Horvitz-Thompson estimates (each sample counts its object's weight)%s",
 				pid, gc, dither ? "random size, mean " : "", t,
 				dither ? " (drawn from [T/2, 3T/2) at each refill)" : "",
 				dither ? t * 3 / 2 : t,
 				dither ? "size / T up to T/2 (then rising to 1)" : "size / T",
-				nv_u(r, "objects"), nv_u(r, "weighted"), nv_f(r, "estimated"));
+				nv_u(r, "objects"), nv_u(r, "weighted"), nv_f(r, "estimated"),
+				nv_u(r, "steered")
+					? "; TLABs steered in the running JVM from each thread's first "
+					  "refill after the attach (objects born before stay apart; one "
+					  "TLAB per thread and collection keeps the JVM's own size; its "
+					  "own sizing is back at its first collection after the detach)"
+					: "");
 	}
 	if (nv_u(r, "mode") == OS_JVM_MODE_SAMPLED)
 		return snprintf(note, len,

@@ -350,6 +350,19 @@ static bool have_java(void)
 	return access(JAVA_CLASS, R_OK) == 0 && access("/usr/bin/java", X_OK) == 0;
 }
 
+/* Starts argv in tmp as `name` and waits for it to print "ready". */
+static pid_t spawn_ready(const char *name, const char *const argv[])
+{
+	pid_t pid = spawn_in(name, argv, true);
+
+	if (e2e_wait_output(tmp, name, pid, "ready", 30000))
+		return pid;
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	cr_assert_fail("the JVM %s did not start: %s", name, slurp(name, "err"));
+	return -1;
+}
+
 /* Starts `java [flag] -cp build/java AttachFixture SECONDS [IDLE [STOP]]` in
  * tmp (hs_err files, trigger files land there) and waits for "ready". */
 static pid_t start_jvm(const char *name, const char *flag, const char *seconds,
@@ -358,7 +371,6 @@ static pid_t start_jvm(const char *name, const char *flag, const char *seconds,
 	char cp[PATH_MAX];
 	const char *argv[10];
 	int n = 0;
-	pid_t pid;
 
 	cr_assert_not_null(realpath("build/java", cp));
 	argv[n++] = "/usr/bin/java";
@@ -373,13 +385,7 @@ static pid_t start_jvm(const char *name, const char *flag, const char *seconds,
 	if (idle && stop)
 		argv[n++] = stop;
 	argv[n] = NULL;
-	pid = spawn_in(name, argv, true);
-	if (e2e_wait_output(tmp, name, pid, "ready", 30000))
-		return pid;
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-	cr_assert_fail("AttachFixture did not start: %s", slurp(name, "err"));
-	return -1;
+	return spawn_ready(name, argv);
 }
 
 static bool notes_have(json_object *report, const char *text)
@@ -500,6 +506,53 @@ Test(e2e_attach, java_planted_site_ranks_first)
 	}
 	cr_expect(before, "no long[] context allocated before the attach");
 	json_object_put(report);
+}
+
+/* Small objects renewed all the time (tests/java/RenewFixture.java: 8 KiB
+ * long[] arrays, far below the TLABs the JVM sizes itself) rank first in a
+ * 3 s attach: the attach steers hybrid TLAB sampling in the running JVM
+ * (runtimes/hotspot/target/hotspot.c hs_steer_tlabs). Before, the site had
+ * 7 samples (est. 768) and ranked under "[allocated before attach (or not
+ * sampled at allocation)] long[]" (1,047 samples). Gathers until the site
+ * has 100 samples (three attaches at most: a busy machine). */
+Test(e2e_attach, java_renewed_small_objects_rank_first)
+{
+	char cp[PATH_MAX], msg[512], buf[2048];
+	const char *argv[] = { "/usr/bin/java", "-cp", cp, "RenewFixture", "60", NULL, NULL };
+	char *profile = e2e_path(tmp, "rn.data"), *stop = e2e_path(tmp, "rn.stop");
+	int64_t hot = 0;
+	struct e2e_result res;
+	json_object *report = NULL, *top = NULL;
+	pid_t pid;
+
+	if (access("build/java/RenewFixture.class", R_OK) != 0)
+		cr_skip_test("needs build/java/RenewFixture.class");
+	cr_assert_not_null(realpath("build/java", cp));
+	argv[5] = stop;
+	pid = spawn_ready("rn", argv);
+	for (int run = 0; run < 3 && hot < 100; run++) {
+		cr_assert_eq(attach(profile, "3", pid, &res), 0);
+		cr_assert_eq(res.status, 0, "attach exited %d: %s", res.status, res.err);
+		e2e_result_free(&res);
+		if (report)
+			json_object_put(report);
+		report = e2e_report_json(tmp, profile, msg, sizeof(msg));
+		cr_assert_not_null(report, "%s", msg);
+		top = json_object_array_get_idx(e2e_get(report, "objects"), 0);
+		hot = top && e2e_stack_has(top, "RenewFixture.renewHot", 2) ?
+			      e2e_get_int(top, "samples") : 0;
+	}
+	close(open(stop, O_CREAT | O_WRONLY, 0600));
+	cr_assert_eq(wait_exit(pid), 0, "JVM failed after the attach: %s", slurp("rn", "err"));
+	cr_expect_str_eq(slurp("rn", "out"), "ready\nok 2048\n", "JVM output changed");
+	cr_expect(top && e2e_stack_has(top, "RenewFixture.renewHot", 2) &&
+			  e2e_stack_has(top, "RenewFixture.main", 3),
+		  "renewHot is not first: %s", top ? e2e_stack_str(top, buf, sizeof(buf)) : "-");
+	cr_expect_geq(hot, 100, "renewHot has %lld samples", (long long)hot);
+	cr_expect(notes_have(report, "TLABs steered in the running JVM"), "no note on steering");
+	json_object_put(report);
+	free(profile);
+	free(stop);
 }
 
 /* With -XX:+PreserveFramePointer (the user's own flag) the Java allocation

@@ -222,6 +222,9 @@ void osp_hs_tlab_refilled(void *thread, const void *obj)
 
 	if (!osp_hs.dither_off || !thread)
 		return;
+	/* steered in an attached JVM: after the detach its own sizing is back */
+	if (osp_hs.waste_off && atomic_load(&osp_hdr->disarmed))
+		return;
 	__asm__ volatile("rdtsc" : "=a"(a), "=d"(dx));
 	x = ((uint64_t)dx << 32 | a) ^ (uint64_t)(uintptr_t)obj ^ (uint64_t)(uintptr_t)thread;
 	x ^= x >> 33;
@@ -259,6 +262,8 @@ void osp_hs_tlab_refilled(void *thread, const void *obj)
 	if (t)
 		osp_leave(t);
 	*(volatile size_t *)((uint8_t *)thread + osp_hs.dither_off) = (size_t)d;
+	if (osp_hs.waste_off) /* words: above any TLAB */
+		*(volatile size_t *)((uint8_t *)thread + osp_hs.waste_off) = (size_t)1 << 40;
 }
 
 HS_FRAMED static void hs_new_tlab(void *klass, void *obj, size_t tlab_bytes, size_t bytes,
@@ -559,7 +564,37 @@ static uint32_t hs_mode_in_force(const struct osp_vms *v, const char *gc, uint64
 
 static int hs_preserve_fp = -1; /* -XX:+PreserveFramePointer in force */
 
-static void hs_jvm_up(void)
+/* Attach mode: the running JVM sizes its TLABs itself (ResizeTLAB) and
+ * keeps a TLAB whose rest is above its refill waste limit, allocating the
+ * object outside it. Hybrid sampling needs neither, and both are per-thread
+ * fields it reads at each refill: from the first refill of each thread
+ * after the attach, the refill hook writes that thread's next TLAB size
+ * (drawn as in launch mode) and a refill waste limit above any TLAB (every
+ * object that does not fit the rest makes a new TLAB). A collection's TLAB
+ * resize rewrites both, for one TLAB per thread and collection; after the
+ * detach nothing rewrites them and the JVM's own sizing is back at its next
+ * collection. Returns the steered T (bytes), or 0 when vmStructs lack a
+ * field (the sampled mode stays). */
+static uint64_t hs_steer_tlabs(const struct osp_vms *v, const struct os_jvm_info *info)
+{
+	uint64_t o_tlab, o_desired, o_waste, o_alloc, t = OS_JAVA_TLAB_DEFAULT;
+
+	if (info->mode != OS_JVM_MODE_SAMPLED || hs_mode == OS_JVM_MODE_SAMPLED ||
+	    hs_flag_bool(v, "UseTLAB") != 1 ||
+	    osp_vms_offset(v, "Thread", "_tlab", &o_tlab) != 0 ||
+	    osp_vms_offset(v, "ThreadLocalAllocBuffer", "_desired_size", &o_desired) != 0 ||
+	    osp_vms_offset(v, "ThreadLocalAllocBuffer", "_refill_waste_limit", &o_waste) != 0 ||
+	    osp_vms_offset(v, "Thread", "_allocated_bytes", &o_alloc) != 0)
+		return 0;
+	if (t < osp_hdr->min_size)
+		t = osp_hdr->min_size;
+	if (t < HS_TLAB_FLOOR)
+		t = HS_TLAB_FLOOR;
+	osp_hs.waste_off = o_tlab + o_waste;
+	return t;
+}
+
+static void hs_jvm_up(int attach)
 {
 	struct os_jvm_info info;
 	struct osp_thread *t;
@@ -588,6 +623,15 @@ static void hs_jvm_up(void)
 	if (hs_map_refused)
 		info.flags |= OS_JVM_F_MAP_REFUSED;
 	info.mode = hs_mode_in_force(&v, info.gc, &info.tlab_bytes);
+	if (attach) {
+		uint64_t t = hs_steer_tlabs(&v, &info);
+
+		if (t) {
+			info.mode = OS_JVM_MODE_HYBRID;
+			info.tlab_bytes = t;
+			info.flags |= OS_JVM_F_TLAB_STEERED;
+		}
+	}
 	if (info.mode == OS_JVM_MODE_HYBRID && info.tlab_bytes >= 4096) {
 		uint64_t o_tlab, o_desired, o_alloc;
 
@@ -776,7 +820,7 @@ HS_FRAMED static int32_t hs_create_vm(void **pvm, void **penv, void *args)
 	r = hs_orig.create_vm(pvm, penv, &na);
 	osp_real.free(o);
 	if (r == HS_JNI_OK)
-		hs_jvm_up();
+		hs_jvm_up(0);
 	return r;
 }
 
@@ -935,7 +979,7 @@ static int hs_attach_prepare(struct os_rt_plan *plan)
 	if (!hs_jvm_handle)
 		return 0;
 	/* the JVM is up: read vmStructs, announce it, log moves */
-	hs_jvm_up();
+	hs_jvm_up(1);
 	if (!__atomic_load_n(&osp_hs.up, __ATOMIC_ACQUIRE))
 		return 0;
 	plan->found = 1;

@@ -44,6 +44,8 @@ struct osp_hs_state {
 	uint64_t dither_off;              /* hybrid mode: Thread::_tlab + TLAB::_desired_size, 0 = off */
 	uint64_t dither_lo, dither_span;  /* next TLAB's desired size: lo + [0, span) words */
 	uint64_t alloc_bytes_off;         /* Thread::_allocated_bytes, 0 = unknown */
+	uint64_t waste_off;               /* attach, hybrid steered: Thread::_tlab +
+					   * TLAB::_refill_waste_limit, 0 = off */
 	struct os_hsf_layout frames;      /* JIT frames without frame pointers (.ok: usable) */
 	int fwd_marks;                    /* G1, Parallel, Serial: small objects' moves read
 					   * from their mark words (hotspot_fwd.c) */
