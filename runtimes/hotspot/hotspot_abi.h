@@ -52,6 +52,8 @@ struct os_jvm_info {
 				    * refill writes the thread's next _desired_size and its
 				    * _refill_waste_limit); the JVM's own sizing resumes at its
 				    * first collection after the detach */
+#define OS_JVM_F_SMALL_MOVES 0x80  /* moves of objects <= OS_HS_FWD_MAX_BYTES are logged too
+				    * (read from forwarding pointers: hotspot_fwd.c) */
 #define OS_JVM_F_NONSAFEPOINT_DEBUG 0x10 /* -XX:+DebugNonSafepoints: PcDescs between safepoints
 					  * too, so an interrupted compiled pc has its inlined
 					  * methods (runtimes/hotspot/hotspot_scopes.h) */

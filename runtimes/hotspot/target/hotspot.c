@@ -650,6 +650,8 @@ static void hs_jvm_up(int attach)
 	osp_hs.fwd_marks = !(info.flags & (OS_JVM_F_ZGC | OS_JVM_F_CONCURRENT)) &&
 			   (!strcmp(info.gc, "G1") || !strcmp(info.gc, "Parallel") ||
 			    !strcmp(info.gc, "Serial"));
+	if (osp_hs.fwd_marks)
+		info.flags |= OS_JVM_F_SMALL_MOVES;
 	osp_hs.interp_lo = info.interp_start;
 	osp_hs.interp_hi = info.interp_end;
 	__atomic_store_n(&osp_hs.up, 1, __ATOMIC_RELEASE);
