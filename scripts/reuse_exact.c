@@ -1,0 +1,146 @@
+/* reuse_exact - exact reuse distances of a valgrind lackey trace
+ * (common/reuse_exact.h; docs/REUSE.md "Checking against the exact engine").
+ *
+ *   valgrind --tool=lackey --trace-mem=yes --log-file=T prog ...
+ *   reuse_exact [--range NAME:LO:HI]... < T
+ *
+ * Every data access of the trace (L, S, M lines; M counts once) goes through
+ * the engine; the reuses of accesses in [LO, HI) (hex or decimal) are
+ * gathered per range. Prints one line per range:
+ *   range NAME accesses A reuses R cold C median M bins B0 B1 ... B39
+ * (median in bytes over the finite reuses, -1 without any). Exit status 0,
+ * 1 on bad input or memory (one line on stderr). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/reuse_exact.h"
+#include "common/reuse_math.h"
+
+#define MAX_RANGES 16
+
+struct range {
+	char name[64];
+	uint64_t lo, hi;
+	uint64_t accesses, cold;
+	uint64_t *d;
+	size_t n, cap;
+	uint64_t bins[OS_REUSE_BINS];
+};
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int parse_range(const char *s, struct range *r)
+{
+	const char *c1 = strchr(s, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+	char *end;
+
+	if (!c1 || !c2 || c1 == s || (size_t)(c1 - s) >= sizeof(r->name))
+		return -1;
+	memcpy(r->name, s, (size_t)(c1 - s));
+	r->lo = strtoull(c1 + 1, &end, 0);
+	if (end != c2)
+		return -1;
+	r->hi = strtoull(c2 + 1, &end, 0);
+	return *end || r->hi <= r->lo ? -1 : 0;
+}
+
+static int note(struct range *r, int cold, uint64_t d)
+{
+	r->accesses++;
+	if (cold) {
+		r->cold++;
+		r->bins[OS_REUSE_COLD]++;
+		return 0;
+	}
+	r->bins[os_reuse_bin(d)]++;
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 4096;
+		uint64_t *p = realloc(r->d, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		r->d = p;
+		r->cap = cap;
+	}
+	r->d[r->n++] = d;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct range *rs = calloc(MAX_RANGES, sizeof(*rs));
+	unsigned nr = 0;
+	struct os_rx x;
+	char line[256];
+	uint64_t lines = 0;
+
+	if (!rs)
+		return 1;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--range") && i + 1 < argc && nr < MAX_RANGES &&
+		    !parse_range(argv[i + 1], &rs[nr])) {
+			nr++;
+			i++;
+			continue;
+		}
+		fprintf(stderr, "reuse_exact: bad argument '%s' (usage: reuse_exact "
+			"[--range NAME:LO:HI]... < lackey-trace)\n", argv[i]);
+		return 1;
+	}
+	os_rx_init(&x);
+	while (fgets(line, sizeof(line), stdin)) {
+		char kind, *p = line, *end;
+		uint64_t addr, d = 0;
+		unsigned long width;
+		int cold;
+
+		lines++;
+		/* " L 1ffefffe58,8" / " S ..." / " M ..."; "I  ..." and "==" lines skipped */
+		if (p[0] != ' ' || (p[1] != 'L' && p[1] != 'S' && p[1] != 'M') || p[2] != ' ')
+			continue;
+		kind = p[1];
+		(void)kind;
+		addr = strtoull(p + 3, &end, 16);
+		if (*end != ',')
+			continue;
+		width = strtoul(end + 1, &end, 10);
+		if (!width || width > 64)
+			continue;
+		cold = os_rx_access(&x, addr, (unsigned)width, &d);
+		if (cold < 0) {
+			fprintf(stderr, "reuse_exact: %s at trace line %llu\n", strerror(-cold),
+				(unsigned long long)lines);
+			return 1;
+		}
+		for (unsigned k = 0; k < nr; k++)
+			if (addr >= rs[k].lo && addr < rs[k].hi && note(&rs[k], cold, d)) {
+				fprintf(stderr, "reuse_exact: out of memory\n");
+				return 1;
+			}
+	}
+	for (unsigned k = 0; k < nr; k++) {
+		struct range *r = &rs[k];
+		long long med = -1;
+
+		if (r->n) {
+			qsort(r->d, r->n, sizeof(*r->d), cmp_u64);
+			med = (long long)r->d[r->n / 2];
+		}
+		printf("range %s accesses %llu reuses %zu cold %llu median %lld bins", r->name,
+		       (unsigned long long)r->accesses, r->n, (unsigned long long)r->cold, med);
+		for (unsigned b = 0; b < OS_REUSE_BINS; b++)
+			printf(" %llu", (unsigned long long)r->bins[b]);
+		printf("\n");
+		free(r->d);
+	}
+	os_rx_destroy(&x);
+	free(rs);
+	return 0;
+}
