@@ -82,6 +82,28 @@ double os_reuse_miss_ratio(const double *bins, uint64_t cache)
 	return miss / n;
 }
 
+const char *const os_reuse_cache_names[3] = { "L1d", "L2", "LLC" };
+
+const struct os_reuse *os_reuse_of(const struct os_profile *p, uint32_t ci)
+{
+	const struct os_reuse *r;
+
+	if (!(p->analyses & OS_AN_REUSE) || ci >= p->ru.nctx)
+		return NULL;
+	r = &p->ru.ctx[ci];
+	return total(r->bins) > 0 ? r : NULL;
+}
+
+void os_reuse_figures(const struct os_profile *p, const struct os_reuse *r,
+		      struct os_reuse_figures *f)
+{
+	f->reuses = total(r->bins);
+	f->censored = r->bins[OS_REUSE_COLD];
+	f->median = os_reuse_median(r->bins);
+	for (int k = 0; k < 3; k++)
+		f->miss[k] = p->ru.cache[k] ? os_reuse_miss_ratio(r->bins, p->ru.cache[k]) : NAN;
+}
+
 struct pair {
 	double t, w;
 };

@@ -22,7 +22,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define OS_REUSE_BINS 40
+#include "common/profile.h"
+
+#define OS_REUSE_BINS OS_REUSE_NBINS
 #define OS_REUSE_COLD (OS_REUSE_BINS - 1)
 
 /* The bin of a finite distance in bytes. */
@@ -38,6 +40,20 @@ double os_reuse_median(const double *bins);
  * the share of reuses whose distance is >= cache (cold ones included),
  * interpolated inside the bin holding `cache`; NAN when empty. */
 double os_reuse_miss_ratio(const double *bins, uint64_t cache);
+
+/* What the reports show of one context's signature. */
+struct os_reuse_figures {
+	double reuses;         /* all of the signature, censored included */
+	double censored;       /* the last bin: no reuse within the watchpoint's age */
+	double median;         /* bytes; INFINITY: mostly censored */
+	double miss[3];        /* LRU miss ratio for L1d, L2, LLC (NAN: size unknown) */
+};
+extern const char *const os_reuse_cache_names[3]; /* "L1d", "L2", "LLC" */
+
+/* The signature of context ci, NULL when none was measured. */
+const struct os_reuse *os_reuse_of(const struct os_profile *p, uint32_t ci);
+void os_reuse_figures(const struct os_profile *p, const struct os_reuse *r,
+		      struct os_reuse_figures *f);
 
 /* The footprint of one access stream, built from its sampled reuse times. */
 struct os_fp {

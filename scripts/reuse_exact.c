@@ -2,11 +2,13 @@
  * (common/reuse_exact.h; docs/REUSE.md "Checking against the exact engine").
  *
  *   valgrind --tool=lackey --trace-mem=yes --log-file=T prog ...
- *   reuse_exact [--range NAME:LO:HI]... < T
+ *   reuse_exact [--range NAME:LO:HI]... [--ranges-file F] < T
  *
  * Every data access of the trace (L, S, M lines; M counts once) goes through
  * the engine; the reuses of accesses in [LO, HI) (hex or decimal) are
- * gathered per range. Prints one line per range:
+ * gathered per range. --ranges-file: more ranges, "NAME LO HI" per line,
+ * read when the trace has ended (the traced program may write it while it
+ * runs). Prints one line per range:
  *   range NAME accesses A reuses R cold C median M bins B0 B1 ... B39
  * (median in bytes over the finite reuses, -1 without any). Exit status 0,
  * 1 on bad input or memory (one line on stderr). */
@@ -51,10 +53,10 @@ static int parse_range(const char *s, struct range *r)
 	return *end || r->hi <= r->lo ? -1 : 0;
 }
 
-static int note(struct range *r, int cold, uint64_t d)
+static int note(struct range *r, uint64_t d)
 {
 	r->accesses++;
-	if (cold) {
+	if (d == UINT64_MAX) {
 		r->cold++;
 		r->bins[OS_REUSE_COLD]++;
 		return 0;
@@ -73,9 +75,56 @@ static int note(struct range *r, int cold, uint64_t d)
 	return 0;
 }
 
+/* Every data access: its address and distance (UINT64_MAX: cold). */
+struct trace {
+	uint64_t *addr, *dist;
+	size_t n, cap;
+};
+
+static int trace_add(struct trace *t, uint64_t addr, uint64_t dist)
+{
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 1 << 20;
+		uint64_t *a = realloc(t->addr, cap * sizeof(*a)), *d;
+
+		if (!a)
+			return -ENOMEM;
+		t->addr = a;
+		d = realloc(t->dist, cap * sizeof(*d));
+		if (!d)
+			return -ENOMEM;
+		t->dist = d;
+		t->cap = cap;
+	}
+	t->addr[t->n] = addr;
+	t->dist[t->n++] = dist;
+	return 0;
+}
+
+static int read_ranges_file(const char *path, struct range *rs, unsigned *nr)
+{
+	FILE *f = fopen(path, "r");
+	char name[64], lo[32], hi[32], spec[160];
+
+	if (!f)
+		return -1;
+	while (*nr < MAX_RANGES && fscanf(f, "%63s %31s %31s", name, lo, hi) == 3) {
+		snprintf(spec, sizeof(spec), "%s:%s:%s", name, lo, hi);
+		if (parse_range(spec, &rs[*nr])) {
+			fclose(f);
+			return -1;
+		}
+		(*nr)++;
+	}
+	fclose(f);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct range *rs = calloc(MAX_RANGES, sizeof(*rs));
+	const char *ranges_file = NULL;
+	struct trace tr = { 0 };
 	unsigned nr = 0;
 	struct os_rx x;
 	char line[256];
@@ -90,13 +139,17 @@ int main(int argc, char **argv)
 			i++;
 			continue;
 		}
+		if (!strcmp(argv[i], "--ranges-file") && i + 1 < argc) {
+			ranges_file = argv[++i];
+			continue;
+		}
 		fprintf(stderr, "reuse_exact: bad argument '%s' (usage: reuse_exact "
-			"[--range NAME:LO:HI]... < lackey-trace)\n", argv[i]);
+			"[--range NAME:LO:HI]... [--ranges-file F] < lackey-trace)\n", argv[i]);
 		return 1;
 	}
 	os_rx_init(&x);
 	while (fgets(line, sizeof(line), stdin)) {
-		char kind, *p = line, *end;
+		char *p = line, *end;
 		uint64_t addr, d = 0;
 		unsigned long width;
 		int cold;
@@ -105,8 +158,6 @@ int main(int argc, char **argv)
 		/* " L 1ffefffe58,8" / " S ..." / " M ..."; "I  ..." and "==" lines skipped */
 		if (p[0] != ' ' || (p[1] != 'L' && p[1] != 'S' && p[1] != 'M') || p[2] != ' ')
 			continue;
-		kind = p[1];
-		(void)kind;
 		addr = strtoull(p + 3, &end, 16);
 		if (*end != ',')
 			continue;
@@ -114,21 +165,27 @@ int main(int argc, char **argv)
 		if (!width || width > 64)
 			continue;
 		cold = os_rx_access(&x, addr, (unsigned)width, &d);
-		if (cold < 0) {
-			fprintf(stderr, "reuse_exact: %s at trace line %llu\n", strerror(-cold),
-				(unsigned long long)lines);
+		if (cold < 0 || trace_add(&tr, addr, cold ? UINT64_MAX : d)) {
+			fprintf(stderr, "reuse_exact: %s at trace line %llu\n",
+				strerror(cold < 0 ? -cold : ENOMEM), (unsigned long long)lines);
 			return 1;
 		}
-		for (unsigned k = 0; k < nr; k++)
-			if (addr >= rs[k].lo && addr < rs[k].hi && note(&rs[k], cold, d)) {
-				fprintf(stderr, "reuse_exact: out of memory\n");
-				return 1;
-			}
+	}
+	os_rx_destroy(&x);
+	if (ranges_file && read_ranges_file(ranges_file, rs, &nr)) {
+		fprintf(stderr, "reuse_exact: %s: unreadable or not \"NAME LO HI\" lines\n",
+			ranges_file);
+		return 1;
 	}
 	for (unsigned k = 0; k < nr; k++) {
 		struct range *r = &rs[k];
 		long long med = -1;
 
+		for (size_t i = 0; i < tr.n; i++)
+			if (tr.addr[i] >= r->lo && tr.addr[i] < r->hi && note(r, tr.dist[i])) {
+				fprintf(stderr, "reuse_exact: out of memory\n");
+				return 1;
+			}
 		if (r->n) {
 			qsort(r->d, r->n, sizeof(*r->d), cmp_u64);
 			med = (long long)r->d[r->n / 2];
@@ -140,7 +197,8 @@ int main(int argc, char **argv)
 		printf("\n");
 		free(r->d);
 	}
-	os_rx_destroy(&x);
+	free(tr.addr);
+	free(tr.dist);
 	free(rs);
 	return 0;
 }

@@ -609,6 +609,12 @@ int watch_free_slots(struct watch_set *w, pid_t tid)
 	return n < 0 ? 0 : n;
 }
 
+unsigned watch_access_width(struct watch_set *w, uint64_t ip, bool *is_write)
+{
+	*is_write = false;
+	return w ? watch_insn_width(w, ip, is_write) : 0;
+}
+
 int watch_armed(const struct watch_set *w)
 {
 	return w ? w->narmed : 0;

@@ -147,6 +147,10 @@ int watch_poll_wait(struct watch_set *w, struct watch_hit *hits, int max, int ti
  * armed on tid, minus those the kernel refused us (learned from ENOSPC). */
 int watch_free_slots(struct watch_set *w, pid_t tid);
 
+/* Access width (1..64 bytes, 0 unknown) of the instruction of the target
+ * that ends at ip, decoded (cached); *is_write: it writes memory. */
+unsigned watch_access_width(struct watch_set *w, uint64_t ip, bool *is_write);
+
 /* Watchpoints currently armed. */
 int watch_armed(const struct watch_set *w);
 
