@@ -262,7 +262,7 @@ static void obs_take(void *self, const struct os_obs_take *t, void *data)
 	struct ru_obs *o = self;
 	struct watch_set *w;
 	struct ru_rec *r = NULL;
-	unsigned width, i;
+	unsigned width, i, busy = 0;
 	bool wr;
 	int e;
 
@@ -271,7 +271,8 @@ static void obs_take(void *self, const struct os_obs_take *t, void *data)
 		return;
 	o->st.offered++;
 	for (i = 0; i < OS_RU_MAX_ARMED; i++) {
-		if (o->rec[i].used && o->rec[i].tid == (pid_t)t->tid && !o->rec[i].has_hit) {
+		if (o->rec[i].used && o->rec[i].tid == (pid_t)t->tid && !o->rec[i].has_hit &&
+		    ++busy == OS_RU_PER_THREAD) {
 			o->st.busy_thread++;
 			return;
 		}

@@ -8,8 +8,8 @@
  * element is identified by its object (attribution at stage `sample`) and
  * its offset: when a collection moves the object (`collected`), the pair is
  * moved in place to the new address (watch_move) and keeps its first
- * access; a free, an unmap or a death ends it (counted). One pair per
- * thread at a time, at most OS_RU_RATE pairs per second in all.
+ * access; a free, an unmap or a death ends it (counted). At most
+ * OS_RU_PER_THREAD pairs per thread at a time, at most OS_RU_RATE pairs per second in all.
  *
  * Model: reuse times become distances by the footprint formula
  * (common/reuse_math.h) with the access rate
@@ -26,8 +26,9 @@
 #include <stdint.h>
 
 #define OS_RU_RATE 100                   /* pairs armed per second, at most */
-#define OS_RU_MAX_AGE_NS 250000000ULL    /* a pair without its reuse by then: censored */
+#define OS_RU_MAX_AGE_NS 2000000000ULL   /* a pair without its reuse by then: censored */
 #define OS_RU_MAX_ARMED 64
+#define OS_RU_PER_THREAD 3               /* pairs armed on one thread at once (of 4 registers) */
 
 /* Instructions per ns of this CPU on a loop of L1-resident loads and adds
  * (8 instructions, 2 loads per iteration), the best of a few runs. */
