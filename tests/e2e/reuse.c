@@ -167,6 +167,30 @@ Test(e2e_reuse, native_small_and_large_against_the_exact_engine)
 	json_object_put(report);
 }
 
+/* The HTML report draws the selected object's signature as a histogram
+ * (tests/browser/html_report.js --reuse) and labels it an estimate. */
+Test(e2e_reuse, html_histogram)
+{
+	static const char *const sites[] = { "alloc_large" };
+	const char *argv[] = { "build/fixtures/reuse_sets", NULL, NULL };
+	const char *const opts[] = { "-q", "--reuse", NULL };
+	char *profile = e2e_path(tmp, "reuse.data"), *html = e2e_path(tmp, "reuse.html");
+	char *shot = e2e_path(tmp, "reuse.png"), cmd[2048];
+	json_object *report;
+
+	if (access("/usr/bin/chromium", X_OK) && !getenv("OBJSCOPE_CHROMIUM"))
+		cr_skip_test("no chromium for the browser test (make deps)");
+	report = gather(argv, 1, 2000, opts, sites, 1);
+	json_object_put(report);
+	snprintf(cmd, sizeof(cmd), E2E_OBJSCOPE " report --format html -o %s %s && "
+		 "node tests/browser/html_report.js %s %s --alloc alloc_large --access sweep_large "
+		 "--reuse", html, profile, html, shot);
+	cr_expect_eq(system(cmd), 0, "%s", cmd);
+	free(profile);
+	free(html);
+	free(shot);
+}
+
 /* Java: the arrays move at every collection; pairs follow them. */
 Test(e2e_reuse, java_identities_survive_gc_moves)
 {
