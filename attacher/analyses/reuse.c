@@ -416,6 +416,30 @@ static void commit(struct ru_obs *o, struct ru_rec *r)
 	o->ntimes++;
 }
 
+/* The pairs' hits, kept with their records. */
+static void poll_hits(struct ru_obs *o)
+{
+	for (unsigned s = 0; s < o->nset; s++) {
+		struct watch_hit h[16];
+		int n;
+
+		if (!o->set[s].w)
+			continue;
+		while ((n = watch_poll(o->set[s].w, h, 16)) > 0) {
+			for (int k = 0; k < n; k++) {
+				struct ru_rec *r = rec_find(o, h[k].cookie);
+
+				if (!r || !h[k].pair) {
+					o->st.hits_unknown++; /* a pair already ended: must not happen */
+					continue;
+				}
+				r->hit = h[k];
+				r->has_hit = true;
+			}
+		}
+	}
+}
+
 /* After the rings are drained: hits and pairs past their age; now and
  * then, the trap's cost again. */
 static void obs_poll(void *self)
@@ -432,25 +456,7 @@ static void obs_poll(void *self)
 		o->trap_at = now;
 	}
 
-	for (unsigned s = 0; s < o->nset; s++) {
-		struct watch_hit h[16];
-		int n;
-
-		if (!o->set[s].w)
-			continue;
-		while ((n = watch_poll(o->set[s].w, h, 16)) > 0) {
-			for (int k = 0; k < n; k++) {
-				struct ru_rec *r = rec_find(o, h[k].cookie);
-
-				if (!r || !h[k].pair) {
-					o->st.hits_unknown++;
-					continue;
-				}
-				r->hit = h[k];
-				r->has_hit = true;
-			}
-		}
-	}
+	poll_hits(o);
 	for (unsigned i = 0; i < OS_RU_MAX_ARMED; i++) {
 		struct ru_rec *r = &o->rec[i];
 		struct watch_set *w;
@@ -487,11 +493,61 @@ static void end_range(struct ru_obs *o, uint32_t asid, uint64_t lo, uint64_t hi,
 	}
 }
 
-/* Drained: a collection began (the newest the collector knows). */
+/* The memory [lo, hi) of asid was freed at `time`, as just read from the
+ * target (before the collector applies it, 100 ms later): the pairs
+ * watching it are disarmed at once, whether attributed yet or not (a pair
+ * complete before the free stays, to be taken in time order). */
+static void freed_now(struct ru_obs *o, uint32_t asid, uint64_t lo, uint64_t hi, uint64_t time)
+{
+	poll_hits(o);
+	for (unsigned i = 0; i < OS_RU_MAX_ARMED; i++) {
+		struct ru_rec *r = &o->rec[i];
+
+		if (!r->used || r->asid != asid || r->addr >= hi || r->addr + r->len <= lo ||
+		    (r->has_hit && r->hit.time_ns <= time))
+			continue;
+		o->st.freed++;
+		rec_disarm(o, r);
+	}
+}
+
+/* The extent of the memory a free, realloc, unmap or mremap event ends
+ * (the object is still in the index): false for other events. */
+static bool freed_range(struct ru_obs *o, const struct os_obj_event *ev, uint64_t *lo,
+			uint64_t *hi)
+{
+	struct os_aspace *as = os_tasks_get(&o->c->tasks, ev->asid);
+
+	*lo = ev->addr;
+	*hi = 0;
+	switch (ev->type) {
+	case OS_EV_FREE:
+	case OS_EV_REALLOC:
+	case OS_EV_MREMAP:
+		if (ev->type != OS_EV_FREE)
+			*lo = ev->aux; /* the old block */
+		if (!as || !as->objects || !os_iv_lookup(as->objects, *lo, NULL, hi, NULL))
+			*hi = *lo + 1;
+		return true;
+	case OS_EV_MUNMAP:
+		*hi = ev->addr + ev->size;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Drained: a free ends its pairs now; a collection began (the newest the
+ * collector knows). */
 static void obs_drained(void *self, const struct os_obj_event *ev, uint64_t time)
 {
 	struct ru_obs *o = self;
+	uint64_t lo, hi;
 
+	if (freed_range(o, ev, &lo, &hi)) {
+		freed_now(o, ev->asid, lo, hi, time);
+		return;
+	}
 	if (ev->type != OS_EV_GC_BEGIN)
 		return;
 	if (ev->asid < 64 && time > o->gc_begin[ev->asid])
@@ -501,31 +557,15 @@ static void obs_drained(void *self, const struct os_obj_event *ev, uint64_t time
 			o->rec[i].gc_since = time;
 }
 
-/* In time order, before the event is applied: frees end their pairs. */
+/* In time order, before the event is applied: frees end their pairs (those
+ * the drained event left: attributed since, hit before the free). */
 static void obs_event(void *self, const struct os_obj_event *ev, uint64_t time)
 {
 	struct ru_obs *o = self;
-	struct os_aspace *as = os_tasks_get(&o->c->tasks, ev->asid);
-	uint64_t lo = ev->addr, hi = 0;
+	uint64_t lo, hi;
 
-	if (!as || !as->objects)
-		return;
-	switch (ev->type) {
-	case OS_EV_FREE:
-	case OS_EV_REALLOC:
-	case OS_EV_MREMAP:
-		if (ev->type != OS_EV_FREE)
-			lo = ev->aux; /* the old block */
-		if (!os_iv_lookup(as->objects, lo, NULL, &hi, NULL))
-			hi = lo + 1;
-		break;
-	case OS_EV_MUNMAP:
-		hi = ev->addr + ev->size;
-		break;
-	default:
-		return;
-	}
-	end_range(o, ev->asid, lo, hi, time, &o->st.freed);
+	if (freed_range(o, ev, &lo, &hi))
+		end_range(o, ev->asid, lo, hi, time, &o->st.freed);
 }
 
 /* A collection applied: pairs on moved objects follow them, pairs on dead
@@ -701,7 +741,7 @@ static void obs_notes(void *self, struct os_profile *p)
 		 "unattributed, %llu objects freed, %llu objects died, %llu moves lost, %llu "
 		 "moves failed, %llu stale hits (old address after a GC), %llu lost to "
 		 "thread exit, %llu without CPU time, %llu disarmed at stop; %llu moved "
-		 "with their object",
+		 "with their object; %llu hits of ended pairs",
 		 (unsigned long long)s->offered, (unsigned long long)s->armed,
 		 (unsigned long long)s->busy_thread, (unsigned long long)s->rate_limited,
 		 OS_RU_RATE, (unsigned long long)s->full, (unsigned long long)s->width_unknown,
@@ -713,7 +753,8 @@ static void obs_notes(void *self, struct os_profile *p)
 		 (unsigned long long)s->died, (unsigned long long)s->moves_lost,
 		 (unsigned long long)s->move_failed, (unsigned long long)s->stale_hit,
 		 (unsigned long long)ws.thread_gone, (unsigned long long)s->no_cpu_time,
-		 (unsigned long long)s->stopped, (unsigned long long)s->moved);
+		 (unsigned long long)s->stopped, (unsigned long long)s->moved,
+		 (unsigned long long)s->hits_unknown);
 	os_profile_add_note(p, note);
 	if (o->set_err[0])
 		os_warn("--reuse: %s", o->set_err);

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "common/reuse_exact.h"
 #include "common/reuse_math.h"
@@ -152,4 +153,59 @@ Test(reuse_exact, cyclic_sweep_grows)
 	cr_expect_eq(bad, 0);
 	cr_expect_gt(x.cap, 1 << 16);
 	os_rx_destroy(&x);
+}
+
+/* Section 15 (OS_SEC_REUSE): written, read back, merged (contexts equal
+ * once symbolized become one: their signatures add up); a profile without
+ * it reads as before (no OS_AN_REUSE). */
+Test(reuse_profile, section_roundtrip_and_merge)
+{
+	struct os_profile *p = os_profile_new(), *q = NULL, *m = os_profile_new(), *old = NULL;
+	struct os_context c = { .type = OS_NONE, .stack = OS_NONE };
+	struct os_reuse *r;
+	char err[256], path[] = "/tmp/objscope-ru-XXXXXX";
+	int fd = mkstemp(path);
+
+	cr_assert_geq(fd, 0);
+	close(fd);
+	c.type = os_profile_string(p, "long[]");
+	os_profile_add_context(p, &c);
+	c.type = os_profile_string(p, "native");
+	os_profile_add_context(p, &c);
+	cr_assert_eq(os_profile_write(p, path, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(os_profile_read(path, &old, err, sizeof(err)), 0, "%s", err);
+	cr_expect_not(old->analyses & OS_AN_REUSE, "no section: no reuse");
+	cr_expect_null(os_reuse_of(old, 0));
+	r = os_profile_reuse(p, 1);
+	cr_assert_not_null(r);
+	r->bins[13] = 3;
+	r->bins[OS_REUSE_COLD] = 1;
+	p->ru.cache[0] = 32768;
+	p->ru.cache[2] = 1 << 25;
+	p->ru.bytes_per_ns = 14.5;
+	p->ru.trap_ns = 47000;
+	p->ru.pairs = 3;
+	p->ru.censored = 1;
+	cr_assert_eq(os_profile_write(p, path, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(os_profile_read(path, &q, err, sizeof(err)), 0, "%s", err);
+	unlink(path);
+	cr_assert(q->analyses & OS_AN_REUSE);
+	cr_expect_null(os_reuse_of(q, 0), "context 0 measured nothing");
+	cr_assert_not_null(os_reuse_of(q, 1));
+	cr_expect_eq(q->ru.ctx[1].bins[13], 3);
+	cr_expect_eq(q->ru.ctx[1].bins[OS_REUSE_COLD], 1);
+	cr_expect_eq(q->ru.cache[2], 1 << 25);
+	cr_expect_eq(q->ru.bytes_per_ns, 14.5);
+	cr_expect_eq(q->ru.trap_ns, 47000);
+	cr_expect_eq(q->ru.pairs, 3);
+	cr_assert_eq(os_profile_merge(m, q), 0);
+	cr_assert_eq(os_profile_merge(m, p), 0);
+	cr_assert_eq(m->ncontexts, 2);
+	cr_expect_eq(m->ru.ctx[1].bins[13], 6);
+	cr_expect_eq(m->ru.pairs, 6);
+	cr_expect_eq(m->ru.bytes_per_ns, 14.5, "the model's rate is not summed");
+	os_profile_free(p);
+	os_profile_free(q);
+	os_profile_free(m);
+	os_profile_free(old);
 }
