@@ -507,10 +507,9 @@ static void jnum_or_null(struct json_writer *w, const char *key, double d)
 		jw_null(w, key);
 }
 
-/* A context's reuse signature (--reuse, docs/REUSE.md): null when none. */
-static void jreuse(struct json_writer *w, const struct os_profile *p, uint32_t ci)
+/* A reuse signature (--reuse, docs/REUSE.md): null when none. */
+static void jreuse_sig(struct json_writer *w, const struct os_profile *p, const struct os_reuse *r)
 {
-	const struct os_reuse *r = os_reuse_of(p, ci);
 	struct os_reuse_figures f;
 
 	if (!r) {
@@ -534,6 +533,27 @@ static void jreuse(struct json_writer *w, const struct os_profile *p, uint32_t c
 		jnum_or_null(w, os_reuse_cache_names[k], f.miss[k]);
 	jw_end_object(w);
 	jw_end_object(w);
+}
+
+static void jreuse(struct json_writer *w, const struct os_profile *p, uint32_t ci)
+{
+	jreuse_sig(w, p, os_reuse_of(p, ci));
+}
+
+/* The signatures of every context of one type, summed (Java: per class). */
+static void jreuse_type(struct json_writer *w, const struct os_profile *p, uint32_t type)
+{
+	struct os_reuse sum = { { 0 } };
+	bool any = false;
+
+	for (uint32_t ci = 0; ci < p->ncontexts; ci++) {
+		const struct os_reuse *r = p->contexts[ci].type == type ? os_reuse_of(p, ci) : NULL;
+
+		for (unsigned k = 0; r && k < OS_REUSE_BINS; k++)
+			sum.bins[k] += r->bins[k];
+		any |= r != NULL;
+	}
+	jreuse_sig(w, p, any ? &sum : NULL);
 }
 
 /* The reuse model's figures (--reuse): null when not run. */
@@ -774,6 +794,7 @@ int report_json_write(const struct report_view *v, const struct report_opts *o, 
 			jw_double(w, "samples_estimated", v->types[i].samples_est);
 		else
 			jw_null(w, "samples_estimated");
+		jreuse_type(w, p, v->types[i].type);
 		jw_end_object(w);
 	}
 	jw_end_array(w);
