@@ -147,7 +147,14 @@ $(DETOUR_LIB_SO): $(DETOUR_LIB_SRC) $(DEPS_STAMP)
 	$(Q)$(CC) -O2 -g -fPIC -shared $(WARN) -o $@ $(DETOUR_LIB_SRC)
 $(BUILD)/test_unit: | $(DETOUR_LIB_SO)
 
-fixtures: $(FIXTURES)
+# The exact reuse-distance engine over a lackey trace (docs/REUSE.md).
+REUSE_EXACT := $(BUILD)/reuse_exact
+$(REUSE_EXACT): scripts/reuse_exact.c $(TOOL_LIB)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(TOOL_LIB) $(TOOL_LIBS)
+
+fixtures: $(FIXTURES) $(REUSE_EXACT)
 
 # Java fixtures of the end-to-end tests (tests/e2e/java.c): tests/java/X.java
 # -> build/java/X.class (javac from openjdk-17-jdk-headless).

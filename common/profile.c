@@ -222,6 +222,7 @@ void os_profile_free(struct os_profile *p)
 	free(p->threads);
 	free(p->slices);
 	free(p->lt.ctx);
+	free(p->ru.ctx);
 	free(p->meta.argv);
 	free(p->meta.pids);
 	free(p->meta.notes);
@@ -337,25 +338,44 @@ uint32_t os_profile_add_thread(struct os_profile *p, const struct os_thread *t)
 	return p->nthreads++;
 }
 
-struct os_lifetime *os_profile_lifetime(struct os_profile *p, uint32_t ctx)
+/* Entry ctx of a per-context array of *n entries of `size` bytes, grown
+ * (zeroed) to all the contexts there are at once: callers go through them.
+ * NULL on out of memory or OS_NONE. */
+static void *ctx_entry(void **arr, uint32_t *n, size_t size, uint32_t ctx, uint32_t ncontexts)
 {
-	struct os_lifetime *l;
-	uint32_t n;
-
 	if (ctx == OS_NONE)
 		return NULL;
-	if (ctx >= p->lt.nctx) {
-		/* all the contexts there are at once: callers go through them */
-		n = ctx + 1 > p->ncontexts ? ctx + 1 : p->ncontexts;
-		l = realloc(p->lt.ctx, (size_t)n * sizeof(*l));
-		if (!l)
+	if (ctx >= *n) {
+		uint32_t m = ctx + 1 > ncontexts ? ctx + 1 : ncontexts;
+		char *a = realloc(*arr, (size_t)m * size);
+
+		if (!a)
 			return NULL;
-		memset(l + p->lt.nctx, 0, (size_t)(n - p->lt.nctx) * sizeof(*l));
-		p->lt.ctx = l;
-		p->lt.nctx = n;
+		memset(a + (size_t)*n * size, 0, (size_t)(m - *n) * size);
+		*arr = a;
+		*n = m;
 	}
-	p->analyses |= OS_AN_LIFETIMES;
-	return &p->lt.ctx[ctx];
+	return (char *)*arr + (size_t)ctx * size;
+}
+
+struct os_lifetime *os_profile_lifetime(struct os_profile *p, uint32_t ctx)
+{
+	struct os_lifetime *l = ctx_entry((void **)&p->lt.ctx, &p->lt.nctx, sizeof(*l), ctx,
+					  p->ncontexts);
+
+	if (l)
+		p->analyses |= OS_AN_LIFETIMES;
+	return l;
+}
+
+struct os_reuse *os_profile_reuse(struct os_profile *p, uint32_t ctx)
+{
+	struct os_reuse *r = ctx_entry((void **)&p->ru.ctx, &p->ru.nctx, sizeof(*r), ctx,
+				       p->ncontexts);
+
+	if (r)
+		p->analyses |= OS_AN_REUSE;
+	return r;
 }
 
 void os_lifetime_add(struct os_lifetime *d, const struct os_lifetime *s)

@@ -49,6 +49,7 @@ enum os_section {
 	OS_SEC_LIFETIMES = 13, /* optional: object lifetimes per context (docs/LIFETIMES.md) */
 	OS_SEC_MEMSRC = 14,  /* optional: struct os_memsrc per context (PMU data
 			      * sources, --numa page placement) */
+	OS_SEC_REUSE = 15,   /* optional: reuse distance signatures per context (docs/REUSE.md) */
 };
 #define OS_SEC_END 0xFFFFFFFFu /* last section: CRC32 of all bytes before it */
 
@@ -234,6 +235,30 @@ struct os_lifetimes {
 	double survivor_bytes[OS_LT_BINS];
 };
 
+/* Reuse distance signature of one allocation context (OS_AN_REUSE,
+ * docs/REUSE.md): ESTIMATED reuses by ViRDA bin (common/reuse_math.h:
+ * bin 0 = 0 bytes, bin n = [2^(n-1), 2^n - 1] bytes, the last bin: no
+ * reuse seen within the watchpoint's age). All zero: nothing measured. */
+#define OS_REUSE_NBINS 40
+struct os_reuse {
+	double bins[OS_REUSE_NBINS];
+};
+
+/* Profile-level reuse figures (OS_AN_REUSE): the model's inputs. */
+struct os_reuses {
+	uint32_t nctx;             /* entries of ctx (<= ncontexts; the rest: none) */
+	struct os_reuse *ctx;      /* by context index */
+	uint64_t cache[3];         /* L1d, L2, LLC bytes of the recording machine, 0 unknown */
+	double bytes_per_ns;       /* access rate of the model (bytes per ns of CPU), 0: none */
+	double insn_per_ns;        /* ... its factors: instructions per ns (calibrated), */
+	double mem_share;          /* share of sampled instructions that access memory, */
+	double width;              /* mean access width of the reuses (bytes) */
+	double trap_ns;            /* calibrated watchpoint cost subtracted from each time */
+	uint64_t pairs;            /* reuses measured (watchpoint pairs completed) */
+	uint64_t censored;         /* pairs with no reuse within the age (the last bin) */
+	uint64_t max_age_ns;       /* the watchpoints' age */
+};
+
 enum os_thread_kind { OS_THR_NATIVE = 0, OS_THR_JAVA, OS_THR_GC, OS_THR_JIT, OS_THR_VM };
 
 struct os_thread {
@@ -292,6 +317,7 @@ enum { OS_AN_REPLICAS = 1u << 0, OS_AN_ESTIMATES = 1u << 1, OS_AN_SLICES = 1u <<
        OS_AN_MEMSRC = 1u << 3, /* PMU data sources per context (os_memsrc) */
        OS_AN_NUMA = 1u << 4,   /* --numa per context (os_memsrc numa_*) */
        OS_AN_LIFETIMES = 1u << 5, /* --lifetimes: os_profile.lt (docs/LIFETIMES.md) */
+       OS_AN_REUSE = 1u << 6,  /* --reuse: os_profile.ru (docs/REUSE.md) */
 };
 
 /* Names of the levels as reports show them ("L1", ... "remote RAM") and
@@ -376,6 +402,7 @@ struct os_profile {
 	uint32_t numa_nodes;       /* OS_AN_NUMA: NUMA nodes of the machine (>= 1) */
 	struct os_estimates est;   /* meaningful when OS_AN_ESTIMATES is set */
 	struct os_lifetimes lt;    /* meaningful when OS_AN_LIFETIMES is set */
+	struct os_reuses ru;       /* meaningful when OS_AN_REUSE is set */
 	uint32_t nnote_counters;   /* notes kept as counters, not rendered yet */
 	struct os_note_counters *note_counters;
 	struct os_merge_info merge; /* set by os_profile_merge */
@@ -401,6 +428,9 @@ struct os_lifetime *os_profile_lifetime(struct os_profile *p, uint32_t ctx);
 /* Adds the figures of s into d (a peak: the larger one; promotions
  * measured where both measured them). */
 void os_lifetime_add(struct os_lifetime *d, const struct os_lifetime *s);
+/* The reuse entry of context ctx (zero when new); sets OS_AN_REUSE. NULL on
+ * out of memory. */
+struct os_reuse *os_profile_reuse(struct os_profile *p, uint32_t ctx);
 /* Appends a slice (sets OS_AN_SLICES); returns its index or OS_NONE. */
 uint32_t os_profile_add_slice(struct os_profile *p, const struct os_slice *s);
 int os_profile_add_pid(struct os_profile *p, uint32_t pid);

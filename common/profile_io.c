@@ -166,6 +166,14 @@ static bool replica_nonzero(const struct os_replica *r)
 }
 /* The nonzero estimates (the double at byte `off`) of n records `stride`
  * bytes apart from `recs`: count, record size, then (index, estimate). */
+static bool ru_any(const struct os_reuse *r)
+{
+	for (unsigned k = 0; k < OS_REUSE_NBINS; k++)
+		if (r->bins[k] != 0)
+			return true;
+	return false;
+}
+
 static double est_at(const void *recs, size_t i, size_t stride, size_t off)
 {
 	double v;
@@ -421,6 +429,36 @@ static void serialize(const struct os_profile *p, struct wbuf *b)
 		sec_end(b, off);
 	}
 
+	/* REUSE: the model's figures, then only contexts with something measured */
+	if (p->analyses & OS_AN_REUSE) {
+		uint32_t n = 0;
+
+		for (i = 0; i < p->ru.nctx && i < p->ncontexts; i++)
+			n += ru_any(&p->ru.ctx[i]);
+		off = sec_begin(b, OS_SEC_REUSE);
+		put_u32(b, OS_REUSE_NBINS);
+		put_u32(b, 0);
+		for (j = 0; j < 3; j++)
+			put_u64(b, p->ru.cache[j]);
+		put_f64(b, p->ru.bytes_per_ns);
+		put_f64(b, p->ru.insn_per_ns);
+		put_f64(b, p->ru.mem_share);
+		put_f64(b, p->ru.width);
+		put_f64(b, p->ru.trap_ns);
+		put_u64(b, p->ru.pairs);
+		put_u64(b, p->ru.censored);
+		put_u64(b, p->ru.max_age_ns);
+		put_u32(b, n);
+		for (i = 0; i < p->ru.nctx && i < p->ncontexts; i++) {
+			if (!ru_any(&p->ru.ctx[i]))
+				continue;
+			put_u32(b, i);
+			for (j = 0; j < OS_REUSE_NBINS; j++)
+				put_f64(b, p->ru.ctx[i].bins[j]);
+		}
+		sec_end(b, off);
+	}
+
 	/* NOTE_COUNTERS: runtime notes kept as counters (rendered by the report) */
 	if (p->nnote_counters) {
 		off = sec_begin(b, OS_SEC_NOTE_COUNTERS);
@@ -601,6 +639,7 @@ static const char *const section_names[] = {
 	[OS_SEC_REPLICAS] = "REPLICAS", [OS_SEC_ESTIMATES] = "ESTIMATES",
 	[OS_SEC_SLICES] = "SLICES", [OS_SEC_NOTE_COUNTERS] = "NOTE_COUNTERS",
 	[OS_SEC_LIFETIMES] = "LIFETIMES",
+	[OS_SEC_REUSE] = "REUSE",
 	[OS_SEC_MEMSRC] = "MEMSRC",
 };
 #define NSECTIONS (sizeof(section_names) / sizeof(section_names[0]))
@@ -1021,6 +1060,62 @@ static int read_lifetimes(struct cur *c, struct os_profile *p)
 	return 0;
 }
 
+/* After CONTEXTS: reuse signatures of the contexts named (bins past
+ * OS_REUSE_NBINS but the last are added to the last finite bin; the last
+ * is always the no-reuse bin). */
+static int read_reuse(struct cur *c, struct os_profile *p)
+{
+	uint32_t bins = get_u32(c), n;
+	struct os_reuses ru = { 0 };
+
+	get_u32(c);
+	for (int k = 0; k < 3; k++)
+		ru.cache[k] = get_u64(c);
+	ru.bytes_per_ns = get_f64(c);
+	ru.insn_per_ns = get_f64(c);
+	ru.mem_share = get_f64(c);
+	ru.width = get_f64(c);
+	ru.trap_ns = get_f64(c);
+	ru.pairs = get_u64(c);
+	ru.censored = get_u64(c);
+	ru.max_age_ns = get_u64(c);
+	n = get_u32(c);
+	if (c->bad || bins < 2 || bins > 4096 || !est_ok(ru.bytes_per_ns) ||
+	    !est_ok(ru.insn_per_ns) || !est_ok(ru.mem_share) || !est_ok(ru.width) ||
+	    !est_ok(ru.trap_ns) || (uint64_t)n * (4 + (uint64_t)bins * 8) > left(c)) {
+		c->bad = true;
+		return 0;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t ctx = get_u32(c);
+		struct os_reuse *r;
+
+		if (c->bad || ctx >= p->ncontexts) {
+			c->bad = true;
+			return 0;
+		}
+		r = os_profile_reuse(p, ctx);
+		if (!r)
+			return -ENOMEM;
+		for (uint32_t k = 0; k < bins; k++) {
+			double d = get_f64(c);
+			uint32_t to = k == bins - 1 ? OS_REUSE_NBINS - 1
+				    : k < OS_REUSE_NBINS - 1 ? k : OS_REUSE_NBINS - 2;
+
+			if (!est_ok(d)) {
+				c->bad = true;
+				return 0;
+			}
+			r->bins[to] += d;
+		}
+	}
+	ru.nctx = p->ru.nctx;
+	ru.ctx = p->ru.ctx;
+	p->ru = ru;
+	p->analyses |= OS_AN_REUSE;
+	return 0;
+}
+
 /* After META: notes kept as counters (groups of figures). */
 static int read_note_counters(struct cur *c, struct os_profile *p)
 {
@@ -1067,7 +1162,7 @@ static const struct {
 	{ OS_SEC_ACCESSES, read_accesses }, { OS_SEC_THREADS, read_threads },
 	{ OS_SEC_REPLICAS, read_replicas }, { OS_SEC_ESTIMATES, read_estimates },
 	{ OS_SEC_SLICES, read_slices },	    { OS_SEC_NOTE_COUNTERS, read_note_counters },
-	{ OS_SEC_LIFETIMES, read_lifetimes },
+	{ OS_SEC_LIFETIMES, read_lifetimes }, { OS_SEC_REUSE, read_reuse },
 	{ OS_SEC_MEMSRC, read_memsrc },
 };
 

@@ -730,6 +730,41 @@ static int merge_lifetimes(struct os_profile *dst, const struct os_profile *src,
 	return 0;
 }
 
+/* Reuse signatures (OS_AN_REUSE) summed into the contexts src's became;
+ * the model's figures are the first profile's that has them (merged runs
+ * of one machine; counts of pairs add up). */
+static int merge_reuse(struct os_profile *dst, const struct os_profile *src,
+		       const uint32_t *ctxmap)
+{
+	struct os_reuses *d = &dst->ru;
+	const struct os_reuses *s = &src->ru;
+
+	if (!(src->analyses & OS_AN_REUSE))
+		return 0;
+	if (!(dst->analyses & OS_AN_REUSE) || !d->bytes_per_ns) {
+		memcpy(d->cache, s->cache, sizeof(d->cache));
+		d->bytes_per_ns = s->bytes_per_ns;
+		d->insn_per_ns = s->insn_per_ns;
+		d->mem_share = s->mem_share;
+		d->width = s->width;
+		d->trap_ns = s->trap_ns;
+		d->max_age_ns = s->max_age_ns;
+	}
+	dst->analyses |= OS_AN_REUSE;
+	d->pairs += s->pairs;
+	d->censored += s->censored;
+	for (uint32_t i = 0; i < s->nctx && i < src->ncontexts; i++) {
+		struct os_reuse *r;
+
+		r = os_profile_reuse(dst, ctxmap[i]);
+		if (!r)
+			return -ENOMEM;
+		for (unsigned k = 0; k < OS_REUSE_NBINS; k++)
+			r->bins[k] += s->ctx[i].bins[k];
+	}
+	return 0;
+}
+
 static int merge_into(struct os_profile *dst, const struct os_profile *src, uint32_t *ctxmap)
 {
 	struct merge_state st = { 0 };
@@ -757,6 +792,8 @@ static int merge_into(struct os_profile *dst, const struct os_profile *src, uint
 	ret = merge_records(dst, src, &st, dst_empty);
 	if (!ret)
 		ret = merge_lifetimes(dst, src, st.ctxmap);
+	if (!ret)
+		ret = merge_reuse(dst, src, st.ctxmap);
 	if (!ret) {
 		/* OS_AN_REPLICAS: counts summed above; OS_AN_SLICES: merge_slices */
 		dst->analyses |= src->analyses & ~(uint32_t)OS_AN_SLICES;

@@ -11,6 +11,7 @@
  * memory stays constant whatever the number of objects (a json-c tree of a
  * 100,000-context profile took 2.3 GiB). */
 #include <errno.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 
 #include "common/lifetime_math.h"
 #include "common/replica_math.h"
+#include "common/reuse_math.h"
 #include "report/fmt_json.h"
 #include "report/json_writer.h"
 
@@ -497,6 +499,92 @@ static void jlifetime(struct json_writer *w, const struct os_profile *p, uint32_
 
 /* The run's lifetime figures and every advice that fired; null without
  * the analysis. */
+static void jnum_or_null(struct json_writer *w, const char *key, double d)
+{
+	if (isfinite(d))
+		jw_double(w, key, d);
+	else
+		jw_null(w, key);
+}
+
+/* A reuse signature (--reuse, docs/REUSE.md): null when none. */
+static void jreuse_sig(struct json_writer *w, const struct os_profile *p, const struct os_reuse *r)
+{
+	struct os_reuse_figures f;
+
+	if (!r) {
+		jw_null(w, "reuse");
+		return;
+	}
+	os_reuse_figures(p, r, &f);
+	jw_begin_object(w, "reuse");
+	jw_bool(w, "estimate", true);
+	jw_string(w, "unit", "bytes");
+	jw_begin_array(w, "bins");
+	for (unsigned k = 0; k < OS_REUSE_BINS; k++)
+		jw_double(w, NULL, r->bins[k]);
+	jw_end_array(w);
+	jw_double(w, "reuses", f.reuses);
+	jw_double(w, "censored", f.censored);
+	jnum_or_null(w, "median_bytes", f.median);
+	jw_bool(w, "median_censored", isinf(f.median));
+	jw_begin_object(w, "miss_ratio");
+	for (int k = 0; k < 3; k++)
+		jnum_or_null(w, os_reuse_cache_names[k], f.miss[k]);
+	jw_end_object(w);
+	jw_end_object(w);
+}
+
+static void jreuse(struct json_writer *w, const struct os_profile *p, uint32_t ci)
+{
+	jreuse_sig(w, p, os_reuse_of(p, ci));
+}
+
+/* The signatures of every context of one type, summed (Java: per class). */
+static void jreuse_type(struct json_writer *w, const struct os_profile *p, uint32_t type)
+{
+	struct os_reuse sum = { { 0 } };
+	bool any = false;
+
+	for (uint32_t ci = 0; ci < p->ncontexts; ci++) {
+		const struct os_reuse *r = p->contexts[ci].type == type ? os_reuse_of(p, ci) : NULL;
+
+		for (unsigned k = 0; r && k < OS_REUSE_BINS; k++)
+			sum.bins[k] += r->bins[k];
+		any |= r != NULL;
+	}
+	jreuse_sig(w, p, any ? &sum : NULL);
+}
+
+/* The reuse model's figures (--reuse): null when not run. */
+static void jreuse_model(struct json_writer *w, const struct os_profile *p)
+{
+	const struct os_reuses *m = &p->ru;
+
+	if (!(p->analyses & OS_AN_REUSE)) {
+		jw_null(w, "reuse");
+		return;
+	}
+	jw_begin_object(w, "reuse");
+	jw_string(w, "model", "footprint (Xiang et al.) over sampled reuse times; estimates");
+	jnum_or_null(w, "bytes_per_ns", m->bytes_per_ns > 0 ? m->bytes_per_ns : NAN);
+	jnum_or_null(w, "insn_per_ns", m->insn_per_ns > 0 ? m->insn_per_ns : NAN);
+	jw_double(w, "mem_share", m->mem_share);
+	jnum_or_null(w, "width", m->width > 0 ? m->width : NAN);
+	jw_double(w, "trap_ns", m->trap_ns);
+	jw_u64(w, "pairs", m->pairs);
+	jw_u64(w, "censored", m->censored);
+	jw_u64(w, "max_age_ns", m->max_age_ns);
+	jw_begin_object(w, "cache_bytes");
+	for (int k = 0; k < 3; k++)
+		if (m->cache[k])
+			jw_u64(w, os_reuse_cache_names[k], m->cache[k]);
+		else
+			jw_null(w, os_reuse_cache_names[k]);
+	jw_end_object(w);
+	jw_end_object(w);
+}
+
 static void jlifetimes(struct json_writer *w, const struct report_view *v)
 {
 	const struct os_profile *p = v->p;
@@ -657,8 +745,7 @@ static void jobject(struct json_writer *w, struct frame_cache *fc, const struct 
 		jby_thread(w, v, ro);
 	jreplica(w, p, c);
 	jlifetime(w, p, ro->context);
-	/* Analyses not run yet. */
-	jw_null(w, "reuse");
+	jreuse(w, p, ro->context);
 	jnuma(w, p, c);
 	jmemory(w, p, c);
 	jw_end_object(w);
@@ -696,6 +783,7 @@ int report_json_write(const struct report_view *v, const struct report_opts *o, 
 		jobject(w, fc, v, i, o->per_thread);
 	jw_end_array(w);
 	jlifetimes(w, v);
+	jreuse_model(w, p);
 
 	jw_begin_array(w, "types");
 	for (i = 0; i < v->ntypes; i++) {
@@ -706,6 +794,7 @@ int report_json_write(const struct report_view *v, const struct report_opts *o, 
 			jw_double(w, "samples_estimated", v->types[i].samples_est);
 		else
 			jw_null(w, "samples_estimated");
+		jreuse_type(w, p, v->types[i].type);
 		jw_end_object(w);
 	}
 	jw_end_array(w);

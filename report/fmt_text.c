@@ -2,12 +2,14 @@
  * a header saying what was measured and how well, then the objects ranked by
  * access samples, each with its allocation path and its top access paths. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "common/lifetime_math.h"
+#include "common/reuse_math.h"
 #include "common/replica_math.h"
 #include "report/formats.h"
 
@@ -475,6 +477,45 @@ static void human_d(double n, char *buf, size_t len)
 	human_bytes(n > 0 ? (uint64_t)(n + 0.5) : 0, buf, len);
 }
 
+/* The reuse column (--reuse): the median distance, "-" when none,
+ * "cold" when most reuses were not seen within the watchpoints' age. */
+static const char *ru_column(const struct os_profile *p, uint32_t ci, char *buf, size_t len)
+{
+	const struct os_reuse *r = os_reuse_of(p, ci);
+	struct os_reuse_figures f;
+
+	if (!r)
+		return "-";
+	os_reuse_figures(p, r, &f);
+	if (isinf(f.median))
+		return "cold";
+	if (!isfinite(f.median))
+		return "-";
+	human_d(f.median, buf, len);
+	return buf;
+}
+
+/* The reuse signature of context ci on one line (--reuse): an estimate. */
+static void print_reuse_line(const struct os_profile *p, uint32_t ci, FILE *out)
+{
+	const struct os_reuse *r = os_reuse_of(p, ci);
+	struct os_reuse_figures f;
+	char med[32], miss[3][32];
+
+	if (!r)
+		return;
+	os_reuse_figures(p, r, &f);
+	for (int k = 0; k < 3; k++)
+		if (isfinite(f.miss[k]))
+			snprintf(miss[k], sizeof(miss[k]), "%.0f%%", 100 * f.miss[k]);
+		else
+			snprintf(miss[k], sizeof(miss[k]), "?");
+	fprintf(out, "        reuse (estimated): %.0f reuses (%.0f not seen within %.1f s), "
+		     "median %s; LRU miss ratio L1d %s, L2 %s, LLC %s\n",
+		f.reuses, f.censored, (double)p->ru.max_age_ns / 1e9,
+		ru_column(p, ci, med, sizeof(med)), miss[0], miss[1], miss[2]);
+}
+
 /* The lifetime figures of context ci on one line (--lifetimes). */
 static void print_lifetime_line(const struct os_profile *p, uint32_t ci, FILE *out)
 {
@@ -748,11 +789,17 @@ static void print_object(const struct report_view *v, uint32_t rank, bool per_th
 
 		fprintf(out, "%-10s  ", lt_column(p, ro->context, lt, sizeof(lt)));
 	}
+	if (p->analyses & OS_AN_REUSE) {
+		char ru[32];
+
+		fprintf(out, "%10s  ", ru_column(p, ro->context, ru, sizeof(ru)));
+	}
 	print_text(*type ? type : "(unknown type)", out);
 	fputc('\n', out);
 	if (p->analyses & OS_AN_REPLICAS)
 		print_replica_line(c, out);
 	print_lifetime_line(p, ro->context, out);
+	print_reuse_line(p, ro->context, out);
 	if (p->analyses & OS_AN_MEMSRC)
 		print_memory_line(p, c, out);
 	if (p->analyses & OS_AN_NUMA)
@@ -847,13 +894,15 @@ int report_render_text(const struct report_view *v, const struct report_opts *o,
 			fprintf(out, "# (%" PRIu32 " without samples left out, -v lists %s)\n",
 				silent, silent == 1 ? "it" : "them");
 		const char *ltcol = p->analyses & OS_AN_LIFETIMES ? "lifetime    " : "";
+		/* reuse: the median distance, an estimate (docs/REUSE.md) */
+		const char *rucol = p->analyses & OS_AN_REUSE ? "~reuse med  " : "";
 
 		if (max && report_has_est(p))
-			fprintf(out, "# rank    share    samples %-16s  %11s  %10s  %stype\n",
-				"(estimated)", "allocations", "bytes", ltcol);
+			fprintf(out, "# rank    share    samples %-16s  %11s  %10s  %s%stype\n",
+				"(estimated)", "allocations", "bytes", ltcol, rucol);
 		else if (max)
-			fprintf(out, "# rank    share    samples  allocations       bytes  %stype\n",
-				ltcol);
+			fprintf(out, "# rank    share    samples  allocations       bytes  %s%stype\n",
+				ltcol, rucol);
 		for (i = 0; i < v->nobjects && shown < max; i++) {
 			if (hide && !p->contexts[v->objects[i].context].samples)
 				continue;
@@ -866,6 +915,11 @@ int report_render_text(const struct report_view *v, const struct report_opts *o,
 		print_replicas(p, o->top ? o->top : 20, out);
 	if (p->analyses & OS_AN_LIFETIMES)
 		print_lifetimes(v, o->top ? o->top : 20, out);
+	if (p->analyses & OS_AN_REUSE)
+		fprintf(out, "\n# Reuse distances (--reuse) are ESTIMATES: the footprint model over "
+			     "%" PRIu64 " sampled reuse times at %.2f bytes/ns (docs/REUSE.md; the "
+			     "notes, -v, say what was lost)\n",
+			p->ru.pairs, p->ru.bytes_per_ns);
 	print_threads(v, out);
 	return 0;
 }

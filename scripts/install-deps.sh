@@ -18,6 +18,8 @@ PKGS="$PKGS openjdk-17-jre-zero"
 # Real Java workloads (tests/workloads/, tests/e2e/workloads.c,
 # bench/overhead_java.sh): the JDK's sources for javac, and H2.
 PKGS="$PKGS openjdk-17-source libh2-java"
+# valgrind: lackey traces for the exact reuse-distance engine (docs/REUSE.md)
+PKGS="$PKGS valgrind"
 # `make fuzz` (libFuzzer: clang + its runtime) and `make asan` (gcc's libasan/libubsan).
 PKGS="$PKGS clang clang-14 libclang-rt-14-dev libasan8 libubsan1"
 missing=""

@@ -7,6 +7,7 @@
 #include "attacher/analyses/memsrc.h"
 #include "attacher/analyses/replica.h"
 #include "attacher/analyses/lifetime.h"
+#include "attacher/analyses/reuse.h"
 
 static bool always(const struct os_opts *o)
 {
@@ -29,6 +30,11 @@ static bool lifetimes(const struct os_opts *o)
 	return o->lifetimes;
 }
 
+static bool reuse(const struct os_opts *o)
+{
+	return o->reuse;
+}
+
 static const struct {
 	const struct os_observer_ops *ops;
 	bool (*enabled)(const struct os_opts *o);
@@ -38,6 +44,7 @@ static const struct {
 	{ &os_memsrc_observer, always },      /* PMU data sources (inert without a PMU) */
 	{ &os_numa_observer, numa },          /* --numa (docs/PMU.md) */
 	{ &os_lifetime_observer, lifetimes }, /* --lifetimes (docs/LIFETIMES.md) */
+	{ &os_reuse_observer, reuse },        /* --reuse (docs/REUSE.md) */
 };
 
 size_t os_observers_enabled(const struct os_opts *o, const struct os_observer_ops **out,

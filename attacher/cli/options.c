@@ -122,6 +122,8 @@ void os_opts_usage(const char *cmd)
 	       "      --lifetimes       object lifetimes per allocation context: ages in\n"
 	       "                        collections survived (Java), time to free, leaks and\n"
 	       "                        peaks (native), with pretenuring advice\n"
+	       "      --reuse           reuse distance per allocation context (ViRDA signatures,\n"
+	       "                        estimated from watchpoint pairs: docs/REUSE.md)\n"
 	       "      --watch-route R   watchpoints through perf breakpoint events (perf,\n"
 	       "                        default) or ptrace debug registers (ptrace)\n",
 	       OS_DEFAULT_OUTPUT, OS_DEFAULT_FREQ, OS_MAX_DURATION, OS_DEFAULT_MIN_SIZE, OS_DEFAULT_JAVA_TLAB,
@@ -329,8 +331,8 @@ int os_opts_parse(struct os_opts *o, const char *cmd, int argc, char **argv)
 			o->lifetimes = true;
 			break;
 		case OPT_REUSE:
-			os_err("--reuse is not implemented yet (issue 20)");
-			return -1;
+			o->reuse = true;
+			break;
 		case 'q':
 			o->quiet = true;
 			break;

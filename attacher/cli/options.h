@@ -32,7 +32,8 @@ struct os_opts {
 	bool debug_lines;        /* --debug-lines: lines from separate debug files too */
 	bool call_graph_dwarf;   /* --call-graph dwarf (default) | fp */
 	unsigned stack_copy;     /* --call-graph dwarf,SIZE: user stack bytes per sample */
-	bool replicas;           /* --replicas (--reuse: an error until issue 20) */
+	bool replicas;           /* --replicas */
+	bool reuse;              /* --reuse (docs/REUSE.md) */
 	bool numa;               /* --numa: page placement per object (memsrc.h) */
 	bool lifetimes;          /* --lifetimes (docs/LIFETIMES.md) */
 	int watch_route;         /* --watch-route perf (default) | ptrace: enum watch_route */

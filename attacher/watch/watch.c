@@ -320,6 +320,29 @@ void watch_hit_push(struct watch_set *w, struct watch_wp *wp, pid_t tid, uint64_
 		w->st.errors++;
 }
 
+void watch_hit_push_pair(struct watch_set *w, struct watch_wp *wp, pid_t tid, uint64_t ip,
+			 uint64_t time_ns, uint64_t addr, const uint64_t first[3], uint64_t run_ns)
+{
+	struct watch_hit h;
+
+	memset(&h, 0, sizeof(h));
+	h.tid = tid;
+	h.addr = addr;
+	h.len = wp->len;
+	h.cookie = wp->cookie;
+	h.ip = ip;
+	h.time_ns = time_ns ? time_ns : os_now_ns();
+	h.pair = true;
+	h.first_time_ns = first[0];
+	h.first_addr = first[1];
+	h.first_ip = first[2];
+	h.run_ns = run_ns;
+	h.width = watch_insn_width(w, ip, &h.is_write);
+	watch_wp_release(w, wp);
+	if (q_push(w, &h))
+		w->st.errors++;
+}
+
 void watch_thread_gone(struct watch_set *w, struct watch_thread *t)
 {
 	int i;
@@ -340,8 +363,8 @@ void watch_thread_gone(struct watch_set *w, struct watch_thread *t)
 
 /* ---- API ------------------------------------------------------------------ */
 
-int watch_arm(struct watch_set *w, pid_t tid, uint64_t addr, unsigned len, uint64_t cookie,
-	      uint64_t max_age_ns)
+static int arm(struct watch_set *w, pid_t tid, uint64_t addr, unsigned len, uint64_t cookie,
+	       uint64_t max_age_ns, bool pair)
 {
 	struct watch_thread *t;
 	struct watch_wp *wp;
@@ -374,6 +397,7 @@ int watch_arm(struct watch_set *w, pid_t tid, uint64_t addr, unsigned len, uint6
 	wp->addr = addr;
 	wp->len = len;
 	wp->cookie = cookie;
+	wp->pair = pair;
 	wp->t = t;
 	wp->deadline_ns = max_age_ns ? os_now_ns() + max_age_ns : 0;
 	ret = w->ops->arm(w, wp);
@@ -397,6 +421,20 @@ int watch_arm(struct watch_set *w, pid_t tid, uint64_t addr, unsigned len, uint6
 	w->narmed++;
 	w->st.armed++;
 	return 0;
+}
+
+int watch_arm(struct watch_set *w, pid_t tid, uint64_t addr, unsigned len, uint64_t cookie,
+	      uint64_t max_age_ns)
+{
+	return arm(w, tid, addr, len, cookie, max_age_ns, false);
+}
+
+int watch_arm_pair(struct watch_set *w, pid_t tid, uint64_t addr, unsigned len, uint64_t cookie,
+		   uint64_t max_age_ns)
+{
+	if (w && w->route != WATCH_ROUTE_PERF)
+		return -EOPNOTSUPP;
+	return arm(w, tid, addr, len, cookie, max_age_ns, true);
 }
 
 /* Disarms the listed records (any threads), grouped per thread. */
@@ -447,6 +485,32 @@ int watch_disarm(struct watch_set *w, uint64_t cookie)
 	/* A hit taken while the thread was being stopped is dropped as well. */
 	q_drop(w, true, cookie, 0, 0);
 	return 0;
+}
+
+int watch_move(struct watch_set *w, uint64_t cookie, uint64_t new_addr)
+{
+	struct watch_wp *wp;
+	uint64_t old;
+	int ret;
+
+	if (!w)
+		return -EINVAL;
+	if (!w->ops->move)
+		return -EOPNOTSUPP;
+	wp = wp_find(w, cookie);
+	if (!wp)
+		return -ENOENT;
+	if (!new_addr || (new_addr & (wp->len - 1)))
+		return -EINVAL;
+	old = wp->addr;
+	wp->addr = new_addr;
+	ret = w->ops->move(w, wp);
+	if (ret) {
+		wp->addr = old;
+		w->st.errors++;
+		watch_disarm(w, cookie);
+	}
+	return ret;
 }
 
 int watch_disarm_range(struct watch_set *w, uint64_t lo, uint64_t hi)
@@ -543,6 +607,12 @@ int watch_free_slots(struct watch_set *w, pid_t tid)
 		return WATCH_SLOTS;
 	n = WATCH_SLOTS - __builtin_popcount(t->slots) - t->kernel_busy;
 	return n < 0 ? 0 : n;
+}
+
+unsigned watch_access_width(struct watch_set *w, uint64_t ip, bool *is_write)
+{
+	*is_write = false;
+	return w ? watch_insn_width(w, ip, is_write) : 0;
 }
 
 int watch_armed(const struct watch_set *w)

@@ -69,6 +69,10 @@ struct watch_hit {
 	bool value_ok;      /* value read */
 	uint64_t value;     /* bytes at addr..addr+len read right after the trap (little endian) */
 	uint64_t time_ns;   /* CLOCK_MONOTONIC */
+	/* Pairs (watch_arm_pair): the hit is the SECOND access; the first: */
+	bool pair;
+	uint64_t first_time_ns, first_addr, first_ip;
+	uint64_t run_ns;    /* the thread's CPU time from the first access to the second */
 };
 
 struct watch_stats {
@@ -102,6 +106,22 @@ struct watch_set *watch_open(pid_t pid, enum watch_route route, char *err, size_
 int watch_arm(struct watch_set *w, pid_t tid, uint64_t addr, unsigned len, uint64_t cookie,
 	      uint64_t max_age_ns);
 
+/* Reuse pairs (perf route only, -EOPNOTSUPP otherwise; docs/REUSE.md): as
+ * watch_arm, but the hit is reported at the SECOND access to the address
+ * after arming, with the first one's time, address and IP and the thread's
+ * CPU time between the two (the event's time running, read by the kernel
+ * in each sample: descheduling does not count). A pair whose second access
+ * does not come in max_age_ns expires as any watchpoint. Not pooled. */
+int watch_arm_pair(struct watch_set *w, pid_t tid, uint64_t addr, unsigned len, uint64_t cookie,
+		   uint64_t max_age_ns);
+
+/* Moves the armed watchpoint `cookie` to new_addr (aligned to its length),
+ * in place (perf: PERF_EVENT_IOC_MODIFY_ATTRIBUTES): a pair keeps its first
+ * access and its CPU time. For a moving collector: the watched object moved.
+ * 0, -ENOENT (not armed: hit or gone), -EINVAL, -EOPNOTSUPP (ptrace route),
+ * other -errno (the watchpoint is then disarmed). */
+int watch_move(struct watch_set *w, uint64_t cookie, uint64_t new_addr);
+
 /* 0, or -ENOENT if no watchpoint with that cookie is armed. A hit of it
  * already taken from the kernel but not yet returned by watch_poll is
  * dropped too (its value may describe memory the caller no longer means). */
@@ -126,6 +146,10 @@ int watch_poll_wait(struct watch_set *w, struct watch_hit *hits, int max, int ti
 /* Free debug-register slots we could still use on tid (0..4): 4 minus ours
  * armed on tid, minus those the kernel refused us (learned from ENOSPC). */
 int watch_free_slots(struct watch_set *w, pid_t tid);
+
+/* Access width (1..64 bytes, 0 unknown) of the instruction of the target
+ * that ends at ip, decoded (cached); *is_write: it writes memory. */
+unsigned watch_access_width(struct watch_set *w, uint64_t ip, bool *is_write);
 
 /* Watchpoints currently armed. */
 int watch_armed(const struct watch_set *w);

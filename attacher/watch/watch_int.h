@@ -19,6 +19,7 @@ struct watch_wp {
 	uint64_t addr;
 	unsigned len;
 	uint64_t cookie;
+	bool pair;              /* watch_arm_pair: the hit is the second access */
 	uint64_t deadline_ns;   /* 0: none */
 	int slot;               /* ptrace: debug register 0..3 */
 	int fd;                 /* perf: event fd */
@@ -86,6 +87,8 @@ struct watch_route_ops {
 	/* Collects what happened (hits through watch_hit_push, thread exits
 	 * through watch_thread_gone); timeout_ms 0: do not block. */
 	int (*poll)(struct watch_set *w, int timeout_ms);
+	/* Optional: moves wp to wp->addr (already set) in place; 0 / -errno. */
+	int (*move)(struct watch_set *w, struct watch_wp *wp);
 	/* Everything down (watch.c then frees the records). */
 	void (*close)(struct watch_set *w);
 };
@@ -99,6 +102,11 @@ void watch_wp_release(struct watch_set *w, struct watch_wp *wp);
 /* Queues a hit for wp (value read now unless value_known), releases wp. */
 void watch_hit_push(struct watch_set *w, struct watch_wp *wp, pid_t tid, uint64_t ip,
 		    uint64_t time_ns, bool value_known, uint64_t value);
+/* A pair's hit: the first access (its time, address, IP) and the CPU time
+ * between the two; queued as watch_hit_push does with the second. */
+void watch_hit_push_pair(struct watch_set *w, struct watch_wp *wp, pid_t tid, uint64_t ip,
+			 uint64_t time_ns, uint64_t addr, const uint64_t first[3],
+			 uint64_t run_ns);
 /* Thread tid exited: its watchpoints are counted thread_gone and released. */
 void watch_thread_gone(struct watch_set *w, struct watch_thread *t);
 /* Reads len bytes at addr of the target into *value; 0 or -errno. */

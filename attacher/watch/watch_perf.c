@@ -16,6 +16,15 @@
  * breakpoint). An event that hit is closed: see pool_put. A pooled event
  * keeps its debug-register slot; pooled events idle for WATCH_POOL_IDLE_NS
  * are closed.
+ *
+ * Pairs (watch_arm_pair): the event also reads its own time running
+ * (PERF_SAMPLE_READ, PERF_FORMAT_TOTAL_TIME_RUNNING: the time the thread
+ * was on a CPU since the event was enabled) in each sample and is enabled
+ * with PERF_EVENT_IOC_REFRESH 2: the kernel disables it after the second
+ * access; the hit is taken when both samples are in the ring. Pair events
+ * are never pooled (their sample type differs). watch_move modifies an
+ * armed event's address in place, keeping its ring, its remaining limit
+ * and its time running.
  */
 #include "attacher/watch/watch_int.h"
 
@@ -59,6 +68,10 @@ static void fill_attr(struct perf_event_attr *a, const struct watch_wp *wp)
 	a->bp_len = wp->len;             /* HW_BREAKPOINT_LEN_n == n */
 	a->sample_period = 1;
 	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR;
+	if (wp->pair) {
+		a->sample_type |= PERF_SAMPLE_READ;
+		a->read_format = PERF_FORMAT_TOTAL_TIME_RUNNING;
+	}
 	a->wakeup_events = 1;
 	a->disabled = 1;
 	a->exclude_kernel = 1;
@@ -122,7 +135,7 @@ static void pool_put(struct watch_set *w, struct watch_wp *wp, bool hit)
 	struct watch_thread *t = wp->t;
 	struct perf_event_mmap_page *mp = wp->ring;
 
-	if (hit || wp->fd < 0 || !t || t->npool >= WATCH_SLOTS)
+	if (hit || wp->pair || wp->fd < 0 || !t || t->npool >= WATCH_SLOTS)
 		goto close;
 	/* Synchronous: no sample can come after it. A sample that came
 	 * meanwhile means the hit happened (and used the limit up). */
@@ -146,7 +159,7 @@ static int perf_arm(struct watch_set *w, struct watch_wp *wp)
 	int fd, e, slot;
 
 	fill_attr(&a, wp);
-	e = pool_take(w, wp, &a);
+	e = wp->pair ? 1 : pool_take(w, wp, &a);
 	if (e < 0)
 		return e;
 	if (e == 0)
@@ -165,7 +178,7 @@ static int perf_arm(struct watch_set *w, struct watch_wp *wp)
 		wp_perf_free(w, wp);
 		return -e;
 	}
-	if (ioctl(fd, PERF_EVENT_IOC_REFRESH, 1)) {
+	if (ioctl(fd, PERF_EVENT_IOC_REFRESH, wp->pair ? 2 : 1)) {
 		e = errno;
 		wp_perf_free(w, wp);
 		return -e;
@@ -189,20 +202,28 @@ static void perf_disarm(struct watch_set *w, struct watch_thread *t, struct watc
 		pool_put(w, wps[i], false);
 }
 
-/* First PERF_RECORD_SAMPLE of wp's ring, if any. */
-static bool ring_sample(struct watch_set *w, struct watch_wp *wp, uint64_t *ip, uint32_t *tid,
-			uint64_t *time_ns)
+/* One sample as read from a ring: IP, PID|TID, TIME, ADDR in sample_type
+ * bit order, then (pairs) the READ part: value, time running. */
+struct ring_rec {
+	uint64_t ip, tid, time, addr, value, running;
+};
+
+/* The first `want` PERF_RECORD_SAMPLEs of wp's ring: when that many are
+ * there they are consumed (with anything before them) and true returned;
+ * else the ring is left as it is. */
+static bool ring_samples(struct watch_set *w, struct watch_wp *wp, struct ring_rec *out,
+			 unsigned want)
 {
 	struct perf_event_mmap_page *mp = wp->ring;
 	uint8_t *data = (uint8_t *)wp->ring + w->page;
 	uint64_t size = (uint64_t)WATCH_PERF_DATA_PAGES * w->page;
 	uint64_t head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
 	uint64_t tail = mp->data_tail;
-	bool found = false;
+	size_t words = wp->pair ? 6 : 4;
+	unsigned got = 0;
 
-	while (tail < head && !found) {
+	while (tail < head && got < want) {
 		struct perf_event_header hdr;
-		uint64_t rec[5];
 		uint64_t off = tail % size;
 		unsigned k;
 
@@ -211,19 +232,18 @@ static bool ring_sample(struct watch_set *w, struct watch_wp *wp, uint64_t *ip, 
 		if (hdr.size < sizeof(hdr))
 			break;
 		if (hdr.type == PERF_RECORD_SAMPLE &&
-		    hdr.size >= sizeof(hdr) + 4 * sizeof(uint64_t)) {
-			for (k = 0; k < 4 * sizeof(uint64_t); k++)
-				((uint8_t *)rec)[k] = data[(off + sizeof(hdr) + k) % size];
-			/* IP, PID|TID, TIME, ADDR in sample_type bit order. */
-			*ip = rec[0];
-			*tid = (uint32_t)(rec[1] >> 32);
-			*time_ns = rec[2];
-			found = true;
+		    hdr.size >= sizeof(hdr) + words * sizeof(uint64_t)) {
+			memset(&out[got], 0, sizeof(out[got]));
+			for (k = 0; k < words * sizeof(uint64_t); k++)
+				((uint8_t *)&out[got])[k] = data[(off + sizeof(hdr) + k) % size];
+			got++;
 		}
 		tail += hdr.size;
 	}
+	if (got < want)
+		return false;
 	__atomic_store_n(&mp->data_tail, tail, __ATOMIC_RELEASE);
-	return found;
+	return true;
 }
 
 /* Takes the hits already in the rings (no system call: a ring is read
@@ -234,19 +254,44 @@ static int scan_rings(struct watch_set *w)
 
 	for (i = 0; i < w->nwp; i++) {
 		struct watch_wp *wp = &w->wp[i];
-		uint64_t ip = 0, t_ns = 0;
-		uint32_t tid = 0;
+		struct ring_rec r[2];
 
-		if (!wp->used || !wp->ring)
+		if (!wp->used || !wp->ring || !ring_samples(w, wp, r, wp->pair ? 2 : 1))
 			continue;
-		if (ring_sample(w, wp, &ip, &tid, &t_ns)) {
+		if (wp->pair) {
+			uint64_t first[3] = { r[0].time, r[0].addr, r[0].ip };
+			uint32_t tid = (uint32_t)(r[1].tid >> 32);
+
+			pool_put(w, wp, true);
+			watch_hit_push_pair(w, wp, tid ? (pid_t)tid : wp->tid, r[1].ip, r[1].time,
+					    r[1].addr, first,
+					    r[1].running > r[0].running ? r[1].running - r[0].running : 0);
+		} else {
+			uint32_t tid = (uint32_t)(r[0].tid >> 32);
+
 			/* Value read now: the thread has run on since the hit. */
 			pool_put(w, wp, true);
-			watch_hit_push(w, wp, tid ? (pid_t)tid : wp->tid, ip, t_ns, false, 0);
-			n++;
+			watch_hit_push(w, wp, tid ? (pid_t)tid : wp->tid, r[0].ip, r[0].time, false, 0);
 		}
+		n++;
 	}
 	return n;
+}
+
+/* In place: the event keeps its ring (a pair's first sample), its limit
+ * and its time running. */
+static int perf_move(struct watch_set *w, struct watch_wp *wp)
+{
+	struct perf_event_attr a;
+
+	(void)w;
+	if (wp->fd < 0)
+		return -EBADF;
+	fill_attr(&a, wp);
+	if (ioctl(wp->fd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &a) ||
+	    ioctl(wp->fd, PERF_EVENT_IOC_ENABLE, 0))
+		return -errno;
+	return 0;
 }
 
 /* Closes pooled events unused for WATCH_POOL_IDLE_NS (their threads may
@@ -336,5 +381,6 @@ const struct watch_route_ops watch_perf_ops = {
 	.arm = perf_arm,
 	.disarm = perf_disarm,
 	.poll = perf_poll,
+	.move = perf_move,
 	.close = perf_close,
 };

@@ -239,15 +239,6 @@
     return { label: label, value: f, width: hasReplicas ? '120px' : '160px',
              cell: function (r) { return shareCell(f(r), whole); } };
   }
-  function optionalCol(key, label) {
-    if (!objects.some(function (o) { return o[key] !== null && o[key] !== undefined; })) return null;
-    return textCol(label, function (o) {
-      var v = o[key];
-      if (v === null || v === undefined) return '';
-      return typeof v === 'object' ? JSON.stringify(v) : String(v);
-    });
-  }
-
   /* ---- replicas (--replicas, docs/REPLICAS.md) ---- */
   var hasReplicas = objects.some(function (o) { return o.replica !== null && o.replica !== undefined; });
   function fig(v) { return v === null || v === undefined ? '\u2014' : Number(v).toFixed(2); }
@@ -415,6 +406,59 @@
     box.appendChild(t);
   }
 
+  /* ---- reuse distance (--reuse, docs/REUSE.md): estimates ---- */
+  var hasReuse = objects.some(function (o) { return o.reuse !== null && o.reuse !== undefined; });
+  function reuseBinLabel(b) {
+    if (b === 39) return 'no reuse seen';
+    if (b === 0) return '0';
+    return bytes(Math.pow(2, b - 1)) + (b === 38 ? '+' : '\u2013' + bytes(Math.pow(2, b) - 1));
+  }
+  function reuseText(o) {
+    var r = o.reuse;
+    if (!r) return '';
+    if (r.median_censored) return 'cold';
+    return r.median_bytes === null ? '\u2014' : '~' + bytes(Math.round(r.median_bytes));
+  }
+  function reuseCol() {
+    if (!hasReuse) return null;
+    var c = textCol('reuse', reuseText, null, '80px');
+    c.title = 'median reuse distance (estimated: footprint model over sampled reuse times)';
+    return c;
+  }
+  function reuseDetail(o) {
+    var box = $('reuse-detail');
+    if (!box) return;
+    box.textContent = '';
+    box.hidden = !hasReuse;
+    if (!hasReuse) return;
+    var r = o.reuse;
+    if (!r) { box.appendChild(el('p', 'hint', 'Reuse distance: not measured for this object.')); return; }
+    box.appendChild(el('h3', null, 'Reuse distance (ESTIMATED: footprint model over sampled reuse times)'));
+    var dl = el('dl', 'replica'), mr = r.miss_ratio || {};
+    function ratio(v) { return v === null || v === undefined ? '\u2014' : (100 * v).toFixed(0) + '%'; }
+    [['reuses', num(Math.round(r.reuses)) + ' (' + num(Math.round(r.censored)) + ' not seen within the watchpoints\' age)'],
+     ['median distance', reuseText(o)],
+     ['LRU miss ratio', 'L1d ' + ratio(mr.L1d) + ', L2 ' + ratio(mr.L2) + ', LLC ' + ratio(mr.LLC)]
+    ].forEach(function (kv) { dl.appendChild(el('dt', null, kv[0])); dl.appendChild(el('dd', null, kv[1])); });
+    box.appendChild(dl);
+    var max = 0, t = el('table', 'reuse-hist'), head = el('tr');
+    (r.bins || []).forEach(function (n) { max = Math.max(max, n); });
+    ['distance', '', 'reuses'].forEach(function (s) { head.appendChild(el('th', null, s)); });
+    t.appendChild(head);
+    (r.bins || []).forEach(function (n, b) {
+      if (!n) return;
+      var tr = el('tr'), bar = el('td', 'bar'), d = el('div', b === 39 ? 'cold' : 'reuse');
+      tr.appendChild(el('td', null, reuseBinLabel(b)));
+      d.style.width = (max ? 100 * n / max : 0) + '%';
+      d.title = num(Math.round(n)) + ' reuses';
+      bar.appendChild(d);
+      tr.appendChild(bar);
+      tr.appendChild(el('td', 'num', num(Math.round(n))));
+      t.appendChild(tr);
+    });
+    box.appendChild(t);
+  }
+
   /* ---- flame graphs ---- */
   /* Frame colours by kind; the name varies the lightness a little so that
    * neighbours of one kind stay apart. Search matches are magenta. */
@@ -523,6 +567,7 @@
     replicaDetail(o);
     memoryDetail(o);
     lifetimeDetail(o);
+    reuseDetail(o);
     var accounted = 0, rows = (o.accesses || []).map(function (a) { accounted += a.samples; return a; });
     if (o.samples > accounted) rows.push({ stack: ['[unknown access path]'], samples: o.samples - accounted });
     table($('access-paths'), [
@@ -603,7 +648,7 @@
       numCol('bytes', function (o) { return o.bytes; }, bytes),
     ].concat(replicaCols(), [
       lifetimeCol(),
-      optionalCol('reuse', 'reuse'),
+      reuseCol(),
     ], memoryCols()).filter(Boolean);
     $('unsampled').hidden = !quiet;
     $('unsampled-label').textContent = 'show ' + num(quiet) + ' object' + (quiet === 1 ? '' : 's') +

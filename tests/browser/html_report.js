@@ -28,6 +28,10 @@
  *                 each object that selects it when clicked; the chart fits
  *                 its card at 1280 px; its screenshot shows each line's
  *                 colour (SCREENSHOT minus .png, plus -timeline.png)
+ *   --reuse       (with --access) the selected object's reuse card is
+ *                 shown, says the distances are ESTIMATED and draws a
+ *                 histogram row (with a bar) for each non-empty bin of the
+ *                 object's `reuse.bins` in the page data
  *   --timeline no the data has no timeline and the card says "no
  *                 timeline: ... older objscope", drawing nothing
  * Always: objects without samples are left out of the table (the pages,
@@ -59,12 +63,13 @@ function usage() {
 function parseArgs(argv) {
   const o = { report: argv[0], shot: argv[1], alloc: null, access: null, empty: false, attributed: null,
     pages: null, kinds: [], search: null,
-    timeline: null };
+    timeline: null, reuse: false };
   if (!o.report || !o.shot) usage();
   for (let i = 2; i < argv.length; i++) {
     if (argv[i] === '--alloc') o.alloc = argv[++i];
     else if (argv[i] === '--access') o.access = argv[++i];
     else if (argv[i] === '--empty') o.empty = true;
+    else if (argv[i] === '--reuse') o.reuse = true;
     else if (argv[i] === '--attributed') o.attributed = Number(argv[++i]);
     else if (argv[i] === '--pages') o.pages = Number(argv[++i]);
     else if (argv[i] === '--kinds') o.kinds = String(argv[++i]).split(',').filter(Boolean);
@@ -396,6 +401,18 @@ async function main() {
         if (!/\d+(\.\d)?%/.test(access)) fail('access paths show no share');
         const af = (await page.textContent('#access-flame')) || '';
         if (!af.includes(o.access)) fail('access flame graph lacks ' + o.access);
+        if (o.reuse) {
+          const data = await page.evaluate(() => JSON.parse(document.getElementById('objscope-data').textContent));
+          const top = ((data && data.report && data.report.objects) || []).filter((x) => x.samples > 0 &&
+            JSON.stringify(x.alloc_stack || []).includes(o.alloc))[0];
+          const want = top && top.reuse ? top.reuse.bins.filter((n) => n > 0).length : 0;
+          if (!want) fail('the selected object has no reuse bins in the page data');
+          if (!(await page.isVisible('#reuse-detail'))) fail('reuse card not shown');
+          const rt = (await page.textContent('#reuse-detail')) || '';
+          if (!rt.includes('ESTIMATED')) fail('reuse card does not say the distances are estimated');
+          const rows = await page.locator('#reuse-detail table.reuse-hist tr td.bar div').count();
+          if (rows !== want) fail('reuse histogram has ' + rows + ' bars, the data ' + want + ' bins');
+        }
         await checkFit(page, fail, 'object selected');
       }
       /* Sorting: by samples ascending puts the top object last. */
