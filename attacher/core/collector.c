@@ -256,8 +256,12 @@ static uint64_t code_func_start(void *arg, uint32_t asid, uint64_t addr)
 static int observers_start(struct os_collector *c, char *err, size_t errlen)
 {
 	const struct os_observer_ops *ops[OS_OBS_MAX];
-	size_t n = os_observers_enabled(c->opts, ops, OS_OBS_MAX);
+	size_t n = os_observers_enabled(c->opts, c->sampler.pmu, ops, OS_OBS_MAX);
 	int rc;
+
+	if (c->obs_started)
+		return 0;
+	c->obs_started = true;
 
 	for (size_t i = 0; i < n; i++) {
 		struct os_obs *b = &c->obs[c->nobs];
@@ -351,15 +355,8 @@ int os_collector_init(struct os_collector *c, const struct os_opts *o, char *err
 	}
 	c->status_line = o->progress || isatty(STDERR_FILENO);
 	R.c = c;
-	rc = observers_start(c, err, errlen);
-	/* collections the runtimes report go to the analyses that want them
-	 * (none: the runtimes do not even gather them) */
-	for (unsigned i = 0; rc == 0 && i < c->nobs; i++)
-		if (c->obs[i].ops->collected) {
-			c->attrib.collected = obs_collected;
-			c->attrib.collected_arg = c;
-		}
-	return rc;
+	/* the analyses start in collector_open, once the sampler is decided */
+	return 0;
 }
 
 /* The sampler's event, with the side-band records that follow the target. */
@@ -413,6 +410,17 @@ static int collector_open(struct os_collector *c, pid_t pid, bool enable_on_exec
 		collector_attr(c, &attr, enable_on_exec);
 		rc = open_fn(&c->perf, pid, &attr, c->opts->perf_pages, err, errlen);
 	}
+	if (rc < 0)
+		return rc;
+	/* the analyses, now that the sampler is decided (the data sources
+	 * want a PMU sampler); collections the runtimes report go to those
+	 * that want them (none: the runtimes do not even gather them) */
+	rc = observers_start(c, err, errlen);
+	for (unsigned i = 0; rc == 0 && i < c->nobs; i++)
+		if (c->obs[i].ops->collected) {
+			c->attrib.collected = obs_collected;
+			c->attrib.collected_arg = c;
+		}
 	if (rc < 0)
 		return rc;
 	os_perf_hold(c->perf, true); /* stacks are used in place (os_collector_round) */

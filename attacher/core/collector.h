@@ -60,6 +60,7 @@ struct os_collector {
 	unsigned nobs;
 	unsigned obs_data;          /* sample_data bytes of all of them */
 	bool obs_eager;             /* one of them wants every round applied */
+	bool obs_started;           /* started (collector_open, once) */
 };
 
 /* Shared memory + sampler; call before the target starts. */
