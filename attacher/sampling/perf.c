@@ -32,6 +32,9 @@ struct os_perf {
 	uint64_t bad;
 	int *extra;              /* events writing into a cpus[] buffer (SET_OUTPUT) */
 	int nextra, capextra;
+	int *steer;              /* the sampling events (os_perf_steer), also in cpus[]/extra */
+	int nsteer, capsteer;
+	bool steer_on;
 	uint8_t scratch[65536];  /* records that wrap around the buffer end */
 	bool memory;             /* os_perf_open_memory: cpus[0] is an anonymous ring */
 	uint64_t chain[MAX_CHAIN];
@@ -71,6 +74,138 @@ static struct os_perf *perf_alloc(const struct perf_event_attr *attr)
 	return p;
 }
 
+static const char *perf_hint(int e)
+{
+	return e == EACCES || e == EPERM ? " — run as root or set kernel.perf_event_paranoid <= 1"
+	       : e == ENOENT || e == EOPNOTSUPP ? " — the kernel does not support this event here"
+					       : "";
+}
+
+static int fd_push(int **v, int *n, int *cap, int fd)
+{
+	size_t c = (size_t)*cap;
+	int *nv = os_grow_max(*v, &c, (size_t)*n + 1, sizeof(int), 64, INT_MAX);
+
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = (int)c;
+	(*v)[(*n)++] = fd;
+	return 0;
+}
+
+/* Side-band records (task, comm, mmap) travel on an event of their own, a
+ * software dummy that samples nothing and stays enabled, so that the
+ * sampling event can be switched off and on (os_perf_steer) without
+ * losing a thread's birth, name or exit, or a mapping: the kernel writes
+ * side-band records only for enabled events. Both write into the same
+ * ring (SET_OUTPUT). Whether attr asks for side-band: then *side and
+ * *samp are the two halves. */
+static bool split_sideband(const struct perf_event_attr *attr, struct perf_event_attr *side,
+			   struct perf_event_attr *samp)
+{
+	if (!(attr->task || attr->comm || attr->mmap || attr->mmap2))
+		return false;
+	*samp = *attr;
+	samp->task = samp->comm = samp->comm_exec = 0;
+	samp->mmap = samp->mmap2 = samp->mmap_data = 0;
+	memset(side, 0, sizeof(*side));
+	side->size = sizeof(*side);
+	side->type = PERF_TYPE_SOFTWARE;
+	side->config = PERF_COUNT_SW_DUMMY;
+	/* the sample_id_all trailer is laid out by these bits alone: the same
+	 * as the sampler's, so one parser reads both in the shared ring */
+	side->sample_type = attr->sample_type & (PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+						 PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |
+						 PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER);
+	side->sample_id_all = attr->sample_id_all;
+	side->inherit = attr->inherit;
+	side->task = attr->task;
+	side->comm = attr->comm;
+	side->comm_exec = attr->comm_exec;
+	side->mmap = attr->mmap;
+	side->mmap2 = attr->mmap2;
+	side->mmap_data = attr->mmap_data;
+	side->use_clockid = attr->use_clockid;
+	side->clockid = attr->clockid;
+	side->disabled = attr->disabled;
+	side->enable_on_exec = attr->enable_on_exec;
+	side->exclude_kernel = attr->exclude_kernel;
+	side->exclude_hv = attr->exclude_hv;
+	side->watermark = attr->watermark;
+	side->wakeup_watermark = attr->wakeup_watermark;
+	return true;
+}
+
+/* fd writes into cpu's ring: the first event of a CPU owns it (mapped),
+ * later ones are redirected into it. steer: a sampling event. 0 or -errno. */
+static int ring_add(struct os_perf *p, int cpu, int fd, bool steer, unsigned buf_pages,
+		    char *err, size_t errlen)
+{
+	struct perf_cpu *c = &p->cpus[cpu];
+	int e;
+
+	if (steer && fd_push(&p->steer, &p->nsteer, &p->capsteer, fd) < 0) {
+		close(fd);
+		return -ENOMEM;
+	}
+	if (c->fd < 0) {
+		c->fd = fd;
+		c->data_size = (size_t)buf_pages * p->page;
+		c->base = mmap(NULL, c->data_size + p->page, PROT_READ | PROT_WRITE, MAP_SHARED,
+			       fd, 0);
+		if (c->base == MAP_FAILED) {
+			e = errno;
+			c->base = NULL;
+			snprintf(err, errlen, "mmap of the perf ring buffer: %s%s", strerror(e),
+				 e == EPERM ? " — raise kernel.perf_event_mlock_kb" : "");
+			return -e;
+		}
+		return 0;
+	}
+	if (fd_push(&p->extra, &p->nextra, &p->capextra, fd) < 0) {
+		close(fd);
+		return -ENOMEM;
+	}
+	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, c->fd) < 0) {
+		e = errno;
+		snprintf(err, errlen, "perf: redirecting an event into cpu %d's ring: %s", cpu,
+			 strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
+/* The events of pid (a process with inherit, or a thread) on cpu: the
+ * side-band event first (it owns the ring), then the sampler. 0, or
+ * -errno with errno left as perf_event_open set it, *failed_fd_open true
+ * when the failure was perf_event_open's. */
+static int open_events(struct os_perf *p, struct perf_event_attr *attr, pid_t pid, int cpu,
+		       unsigned buf_pages, bool *open_failed, char *err, size_t errlen)
+{
+	struct perf_event_attr side, samp;
+	bool split = split_sideband(attr, &side, &samp);
+	int fd, rc;
+
+	*open_failed = false;
+	if (split) {
+		fd = perf_event_open(&side, pid, cpu);
+		if (fd < 0) {
+			*open_failed = true;
+			return -errno;
+		}
+		rc = ring_add(p, cpu, fd, false, buf_pages, err, errlen);
+		if (rc < 0)
+			return rc;
+	}
+	fd = perf_event_open(split ? &samp : attr, pid, cpu);
+	if (fd < 0) {
+		*open_failed = true;
+		return -errno;
+	}
+	return ring_add(p, cpu, fd, true, buf_pages, err, errlen);
+}
+
 int os_perf_open(struct os_perf **out, pid_t pid, struct perf_event_attr *attr,
 		 unsigned buf_pages, char *err, size_t errlen)
 {
@@ -82,36 +217,19 @@ int os_perf_open(struct os_perf **out, pid_t pid, struct perf_event_attr *attr,
 	if (!p)
 		return -ENOMEM;
 	for (i = 0; i < p->ncpu; i++) {
-		struct perf_cpu *c = &p->cpus[i];
-		int fd = perf_event_open(attr, pid, i);
+		bool open_failed;
 
-		if (fd < 0) {
-			if (errno == ENODEV || errno == EINVAL) {
-				/* offline CPU: skip it, unless none works */
-				if (errno == ENODEV)
-					continue;
-			}
-			rc = -errno;
-			snprintf(err, errlen, "perf_event_open (cpu %d): %s%s", i, strerror(errno),
-				 errno == EACCES || errno == EPERM
-					 ? " — run as root or set kernel.perf_event_paranoid <= 1"
-				 : errno == ENOENT || errno == EOPNOTSUPP
-					 ? " — the kernel does not support this event here"
-					 : "");
-			goto out;
-		}
-		c->fd = fd;
-		c->data_size = (size_t)buf_pages * p->page;
-		c->base = mmap(NULL, c->data_size + p->page, PROT_READ | PROT_WRITE, MAP_SHARED,
-			       fd, 0);
-		if (c->base == MAP_FAILED) {
-			c->base = NULL;
-			rc = -errno;
-			snprintf(err, errlen, "mmap of the perf ring buffer: %s%s", strerror(errno),
-				 errno == EPERM ? " — raise kernel.perf_event_mlock_kb" : "");
+		rc = open_events(p, attr, pid, i, buf_pages, &open_failed, err, errlen);
+		if (rc == -ENODEV && open_failed && p->cpus[i].fd < 0)
+			continue; /* offline CPU: skip it */
+		if (rc < 0) {
+			if (open_failed)
+				snprintf(err, errlen, "perf_event_open (cpu %d): %s%s", i,
+					 strerror(-rc), perf_hint(-rc));
 			goto out;
 		}
 	}
+	p->steer_on = !attr->disabled;
 	*out = p;
 	return 0;
 out:
@@ -184,6 +302,24 @@ int os_perf_disable(struct os_perf *p)
 	return ioctl_all(p, PERF_EVENT_IOC_DISABLE);
 }
 
+int os_perf_steer(struct os_perf *p, bool on)
+{
+	int rc = 0;
+
+	if (on == p->steer_on)
+		return 0;
+	for (int i = 0; i < p->nsteer; i++)
+		if (ioctl(p->steer[i], on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0) < 0)
+			rc = -errno;
+	p->steer_on = on;
+	return rc;
+}
+
+int os_perf_steer_fds(const struct os_perf *p)
+{
+	return p->nsteer;
+}
+
 int os_perf_nfds(const struct os_perf *p)
 {
 	return p->ncpu;
@@ -214,66 +350,27 @@ void os_perf_close(struct os_perf *p)
 	for (i = 0; i < p->nextra; i++)
 		close(p->extra[i]);
 	free(p->extra);
+	free(p->steer);
 	free(p->cpus);
 	free(p);
 }
 
-static const char *perf_hint(int e)
-{
-	return e == EACCES || e == EPERM ? " — run as root or set kernel.perf_event_paranoid <= 1"
-	       : e == ENOENT || e == EOPNOTSUPP ? " — the kernel does not support this event here"
-					       : "";
-}
-
-/* One event of thread tid on cpu: the first of each CPU owns the buffer,
- * the others write into it. 0, 1 when the thread is gone, or -errno. */
+/* The events of thread tid on cpu. 0, 1 when the thread is gone, or -errno. */
 static int open_thread_cpu(struct os_perf *p, struct perf_event_attr *attr, pid_t tid, int cpu,
 			   unsigned buf_pages, char *err, size_t errlen)
 {
-	struct perf_cpu *c = &p->cpus[cpu];
-	int fd = perf_event_open(attr, tid, cpu), e;
+	bool open_failed;
+	int rc = open_events(p, attr, tid, cpu, buf_pages, &open_failed, err, errlen);
 
-	if (fd < 0) {
-		e = errno;
-		if (e == ESRCH || e == ENODEV)
+	if (rc < 0 && open_failed) {
+		if (rc == -ESRCH || rc == -ENODEV) {
+			errno = -rc;
 			return 1;
+		}
 		snprintf(err, errlen, "perf_event_open (thread %d, cpu %d): %s%s", (int)tid, cpu,
-			 strerror(e), perf_hint(e));
-		return -e;
+			 strerror(-rc), perf_hint(-rc));
 	}
-	if (c->fd < 0) {
-		c->fd = fd;
-		c->data_size = (size_t)buf_pages * p->page;
-		c->base = mmap(NULL, c->data_size + p->page, PROT_READ | PROT_WRITE, MAP_SHARED,
-			       fd, 0);
-		if (c->base == MAP_FAILED) {
-			e = errno;
-			c->base = NULL;
-			snprintf(err, errlen, "mmap of the perf ring buffer: %s%s", strerror(e),
-				 e == EPERM ? " — raise kernel.perf_event_mlock_kb" : "");
-			return -e;
-		}
-		return 0;
-	}
-	{
-		size_t n = (size_t)p->capextra;
-		int *np = os_grow_max(p->extra, &n, (size_t)p->nextra + 1, sizeof(int), 64, INT_MAX);
-
-		if (!np) {
-			close(fd);
-			return -ENOMEM;
-		}
-		p->extra = np;
-		p->capextra = (int)n;
-	}
-	p->extra[p->nextra++] = fd;
-	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, c->fd) < 0) {
-		e = errno;
-		snprintf(err, errlen, "perf: redirecting thread %d's events: %s", (int)tid,
-			 strerror(e));
-		return -e;
-	}
-	return 0;
+	return rc;
 }
 
 static bool tid_seen(const pid_t *tids, size_t n, pid_t tid)
@@ -345,6 +442,7 @@ int os_perf_open_threads(struct os_perf **out, pid_t pid, struct perf_event_attr
 	goto out;
 done:
 	free(tids);
+	p->steer_on = !attr->disabled;
 	*out = p;
 	return 0;
 out:
