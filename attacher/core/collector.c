@@ -429,10 +429,24 @@ static int collector_open(struct os_collector *c, pid_t pid, bool enable_on_exec
 	return 0;
 }
 
+/* The overhead budget (overhead.h) once the events are open: the
+ * calibration takes the sampler's event as it was opened. */
+static int budget_open(struct os_collector *c, pid_t pid, bool enable_on_exec, int rc)
+{
+	struct perf_event_attr attr;
+
+	if (rc < 0)
+		return rc;
+	collector_attr(c, &attr, enable_on_exec);
+	os_overhead_open(c, pid, &attr);
+	return 0;
+}
+
 int os_collector_open(struct os_collector *c, pid_t pid, bool enable_on_exec, char *err,
 		      size_t errlen)
 {
-	return collector_open(c, pid, enable_on_exec, os_perf_open, err, errlen);
+	return budget_open(c, pid, enable_on_exec,
+			   collector_open(c, pid, enable_on_exec, os_perf_open, err, errlen));
 }
 
 int os_collector_open_with(struct os_collector *c, pid_t pid,
@@ -445,7 +459,8 @@ int os_collector_open_with(struct os_collector *c, pid_t pid,
 
 int os_collector_open_attach(struct os_collector *c, pid_t pid, char *err, size_t errlen)
 {
-	return collector_open(c, pid, false, os_perf_open_threads, err, errlen);
+	return budget_open(c, pid, false,
+			   collector_open(c, pid, false, os_perf_open_threads, err, errlen));
 }
 
 static void apply_side(struct os_collector *c, struct round *r, const struct side *e)
@@ -832,6 +847,7 @@ void os_collector_round(struct os_collector *c, bool final)
 	size_t i, done;
 
 	r->nside = r->nraw = r->nchains = r->nstrs = r->nstacks = 0;
+	os_overhead_round(c); /* the budget: sampling on or off */
 	if (c->perf_ready)
 		os_perf_read(c->perf, &perf_cbs, r);
 	/* 1. follow processes, threads and mappings in time order */
@@ -880,6 +896,7 @@ void os_collector_round(struct os_collector *c, bool final)
 
 void os_collector_stop(struct os_collector *c)
 {
+	os_overhead_stop(c);
 	if (c->perf_ready)
 		os_perf_disable(c->perf);
 	if (c->shm_ready)
@@ -903,6 +920,7 @@ void os_collector_destroy(struct os_collector *c)
 	OBS_EACH(c, destroy);
 	c->nobs = 0;
 	os_sampler_destroy(&c->sampler);
+	os_overhead_free(c);
 	os_unwinder_free(c->unw);
 	c->unw = NULL;
 	os_code_cache_free(code_cache);

@@ -11,6 +11,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_CHAIN 256
@@ -313,6 +314,107 @@ int os_perf_steer(struct os_perf *p, bool on)
 			rc = -errno;
 	p->steer_on = on;
 	return rc;
+}
+
+/* Calibration work: strided reads over a buffer the size of an L2 slice. */
+static uint64_t calib_work(const volatile uint64_t *buf, size_t n)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < n; i += 8)
+		sum += buf[i];
+	return sum;
+}
+
+/* The calibrating thread's CPU time: other tenants' time slices do not
+ * count, the kernel's sampling work in its interrupts does (it is charged
+ * to the thread it interrupts). */
+static uint64_t thread_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+#define CALIB_REPS 5
+#define CALIB_CHUNKS 1000       /* of calib_work, per stretch (~1.5 ms here) */
+#define CALIB_WORDS 8192        /* 64 KiB */
+#define CALIB_PERIOD_NS 50000ULL /* task-clock: 20 kHz, to make the cost show */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* One stretch of calibration work, in the thread's CPU ns. */
+static uint64_t calib_stretch(struct perf_event_mmap_page *mp)
+{
+	static uint64_t buf[CALIB_WORDS];
+	volatile uint64_t sink = 0;
+	uint64_t t = thread_ns();
+
+	for (int i = 0; i < CALIB_CHUNKS; i++) {
+		sink += calib_work(buf, CALIB_WORDS);
+		/* discard what was written: the ring never fills */
+		if (mp)
+			__atomic_store_n(&mp->data_tail,
+					 __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE),
+					 __ATOMIC_RELEASE);
+	}
+	(void)sink;
+	return thread_ns() - t;
+}
+
+double os_perf_sample_cost_ns(const struct perf_event_attr *attr_in, unsigned buf_pages)
+{
+	struct perf_event_attr attr = *attr_in, side;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), size = (size_t)buf_pages * page;
+	double cost[CALIB_REPS];
+	int n = 0, fd;
+	void *base;
+
+	split_sideband(attr_in, &side, &attr); /* the sampler alone */
+	attr.inherit = 0;
+	attr.disabled = 1;
+	attr.enable_on_exec = 0;
+	attr.watermark = 0;
+	attr.wakeup_events = 0;
+	attr.freq = 0;
+	if (attr.type == PERF_TYPE_SOFTWARE && attr.config == PERF_COUNT_SW_TASK_CLOCK)
+		attr.sample_period = CALIB_PERIOD_NS;
+	fd = perf_event_open(&attr, 0, -1);
+	if (fd < 0)
+		return -1;
+	base = mmap(NULL, size + page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (base == MAP_FAILED) {
+		close(fd);
+		return -1;
+	}
+	/* each repetition: a stretch without sampling, one with; the cost of
+	 * a sample is the difference over the samples taken; the median of
+	 * the repetitions (a tenant's cache traffic moves single stretches) */
+	for (int rep = 0; rep < CALIB_REPS; rep++) {
+		uint64_t off = calib_stretch(NULL), on, count = 0;
+
+		ioctl(fd, PERF_EVENT_IOC_RESET, 0);
+		ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+		on = calib_stretch(base);
+		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+		if (read(fd, &count, sizeof(count)) != (ssize_t)sizeof(count) ||
+		    !attr.sample_period || count < attr.sample_period)
+			continue;
+		cost[n++] = ((double)on - (double)off) /
+			    ((double)count / (double)attr.sample_period);
+	}
+	munmap(base, size + page);
+	close(fd);
+	if (!n)
+		return -1;
+	qsort(cost, (size_t)n, sizeof(cost[0]), cmp_double);
+	return cost[n / 2] > 0 ? cost[n / 2] : 0;
 }
 
 int os_perf_steer_fds(const struct os_perf *p)

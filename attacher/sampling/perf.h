@@ -97,6 +97,14 @@ int os_perf_enable(struct os_perf *p);
  * later included (they are born in the state of the event they inherit).
  * How the sampling budget is kept (attacher/core/budget.h). 0 or -errno. */
 int os_perf_steer(struct os_perf *p, bool on);
+/* The cost of one sample of attr's sampling event (its side-band left
+ * out) in ns of CPU time, measured on the calling thread: the same work
+ * with and without the event sampling it (task-clock at 20 kHz), the
+ * fastest of three stretches of each (~20 ms in all), in the thread's CPU
+ * clock (the kernel's interrupt work is charged to the thread it
+ * interrupts; other tenants' time is not). An estimate; -1 when the event
+ * cannot be opened here or took no sample. */
+double os_perf_sample_cost_ns(const struct perf_event_attr *attr, unsigned buf_pages);
 /* How many sampling events os_perf_steer switches (its cost). */
 int os_perf_steer_fds(const struct os_perf *p);
 int os_perf_disable(struct os_perf *p);

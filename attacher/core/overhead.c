@@ -1,0 +1,197 @@
+/* overhead.c - readings, steering and figures of the overhead budget
+ * (overhead.h). */
+#include "attacher/core/overhead.h"
+
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "attacher/core/collector.h"
+#include "common/grow.h"
+#include "common/log.h"
+
+#define CALIB_PAGES 16
+
+static uint64_t self_cpu_ns(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) < 0)
+		return 0;
+	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ULL +
+	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ULL;
+}
+
+/* utime + stime of process pid (ns), false when it is gone. */
+static bool proc_cpu_ns(uint32_t pid, uint64_t *ns)
+{
+	static long tick;
+	char path[64], buf[1024], *p;
+	unsigned long long ut, st;
+	ssize_t n;
+	int fd;
+
+	if (!tick)
+		tick = sysconf(_SC_CLK_TCK) > 0 ? sysconf(_SC_CLK_TCK) : 100;
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	p = strrchr(buf, ')'); /* the name may hold spaces and parentheses */
+	/* fields 3..13 after the name, then utime (14) and stime (15) */
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut,
+			 &st) != 2)
+		return false;
+	*ns = (ut + st) * (1000000000ULL / (unsigned long long)tick);
+	return true;
+}
+
+static void proc_read(struct os_overhead_state *o, uint32_t pid)
+{
+	uint64_t ns;
+	size_t i;
+
+	for (i = 0; i < o->nprocs && o->procs[i].pid != pid; i++)
+		;
+	if (i == o->nprocs) {
+		struct os_ovh_proc *np = os_grow(o->procs, &o->capprocs, o->nprocs + 1,
+						 sizeof(*np), 16);
+
+		if (!np)
+			return;
+		o->procs = np;
+		np[o->nprocs++] = (struct os_ovh_proc){ pid, 0 };
+	}
+	if (proc_cpu_ns(pid, &ns) && ns > o->procs[i].cpu_ns)
+		o->procs[i].cpu_ns = ns;
+}
+
+/* The target's CPU time: its processes, those gone at their last reading. */
+static uint64_t target_cpu_ns(struct os_collector *c)
+{
+	struct os_overhead_state *o = &c->ovh;
+	uint64_t sum = 0;
+
+	if (o->root > 0)
+		proc_read(o, (uint32_t)o->root);
+	for (uint32_t i = 0; i < c->tasks.npids; i++)
+		proc_read(o, c->tasks.pids[i]);
+	for (size_t i = 0; i < o->nprocs; i++)
+		sum += o->procs[i].cpu_ns;
+	return sum;
+}
+
+static void readings(struct os_collector *c, struct os_budget_in *in)
+{
+	struct os_overhead_state *o = &c->ovh;
+	uint64_t self = self_cpu_ns(), tgt = target_cpu_ns(c);
+
+	in->collector_cpu_ns = self > o->self0 ? self - o->self0 : 0;
+	in->target_cpu_ns = tgt > o->target0 ? tgt - o->target0 : 0;
+	in->samples = c->samples_total;
+}
+
+void os_overhead_open(struct os_collector *c, pid_t pid, const struct perf_event_attr *attr)
+{
+	struct os_overhead_state *o = &c->ovh;
+	uint64_t t = self_cpu_ns();
+
+	o->root = pid;
+	o->steer = c->opts->max_overhead > 0;
+	o->sample_ns = NAN;
+	if (o->steer) { /* -F: the kernel's cost is not estimated (nothing to steer) */
+		o->sample_ns = os_perf_sample_cost_ns(attr, CALIB_PAGES);
+		o->calibrated = o->sample_ns >= 0;
+		if (!o->calibrated)
+			o->sample_ns = OS_OVH_SAMPLE_NS_FALLBACK;
+		o->calib_ns = (double)(self_cpu_ns() - t);
+		os_debug("overhead: a sample costs %.0f ns (%s, %.1f ms)", o->sample_ns,
+			 o->calibrated ? "calibrated" : "not calibrated: the constant",
+			 o->calib_ns / 1e6);
+	}
+	o->self0 = self_cpu_ns();
+	o->target0 = 0;
+	o->target0 = target_cpu_ns(c);
+	/* the processes' readings so far are the baseline: the sums from here */
+	os_budget_init(&o->b, c->opts->max_overhead / 100.0, o->steer ? o->sample_ns : 0,
+		       os_now_ns());
+}
+
+void os_overhead_round(struct os_collector *c)
+{
+	struct os_overhead_state *o = &c->ovh;
+	struct os_budget_in in = o->b.now;
+	uint64_t now;
+
+	if (!o->steer || !c->perf_ready || o->final_read)
+		return;
+	now = os_now_ns();
+	in.samples = c->samples_total;
+	if (now >= o->b.t0 + o->b.len) /* the controller decides: fresh clocks */
+		readings(c, &in);
+	os_perf_steer(c->perf, os_budget_tick(&o->b, now, &in));
+}
+
+void os_overhead_stop(struct os_collector *c)
+{
+	struct os_overhead_state *o = &c->ovh;
+	struct os_budget_in in;
+	uint64_t now = os_now_ns();
+
+	if (o->final_read || !c->perf_ready)
+		return;
+	readings(c, &in);
+	o->b.now = in;
+	if (o->b.on) { /* the stretch sampled up to now */
+		o->b.on_ns += now - o->b.on_since;
+		o->b.on_since = now;
+	}
+	o->final_read = true;
+	o->b.t0 = now; /* the end, for the figures */
+}
+
+void os_overhead_profile(struct os_collector *c, struct os_profile *p)
+{
+	struct os_overhead_state *o = &c->ovh;
+	struct os_overhead *f = &p->ovh;
+	double secs, tgt, coll, kern;
+
+	if (!o->final_read)
+		return;
+	secs = (double)(o->b.t0 - o->b.start) / 1e9;
+	tgt = (double)o->b.now.target_cpu_ns / 1e9;
+	coll = (double)o->b.now.collector_cpu_ns / 1e9;
+	kern = isnan(o->sample_ns) ? NAN : (double)o->b.now.samples * o->sample_ns / 1e9;
+	memset(f, 0, sizeof(*f));
+	f->max_pct = o->steer ? c->opts->max_overhead : NAN;
+	f->target_cpu_s = tgt;
+	f->collector_cpu_s = coll;
+	f->kernel_s = kern;
+	f->hooks_s = NAN; /* not measured yet */
+	f->spent_pct = tgt > 0 && !isnan(kern) ? 100.0 * (coll + kern) / tgt : NAN;
+	f->sample_ns = o->sample_ns;
+	f->calibration_s = o->steer ? o->calib_ns / 1e9 : NAN;
+	f->sampled_share = secs > 0 ? (double)o->b.on_ns / 1e9 / secs : NAN;
+	if (!o->steer)
+		f->sampled_share = 1;
+	f->samples_per_s = secs > 0 ? (double)o->b.now.samples / secs : NAN;
+	f->samples_per_cpu_s = tgt > 0 ? (double)o->b.now.samples / tgt : NAN;
+	f->calibrated = o->calibrated;
+	f->steered = o->steer;
+	p->analyses |= OS_AN_OVERHEAD;
+}
+
+void os_overhead_free(struct os_collector *c)
+{
+	free(c->ovh.procs);
+	memset(&c->ovh, 0, sizeof(c->ovh));
+}
