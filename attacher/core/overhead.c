@@ -75,11 +75,24 @@ static void proc_read(struct os_overhead_state *o, uint32_t pid)
 		o->procs[i].cpu_ns = ns;
 }
 
-/* The target's CPU time: its processes, those gone at their last reading. */
+/* The CPU time of objscope's children that were waited for (record: the
+ * command, once reaped, and what it waited for). */
+static uint64_t children_cpu_ns(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_CHILDREN, &ru) < 0)
+		return 0;
+	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ULL +
+	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ULL;
+}
+
+/* The target's CPU time: its processes, those gone at their last reading;
+ * a command of ours that was reaped by its whole time (RUSAGE_CHILDREN). */
 static uint64_t target_cpu_ns(struct os_collector *c)
 {
 	struct os_overhead_state *o = &c->ovh;
-	uint64_t sum = 0;
+	uint64_t sum = 0, kids;
 
 	if (o->root > 0)
 		proc_read(o, (uint32_t)o->root);
@@ -87,7 +100,8 @@ static uint64_t target_cpu_ns(struct os_collector *c)
 		proc_read(o, c->tasks.pids[i]);
 	for (size_t i = 0; i < o->nprocs; i++)
 		sum += o->procs[i].cpu_ns;
-	return sum;
+	kids = children_cpu_ns() - o->children0;
+	return kids > sum ? kids : sum;
 }
 
 static void readings(struct os_collector *c, struct os_budget_in *in)
@@ -119,6 +133,7 @@ void os_overhead_open(struct os_collector *c, pid_t pid, const struct perf_event
 			 o->calib_ns / 1e6);
 	}
 	o->self0 = self_cpu_ns();
+	o->children0 = children_cpu_ns();
 	o->target0 = 0;
 	o->target0 = target_cpu_ns(c);
 	/* the processes' readings so far are the baseline: the sums from here */
@@ -132,9 +147,16 @@ void os_overhead_round(struct os_collector *c)
 	struct os_budget_in in = o->b.now;
 	uint64_t now;
 
-	if (!o->steer || !c->perf_ready || o->final_read)
+	if (!c->perf_ready || o->final_read)
 		return;
 	now = os_now_ns();
+	if (!o->steer) { /* -F: the readings only, for the figures */
+		if (now >= o->next_read) {
+			readings(c, &o->b.now);
+			o->next_read = now + OS_BUDGET_INTERVAL_NS;
+		}
+		return;
+	}
 	in.samples = c->samples_total;
 	if (now >= o->b.t0 + o->b.len) /* the controller decides: fresh clocks */
 		readings(c, &in);

@@ -40,6 +40,8 @@ struct os_overhead_state {
 	double calib_ns;          /* the calibration's CPU time (objscope's) */
 	pid_t root;               /* the target's first process */
 	uint64_t self0, target0;  /* the clocks when the sampling opened */
+	uint64_t children0;       /* objscope's reaped children's CPU then */
+	uint64_t next_read;       /* -F: the next readings */
 	struct os_ovh_proc *procs;
 	size_t nprocs, capprocs;
 	struct os_budget b;
