@@ -170,18 +170,12 @@ Test(e2e_native, call_sites_of_one_line)
 	json_object_put(report);
 }
 
-Test(e2e_native, threads_later)
+/* mt_readers' reader threads with samples in threads[]. */
+static size_t sampled_readers(json_object *report)
 {
-	const char *argv[] = { E2E_FIXTURE("mt_readers"), NULL };
-	json_object *report = record_and_report("mt.data", argv), *top, *threads;
+	json_object *threads = e2e_get(report, "threads");
 	size_t readers = 0, n;
 
-	check_attribution(report, 100);
-	top = top_object(report, "alloc_shared_blocks");
-	cr_expect_geq(e2e_get_double(top, "share"), 0.8, "share of alloc_shared_blocks is %.3f",
-		      e2e_get_double(top, "share"));
-
-	threads = e2e_get(report, "threads");
 	cr_assert(threads && json_object_is_type(threads, json_type_array), "report has no threads[]");
 	n = json_object_array_length(threads);
 	for (size_t i = 0; i < n; i++) {
@@ -192,8 +186,57 @@ Test(e2e_native, threads_later)
 		    e2e_get_int(t, "samples") > 0)
 			readers++;
 	}
+	return readers;
+}
+
+Test(e2e_native, threads_later)
+{
+	const char *argv[] = { E2E_FIXTURE("mt_readers"), NULL };
+	json_object *report = record_and_report("mt.data", argv), *top;
+	size_t readers;
+
+	check_attribution(report, 100);
+	top = top_object(report, "alloc_shared_blocks");
+	cr_expect_geq(e2e_get_double(top, "share"), 0.8, "share of alloc_shared_blocks is %.3f",
+		      e2e_get_double(top, "share"));
+
+	readers = sampled_readers(report);
 	cr_expect_geq(readers, 2, "%zu reader threads with samples in threads[]: %s", readers,
-		      json_object_to_json_string(threads));
+		      json_object_to_json_string(e2e_get(report, "threads")));
+	json_object_put(report);
+}
+
+/* The overhead budget (issue 23, --max-overhead): a tight budget on two
+ * busy reader threads (started after the objects, their sampling events
+ * inherited while they may be switched off) steers the sampling to a share
+ * of the time; what was spent stays near the budget (the first 200 ms are
+ * sampled in full); both readers are still sampled and the planted answer
+ * holds. The same run at -F 1000 would spend several per cent. */
+Test(e2e_native, budget_steers_the_rate)
+{
+	const char *argv[] = { E2E_FIXTURE("mt_readers"), NULL };
+	const char *opts[] = { "--max-overhead", "0.5", NULL };
+	json_object *report = e2e_record_report(tmp, "budget.data", opts, argv), *o, *top;
+	size_t readers;
+
+	check_attribution(report, 100);
+	top = top_object(report, "alloc_shared_blocks");
+	cr_expect_geq(e2e_get_double(top, "share"), 0.8, "share of alloc_shared_blocks is %.3f",
+		      e2e_get_double(top, "share"));
+	o = e2e_get(e2e_get(report, "meta"), "overhead");
+	cr_assert(o && json_object_is_type(o, json_type_object), "meta.overhead missing");
+	cr_expect_str_eq(json_object_get_string(e2e_get(o, "mode")), "budget");
+	cr_expect_float_eq(e2e_get_double(o, "max_overhead_pct"), 0.5, 1e-9);
+	cr_expect_lt(e2e_get_double(o, "sampled_share"), 0.8, "not steered: sampled %.2f of the time",
+		     e2e_get_double(o, "sampled_share"));
+	cr_expect_leq(e2e_get_double(o, "spent_pct_estimated"), 1.5, "spent %.2f%% of a 0.5%% budget",
+		      e2e_get_double(o, "spent_pct_estimated"));
+	cr_expect_gt(e2e_get_double(o, "sample_cost_ns"), 0);
+	cr_expect_lt(e2e_get_double(o, "samples_per_cpu_s"), 800,
+		     "%.0f samples per CPU-second: the per-thread rate of -F 1000",
+		     e2e_get_double(o, "samples_per_cpu_s"));
+	readers = sampled_readers(report);
+	cr_expect_geq(readers, 2, "%zu reader threads with samples", readers);
 	json_object_put(report);
 }
 
@@ -365,14 +408,26 @@ Test(e2e_native, call_graph_stack_copy_size)
 		     depth_default);
 	json_object_put(report);
 
-	cr_assert_eq(e2e_record(tmp, profile, big, argv, &res), 0, "cannot run objscope record");
-	cr_assert_eq(res.status, 0, "record --call-graph dwarf,65528 exited %d: %s", res.status,
-		     res.err);
-	cr_expect_str_eq(res.out, "deep_stack 80 ok\n");
-	e2e_result_free(&res);
-	report = e2e_report_json(tmp, profile, msg, sizeof(msg));
-	cr_assert_not_null(report, "%s", msg);
-	top = top_object(report, "main");
+	/* a 64 KiB copy makes each sample dearer, so the overhead budget
+	 * takes fewer per second: the run doubles until the block has enough */
+	for (int secs = 1;; secs *= 2) {
+		char arg[16];
+		const char *argv_big[] = { argv[0], arg, NULL };
+
+		snprintf(arg, sizeof(arg), "%d", secs);
+		cr_assert_eq(e2e_record(tmp, profile, big, argv_big, &res), 0,
+			     "cannot run objscope record");
+		cr_assert_eq(res.status, 0, "record --call-graph dwarf,65528 exited %d: %s",
+			     res.status, res.err);
+		cr_expect_str_eq(res.out, "deep_stack 80 ok\n");
+		e2e_result_free(&res);
+		report = e2e_report_json(tmp, profile, msg, sizeof(msg));
+		cr_assert_not_null(report, "%s", msg);
+		top = top_object(report, "main");
+		if (e2e_get_int(top, "samples") > 100 || secs >= 32)
+			break;
+		json_object_put(report);
+	}
 	share_big = access_share_reaching(top, "main", &depth_big);
 	cr_log_info("deep_stack: default copy %zu frames, %.2f to main; 65528 bytes %zu frames, "
 		    "%.2f to main", depth_default, share_default, depth_big, share_big);
