@@ -303,9 +303,13 @@ enum { OS_AN_REPLICAS = 1u << 0, OS_AN_ESTIMATES = 1u << 1, OS_AN_SLICES = 1u <<
  * of several profiles drops them. */
 struct os_overhead {
 	double max_pct;           /* the budget (--max-overhead); NaN: -F fixed the rate */
-	double spent_pct;         /* estimate: (collector + kernel) / target x 100 */
+	double spent_pct;         /* estimate: sampling's cost (collector_sampling_s +
+				   * kernel_s) / target x 100: what the budget steers */
 	double target_cpu_s;      /* the target's CPU while sampled (measured, /proc) */
 	double collector_cpu_s;   /* objscope's CPU while sampling (measured, getrusage) */
+	double collector_sampling_s; /* ... of it on the samples (measured, thread clock) */
+	double fixed_pct;         /* (collector_cpu_s - collector_sampling_s) / target x 100:
+				   * objscope's costs that do not move with the rate */
 	double kernel_s;          /* the kernel's sampling: samples x sample_ns (estimate) */
 	double hooks_s;           /* the in-target hooks' time: NaN (not measured yet) */
 	double sample_ns;         /* the kernel's cost of one sample (calibrated estimate) */
@@ -316,7 +320,7 @@ struct os_overhead {
 	uint32_t calibrated;      /* sample_ns measured on this machine (else a constant) */
 	uint32_t steered;         /* the budget steered the sampling (not -F) */
 };
-#define OS_OVERHEAD_NF 11 /* doubles of struct os_overhead, in order */
+#define OS_OVERHEAD_NF 13 /* doubles of struct os_overhead, in order */
 
 /* Names of the levels as reports show them ("L1", ... "remote RAM") and
  * as JSON keys ("l1", ... "remote_ram"). */

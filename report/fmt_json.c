@@ -279,6 +279,8 @@ static void joverhead(struct json_writer *w, const struct os_profile *p)
 	jfinite(w, "spent_pct_estimated", o->spent_pct);
 	jfinite(w, "target_cpu_s", o->target_cpu_s);
 	jfinite(w, "collector_cpu_s", o->collector_cpu_s);
+	jfinite(w, "collector_sampling_s", o->collector_sampling_s);
+	jfinite(w, "fixed_pct", o->fixed_pct);
 	jfinite(w, "kernel_sampling_s_estimated", o->kernel_s);
 	jfinite(w, "hooks_s", o->hooks_s);
 	jfinite(w, "sample_cost_ns", o->sample_ns);

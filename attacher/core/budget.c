@@ -4,7 +4,7 @@
 #include <string.h>
 
 #define SMOOTH 0.5    /* weight of the newest interval in the smoothed figures */
-#define PAYBACK 0.5   /* share of the budget's balance spent or paid back per interval */
+#define PAYBACK 0.25  /* share of the budget's balance spent or paid back per interval */
 
 static double uniform(struct os_budget *b)
 {
@@ -22,6 +22,7 @@ void os_budget_init(struct os_budget *b, double frac, double sample_ns, uint64_t
 	memset(b, 0, sizeof(*b));
 	b->frac = frac;
 	b->sample_ns = sample_ns;
+	b->warmup_cpu_ns = OS_BUDGET_WARMUP_CPU_NS;
 	b->on = true;
 	b->duty = 1;
 	b->start = b->t0 = b->on_since = now;
@@ -58,7 +59,8 @@ static void decide(struct os_budget *b, uint64_t now, const struct os_budget_in 
 		b->coll_per_sample = smooth(b->coll_per_sample, dcoll / (double)dn);
 	b->len = (uint64_t)((double)OS_BUDGET_INTERVAL_NS * (0.75 + 0.5 * uniform(b)));
 	per_sample = b->sample_ns + b->coll_per_sample;
-	if (in->samples && b->rate_on > 0 && per_sample > 0 && elapsed) {
+	if (in->target_cpu_ns >= b->warmup_cpu_ns && in->samples && b->rate_on > 0 &&
+	    per_sample > 0 && elapsed) {
 		/* the balance since the start, and the next interval's share */
 		credit = b->frac * (double)in->target_cpu_ns -
 			 ((double)in->collector_cpu_ns + (double)in->samples * b->sample_ns);

@@ -2,7 +2,8 @@
  *
  * objscope's cost is kept to a share of what the target itself spends on
  * the CPU. What is spent is measured or estimated from measurements:
- *  - the collector's own CPU time (getrusage of objscope: measured);
+ *  - the collector's CPU time spent on the samples (reading, decoding,
+ *    unwinding: its thread's CPU clock around that work; measured);
  *  - the kernel's cost of taking the samples: samples x the cost of one
  *    sample, calibrated on this machine at start (budget_calibrate in
  *    collector.c: the same event on a thread of objscope's, with and
@@ -18,11 +19,15 @@
  * process, whatever its number of threads: the budget divided by the cost
  * of one sample (kernel + collector, measured), times the target's CPU.
  *
- * The first interval is sampled in full (a short command keeps its
- * samples); later ones are steered so that the cost since the start stays
- * inside the budget: an overspend is paid back in the next intervals,
- * down to a floor (OS_BUDGET_MIN_DUTY: never no samples at all; where the
- * collector's fixed costs alone pass the budget, the report says so).
+ * Warm-up: until the target has spent OS_BUDGET_WARMUP_CPU_NS of CPU the
+ * sampling stays on in full (1000 samples/s per thread, the rate before
+ * the budget): a short command keeps the samples its answer needs, and
+ * objscope's own warm-up (decoded instructions, CFI, symbols, JIT code
+ * are cached as they are first met: the first samples of a JVM cost the
+ * collector ~10x the later ones) is paid there. From then on the sampling
+ * is steered so that the cost since the start stays inside the budget:
+ * the warm-up's overspend is paid back over the next intervals, down to a
+ * floor (OS_BUDGET_MIN_DUTY: never no samples at all).
  *
  * Pure logic over the readings it is given (unit-tested with synthetic
  * input: tests/unit/test_budget.c); the collector reads the clocks.
@@ -36,17 +41,19 @@
 #define OS_BUDGET_INTERVAL_NS 200000000ULL /* control interval, before jitter */
 #define OS_BUDGET_MIN_DUTY 0.025           /* one 5 ms loop tick of 200 ms */
 #define OS_BUDGET_DEFAULT_PCT 2.0          /* --max-overhead default (docs/BENCHMARKS.md) */
+#define OS_BUDGET_WARMUP_CPU_NS 2000000000ULL /* the target's first 2 CPU-s in full */
 
 /* Cumulative readings since the start (ns, samples). */
 struct os_budget_in {
 	uint64_t target_cpu_ns;    /* the target's CPU time (its processes) */
-	uint64_t collector_cpu_ns; /* objscope's own CPU time */
+	uint64_t collector_cpu_ns; /* the collector's CPU on the samples (overhead.h) */
 	uint64_t samples;          /* samples read */
 };
 
 struct os_budget {
 	double frac;               /* the budget: share of the target's CPU */
 	double sample_ns;          /* the kernel's cost of one sample (calibrated) */
+	uint64_t warmup_cpu_ns;    /* in full until the target spent this (init: the default) */
 	/* state */
 	bool on;                   /* sampling events on now */
 	double duty;               /* share of the current interval sampled */

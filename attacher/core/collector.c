@@ -843,7 +843,7 @@ sorted:
 void os_collector_round(struct os_collector *c, bool final)
 {
 	struct round *r = &R;
-	uint64_t cutoff;
+	uint64_t cutoff, work = os_overhead_thread_ns(); /* the samples' cost to us (overhead.h) */
 	size_t i, done;
 
 	r->nside = r->nraw = r->nchains = r->nstrs = r->nstacks = 0;
@@ -861,6 +861,7 @@ void os_collector_round(struct os_collector *c, bool final)
 			    r->raw[i].ring_stack ? r->raw[i].ring_stack : r->stacks + r->raw[i].stack);
 	if (c->perf_ready) /* the stacks used in place are done with */
 		os_perf_release(c->perf);
+	c->ovh.sample_work_ns += os_overhead_thread_ns() - work;
 	if (!final && !c->obs_eager && os_now_ns() - r->last_apply < APPLY_EVERY_NS)
 		return; /* r->oom stays set for the next full round to report */
 	r->last_apply = os_now_ns();

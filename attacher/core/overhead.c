@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "attacher/core/collector.h"
@@ -104,12 +105,21 @@ static uint64_t target_cpu_ns(struct os_collector *c)
 	return kids > sum ? kids : sum;
 }
 
+uint64_t os_overhead_thread_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
 static void readings(struct os_collector *c, struct os_budget_in *in)
 {
 	struct os_overhead_state *o = &c->ovh;
 	uint64_t self = self_cpu_ns(), tgt = target_cpu_ns(c);
 
-	in->collector_cpu_ns = self > o->self0 ? self - o->self0 : 0;
+	o->self_total_ns = self > o->self0 ? self - o->self0 : 0;
+	in->collector_cpu_ns = o->sample_work_ns;
 	in->target_cpu_ns = tgt > o->target0 ? tgt - o->target0 : 0;
 	in->samples = c->samples_total;
 }
@@ -133,6 +143,7 @@ void os_overhead_open(struct os_collector *c, pid_t pid, const struct perf_event
 			 o->calib_ns / 1e6);
 	}
 	o->self0 = self_cpu_ns();
+	o->sample_work_ns = 0;
 	o->children0 = children_cpu_ns();
 	o->target0 = 0;
 	o->target0 = target_cpu_ns(c);
@@ -185,21 +196,24 @@ void os_overhead_profile(struct os_collector *c, struct os_profile *p)
 {
 	struct os_overhead_state *o = &c->ovh;
 	struct os_overhead *f = &p->ovh;
-	double secs, tgt, coll, kern;
+	double secs, tgt, coll, work, kern;
 
 	if (!o->final_read)
 		return;
 	secs = (double)(o->b.t0 - o->b.start) / 1e9;
 	tgt = (double)o->b.now.target_cpu_ns / 1e9;
-	coll = (double)o->b.now.collector_cpu_ns / 1e9;
+	coll = (double)o->self_total_ns / 1e9;
+	work = (double)o->b.now.collector_cpu_ns / 1e9;
 	kern = isnan(o->sample_ns) ? NAN : (double)o->b.now.samples * o->sample_ns / 1e9;
 	memset(f, 0, sizeof(*f));
 	f->max_pct = o->steer ? c->opts->max_overhead : NAN;
 	f->target_cpu_s = tgt;
 	f->collector_cpu_s = coll;
+	f->collector_sampling_s = work;
 	f->kernel_s = kern;
 	f->hooks_s = NAN; /* not measured yet */
-	f->spent_pct = tgt > 0 && !isnan(kern) ? 100.0 * (coll + kern) / tgt : NAN;
+	f->spent_pct = tgt > 0 && !isnan(kern) ? 100.0 * (work + kern) / tgt : NAN;
+	f->fixed_pct = tgt > 0 ? 100.0 * (coll > work ? coll - work : 0) / tgt : NAN;
 	f->sample_ns = o->sample_ns;
 	f->calibration_s = o->steer ? o->calib_ns / 1e9 : NAN;
 	f->sampled_share = secs > 0 ? (double)o->b.on_ns / 1e9 / secs : NAN;

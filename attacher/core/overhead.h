@@ -3,12 +3,17 @@
  * sampling events, and the figures the profile reports (os_overhead in
  * common/profile.h, section OVERHEAD).
  *
- * Readings: objscope's own CPU time (getrusage: every thread of objscope,
- * the collector's and the analyses'), the target's CPU time (utime +
- * stime of each of its processes in /proc, a process that ended keeping
- * its last reading), and the samples read. Both clocks are taken from the
- * moment the sampling opens (after the calibration, whose time is
- * reported on its own), and only at the end of a control interval.
+ * Readings: the collector's CPU time spent reading and addressing samples
+ * (its thread's CPU clock around steps 1-2 of each round: perf's rings,
+ * side-band, decoding, unwinding: what the rate moves), the target's CPU
+ * time (utime + stime of each of its processes in /proc, a process that
+ * ended keeping its last reading, a reaped command by RUSAGE_CHILDREN),
+ * and the samples read. The budget steers what sampling costs; objscope's
+ * fixed costs (hooks' rings drained, runtime adapters, start-up: its whole
+ * CPU by getrusage less the sampling work) do not move with the rate and
+ * are reported beside it, not steered (a floor of samples would not bring
+ * them down). The clocks are taken from the moment the sampling opens
+ * (after the calibration, reported on its own).
  */
 #ifndef OBJSCOPE_OVERHEAD_H
 #define OBJSCOPE_OVERHEAD_H
@@ -46,7 +51,12 @@ struct os_overhead_state {
 	size_t nprocs, capprocs;
 	struct os_budget b;
 	bool final_read;
+	uint64_t sample_work_ns;  /* collector CPU in steps 1-2 of its rounds */
+	uint64_t self_total_ns;   /* objscope's whole CPU while sampling (at the stop) */
 };
+
+/* The calling thread's CPU clock (ns). */
+uint64_t os_overhead_thread_ns(void);
 
 /* After the sampler's events are open on pid (attr: how): calibrates and
  * starts the budget (--max-overhead), or only the readings (-F). */

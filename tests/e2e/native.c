@@ -206,16 +206,17 @@ Test(e2e_native, threads_later)
 	json_object_put(report);
 }
 
-/* The overhead budget (issue 23, --max-overhead): a tight budget on two
- * busy reader threads (started after the objects, their sampling events
+/* The overhead budget (issue 23, --max-overhead): a 1% budget on two busy
+ * reader threads (started after the objects, their sampling events
  * inherited while they may be switched off) steers the sampling to a share
- * of the time; what was spent stays near the budget (the first 200 ms are
- * sampled in full); both readers are still sampled and the planted answer
- * holds. The same run at -F 1000 would spend several per cent. */
+ * of the time after the warm-up (the target's first 2 CPU-s, in full);
+ * what was spent stays near the budget; both readers are still sampled and
+ * the planted answer holds. At 1000/s per thread throughout, sampling
+ * costs about 5% here. */
 Test(e2e_native, budget_steers_the_rate)
 {
-	const char *argv[] = { E2E_FIXTURE("mt_readers"), NULL };
-	const char *opts[] = { "--max-overhead", "0.5", NULL };
+	const char *argv[] = { E2E_FIXTURE("mt_readers"), "3", NULL };
+	const char *opts[] = { "--max-overhead", "1", NULL };
 	json_object *report = e2e_record_report(tmp, "budget.data", opts, argv), *o, *top;
 	size_t readers;
 
@@ -226,10 +227,10 @@ Test(e2e_native, budget_steers_the_rate)
 	o = e2e_get(e2e_get(report, "meta"), "overhead");
 	cr_assert(o && json_object_is_type(o, json_type_object), "meta.overhead missing");
 	cr_expect_str_eq(json_object_get_string(e2e_get(o, "mode")), "budget");
-	cr_expect_float_eq(e2e_get_double(o, "max_overhead_pct"), 0.5, 1e-9);
+	cr_expect_float_eq(e2e_get_double(o, "max_overhead_pct"), 1.0, 1e-9);
 	cr_expect_lt(e2e_get_double(o, "sampled_share"), 0.8, "not steered: sampled %.2f of the time",
 		     e2e_get_double(o, "sampled_share"));
-	cr_expect_leq(e2e_get_double(o, "spent_pct_estimated"), 1.5, "spent %.2f%% of a 0.5%% budget",
+	cr_expect_leq(e2e_get_double(o, "spent_pct_estimated"), 2.0, "spent %.2f%% of a 1%% budget",
 		      e2e_get_double(o, "spent_pct_estimated"));
 	cr_expect_gt(e2e_get_double(o, "sample_cost_ns"), 0);
 	cr_expect_lt(e2e_get_double(o, "samples_per_cpu_s"), 800,

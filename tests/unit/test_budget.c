@@ -162,3 +162,18 @@ Test(budget, intervals_jittered)
 	cr_assert_gt(hi - lo, 50 * MS, "sampled stretches start at %lu..%lu ns into the interval",
 		     (unsigned long)lo, (unsigned long)hi);
 }
+
+/* Until the target has spent the warm-up's CPU, sampling stays in full
+ * (short commands keep their answers, objscope's caches fill); what that
+ * overspent is paid back afterwards. */
+Test(budget, warm_up_in_full_then_paid_back)
+{
+	struct sim s = { .threads = 1, .sample_ns = 8000, .coll_ns = 30000 };
+
+	sim_run(&s, 0.02, OS_BUDGET_WARMUP_CPU_NS - 100 * MS);
+	cr_assert_float_eq(s.b.duty, 1.0, 1e-9, "steered during the warm-up");
+	cr_assert_eq(s.b.toggles, 0);
+	cr_assert_gt(spent_share(&s), 0.03, "the warm-up overspends: %.4f", spent_share(&s));
+	sim_run(&s, 0.02, 60000 * MS);
+	cr_assert_leq(spent_share(&s), 0.0205, "not paid back: %.4f", spent_share(&s));
+}
