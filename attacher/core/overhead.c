@@ -17,14 +17,20 @@
 
 #define CALIB_PAGES 16
 
-static uint64_t self_cpu_ns(void)
+/* User + system CPU of getrusage's `who` (ns). */
+static uint64_t rusage_ns(int who)
 {
 	struct rusage ru;
 
-	if (getrusage(RUSAGE_SELF, &ru) < 0)
+	if (getrusage(who, &ru) < 0)
 		return 0;
 	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ULL +
 	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ULL;
+}
+
+static uint64_t self_cpu_ns(void)
+{
+	return rusage_ns(RUSAGE_SELF);
 }
 
 /* utime + stime of process pid (ns), false when it is gone. */
@@ -33,21 +39,18 @@ static bool proc_cpu_ns(uint32_t pid, uint64_t *ns)
 	static long tick;
 	char path[64], buf[1024], *p;
 	unsigned long long ut, st;
-	ssize_t n;
-	int fd;
+	FILE *f;
+	bool ok;
 
 	if (!tick)
 		tick = sysconf(_SC_CLK_TCK) > 0 ? sysconf(_SC_CLK_TCK) : 100;
 	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	f = fopen(path, "re");
+	if (!f)
 		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = 0;
-	p = strrchr(buf, ')'); /* the name may hold spaces and parentheses */
+	ok = fgets(buf, sizeof(buf), f) != NULL;
+	fclose(f);
+	p = ok ? strrchr(buf, ')') : NULL; /* the name may hold spaces and parentheses */
 	/* fields 3..13 after the name, then utime (14) and stime (15) */
 	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut,
 			 &st) != 2)
@@ -80,12 +83,7 @@ static void proc_read(struct os_overhead_state *o, uint32_t pid)
  * command, once reaped, and what it waited for). */
 static uint64_t children_cpu_ns(void)
 {
-	struct rusage ru;
-
-	if (getrusage(RUSAGE_CHILDREN, &ru) < 0)
-		return 0;
-	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ULL +
-	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ULL;
+	return rusage_ns(RUSAGE_CHILDREN);
 }
 
 /* The target's CPU time: its processes, those gone at their last reading;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -110,31 +111,25 @@ static bool split_sideband(const struct perf_event_attr *attr, struct perf_event
 	*samp = *attr;
 	samp->task = samp->comm = samp->comm_exec = 0;
 	samp->mmap = samp->mmap2 = samp->mmap_data = 0;
-	memset(side, 0, sizeof(*side));
-	side->size = sizeof(*side);
+	/* the side-band event: attr's flags, clock, enabling and wakeups, no
+	 * sampling; the sample_id_all trailer is laid out by the id bits of
+	 * sample_type alone: the same as the sampler's, so one parser reads
+	 * both in the shared ring */
+	*side = *attr;
 	side->type = PERF_TYPE_SOFTWARE;
 	side->config = PERF_COUNT_SW_DUMMY;
-	/* the sample_id_all trailer is laid out by these bits alone: the same
-	 * as the sampler's, so one parser reads both in the shared ring */
+	side->config1 = side->config2 = 0;
+	side->sample_period = 0;
+	side->freq = 0;
+	side->precise_ip = 0;
 	side->sample_type = attr->sample_type & (PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 						 PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |
 						 PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER);
-	side->sample_id_all = attr->sample_id_all;
-	side->inherit = attr->inherit;
-	side->task = attr->task;
-	side->comm = attr->comm;
-	side->comm_exec = attr->comm_exec;
-	side->mmap = attr->mmap;
-	side->mmap2 = attr->mmap2;
-	side->mmap_data = attr->mmap_data;
-	side->use_clockid = attr->use_clockid;
-	side->clockid = attr->clockid;
-	side->disabled = attr->disabled;
-	side->enable_on_exec = attr->enable_on_exec;
-	side->exclude_kernel = attr->exclude_kernel;
-	side->exclude_hv = attr->exclude_hv;
-	side->watermark = attr->watermark;
-	side->wakeup_watermark = attr->wakeup_watermark;
+	side->sample_regs_user = 0;
+	side->sample_stack_user = 0;
+	side->sample_max_stack = 0;
+	side->branch_sample_type = 0;
+	side->exclude_callchain_user = side->exclude_callchain_kernel = 0;
 	return true;
 }
 
@@ -496,6 +491,16 @@ int os_perf_open_threads(struct os_perf **out, pid_t pid, struct perf_event_attr
 	p = perf_alloc(attr);
 	if (!p)
 		return -ENOMEM;
+	/* two events per thread and CPU (the sampler and its side-band): the
+	 * soft limit on open files up to the hard one, as perf does */
+	{
+		struct rlimit rl;
+
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+			rl.rlim_cur = rl.rlim_max;
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
+	}
 	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
 	/* until a listing shows no thread we have not opened: a thread created
 	 * by one whose events were open already is followed through inherit */
