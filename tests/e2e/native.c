@@ -246,6 +246,34 @@ Test(e2e_native, budget_steers_the_rate)
 	json_object_put(report);
 }
 
+/* Side-band while the sampling is switched off: a process forked and
+ * exec'd after the warm-up (three_sites, after mt_readers spent the first
+ * CPU-seconds), when a 0.5% budget keeps the sampling events off most of
+ * the time, is followed (FORK, COMM, MMAP2 come on the side-band event,
+ * always on): its samples are taken (its inherited sampling events are
+ * switched with the others) and its objects are named by their symbols. */
+Test(e2e_native, budget_follows_processes_born_while_off)
+{
+	const char *argv[] = { "sh", "-c", "build/fixtures/mt_readers 1 >/dev/null; "
+			       "build/fixtures/three_sites", NULL };
+	const char *opts[] = { "--max-overhead", "0.5", NULL };
+	json_object *report = e2e_record_report(tmp, "late.data", opts, argv), *objects, *o;
+	int64_t late = 0;
+
+	objects = e2e_get(report, "objects");
+	cr_assert(objects && json_object_is_type(objects, json_type_array), "no objects[]");
+	for (size_t i = 0; i < json_object_array_length(objects); i++) {
+		o = json_object_array_get_idx(objects, i);
+		if (e2e_stack_has(o, "alloc_random_block", STACK_DEPTH))
+			late += e2e_get_int(o, "samples");
+	}
+	cr_expect_gt(e2e_get_double(e2e_get(e2e_get(report, "meta"), "overhead"), "sampled_share"),
+		     0, "never sampled");
+	cr_expect_geq(late, 10, "three_sites, started while steered: %lld samples on its block",
+		      (long long)late);
+	json_object_put(report);
+}
+
 Test(e2e_native, script)
 {
 	const char *argv[] = { "sh", "tests/fixtures/launch.sh", E2E_FIXTURE("three_sites"), "0.5", NULL };
