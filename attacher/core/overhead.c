@@ -17,6 +17,19 @@
 
 #define CALIB_PAGES 16
 
+/* The calibration's ring: room for a few samples with their stack copies
+ * (it is emptied after each bit of work), a power of two of pages. */
+static unsigned calib_pages(const struct perf_event_attr *attr)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t need = 4 * ((size_t)attr->sample_stack_user + 8192);
+	unsigned n = CALIB_PAGES;
+
+	while ((size_t)n * page < need)
+		n *= 2;
+	return n;
+}
+
 /* User + system CPU of getrusage's `who` (ns). */
 static uint64_t rusage_ns(int who)
 {
@@ -131,7 +144,7 @@ void os_overhead_open(struct os_collector *c, pid_t pid, const struct perf_event
 	o->steer = c->opts->max_overhead > 0;
 	o->sample_ns = NAN;
 	if (o->steer) { /* -F: the kernel's cost is not estimated (nothing to steer) */
-		o->sample_ns = os_perf_sample_cost_ns(attr, CALIB_PAGES);
+		o->sample_ns = os_perf_sample_cost_ns(attr, calib_pages(attr));
 		o->calibrated = o->sample_ns >= 0;
 		if (!o->calibrated)
 			o->sample_ns = OS_OVH_SAMPLE_NS_FALLBACK;
