@@ -72,9 +72,10 @@ void os_opts_usage(const char *cmd)
 		printf("usage: objscope record [options] [-o FILE] -- COMMAND [ARGS...]\n");
 	printf("\n"
 	       "  -o, --output FILE     profile file (default %s)\n"
-	       "      --max-overhead PCT  the cost objscope may add, in %% of the target's CPU\n"
-	       "                        (default %.1f, 0.1 to 50): the sampling is steered to\n"
-	       "                        it, from the cost measured (docs/BENCHMARKS.md)\n"
+	       "      --max-overhead PCT  what sampling may cost, in %% of the target's CPU\n"
+	       "                        (default %.1f, 0.1 to 50): the sampling is switched on\n"
+	       "                        and off to keep it, from the cost measured; objscope's\n"
+	       "                        fixed costs come on top (docs/INTERFACE.md)\n"
 	       "  -F, --freq HZ         a fixed rate instead of the budget: access samples per\n"
 	       "                        second per thread (%d while the budget samples)\n"
 	       "  -e, --event NAME      sampling source: auto (the default: the PMU where the\n"
