@@ -50,6 +50,8 @@ enum os_section {
 	OS_SEC_MEMSRC = 14,  /* optional: struct os_memsrc per context (PMU data
 			      * sources, --numa page placement) */
 	OS_SEC_REUSE = 15,   /* optional: reuse distance signatures per context (docs/REUSE.md) */
+	OS_SEC_OVERHEAD = 16, /* optional: struct os_overhead, what objscope cost
+			       * (issue 23, --max-overhead) */
 };
 #define OS_SEC_END 0xFFFFFFFFu /* last section: CRC32 of all bytes before it */
 
@@ -318,7 +320,33 @@ enum { OS_AN_REPLICAS = 1u << 0, OS_AN_ESTIMATES = 1u << 1, OS_AN_SLICES = 1u <<
        OS_AN_NUMA = 1u << 4,   /* --numa per context (os_memsrc numa_*) */
        OS_AN_LIFETIMES = 1u << 5, /* --lifetimes: os_profile.lt (docs/LIFETIMES.md) */
        OS_AN_REUSE = 1u << 6,  /* --reuse: os_profile.ru (docs/REUSE.md) */
+       OS_AN_OVERHEAD = 1u << 7,  /* os_profile.ovh: the cost and the budget (issue 23) */
 };
+
+/* What objscope cost while it sampled, the budget it was given and the
+ * rate it took (OS_SEC_OVERHEAD; attacher/core/overhead.h). Seconds are
+ * CPU seconds. NaN: not measured (JSON null). One run's figures: a merge
+ * of several profiles drops them. */
+struct os_overhead {
+	double max_pct;           /* the budget (--max-overhead); NaN: -F fixed the rate */
+	double spent_pct;         /* estimate: sampling's cost (collector_sampling_s +
+				   * kernel_s) / target x 100: what the budget steers */
+	double target_cpu_s;      /* the target's CPU while sampled (measured, /proc) */
+	double collector_cpu_s;   /* objscope's CPU while sampling (measured, getrusage) */
+	double collector_sampling_s; /* ... of it on the samples (measured, thread clock) */
+	double fixed_pct;         /* (collector_cpu_s - collector_sampling_s) / target x 100:
+				   * objscope's costs that do not move with the rate */
+	double kernel_s;          /* the kernel's sampling: samples x sample_ns (estimate) */
+	double hooks_s;           /* the in-target hooks' time: NaN (not measured yet) */
+	double sample_ns;         /* the kernel's cost of one sample (calibrated estimate) */
+	double calibration_s;     /* the calibration's CPU time (outside the budget) */
+	double sampled_share;     /* share of the time the sampling events were on */
+	double samples_per_s;     /* the effective rate: samples per second (whole process) */
+	double samples_per_cpu_s; /* ... per CPU-second of the target */
+	uint32_t calibrated;      /* sample_ns measured on this machine (else a constant) */
+	uint32_t steered;         /* the budget steered the sampling (not -F) */
+};
+#define OS_OVERHEAD_NF 13 /* doubles of struct os_overhead, in order */
 
 /* Names of the levels as reports show them ("L1", ... "remote RAM") and
  * as JSON keys ("l1", ... "remote_ram"). */
@@ -403,6 +431,7 @@ struct os_profile {
 	struct os_estimates est;   /* meaningful when OS_AN_ESTIMATES is set */
 	struct os_lifetimes lt;    /* meaningful when OS_AN_LIFETIMES is set */
 	struct os_reuses ru;       /* meaningful when OS_AN_REUSE is set */
+	struct os_overhead ovh;    /* meaningful when OS_AN_OVERHEAD is set */
 	uint32_t nnote_counters;   /* notes kept as counters, not rendered yet */
 	struct os_note_counters *note_counters;
 	struct os_merge_info merge; /* set by os_profile_merge */

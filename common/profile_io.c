@@ -386,6 +386,19 @@ static void serialize(const struct os_profile *p, struct wbuf *b)
 		sec_end(b, off);
 	}
 
+	/* OVERHEAD: the number of figures, the figures, the flags */
+	if (p->analyses & OS_AN_OVERHEAD) {
+		const double *f = &p->ovh.max_pct;
+
+		off = sec_begin(b, OS_SEC_OVERHEAD);
+		put_u32(b, OS_OVERHEAD_NF);
+		for (j = 0; j < OS_OVERHEAD_NF; j++)
+			put_f64(b, f[j]);
+		put_u32(b, p->ovh.calibrated);
+		put_u32(b, p->ovh.steered);
+		sec_end(b, off);
+	}
+
 	/* LIFETIMES: only contexts with something measured */
 	if (p->analyses & OS_AN_LIFETIMES) {
 		uint32_t n = 0;
@@ -641,6 +654,7 @@ static const char *const section_names[] = {
 	[OS_SEC_LIFETIMES] = "LIFETIMES",
 	[OS_SEC_REUSE] = "REUSE",
 	[OS_SEC_MEMSRC] = "MEMSRC",
+	[OS_SEC_OVERHEAD] = "OVERHEAD",
 };
 #define NSECTIONS (sizeof(section_names) / sizeof(section_names[0]))
 
@@ -999,6 +1013,32 @@ static bool read_lt_bins(struct cur *r, uint32_t bins, double *out)
 }
 
 /* After CONTEXTS: lifetimes of the contexts named. */
+/* OVERHEAD: nf figures (those past the ones known skipped, those a
+ * shorter record lacks NaN), then the flags. */
+static int read_overhead(struct cur *c, struct os_profile *p)
+{
+	uint32_t nf = get_u32(c);
+	double *f = &p->ovh.max_pct;
+
+	if (c->bad || (uint64_t)nf * 8 + 8 > left(c)) {
+		c->bad = true;
+		return 0;
+	}
+	for (uint32_t i = 0; i < nf; i++) {
+		double d = get_f64(c);
+
+		if (i < OS_OVERHEAD_NF)
+			f[i] = d;
+	}
+	for (uint32_t i = nf; i < OS_OVERHEAD_NF; i++)
+		f[i] = NAN;
+	p->ovh.calibrated = get_u32(c) != 0;
+	p->ovh.steered = get_u32(c) != 0;
+	if (!c->bad)
+		p->analyses |= OS_AN_OVERHEAD;
+	return 0;
+}
+
 static int read_lifetimes(struct cur *c, struct os_profile *p)
 {
 	uint32_t flags = get_u32(c), bins = get_u32(c), n, rec;
@@ -1164,6 +1204,7 @@ static const struct {
 	{ OS_SEC_SLICES, read_slices },	    { OS_SEC_NOTE_COUNTERS, read_note_counters },
 	{ OS_SEC_LIFETIMES, read_lifetimes }, { OS_SEC_REUSE, read_reuse },
 	{ OS_SEC_MEMSRC, read_memsrc },
+	{ OS_SEC_OVERHEAD, read_overhead },
 };
 
 static bool str_ok(const struct os_profile *p, uint32_t id, bool none_ok)

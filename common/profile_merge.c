@@ -795,8 +795,13 @@ static int merge_into(struct os_profile *dst, const struct os_profile *src, uint
 	if (!ret)
 		ret = merge_reuse(dst, src, st.ctxmap);
 	if (!ret) {
-		/* OS_AN_REPLICAS: counts summed above; OS_AN_SLICES: merge_slices */
+		/* OS_AN_REPLICAS: counts summed above; OS_AN_SLICES: merge_slices;
+		 * OS_AN_OVERHEAD: one run's figures, kept from a lone input only */
+		if (dst_empty && (src->analyses & OS_AN_OVERHEAD))
+			dst->ovh = src->ovh;
 		dst->analyses |= src->analyses & ~(uint32_t)OS_AN_SLICES;
+		if (!dst_empty)
+			dst->analyses &= ~(uint32_t)OS_AN_OVERHEAD;
 		if (src->numa_nodes > dst->numa_nodes)
 			dst->numa_nodes = src->numa_nodes;
 		if (src->analyses & OS_AN_ESTIMATES) {

@@ -10,6 +10,7 @@
  * The document is streamed through report/json_writer.h as it is produced:
  * memory stays constant whatever the number of objects (a json-c tree of a
  * 100,000-context profile took 2.3 GiB). */
+#include <math.h>
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
@@ -256,6 +257,44 @@ static void jcounters(struct json_writer *w, const struct os_counters *c)
 	jw_end_object(w);
 }
 
+static void jfinite(struct json_writer *w, const char *key, double v)
+{
+	if (isfinite(v))
+		jw_double(w, key, v);
+	else
+		jw_null(w, key);
+}
+
+/* meta.overhead: what objscope cost and the budget (issue 23); null when
+ * not measured (merged profiles, older files). Estimates say so. */
+static void joverhead(struct json_writer *w, const struct os_profile *p)
+{
+	const struct os_overhead *o = &p->ovh;
+
+	if (!(p->analyses & OS_AN_OVERHEAD)) {
+		jw_null(w, "overhead");
+		return;
+	}
+	jw_begin_object(w, "overhead");
+	jw_string(w, "mode", o->steered ? "budget" : "fixed_rate");
+	jfinite(w, "max_overhead_pct", o->max_pct);
+	jfinite(w, "spent_pct_estimated", o->spent_pct);
+	jfinite(w, "target_cpu_s", o->target_cpu_s);
+	jfinite(w, "collector_cpu_s", o->collector_cpu_s);
+	jfinite(w, "collector_sampling_s", o->collector_sampling_s);
+	jfinite(w, "fixed_pct", o->fixed_pct);
+	jfinite(w, "kernel_sampling_s_estimated", o->kernel_s);
+	jfinite(w, "hooks_s", o->hooks_s);
+	jfinite(w, "sample_cost_ns", o->sample_ns);
+	jw_string(w, "sample_cost_source", !o->steered ? "none"
+					   : o->calibrated ? "calibrated" : "constant");
+	jfinite(w, "calibration_s", o->calibration_s);
+	jfinite(w, "sampled_share", o->sampled_share);
+	jfinite(w, "samples_per_s", o->samples_per_s);
+	jfinite(w, "samples_per_cpu_s", o->samples_per_cpu_s);
+	jw_end_object(w);
+}
+
 static void jmeta(struct json_writer *w, const struct os_profile *p)
 {
 	const struct os_meta *m = &p->meta;
@@ -299,6 +338,7 @@ static void jmeta(struct json_writer *w, const struct os_profile *p)
 	jw_string(w, "hostname", report_str(p, m->hostname));
 	jw_u64(w, "start_time", m->start_time);
 	jmerge(w, p);
+	joverhead(w, p);
 	jw_begin_array(w, "metrics_measured");
 	if (os_profile_metrics(p) & (1u << OS_M_LATENCY))
 		jw_string(w, NULL, "latency_cycles");

@@ -234,9 +234,25 @@ static void print_run(const struct os_profile *p, FILE *out)
 		m->event != OS_NONE ? report_str(p, m->event) : "(unknown)");
 	if (m->period)
 		fprintf(out, ", period %" PRIu64, m->period);
-	if (m->freq)
+	if (m->freq && !(p->analyses & OS_AN_OVERHEAD && p->ovh.steered))
 		fprintf(out, ", %" PRIu64 " samples/s per thread requested", m->freq);
 	fprintf(out, "\n");
+	if (p->analyses & OS_AN_OVERHEAD) {
+		const struct os_overhead *o = &p->ovh;
+
+		if (o->steered)
+			fprintf(out, "# overhead:    sampling budget %.1f%% of the target's CPU, spent "
+				"~%.1f%% (estimated), %.0f samples/s (%.0f%% of the time sampled); "
+				"fixed costs %.1f%%\n",
+				o->max_pct, o->spent_pct, o->samples_per_s, 100 * o->sampled_share,
+				o->fixed_pct);
+		else
+			fprintf(out, "# overhead:    fixed rate (-F): the collector spent %.1f%% of the "
+				"target's CPU on samples, %.1f%% fixed; %.0f samples/s\n",
+				100 * o->collector_sampling_s /
+					(o->target_cpu_s > 0 ? o->target_cpu_s : 1),
+				o->fixed_pct, o->samples_per_s);
+	}
 }
 
 /* The header: command, duration, sampler, samples attributed and what was

@@ -12,16 +12,19 @@
 #include "attacher/watch/watch.h"
 #include "common/log.h"
 #include "common/shm.h"
+#include "attacher/core/budget.h"
 #include "runtimes/runtime.h"
 
 enum { OPT_MIN_SIZE = 256, OPT_RING_KB, OPT_THREADS, OPT_PROGRESS, OPT_NO_MMAP, OPT_REPLICAS,
        OPT_LIFETIMES, OPT_REUSE, OPT_NUMA, OPT_PERF_PAGES, OPT_CALL_GRAPH, OPT_JAVA_OBJECTS, OPT_WATCH_ROUTE,
-       OPT_JAVA_TLAB, OPT_DEBUG_LINES, OPT_JAVA_FP, OPT_JIT_THREADS, OPT_RUNTIME };
+       OPT_JAVA_TLAB, OPT_DEBUG_LINES, OPT_JAVA_FP, OPT_JIT_THREADS, OPT_RUNTIME,
+       OPT_MAX_OVERHEAD };
 
 static const struct option longopts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "event", required_argument, NULL, 'e' },
 	{ "freq", required_argument, NULL, 'F' },
+	{ "max-overhead", required_argument, NULL, OPT_MAX_OVERHEAD },
 	{ "duration", required_argument, NULL, 'd' },
 	{ "min-size", required_argument, NULL, OPT_MIN_SIZE },
 	{ "ring-kb", required_argument, NULL, OPT_RING_KB },
@@ -69,7 +72,12 @@ void os_opts_usage(const char *cmd)
 		printf("usage: objscope record [options] [-o FILE] -- COMMAND [ARGS...]\n");
 	printf("\n"
 	       "  -o, --output FILE     profile file (default %s)\n"
-	       "  -F, --freq HZ         access samples per second per thread (default %d)\n"
+	       "      --max-overhead PCT  what sampling may cost, in %% of the target's CPU\n"
+	       "                        (default %.1f, 0.1 to 50): the sampling is switched on\n"
+	       "                        and off to keep it, from the cost measured; objscope's\n"
+	       "                        fixed costs come on top (docs/INTERFACE.md)\n"
+	       "  -F, --freq HZ         a fixed rate instead of the budget: access samples per\n"
+	       "                        second per thread (%d while the budget samples)\n"
 	       "  -e, --event NAME      sampling source: auto (the default: the PMU where the\n"
 	       "                        kernel offers one, else soft), soft (the software sampler\n"
 	       "                        on task-clock; task-clock is the same), or a PMU event:\n"
@@ -126,7 +134,7 @@ void os_opts_usage(const char *cmd)
 	       "                        estimated from watchpoint pairs: docs/REUSE.md)\n"
 	       "      --watch-route R   watchpoints through perf breakpoint events (perf,\n"
 	       "                        default) or ptrace debug registers (ptrace)\n",
-	       OS_DEFAULT_OUTPUT, OS_DEFAULT_FREQ, OS_MAX_DURATION, OS_DEFAULT_MIN_SIZE, OS_DEFAULT_JAVA_TLAB,
+	       OS_DEFAULT_OUTPUT, OS_BUDGET_DEFAULT_PCT, OS_DEFAULT_FREQ, OS_MAX_DURATION, OS_DEFAULT_MIN_SIZE, OS_DEFAULT_JAVA_TLAB,
 	       OS_JAVA_TLAB_MIN, OS_JAVA_TLAB_MAX, runtime_names(names, sizeof(names)),
 	       OS_RUNTIME_ENV, OS_DEFAULT_STACK_COPY, OS_MAX_STACK_COPY,
 	       OS_DEFAULT_RING_BYTES / 1024, OS_DEFAULT_SLOTS);
@@ -171,7 +179,7 @@ static int parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi, u
 
 int os_opts_parse(struct os_opts *o, const char *cmd, int argc, char **argv)
 {
-	bool runtime_given = false;
+	bool runtime_given = false, overhead_given = false;
 	uint64_t v;
 	int c, arg = 1;
 	char errbuf[256];
@@ -180,6 +188,7 @@ int os_opts_parse(struct os_opts *o, const char *cmd, int argc, char **argv)
 	o->output = OS_DEFAULT_OUTPUT;
 	o->event = "auto";
 	o->freq = OS_DEFAULT_FREQ;
+	o->max_overhead = OS_BUDGET_DEFAULT_PCT;
 	o->min_size = OS_DEFAULT_MIN_SIZE;
 	o->ring_kb = OS_DEFAULT_RING_BYTES / 1024;
 	o->slots = OS_DEFAULT_SLOTS;
@@ -212,7 +221,22 @@ int os_opts_parse(struct os_opts *o, const char *cmd, int argc, char **argv)
 		case 'F':
 			if (parse_u64("-F", optarg, 1, 100000, &o->freq))
 				return -1;
+			o->freq_fixed = true;
 			break;
+		case OPT_MAX_OVERHEAD: {
+			char *end;
+
+			errno = 0;
+			o->max_overhead = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !isfinite(o->max_overhead) ||
+			    o->max_overhead < 0.1 || o->max_overhead > 50) {
+				os_err("invalid value '%s' for --max-overhead (expected a percentage "
+				       "of the target's CPU, 0.1 to 50)", optarg);
+				return -1;
+			}
+			overhead_given = true;
+			break;
+		}
 		case 'd': {
 			char *end;
 
@@ -364,6 +388,12 @@ int os_opts_parse(struct os_opts *o, const char *cmd, int argc, char **argv)
 		}
 		arg = optind;
 	}
+	if (o->freq_fixed && overhead_given) {
+		os_err("%s: -F fixes the rate, --max-overhead steers it: give one of them", cmd);
+		return -1;
+	}
+	if (o->freq_fixed)
+		o->max_overhead = 0;
 	/* the environment's choice, when the command line made none */
 	if (!runtime_given && getenv(OS_RUNTIME_ENV) &&
 	    parse_runtime(o, getenv(OS_RUNTIME_ENV), "$" OS_RUNTIME_ENV))

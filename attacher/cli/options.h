@@ -21,6 +21,9 @@ struct os_opts {
 	const char *output;      /* -o */
 	const char *event;       /* -e: "auto" (default), "soft" / "task-clock", a PMU event */
 	uint64_t freq;           /* -F samples per second per thread */
+	bool freq_fixed;         /* -F given: the rate is fixed, no budget */
+	double max_overhead;     /* --max-overhead PCT: the budget in % of the target's
+				  * CPU (attacher/core/budget.h); 0 with -F */
 	uint64_t min_size;       /* --min-size */
 	double duration;         /* -d seconds of profiling, 0 = until the target exits */
 	unsigned ring_kb;        /* --ring-kb per thread ring (power of two) */

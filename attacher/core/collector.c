@@ -256,8 +256,12 @@ static uint64_t code_func_start(void *arg, uint32_t asid, uint64_t addr)
 static int observers_start(struct os_collector *c, char *err, size_t errlen)
 {
 	const struct os_observer_ops *ops[OS_OBS_MAX];
-	size_t n = os_observers_enabled(c->opts, ops, OS_OBS_MAX);
+	size_t n = os_observers_enabled(c->opts, c->sampler.pmu, ops, OS_OBS_MAX);
 	int rc;
+
+	if (c->obs_started)
+		return 0;
+	c->obs_started = true;
 
 	for (size_t i = 0; i < n; i++) {
 		struct os_obs *b = &c->obs[c->nobs];
@@ -351,15 +355,8 @@ int os_collector_init(struct os_collector *c, const struct os_opts *o, char *err
 	}
 	c->status_line = o->progress || isatty(STDERR_FILENO);
 	R.c = c;
-	rc = observers_start(c, err, errlen);
-	/* collections the runtimes report go to the analyses that want them
-	 * (none: the runtimes do not even gather them) */
-	for (unsigned i = 0; rc == 0 && i < c->nobs; i++)
-		if (c->obs[i].ops->collected) {
-			c->attrib.collected = obs_collected;
-			c->attrib.collected_arg = c;
-		}
-	return rc;
+	/* the analyses start in collector_open, once the sampler is decided */
+	return 0;
 }
 
 /* The sampler's event, with the side-band records that follow the target. */
@@ -415,16 +412,41 @@ static int collector_open(struct os_collector *c, pid_t pid, bool enable_on_exec
 	}
 	if (rc < 0)
 		return rc;
+	/* the analyses, now that the sampler is decided (the data sources
+	 * want a PMU sampler); collections the runtimes report go to those
+	 * that want them (none: the runtimes do not even gather them) */
+	rc = observers_start(c, err, errlen);
+	for (unsigned i = 0; rc == 0 && i < c->nobs; i++)
+		if (c->obs[i].ops->collected) {
+			c->attrib.collected = obs_collected;
+			c->attrib.collected_arg = c;
+		}
+	if (rc < 0)
+		return rc;
 	os_perf_hold(c->perf, true); /* stacks are used in place (os_collector_round) */
 	c->perf_ready = true;
 	c->start_ns = os_now_ns();
 	return 0;
 }
 
+/* The overhead budget (overhead.h) once the events are open: the
+ * calibration takes the sampler's event as it was opened. */
+static int budget_open(struct os_collector *c, pid_t pid, bool enable_on_exec, int rc)
+{
+	struct perf_event_attr attr;
+
+	if (rc < 0)
+		return rc;
+	collector_attr(c, &attr, enable_on_exec);
+	os_overhead_open(c, pid, &attr);
+	return 0;
+}
+
 int os_collector_open(struct os_collector *c, pid_t pid, bool enable_on_exec, char *err,
 		      size_t errlen)
 {
-	return collector_open(c, pid, enable_on_exec, os_perf_open, err, errlen);
+	return budget_open(c, pid, enable_on_exec,
+			   collector_open(c, pid, enable_on_exec, os_perf_open, err, errlen));
 }
 
 int os_collector_open_with(struct os_collector *c, pid_t pid,
@@ -437,7 +459,8 @@ int os_collector_open_with(struct os_collector *c, pid_t pid,
 
 int os_collector_open_attach(struct os_collector *c, pid_t pid, char *err, size_t errlen)
 {
-	return collector_open(c, pid, false, os_perf_open_threads, err, errlen);
+	return budget_open(c, pid, false,
+			   collector_open(c, pid, false, os_perf_open_threads, err, errlen));
 }
 
 static void apply_side(struct os_collector *c, struct round *r, const struct side *e)
@@ -820,10 +843,11 @@ sorted:
 void os_collector_round(struct os_collector *c, bool final)
 {
 	struct round *r = &R;
-	uint64_t cutoff;
+	uint64_t cutoff, work = os_overhead_thread_ns(); /* the samples' cost to us (overhead.h) */
 	size_t i, done;
 
 	r->nside = r->nraw = r->nchains = r->nstrs = r->nstacks = 0;
+	os_overhead_round(c); /* the budget: sampling on or off */
 	if (c->perf_ready)
 		os_perf_read(c->perf, &perf_cbs, r);
 	/* 1. follow processes, threads and mappings in time order */
@@ -837,6 +861,7 @@ void os_collector_round(struct os_collector *c, bool final)
 			    r->raw[i].ring_stack ? r->raw[i].ring_stack : r->stacks + r->raw[i].stack);
 	if (c->perf_ready) /* the stacks used in place are done with */
 		os_perf_release(c->perf);
+	c->ovh.sample_work_ns += os_overhead_thread_ns() - work;
 	if (!final && !c->obs_eager && os_now_ns() - r->last_apply < APPLY_EVERY_NS)
 		return; /* r->oom stays set for the next full round to report */
 	r->last_apply = os_now_ns();
@@ -872,6 +897,7 @@ void os_collector_round(struct os_collector *c, bool final)
 
 void os_collector_stop(struct os_collector *c)
 {
+	os_overhead_stop(c);
 	if (c->perf_ready)
 		os_perf_disable(c->perf);
 	if (c->shm_ready)
@@ -895,6 +921,7 @@ void os_collector_destroy(struct os_collector *c)
 	OBS_EACH(c, destroy);
 	c->nobs = 0;
 	os_sampler_destroy(&c->sampler);
+	os_overhead_free(c);
 	os_unwinder_free(c->unw);
 	c->unw = NULL;
 	os_code_cache_free(code_cache);

@@ -17,6 +17,7 @@
 
 #include "attacher/core/attrib.h"
 #include "attacher/core/observer.h"
+#include "attacher/core/overhead.h"
 #include "attacher/cli/options.h"
 #include "attacher/sampling/perf.h"
 #include "attacher/inject/pidns.h"
@@ -60,6 +61,8 @@ struct os_collector {
 	unsigned nobs;
 	unsigned obs_data;          /* sample_data bytes of all of them */
 	bool obs_eager;             /* one of them wants every round applied */
+	bool obs_started;           /* started (collector_open, once) */
+	struct os_overhead_state ovh; /* the overhead budget (overhead.h) */
 };
 
 /* Shared memory + sampler; call before the target starts. */

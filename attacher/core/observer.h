@@ -116,7 +116,8 @@ struct os_observer_ops {
 	unsigned sample_data; /* bytes kept per queued sample (stage 1 -> 4) */
 	bool eager;           /* drain and apply on every round */
 
-	/* At the end of os_collector_init: *self is the observer's state. */
+	/* When the collector opens its events (os_collector_open*), once the
+	 * sampler is decided: *self is the observer's state. */
 	int (*start)(void **self, struct os_collector *c, char *err, size_t errlen);
 	void (*take)(void *self, const struct os_obs_take *t, void *data);
 	void (*drained)(void *self, const struct os_obj_event *ev, uint64_t time);
@@ -142,8 +143,10 @@ struct os_obs {
 };
 
 /* The registration table (attacher/analyses/analyses.c): the observers the
- * options enable, in the order they are called; returns how many (<= max). */
-size_t os_observers_enabled(const struct os_opts *o, const struct os_observer_ops **out,
-			    size_t max);
+ * options enable, in the order they are called; returns how many (<= max).
+ * pmu: the sampler finally chosen is a PMU sampler (os_sampler.pmu, after
+ * any fallback of -e auto), which the data-source observer needs. */
+size_t os_observers_enabled(const struct os_opts *o, bool pmu,
+			    const struct os_observer_ops **out, size_t max);
 
 #endif

@@ -255,6 +255,7 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 	if (c->shm_ready && atomic_load(&c->shm.hdr->processes) == 0)
 		os_profile_add_note(b.p, "the preload library was not loaded by the target (static "
 					 "binary, or LD_PRELOAD cleared): no objects were tracked");
+	os_overhead_profile(c, b.p); /* what objscope cost (OS_SEC_OVERHEAD) */
 	for (unsigned i = 0; i < c->nobs; i++) /* analyses: their notes */
 		if (c->obs[i].ops->profile_notes)
 			c->obs[i].ops->profile_notes(c->obs[i].self, b.p);

@@ -10,7 +10,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_CHAIN 256
@@ -32,6 +34,9 @@ struct os_perf {
 	uint64_t bad;
 	int *extra;              /* events writing into a cpus[] buffer (SET_OUTPUT) */
 	int nextra, capextra;
+	int *steer;              /* the sampling events (os_perf_steer), also in cpus[]/extra */
+	int nsteer, capsteer;
+	bool steer_on;
 	uint8_t scratch[65536];  /* records that wrap around the buffer end */
 	bool memory;             /* os_perf_open_memory: cpus[0] is an anonymous ring */
 	uint64_t chain[MAX_CHAIN];
@@ -71,6 +76,132 @@ static struct os_perf *perf_alloc(const struct perf_event_attr *attr)
 	return p;
 }
 
+static const char *perf_hint(int e)
+{
+	return e == EACCES || e == EPERM ? " — run as root or set kernel.perf_event_paranoid <= 1"
+	       : e == ENOENT || e == EOPNOTSUPP ? " — the kernel does not support this event here"
+					       : "";
+}
+
+static int fd_push(int **v, int *n, int *cap, int fd)
+{
+	size_t c = (size_t)*cap;
+	int *nv = os_grow_max(*v, &c, (size_t)*n + 1, sizeof(int), 64, INT_MAX);
+
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = (int)c;
+	(*v)[(*n)++] = fd;
+	return 0;
+}
+
+/* Side-band records (task, comm, mmap) travel on an event of their own, a
+ * software dummy that samples nothing and stays enabled, so that the
+ * sampling event can be switched off and on (os_perf_steer) without
+ * losing a thread's birth, name or exit, or a mapping: the kernel writes
+ * side-band records only for enabled events. Both write into the same
+ * ring (SET_OUTPUT). Whether attr asks for side-band: then *side and
+ * *samp are the two halves. */
+static bool split_sideband(const struct perf_event_attr *attr, struct perf_event_attr *side,
+			   struct perf_event_attr *samp)
+{
+	if (!(attr->task || attr->comm || attr->mmap || attr->mmap2))
+		return false;
+	*samp = *attr;
+	samp->task = samp->comm = samp->comm_exec = 0;
+	samp->mmap = samp->mmap2 = samp->mmap_data = 0;
+	/* the side-band event: attr's flags, clock, enabling and wakeups, no
+	 * sampling; the sample_id_all trailer is laid out by the id bits of
+	 * sample_type alone: the same as the sampler's, so one parser reads
+	 * both in the shared ring */
+	*side = *attr;
+	side->type = PERF_TYPE_SOFTWARE;
+	side->config = PERF_COUNT_SW_DUMMY;
+	side->config1 = side->config2 = 0;
+	side->sample_period = 0;
+	side->freq = 0;
+	side->precise_ip = 0;
+	side->sample_type = attr->sample_type & (PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+						 PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |
+						 PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER);
+	side->sample_regs_user = 0;
+	side->sample_stack_user = 0;
+	side->sample_max_stack = 0;
+	side->branch_sample_type = 0;
+	side->exclude_callchain_user = side->exclude_callchain_kernel = 0;
+	return true;
+}
+
+/* fd writes into cpu's ring: the first event of a CPU owns it (mapped),
+ * later ones are redirected into it. steer: a sampling event. 0 or -errno. */
+static int ring_add(struct os_perf *p, int cpu, int fd, bool steer, unsigned buf_pages,
+		    char *err, size_t errlen)
+{
+	struct perf_cpu *c = &p->cpus[cpu];
+	int e;
+
+	if (steer && fd_push(&p->steer, &p->nsteer, &p->capsteer, fd) < 0) {
+		close(fd);
+		return -ENOMEM;
+	}
+	if (c->fd < 0) {
+		c->fd = fd;
+		c->data_size = (size_t)buf_pages * p->page;
+		c->base = mmap(NULL, c->data_size + p->page, PROT_READ | PROT_WRITE, MAP_SHARED,
+			       fd, 0);
+		if (c->base == MAP_FAILED) {
+			e = errno;
+			c->base = NULL;
+			snprintf(err, errlen, "mmap of the perf ring buffer: %s%s", strerror(e),
+				 e == EPERM ? " — raise kernel.perf_event_mlock_kb" : "");
+			return -e;
+		}
+		return 0;
+	}
+	if (fd_push(&p->extra, &p->nextra, &p->capextra, fd) < 0) {
+		close(fd);
+		return -ENOMEM;
+	}
+	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, c->fd) < 0) {
+		e = errno;
+		snprintf(err, errlen, "perf: redirecting an event into cpu %d's ring: %s", cpu,
+			 strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
+/* The events of pid (a process with inherit, or a thread) on cpu: the
+ * side-band event first (it owns the ring), then the sampler. 0, or
+ * -errno with errno left as perf_event_open set it, *failed_fd_open true
+ * when the failure was perf_event_open's. */
+static int open_events(struct os_perf *p, struct perf_event_attr *attr, pid_t pid, int cpu,
+		       unsigned buf_pages, bool *open_failed, char *err, size_t errlen)
+{
+	struct perf_event_attr side, samp;
+	bool split = split_sideband(attr, &side, &samp);
+	int fd, rc;
+
+	*open_failed = false;
+	if (split) {
+		fd = perf_event_open(&side, pid, cpu);
+		if (fd < 0) {
+			*open_failed = true;
+			return -errno;
+		}
+		rc = ring_add(p, cpu, fd, false, buf_pages, err, errlen);
+		if (rc < 0)
+			return rc;
+	}
+	fd = perf_event_open(split ? &samp : attr, pid, cpu);
+	if (fd < 0) {
+		*open_failed = true;
+		return -errno;
+	}
+	return ring_add(p, cpu, fd, true, buf_pages, err, errlen);
+}
+
 int os_perf_open(struct os_perf **out, pid_t pid, struct perf_event_attr *attr,
 		 unsigned buf_pages, char *err, size_t errlen)
 {
@@ -82,36 +213,19 @@ int os_perf_open(struct os_perf **out, pid_t pid, struct perf_event_attr *attr,
 	if (!p)
 		return -ENOMEM;
 	for (i = 0; i < p->ncpu; i++) {
-		struct perf_cpu *c = &p->cpus[i];
-		int fd = perf_event_open(attr, pid, i);
+		bool open_failed;
 
-		if (fd < 0) {
-			if (errno == ENODEV || errno == EINVAL) {
-				/* offline CPU: skip it, unless none works */
-				if (errno == ENODEV)
-					continue;
-			}
-			rc = -errno;
-			snprintf(err, errlen, "perf_event_open (cpu %d): %s%s", i, strerror(errno),
-				 errno == EACCES || errno == EPERM
-					 ? " — run as root or set kernel.perf_event_paranoid <= 1"
-				 : errno == ENOENT || errno == EOPNOTSUPP
-					 ? " — the kernel does not support this event here"
-					 : "");
-			goto out;
-		}
-		c->fd = fd;
-		c->data_size = (size_t)buf_pages * p->page;
-		c->base = mmap(NULL, c->data_size + p->page, PROT_READ | PROT_WRITE, MAP_SHARED,
-			       fd, 0);
-		if (c->base == MAP_FAILED) {
-			c->base = NULL;
-			rc = -errno;
-			snprintf(err, errlen, "mmap of the perf ring buffer: %s%s", strerror(errno),
-				 errno == EPERM ? " — raise kernel.perf_event_mlock_kb" : "");
+		rc = open_events(p, attr, pid, i, buf_pages, &open_failed, err, errlen);
+		if (rc == -ENODEV && open_failed && p->cpus[i].fd < 0)
+			continue; /* offline CPU: skip it */
+		if (rc < 0) {
+			if (open_failed)
+				snprintf(err, errlen, "perf_event_open (cpu %d): %s%s", i,
+					 strerror(-rc), perf_hint(-rc));
 			goto out;
 		}
 	}
+	p->steer_on = !attr->disabled;
 	*out = p;
 	return 0;
 out:
@@ -184,6 +298,125 @@ int os_perf_disable(struct os_perf *p)
 	return ioctl_all(p, PERF_EVENT_IOC_DISABLE);
 }
 
+int os_perf_steer(struct os_perf *p, bool on)
+{
+	int rc = 0;
+
+	if (on == p->steer_on)
+		return 0;
+	for (int i = 0; i < p->nsteer; i++)
+		if (ioctl(p->steer[i], on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0) < 0)
+			rc = -errno;
+	p->steer_on = on;
+	return rc;
+}
+
+/* Calibration work: strided reads over a buffer the size of an L2 slice. */
+static uint64_t calib_work(const volatile uint64_t *buf, size_t n)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < n; i += 8)
+		sum += buf[i];
+	return sum;
+}
+
+/* The calibrating thread's CPU time: other tenants' time slices do not
+ * count, the kernel's sampling work in its interrupts does (it is charged
+ * to the thread it interrupts). */
+static uint64_t thread_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+#define CALIB_REPS 5
+#define CALIB_CHUNKS 1000       /* of calib_work, per stretch (~1.5 ms here) */
+#define CALIB_WORDS 8192        /* 64 KiB */
+#define CALIB_PERIOD_NS 50000ULL /* task-clock: 20 kHz, to make the cost show */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* One stretch of calibration work, in the thread's CPU ns. */
+static uint64_t calib_stretch(struct perf_event_mmap_page *mp)
+{
+	static uint64_t buf[CALIB_WORDS];
+	volatile uint64_t sink = 0;
+	uint64_t t = thread_ns();
+
+	for (int i = 0; i < CALIB_CHUNKS; i++) {
+		sink += calib_work(buf, CALIB_WORDS);
+		/* discard what was written: the ring never fills */
+		if (mp)
+			__atomic_store_n(&mp->data_tail,
+					 __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE),
+					 __ATOMIC_RELEASE);
+	}
+	(void)sink;
+	return thread_ns() - t;
+}
+
+double os_perf_sample_cost_ns(const struct perf_event_attr *attr_in, unsigned buf_pages)
+{
+	struct perf_event_attr attr = *attr_in, side;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), size = (size_t)buf_pages * page;
+	double cost[CALIB_REPS];
+	int n = 0, fd;
+	void *base;
+
+	split_sideband(attr_in, &side, &attr); /* the sampler alone */
+	attr.inherit = 0;
+	attr.disabled = 1;
+	attr.enable_on_exec = 0;
+	attr.watermark = 0;
+	attr.wakeup_events = 0;
+	attr.freq = 0;
+	if (attr.type == PERF_TYPE_SOFTWARE && attr.config == PERF_COUNT_SW_TASK_CLOCK)
+		attr.sample_period = CALIB_PERIOD_NS;
+	fd = perf_event_open(&attr, 0, -1);
+	if (fd < 0)
+		return -1;
+	base = mmap(NULL, size + page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (base == MAP_FAILED) {
+		close(fd);
+		return -1;
+	}
+	/* each repetition: a stretch without sampling, one with; the cost of
+	 * a sample is the difference over the samples taken; the median of
+	 * the repetitions (a tenant's cache traffic moves single stretches) */
+	for (int rep = 0; rep < CALIB_REPS; rep++) {
+		uint64_t off = calib_stretch(NULL), on, count = 0;
+
+		ioctl(fd, PERF_EVENT_IOC_RESET, 0);
+		ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+		on = calib_stretch(base);
+		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+		if (read(fd, &count, sizeof(count)) != (ssize_t)sizeof(count) ||
+		    !attr.sample_period || count < attr.sample_period)
+			continue;
+		cost[n++] = ((double)on - (double)off) /
+			    ((double)count / (double)attr.sample_period);
+	}
+	munmap(base, size + page);
+	close(fd);
+	if (!n)
+		return -1;
+	qsort(cost, (size_t)n, sizeof(cost[0]), cmp_double);
+	return cost[n / 2] > 0 ? cost[n / 2] : 0;
+}
+
+int os_perf_steer_fds(const struct os_perf *p)
+{
+	return p->nsteer;
+}
+
 int os_perf_nfds(const struct os_perf *p)
 {
 	return p->ncpu;
@@ -214,66 +447,27 @@ void os_perf_close(struct os_perf *p)
 	for (i = 0; i < p->nextra; i++)
 		close(p->extra[i]);
 	free(p->extra);
+	free(p->steer);
 	free(p->cpus);
 	free(p);
 }
 
-static const char *perf_hint(int e)
-{
-	return e == EACCES || e == EPERM ? " — run as root or set kernel.perf_event_paranoid <= 1"
-	       : e == ENOENT || e == EOPNOTSUPP ? " — the kernel does not support this event here"
-					       : "";
-}
-
-/* One event of thread tid on cpu: the first of each CPU owns the buffer,
- * the others write into it. 0, 1 when the thread is gone, or -errno. */
+/* The events of thread tid on cpu. 0, 1 when the thread is gone, or -errno. */
 static int open_thread_cpu(struct os_perf *p, struct perf_event_attr *attr, pid_t tid, int cpu,
 			   unsigned buf_pages, char *err, size_t errlen)
 {
-	struct perf_cpu *c = &p->cpus[cpu];
-	int fd = perf_event_open(attr, tid, cpu), e;
+	bool open_failed;
+	int rc = open_events(p, attr, tid, cpu, buf_pages, &open_failed, err, errlen);
 
-	if (fd < 0) {
-		e = errno;
-		if (e == ESRCH || e == ENODEV)
+	if (rc < 0 && open_failed) {
+		if (rc == -ESRCH || rc == -ENODEV) {
+			errno = -rc;
 			return 1;
+		}
 		snprintf(err, errlen, "perf_event_open (thread %d, cpu %d): %s%s", (int)tid, cpu,
-			 strerror(e), perf_hint(e));
-		return -e;
+			 strerror(-rc), perf_hint(-rc));
 	}
-	if (c->fd < 0) {
-		c->fd = fd;
-		c->data_size = (size_t)buf_pages * p->page;
-		c->base = mmap(NULL, c->data_size + p->page, PROT_READ | PROT_WRITE, MAP_SHARED,
-			       fd, 0);
-		if (c->base == MAP_FAILED) {
-			e = errno;
-			c->base = NULL;
-			snprintf(err, errlen, "mmap of the perf ring buffer: %s%s", strerror(e),
-				 e == EPERM ? " — raise kernel.perf_event_mlock_kb" : "");
-			return -e;
-		}
-		return 0;
-	}
-	{
-		size_t n = (size_t)p->capextra;
-		int *np = os_grow_max(p->extra, &n, (size_t)p->nextra + 1, sizeof(int), 64, INT_MAX);
-
-		if (!np) {
-			close(fd);
-			return -ENOMEM;
-		}
-		p->extra = np;
-		p->capextra = (int)n;
-	}
-	p->extra[p->nextra++] = fd;
-	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, c->fd) < 0) {
-		e = errno;
-		snprintf(err, errlen, "perf: redirecting thread %d's events: %s", (int)tid,
-			 strerror(e));
-		return -e;
-	}
-	return 0;
+	return rc;
 }
 
 static bool tid_seen(const pid_t *tids, size_t n, pid_t tid)
@@ -297,6 +491,16 @@ int os_perf_open_threads(struct os_perf **out, pid_t pid, struct perf_event_attr
 	p = perf_alloc(attr);
 	if (!p)
 		return -ENOMEM;
+	/* two events per thread and CPU (the sampler and its side-band): the
+	 * soft limit on open files up to the hard one, as perf does */
+	{
+		struct rlimit rl;
+
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+			rl.rlim_cur = rl.rlim_max;
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
+	}
 	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
 	/* until a listing shows no thread we have not opened: a thread created
 	 * by one whose events were open already is followed through inherit */
@@ -345,6 +549,7 @@ int os_perf_open_threads(struct os_perf **out, pid_t pid, struct perf_event_attr
 	goto out;
 done:
 	free(tids);
+	p->steer_on = !attr->disabled;
 	*out = p;
 	return 0;
 out:

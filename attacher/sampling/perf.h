@@ -91,6 +91,22 @@ int os_perf_open_memory(struct os_perf **out, pid_t pid, struct perf_event_attr 
  * -ENOSPC when it does not fit or p is no memory ring. */
 int os_perf_memory_write(struct os_perf *p, const void *rec, size_t len);
 int os_perf_enable(struct os_perf *p);
+/* Switches the sampling events alone off or on (the side-band events stay
+ * on: see split_sideband in perf.c); PERF_EVENT_IOC_ENABLE/DISABLE reach
+ * the inherited copies in every thread and child process, those made
+ * later included (they are born in the state of the event they inherit).
+ * How the sampling budget is kept (attacher/core/budget.h). 0 or -errno. */
+int os_perf_steer(struct os_perf *p, bool on);
+/* The cost of one sample of attr's sampling event (its side-band left
+ * out) in ns of CPU time, measured on the calling thread: the same work
+ * with and without the event sampling it (task-clock at 20 kHz), the
+ * fastest of three stretches of each (~20 ms in all), in the thread's CPU
+ * clock (the kernel's interrupt work is charged to the thread it
+ * interrupts; other tenants' time is not). An estimate; -1 when the event
+ * cannot be opened here or took no sample. */
+double os_perf_sample_cost_ns(const struct perf_event_attr *attr, unsigned buf_pages);
+/* How many sampling events os_perf_steer switches (its cost). */
+int os_perf_steer_fds(const struct os_perf *p);
 int os_perf_disable(struct os_perf *p);
 /* Drains every CPU's buffer; returns the number of records parsed. */
 uint64_t os_perf_read(struct os_perf *p, const struct os_perf_cb *cb, void *arg);

@@ -170,18 +170,23 @@ Test(e2e_native, call_sites_of_one_line)
 	json_object_put(report);
 }
 
-Test(e2e_native, threads_later)
+/* mt_readers' planted answer: its blocks take the samples. */
+static void readers_answer(json_object *report)
 {
-	const char *argv[] = { E2E_FIXTURE("mt_readers"), NULL };
-	json_object *report = record_and_report("mt.data", argv), *top, *threads;
-	size_t readers = 0, n;
+	json_object *top;
 
 	check_attribution(report, 100);
 	top = top_object(report, "alloc_shared_blocks");
 	cr_expect_geq(e2e_get_double(top, "share"), 0.8, "share of alloc_shared_blocks is %.3f",
 		      e2e_get_double(top, "share"));
+}
 
-	threads = e2e_get(report, "threads");
+/* mt_readers' reader threads with samples in threads[]. */
+static size_t sampled_readers(json_object *report)
+{
+	json_object *threads = e2e_get(report, "threads");
+	size_t readers = 0, n;
+
 	cr_assert(threads && json_object_is_type(threads, json_type_array), "report has no threads[]");
 	n = json_object_array_length(threads);
 	for (size_t i = 0; i < n; i++) {
@@ -192,8 +197,80 @@ Test(e2e_native, threads_later)
 		    e2e_get_int(t, "samples") > 0)
 			readers++;
 	}
+	return readers;
+}
+
+Test(e2e_native, threads_later)
+{
+	const char *argv[] = { E2E_FIXTURE("mt_readers"), NULL };
+	json_object *report = record_and_report("mt.data", argv);
+	size_t readers;
+
+	readers_answer(report);
+
+	readers = sampled_readers(report);
 	cr_expect_geq(readers, 2, "%zu reader threads with samples in threads[]: %s", readers,
-		      json_object_to_json_string(threads));
+		      json_object_to_json_string(e2e_get(report, "threads")));
+	json_object_put(report);
+}
+
+/* The overhead budget (issue 23, --max-overhead): a 1% budget on two busy
+ * reader threads (started after the objects, their sampling events
+ * inherited while they may be switched off) steers the sampling to a share
+ * of the time after the warm-up (the target's first 2 CPU-s, in full);
+ * what was spent stays near the budget; both readers are still sampled and
+ * the planted answer holds. At 1000/s per thread throughout, sampling
+ * costs about 5% here. */
+Test(e2e_native, budget_steers_the_rate)
+{
+	const char *argv[] = { E2E_FIXTURE("mt_readers"), "3", NULL };
+	const char *opts[] = { "--max-overhead", "1", NULL };
+	json_object *report = e2e_record_report(tmp, "budget.data", opts, argv), *o;
+	size_t readers;
+
+	readers_answer(report);
+	o = e2e_get(e2e_get(report, "meta"), "overhead");
+	cr_assert(o && json_object_is_type(o, json_type_object), "meta.overhead missing");
+	cr_expect_str_eq(json_object_get_string(e2e_get(o, "mode")), "budget");
+	cr_expect_float_eq(e2e_get_double(o, "max_overhead_pct"), 1.0, 1e-9);
+	cr_expect_lt(e2e_get_double(o, "sampled_share"), 0.8, "not steered: sampled %.2f of the time",
+		     e2e_get_double(o, "sampled_share"));
+	cr_expect_leq(e2e_get_double(o, "spent_pct_estimated"), 2.0, "spent %.2f%% of a 1%% budget",
+		      e2e_get_double(o, "spent_pct_estimated"));
+	cr_expect_gt(e2e_get_double(o, "sample_cost_ns"), 0);
+	cr_expect_lt(e2e_get_double(o, "samples_per_cpu_s"), 800,
+		     "%.0f samples per CPU-second: the per-thread rate of -F 1000",
+		     e2e_get_double(o, "samples_per_cpu_s"));
+	readers = sampled_readers(report);
+	cr_expect_geq(readers, 2, "%zu reader threads with samples", readers);
+	json_object_put(report);
+}
+
+/* Side-band while the sampling is switched off: a process forked and
+ * exec'd after the warm-up (three_sites, after mt_readers spent the first
+ * CPU-seconds), when a 0.5% budget keeps the sampling events off most of
+ * the time, is followed (FORK, COMM, MMAP2 come on the side-band event,
+ * always on): its samples are taken (its inherited sampling events are
+ * switched with the others) and its objects are named by their symbols. */
+Test(e2e_native, budget_follows_processes_born_while_off)
+{
+	const char *argv[] = { "sh", "-c", "build/fixtures/mt_readers 1 >/dev/null; "
+			       "build/fixtures/three_sites", NULL };
+	const char *opts[] = { "--max-overhead", "0.5", NULL };
+	json_object *report = e2e_record_report(tmp, "late.data", opts, argv), *objects, *o;
+	int64_t late = 0;
+
+	objects = e2e_get(report, "objects");
+	cr_assert(objects && json_object_is_type(objects, json_type_array), "no objects[]");
+	for (size_t i = 0; i < json_object_array_length(objects); i++) {
+		o = json_object_array_get_idx(objects, i);
+		if (e2e_stack_has(o, "alloc_random_block", STACK_DEPTH))
+			late += e2e_get_int(o, "samples");
+	}
+	cr_expect_gt(e2e_get_double(e2e_get(e2e_get(report, "meta"), "overhead"), "sampled_share"),
+		     0, "never sampled");
+	cr_expect_geq(late, 10, "three_sites, started while steered: %lld samples on its block",
+		      (long long)late);
 	json_object_put(report);
 }
 
@@ -365,14 +442,26 @@ Test(e2e_native, call_graph_stack_copy_size)
 		     depth_default);
 	json_object_put(report);
 
-	cr_assert_eq(e2e_record(tmp, profile, big, argv, &res), 0, "cannot run objscope record");
-	cr_assert_eq(res.status, 0, "record --call-graph dwarf,65528 exited %d: %s", res.status,
-		     res.err);
-	cr_expect_str_eq(res.out, "deep_stack 80 ok\n");
-	e2e_result_free(&res);
-	report = e2e_report_json(tmp, profile, msg, sizeof(msg));
-	cr_assert_not_null(report, "%s", msg);
-	top = top_object(report, "main");
+	/* a 64 KiB copy makes each sample dearer, so the overhead budget
+	 * takes fewer per second: the run doubles until the block has enough */
+	for (int secs = 1;; secs *= 2) {
+		char arg[16];
+		const char *argv_big[] = { argv[0], arg, NULL };
+
+		snprintf(arg, sizeof(arg), "%d", secs);
+		cr_assert_eq(e2e_record(tmp, profile, big, argv_big, &res), 0,
+			     "cannot run objscope record");
+		cr_assert_eq(res.status, 0, "record --call-graph dwarf,65528 exited %d: %s",
+			     res.status, res.err);
+		cr_expect_str_eq(res.out, "deep_stack 80 ok\n");
+		e2e_result_free(&res);
+		report = e2e_report_json(tmp, profile, msg, sizeof(msg));
+		cr_assert_not_null(report, "%s", msg);
+		top = top_object(report, "main");
+		if (e2e_get_int(top, "samples") > 100 || secs >= 32)
+			break;
+		json_object_put(report);
+	}
 	share_big = access_share_reaching(top, "main", &depth_big);
 	cr_log_info("deep_stack: default copy %zu frames, %.2f to main; 65528 bytes %zu frames, "
 		    "%.2f to main", depth_default, share_default, depth_big, share_big);

@@ -335,11 +335,11 @@ Test(lifetime, option_enables_observer)
 	bool found = false;
 
 	memset(&o, 0, sizeof(o));
-	n = os_observers_enabled(&o, ops, OS_OBS_MAX);
+	n = os_observers_enabled(&o, false, ops, OS_OBS_MAX);
 	for (size_t i = 0; i < n; i++)
 		cr_expect_neq(ops[i], &os_lifetime_observer);
 	o.lifetimes = true;
-	n = os_observers_enabled(&o, ops, OS_OBS_MAX);
+	n = os_observers_enabled(&o, false, ops, OS_OBS_MAX);
 	for (size_t i = 0; i < n; i++)
 		found |= ops[i] == &os_lifetime_observer;
 	cr_expect(found);

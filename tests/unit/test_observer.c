@@ -23,15 +23,17 @@ Test(observer, table_enables_by_option)
 	size_t n;
 
 	memset(&o, 0, sizeof(o));
-	n = os_observers_enabled(&o, ops, OS_OBS_MAX);
-	cr_assert_eq(n, 2);
+	n = os_observers_enabled(&o, false, ops, OS_OBS_MAX);
+	cr_assert_eq(n, 1, "the software sampler: no data-source observer");
 	cr_assert_eq(ops[0], &os_slices_observer);
 	cr_assert(!ops[0]->eager, "slices leave the apply cadence alone");
-	cr_assert_eq(ops[1], &os_memsrc_observer, "PMU data sources: always (inert without)");
+	n = os_observers_enabled(&o, true, ops, OS_OBS_MAX);
+	cr_assert_eq(n, 2);
+	cr_assert_eq(ops[1], &os_memsrc_observer, "PMU data sources: with a PMU sampler");
 
 	o.replicas = true;
 	o.numa = true;
-	n = os_observers_enabled(&o, ops, OS_OBS_MAX);
+	n = os_observers_enabled(&o, true, ops, OS_OBS_MAX);
 	cr_assert_eq(n, 4);
 	cr_assert_eq(ops[0], &os_slices_observer);
 	cr_assert_eq(ops[1], &os_replica_observer);
@@ -41,7 +43,7 @@ Test(observer, table_enables_by_option)
 	for (size_t i = 0; i < n; i++)
 		data += (ops[i]->sample_data + 7) & ~7u;
 	cr_assert_leq(data, OS_OBS_SAMPLE_DATA);
-	cr_assert_eq(os_observers_enabled(&o, ops, 1), 1, "max respected");
+	cr_assert_eq(os_observers_enabled(&o, true, ops, 1), 1, "max respected");
 }
 
 /* The slices observer: samples given in time order (as the collector's

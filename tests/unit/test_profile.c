@@ -1,6 +1,7 @@
 /* test_profile.c - the profile file: builder, round trip, hostile input,
  * merge, frame strings. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -1398,4 +1399,35 @@ Test(profile, merge_of_incomparable_periods_is_raw_and_said)
 	os_profile_free(a);
 	os_profile_free(b);
 	os_profile_free(z);
+}
+
+/* OVERHEAD (16, issue 23): the figures round-trip, NaN (not measured)
+ * included; a merge keeps a lone input's figures and drops them once a
+ * second run comes in (one run's figures). */
+Test(profile, overhead_section_round_trips_one_run_only)
+{
+	struct os_profile *p = build_full(), *q = NULL, *all = os_profile_new();
+	char err[256] = "";
+
+	p->ovh = (struct os_overhead){ .max_pct = 2, .spent_pct = 1.9, .target_cpu_s = 12.5,
+				       .collector_cpu_s = 0.4, .collector_sampling_s = 0.2,
+				       .fixed_pct = 1.6, .kernel_s = 0.05, .hooks_s = NAN,
+				       .sample_ns = 21000, .calibration_s = 0.01,
+				       .sampled_share = 0.3, .samples_per_s = 400,
+				       .samples_per_cpu_s = 380, .calibrated = 1, .steered = 1 };
+	p->analyses |= OS_AN_OVERHEAD;
+	cr_assert_eq(os_profile_write(p, tmp_path("ovh.data"), err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(os_profile_read(tmp_path("ovh.data"), &q, err, sizeof(err)), 0, "%s", err);
+	cr_assert(q->analyses & OS_AN_OVERHEAD);
+	cr_assert(isnan(q->ovh.hooks_s), "not measured stays not measured");
+	q->ovh.hooks_s = p->ovh.hooks_s = 0; /* NaN != NaN: the rest compared as bytes */
+	cr_assert_arr_eq(&q->ovh, &p->ovh, sizeof(p->ovh));
+	cr_assert_eq(os_profile_merge(all, q), 0);
+	cr_assert(all->analyses & OS_AN_OVERHEAD, "a lone input keeps its figures");
+	cr_assert_float_eq(all->ovh.samples_per_s, 400, 1e-9);
+	cr_assert_eq(os_profile_merge(all, q), 0);
+	cr_assert_eq(all->analyses & OS_AN_OVERHEAD, 0, "two runs: no one run's figures");
+	os_profile_free(all);
+	os_profile_free(p);
+	os_profile_free(q);
 }

@@ -1,0 +1,72 @@
+/* overhead.h - the collector's side of the overhead budget (issue 23):
+ * the readings the controller (budget.h) steers by, the switching of the
+ * sampling events, and the figures the profile reports (os_overhead in
+ * common/profile.h, section OVERHEAD).
+ *
+ * Readings: the collector's CPU time spent reading and addressing samples
+ * (its thread's CPU clock around steps 1-2 of each round: perf's rings,
+ * side-band, decoding, unwinding: what the rate moves), the target's CPU
+ * time (utime + stime of each of its processes in /proc, a process that
+ * ended keeping its last reading, a reaped command by RUSAGE_CHILDREN),
+ * and the samples read. The budget steers what sampling costs; objscope's
+ * fixed costs (hooks' rings drained, runtime adapters, start-up: its whole
+ * CPU by getrusage less the sampling work) do not move with the rate and
+ * are reported beside it, not steered (a floor of samples would not bring
+ * them down). The clocks are taken from the moment the sampling opens
+ * (after the calibration, reported on its own).
+ */
+#ifndef OBJSCOPE_OVERHEAD_H
+#define OBJSCOPE_OVERHEAD_H
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "attacher/core/budget.h"
+
+/* The cost of a sample taken when calibration fails (ns): the software
+ * sampler's with an 8 KiB stack copy as bench/ measured it on the
+ * development VM (docs/BENCHMARKS.md, issue 23). */
+#define OS_OVH_SAMPLE_NS_FALLBACK 10000.0
+
+struct os_collector;
+struct os_profile;
+
+struct os_ovh_proc {
+	uint32_t pid;
+	uint64_t cpu_ns; /* its last reading */
+};
+
+struct os_overhead_state {
+	bool steer;               /* the budget steers the sampling (no -F) */
+	bool calibrated;          /* sample_ns was measured here */
+	double sample_ns;         /* the kernel's cost of one sample (estimate) */
+	double calib_ns;          /* the calibration's CPU time (objscope's) */
+	pid_t root;               /* the target's first process */
+	uint64_t self0, target0;  /* the clocks when the sampling opened */
+	uint64_t children0;       /* objscope's reaped children's CPU then */
+	uint64_t next_read;       /* -F: the next readings */
+	struct os_ovh_proc *procs;
+	size_t nprocs, capprocs;
+	struct os_budget b;
+	bool final_read;
+	uint64_t sample_work_ns;  /* collector CPU in steps 1-2 of its rounds */
+	uint64_t self_total_ns;   /* objscope's whole CPU while sampling (at the stop) */
+};
+
+/* The calling thread's CPU clock (ns). */
+uint64_t os_overhead_thread_ns(void);
+
+/* After the sampler's events are open on pid (attr: how): calibrates and
+ * starts the budget (--max-overhead), or only the readings (-F). */
+void os_overhead_open(struct os_collector *c, pid_t pid, const struct perf_event_attr *attr);
+/* Each round: switches the sampling events as the budget says. */
+void os_overhead_round(struct os_collector *c);
+/* Sampling stops: the last readings. */
+void os_overhead_stop(struct os_collector *c);
+/* The figures into the profile (p->ovh, OS_AN_OVERHEAD). */
+void os_overhead_profile(struct os_collector *c, struct os_profile *p);
+void os_overhead_free(struct os_collector *c);
+
+#endif

@@ -1,0 +1,179 @@
+/* Tests of the overhead budget's controller (attacher/core/budget.h) with
+ * synthetic readings: a simulated target whose threads are sampled at
+ * 1 kHz each while the sampling events are on, a kernel cost per sample,
+ * and a collector with a cost per sample and a fixed cost per second. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "attacher/core/budget.h"
+
+#define TICK_NS 5000000ULL /* the collection loop's wake-up */
+#define MS 1000000ULL
+
+struct sim {
+	unsigned threads;     /* busy threads of the target, one CPU each */
+	double sample_ns;     /* the kernel's cost of a sample (as calibrated) */
+	double coll_ns;       /* the collector's cost of a sample */
+	double coll_fixed;    /* the collector's fixed cost, ns per ns */
+	/* results */
+	struct os_budget b;
+	struct os_budget_in in;
+	uint64_t samples_first; /* in the first interval */
+	double frac_on_first;
+};
+
+/* Runs the simulation for `ns`, from a fresh controller (budget frac). */
+static void sim_run(struct sim *s, double frac, uint64_t ns)
+{
+	double samples = 0, coll = 0;
+	uint64_t now = 1000 * MS, end = now + ns, on_first = 0;
+	bool on;
+
+	memset(&s->in, 0, sizeof(s->in));
+	os_budget_init(&s->b, frac, s->sample_ns, now);
+	on = s->b.on;
+	while (now < end) {
+		/* 1 kHz per thread while on */
+		double n = on ? (double)s->threads * (double)TICK_NS / 1e6 : 0;
+
+		now += TICK_NS;
+		samples += n;
+		coll += s->coll_fixed * (double)TICK_NS + s->coll_ns * n;
+		s->in.target_cpu_ns += (uint64_t)s->threads * TICK_NS;
+		s->in.samples = (uint64_t)samples;
+		s->in.collector_cpu_ns = (uint64_t)coll;
+		if (now - 1000 * MS <= OS_BUDGET_INTERVAL_NS) {
+			s->samples_first = s->in.samples;
+			on_first += on ? TICK_NS : 0;
+		}
+		on = os_budget_tick(&s->b, now, &s->in);
+	}
+	s->frac_on_first = (double)on_first / (double)OS_BUDGET_INTERVAL_NS;
+}
+
+/* The cost spent as a share of the target's CPU. */
+static double spent_share(const struct sim *s)
+{
+	return os_budget_spent_ns(&s->b) / (double)s->in.target_cpu_ns;
+}
+
+/* Samples per second of the run, after its first 10 s. */
+static double rate_after(struct sim *s, double frac)
+{
+	uint64_t n10;
+
+	sim_run(s, frac, 10000 * MS);
+	n10 = s->in.samples;
+	sim_run(s, frac, 40000 * MS);
+	return (double)(s->in.samples - n10) / 30.0;
+}
+
+/* The budget is kept: what was spent over a minute is within it, and most
+ * of it is used (the answers get the samples the budget pays for). */
+Test(budget, keeps_the_share_it_is_given)
+{
+	struct sim s = { .threads = 2, .sample_ns = 8000, .coll_ns = 30000, .coll_fixed = 0.001 };
+
+	sim_run(&s, 0.02, 60000 * MS);
+	cr_assert_leq(spent_share(&s), 0.0205, "spent %.4f of a 0.02 budget", spent_share(&s));
+	cr_assert_geq(spent_share(&s), 0.017, "spent %.4f: the budget left unused", spent_share(&s));
+	cr_assert_lt(s.b.duty, 1.0, "steered: not sampled in full");
+	cr_assert_gt(s.b.toggles, 100, "the events were switched");
+	/* a larger budget buys more samples */
+	{
+		struct sim t = s;
+
+		sim_run(&t, 0.03, 60000 * MS);
+		cr_assert_gt(t.in.samples, s.in.samples * 1.3, "3%%: %lu samples, 2%%: %lu",
+			     (unsigned long)t.in.samples, (unsigned long)s.in.samples);
+	}
+}
+
+/* The first interval is sampled in full: a short command keeps its samples. */
+Test(budget, first_interval_in_full)
+{
+	struct sim s = { .threads = 1, .sample_ns = 8000, .coll_ns = 30000 };
+
+	sim_run(&s, 0.02, 300 * MS);
+	cr_assert_geq(s.frac_on_first, 0.99, "first interval on %.2f", s.frac_on_first);
+	cr_assert_geq(s.samples_first, 195, "first interval: %lu samples",
+		      (unsigned long)s.samples_first);
+}
+
+/* Samples per second are a budget of the process: four times the threads
+ * (four times the CPU, and four times the samples while on) give four
+ * times the samples per second, not sixteen; per CPU-second of the target
+ * the rate is the same. */
+Test(budget, rate_is_per_process_cpu_not_per_thread_squared)
+{
+	struct sim a = { .threads = 2, .sample_ns = 8000, .coll_ns = 30000 };
+	struct sim b = { .threads = 8, .sample_ns = 8000, .coll_ns = 30000 };
+	double ra = rate_after(&a, 0.02), rb = rate_after(&b, 0.02);
+	double per_cpu_a = ra / 2, per_cpu_b = rb / 8, expect = 0.02 / 38000e-9;
+
+	cr_assert_float_eq(per_cpu_a, expect, expect * 0.1, "2 threads: %.0f/s per CPU", per_cpu_a);
+	cr_assert_float_eq(per_cpu_b, expect, expect * 0.1, "8 threads: %.0f/s per CPU", per_cpu_b);
+}
+
+/* When the collector's fixed costs alone pass the budget, sampling goes
+ * down to the floor, never to none. */
+Test(budget, floor_when_fixed_costs_pass_the_budget)
+{
+	struct sim s = { .threads = 1, .sample_ns = 8000, .coll_ns = 30000, .coll_fixed = 0.05 };
+
+	sim_run(&s, 0.02, 20000 * MS);
+	cr_assert_float_eq(s.b.duty, OS_BUDGET_MIN_DUTY, 1e-9, "duty %.4f", s.b.duty);
+	cr_assert_gt(spent_share(&s), 0.02, "overspent, as the report will say");
+	cr_assert_gt(s.in.samples, 20000 * OS_BUDGET_MIN_DUTY * 0.8, "still sampled: %lu",
+		     (unsigned long)s.in.samples);
+}
+
+/* Cheap samples and a large budget: sampled in full, no switching. */
+Test(budget, in_full_when_the_budget_allows)
+{
+	struct sim s = { .threads = 2, .sample_ns = 100, .coll_ns = 100 };
+
+	sim_run(&s, 0.03, 10000 * MS);
+	cr_assert_float_eq(s.b.duty, 1.0, 1e-9);
+	cr_assert_eq(s.b.toggles, 0);
+	cr_assert_eq(os_budget_on_ns(&s.b, s.b.t0), s.b.t0 - s.b.start, "on the whole time");
+}
+
+/* The intervals are jittered: a program periodic at the interval is not
+ * sampled at one phase only. */
+Test(budget, intervals_jittered)
+{
+	struct sim s = { .threads = 2, .sample_ns = 8000, .coll_ns = 30000 };
+	uint64_t lo = UINT64_MAX, hi = 0;
+	struct os_budget_in in;
+
+	sim_run(&s, 0.02, 5000 * MS);
+	in = s.in;
+	for (int i = 0; i < 50; i++) {
+		uint64_t now = s.b.t0 + s.b.len, off;
+
+		os_budget_tick(&s.b, now, &in);
+		off = s.b.on_from - s.b.t0;
+		lo = off < lo ? off : lo;
+		hi = off > hi ? off : hi;
+		cr_assert_geq(s.b.len, OS_BUDGET_INTERVAL_NS * 3 / 4);
+		cr_assert_leq(s.b.len, OS_BUDGET_INTERVAL_NS * 5 / 4);
+	}
+	cr_assert_gt(hi - lo, 50 * MS, "sampled stretches start at %lu..%lu ns into the interval",
+		     (unsigned long)lo, (unsigned long)hi);
+}
+
+/* Until the target has spent the warm-up's CPU, sampling stays in full
+ * (short commands keep their answers, objscope's caches fill); what that
+ * overspent is paid back afterwards. */
+Test(budget, warm_up_in_full_then_paid_back)
+{
+	struct sim s = { .threads = 1, .sample_ns = 8000, .coll_ns = 30000 };
+
+	sim_run(&s, 0.02, OS_BUDGET_WARMUP_CPU_NS - 100 * MS);
+	cr_assert_float_eq(s.b.duty, 1.0, 1e-9, "steered during the warm-up");
+	cr_assert_eq(s.b.toggles, 0);
+	cr_assert_gt(spent_share(&s), 0.03, "the warm-up overspends: %.4f", spent_share(&s));
+	sim_run(&s, 0.02, 60000 * MS);
+	cr_assert_leq(spent_share(&s), 0.0205, "not paid back: %.4f", spent_share(&s));
+}
