@@ -9,13 +9,35 @@
 
 #include "attacher/core/collector.h"
 #include "attacher/analyses/replica.h"
+#include "common/hashmap.h"
 #include "common/log.h"
 
 struct rep_obs {
 	struct os_collector *c;
 	struct os_rep *rep;
 	struct os_rep_watch *repw;
+	struct os_rep_tgt *tgt;   /* in-target comparisons (record mode), NULL if off */
+	struct os_hmap dying;     /* asid << 48 | block: frees drained, not applied yet */
 };
+
+static uint64_t dying_key(uint32_t asid, uint64_t addr)
+{
+	return (uint64_t)asid << 48 | (addr & ((1ULL << 48) - 1));
+}
+
+static void dying_add(struct rep_obs *o, uint32_t asid, uint64_t addr, int d)
+{
+	uint64_t *n = os_hmap_ref(&o->dying, dying_key(asid, addr), d > 0 ? 0 : UINT64_MAX);
+
+	if (!n || *n == UINT64_MAX)
+		return;
+	if (d > 0)
+		++*n;
+	else if (*n > 1)
+		--*n;
+	else
+		os_hmap_del(&o->dying, dying_key(asid, addr));
+}
 
 /* What take() keeps with a queued sample: the word read at sample time
  * (bytes 0-7), the access width (8) and whether the word was read (9). */
@@ -44,6 +66,7 @@ static int obs_start(void **self, struct os_collector *c, char *err, size_t errl
 	}
 	*self = o;
 	o->c = c;
+	os_hmap_init(&o->dying);
 	o->repw = os_rep_watch_new((enum watch_route)c->opts->watch_route);
 	if (!o->repw) {
 		snprintf(err, errlen, "out of memory");
@@ -82,6 +105,22 @@ static void obs_drained(void *self, const struct os_obj_event *oe, uint64_t time
 
 	if (oe->type == OS_EV_GC_BEGIN)
 		os_rep_gc_seen(o->rep, oe->asid, time);
+	else if (oe->type == OS_EV_FREE)
+		dying_add(o, oe->asid, oe->addr, 1);
+	else if (oe->type == OS_EV_REALLOC)
+		dying_add(o, oe->asid, oe->aux, 1);
+}
+
+/* The site keys of the contexts (in-target comparisons). */
+static void obs_drained_raw(void *self, const struct os_event *raw, const struct os_obj_event *oe)
+{
+	struct rep_obs *o = self;
+
+	if (!o->tgt || oe->node == OS_CCT_NONE ||
+	    (oe->type != OS_EV_ALLOC && oe->type != OS_EV_REALLOC && oe->type != OS_EV_JALLOC))
+		return;
+	os_rep_tgt_site(o->tgt, os_attrib_context(&o->c->attrib, oe->asid, oe->node), oe->asid,
+			raw->pid, raw->frames, raw->nframes);
 }
 
 /* In time order, before the event is applied: frees/GCs forget their
@@ -103,6 +142,7 @@ static void obs_event(void *self, const struct os_obj_event *ev, uint64_t time)
 	case OS_EV_FREE:
 		if (ev->type == OS_EV_REALLOC)
 			lo = ev->aux; /* the old block */
+		dying_add(o, ev->asid, lo, -1);
 		if (!os_iv_lookup(as->objects, lo, NULL, &hi, NULL))
 			hi = lo + 1;
 		os_rep_free_object(o->rep, time, ev->asid, lo, hi);
@@ -154,6 +194,7 @@ static void obs_sample(void *self, const struct os_obs_sample *x)
 	s.value_ok = ok && canon == addr; /* colored (ZGC) addresses: value of addr */
 	s.word8 = word8;
 	s.java = rt && rt->ops->in_heap && rt->ops->in_heap(rt, asid, canon);
+	s.dead = o->dying.count && os_hmap_get(&o->dying, dying_key(asid, s.lo), NULL);
 	os_rep_sample(o->rep, &s);
 }
 
@@ -161,7 +202,16 @@ static void obs_sample(void *self, const struct os_obs_sample *x)
  * os_rep_flush take them in time order with the samples and events. */
 static void obs_poll(void *self)
 {
-	os_rep_poll(((struct rep_obs *)self)->rep);
+	struct rep_obs *o = self;
+	struct os_collector *c = o->c;
+
+	os_rep_poll(o->rep);
+	/* record --replicas (cmd_record.c sets the flag before the launch;
+	 * not attach): the allocation hooks arm comparisons themselves */
+	if (!o->tgt && c->shm_ready && (c->shm.hdr->flags & OS_SHM_F_REPLICAS))
+		o->tgt = os_rep_tgt_new(c->shm.hdr, 500000000ULL); /* NULL: tried again */
+	if (o->tgt)
+		os_rep_tgt_poll(o->tgt, o->rep);
 }
 
 static void obs_flush(void *self, uint64_t cutoff)
@@ -172,7 +222,11 @@ static void obs_flush(void *self, uint64_t cutoff)
 /* os_collector_stop: before the target is left */
 static void obs_stop(void *self)
 {
-	os_rep_stop(((struct rep_obs *)self)->rep);
+	struct rep_obs *o = self;
+
+	if (o->tgt)
+		os_rep_tgt_stop(o->tgt, o->rep);
+	os_rep_stop(o->rep);
 }
 
 static void obs_finish(void *self)
@@ -187,6 +241,8 @@ static void obs_destroy(void *self)
 	if (!o)
 		return;
 	os_rep_free(o->rep);
+	os_rep_tgt_free(o->tgt);
+	os_hmap_destroy(&o->dying);
 	os_rep_watch_free(o->repw); /* watch_close: on the main thread, as here */
 	free(o);
 }
@@ -248,6 +304,28 @@ static void obs_notes(void *self, struct os_profile *p)
 		 (unsigned long long)ws.signals_passed, (unsigned long long)ws.errors,
 		 werr ? "; watch_open failed: " : "", werr ? werr : "");
 	os_profile_add_note(p, note);
+	if (o->tgt) {
+		struct os_rep_tgt_stats ts;
+
+		os_rep_tgt_get_stats(o->tgt, &ts);
+		snprintf(note, sizeof(note),
+			 "replicas in target (allocation hooks arm the next object of a "
+			 "context): %llu published, %llu compared; not compared: %llu withdrawn "
+			 "(no object of the site in 2 s), %llu expired unhit, %llu object freed "
+			 "or collected before a hit, %llu no free debug register, %llu arm "
+			 "errors (last errno %d), %llu still in flight at the end; %llu waits "
+			 "for a free entry; exact figure: %llu hit objects read alive (offered to "
+			 "its reservoir), %llu freed before the read ended, %llu unreadable or larger than 1 MiB; %llu sampled "
+			 "objects freed before they could be hashed",
+			 (unsigned long long)ts.published, (unsigned long long)ts.hits,
+			 (unsigned long long)ts.withdrawn, (unsigned long long)ts.expired,
+			 (unsigned long long)ts.dead, (unsigned long long)ts.enospc,
+			 (unsigned long long)ts.failed, ts.last_err,
+			 (unsigned long long)ts.left_in_flight, (unsigned long long)ts.table_full,
+			 (unsigned long long)ts.exact_hashed, (unsigned long long)ts.exact_dead,
+			 (unsigned long long)ts.exact_fail, (unsigned long long)st.exact_dead);
+		os_profile_add_note(p, note);
+	}
 	if (werr)
 		os_warn("--replicas: %s", werr);
 }
@@ -287,6 +365,7 @@ const struct os_observer_ops os_replica_observer = {
 	.start = obs_start,
 	.take = obs_take,
 	.drained = obs_drained,
+	.drained_raw = obs_drained_raw,
 	.poll = obs_poll,
 	.event = obs_event,
 	.sample = obs_sample,

@@ -134,6 +134,8 @@ int cmd_record(int argc, char **argv)
 		os_err("record: %s", err);
 		goto out;
 	}
+	if (o.replicas) /* the allocation hooks arm comparisons (docs/REPLICAS.md, Routes) */
+		c.shm.hdr->flags |= OS_SHM_F_REPLICAS;
 	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(ep, O_CLOEXEC) < 0) {
 		os_err("record: pipe: %s", strerror(errno));
 		goto out;

@@ -69,6 +69,7 @@
 struct os_collector;
 struct os_gc_report;
 struct os_obj_event;
+struct os_event;
 struct os_opts;
 
 #define OS_OBS_MAX 8          /* observers enabled at once */
@@ -120,6 +121,9 @@ struct os_observer_ops {
 	int (*start)(void **self, struct os_collector *c, char *err, size_t errlen);
 	void (*take)(void *self, const struct os_obs_take *t, void *data);
 	void (*drained)(void *self, const struct os_obj_event *ev, uint64_t time);
+	/* Right after `drained`: the ring event as the target wrote it (its
+	 * path words before any reduction; replicas: the target's site key) */
+	void (*drained_raw)(void *self, const struct os_event *raw, const struct os_obj_event *ev);
 	void (*poll)(void *self);
 	void (*event)(void *self, const struct os_obj_event *ev, uint64_t time);
 	void (*applied)(void *self, const struct os_obj_event *ev, uint64_t time);

@@ -1,0 +1,267 @@
+/* replica_target.c - the collector's side of in-target replica comparisons
+ * (record --replicas; common/shm.h struct os_rep_entry, preload/replica.c,
+ * docs/REPLICAS.md "Routes").
+ *
+ * OJXPerf arms the watchpoint of a comparison on a *later* object of the
+ * context, when that object starts to be used. The collector's own
+ * watchpoints (replica.c through attacher/watch/) are armed when a sample
+ * is applied, tens of milliseconds late: objects that live a few
+ * milliseconds are gone. Here the collector only publishes what to watch:
+ * for a context with a remembered <off, V> (replica.c's references) an
+ * entry "next object of allocation site key: offset off, width w" in the
+ * shared header; the allocation hook of that next object arms its own
+ * thread's breakpoint (preload/replica.c) and the hit leaves the value seen
+ * in the entry. Each poll here takes the results (compared with V, which
+ * never leaves the collector), reads the hit object's whole content for the
+ * exact figure while it is still alive, frees the entries and publishes
+ * new ones. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attacher/analyses/replica.h"
+#include "common/shm.h"
+#include "attacher/core/remote.h"
+#include "common/clock.h"
+#include "common/grow.h"
+
+#define PER_CTX 2                              /* entries in flight per context */
+#define PENDING_MAX_NS 2000000000ULL           /* no object of the site came: withdrawn */
+#define MAX_CONTENT (1u << 20)                 /* larger objects are not read whole */
+#define JAVA_MARK 8                            /* the mark word is no content */
+
+struct site {
+	uint64_t key;          /* 0: none seen */
+	uint32_t pid;
+	uint32_t asid;
+	unsigned inflight;
+};
+
+struct shadow {
+	bool used;
+	uint32_t ctx, asid;
+	uint64_t v, published;
+	bool java;
+};
+
+struct os_rep_tgt {
+	struct os_shm_header *h;
+	struct site *site;     /* by context */
+	uint32_t nsite;
+	struct shadow sh[OS_REP_SLOTS];
+	uint64_t gen;
+	uint32_t rr;
+	uint64_t max_age_ns;
+	bool stopped;
+	uint8_t *buf;
+	struct os_rep_tgt_stats st;
+};
+
+struct os_rep_tgt *os_rep_tgt_new(struct os_shm_header *h, uint64_t max_age_ns)
+{
+	struct os_rep_tgt *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->h = h;
+	t->gen = 1;
+	t->max_age_ns = max_age_ns;
+	return t;
+}
+
+void os_rep_tgt_free(struct os_rep_tgt *t)
+{
+	if (!t)
+		return;
+	free(t->site);
+	free(t->buf);
+	free(t);
+}
+
+void os_rep_tgt_site(struct os_rep_tgt *t, uint32_t ctx, uint32_t asid, uint32_t pid,
+		     const uint64_t *frames, uint32_t n)
+{
+	if (ctx == UINT32_MAX)
+		return;
+	if (ctx >= t->nsite) {
+		uint32_t old = t->nsite;
+		struct site *s = os_grow32(t->site, &t->nsite, (size_t)ctx + 1, sizeof(*s), 64,
+					   UINT32_MAX);
+
+		if (!s)
+			return;
+		memset(s + old, 0, (t->nsite - old) * sizeof(*s));
+		t->site = s;
+	}
+	t->site[ctx].key = os_rep_site_key(frames, n);
+	t->site[ctx].pid = pid;
+	t->site[ctx].asid = asid;
+}
+
+static void release(struct os_rep_tgt *t, unsigned i)
+{
+	struct os_rep_entry *e = &t->h->rep[i];
+
+	if (t->sh[i].ctx < t->nsite && t->site[t->sh[i].ctx].inflight)
+		t->site[t->sh[i].ctx].inflight--;
+	t->sh[i].used = false;
+	atomic_store_explicit(&e->sg, OS_REP_SG(t->gen++, OS_REP_FREE), memory_order_release);
+	atomic_fetch_sub_explicit(&t->h->rep_live, 1, memory_order_release);
+}
+
+/* The hit object's content, read while it is alive (checked after the
+ * read: a free or a collection clears `alive` before the memory is reused). */
+static void exact(struct os_rep_tgt *t, struct os_rep *r, const struct shadow *s,
+		  struct os_rep_entry *e, uint64_t sg)
+{
+	uint64_t skip = s->java ? JAVA_MARK : 0, n;
+
+	if (e->size <= skip || e->size > MAX_CONTENT) {
+		t->st.exact_fail++;
+		return;
+	}
+	n = e->size - skip;
+	if (!t->buf && !(t->buf = malloc(MAX_CONTENT))) {
+		t->st.exact_fail++;
+		return;
+	}
+	if (os_remote_read((pid_t)e->pid, e->obj + skip, t->buf, n) != (ssize_t)n) {
+		t->st.exact_fail++;
+		return;
+	}
+	if (!atomic_load_explicit(&e->alive, memory_order_acquire) ||
+	    atomic_load_explicit(&e->sg, memory_order_acquire) != sg) {
+		t->st.exact_dead++;
+		return;
+	}
+	os_rep_exact_content(r, s->ctx, s->asid, e->obj, t->buf, n);
+	t->st.exact_hashed++;
+}
+
+/* Results of the entries in flight; expiry of the old ones. */
+static void harvest(struct os_rep_tgt *t, struct os_rep *r, uint64_t now)
+{
+	for (unsigned i = 0; i < OS_REP_SLOTS; i++) {
+		struct os_rep_entry *e = &t->h->rep[i];
+		struct shadow *s = &t->sh[i];
+		uint64_t sg = atomic_load_explicit(&e->sg, memory_order_acquire);
+		uint64_t gen = sg >> 8;
+
+		if (!s->used)
+			continue;
+		switch (OS_REP_ST(sg)) {
+		case OS_REP_PENDING:
+			if (t->stopped || now > s->published + PENDING_MAX_NS) {
+				uint64_t want = sg;
+
+				if (atomic_compare_exchange_strong(&e->sg, &want,
+								   OS_REP_SG(gen, OS_REP_DEAD))) {
+					t->st.withdrawn++;
+					release(t, i);
+				}
+			}
+			break;
+		case OS_REP_ARMED:
+			if (t->stopped || now > e->time + t->max_age_ns) {
+				uint64_t want = sg;
+
+				if (atomic_compare_exchange_strong(&e->sg, &want,
+								   OS_REP_SG(gen, OS_REP_DEAD))) {
+					t->st.expired++;
+					release(t, i);
+				}
+			}
+			break;
+		case OS_REP_HIT:
+			t->st.hits++;
+			os_rep_compared(r, s->ctx, e->value, s->v, e->width);
+			exact(t, r, s, e, sg);
+			release(t, i);
+			break;
+		case OS_REP_DEAD:
+			t->st.dead++;
+			release(t, i);
+			break;
+		case OS_REP_FAILED:
+			if (e->err == -ENOSPC) {
+				t->st.enospc++;
+			} else {
+				t->st.failed++;
+				t->st.last_err = -e->err;
+			}
+			release(t, i);
+			break;
+		default: /* CLAIMED, HITTING: the target is at it */
+			break;
+		}
+	}
+}
+
+static void publish(struct os_rep_tgt *t, struct os_rep *r, uint64_t now)
+{
+	uint32_t nctx = os_rep_nctx(r), n = nctx < t->nsite ? nctx : t->nsite;
+	unsigned free_i = 0;
+
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t ci = (t->rr + k) % n;
+		struct site *st = &t->site[ci];
+		struct os_rep_entry *e;
+		uint32_t off;
+		unsigned width;
+		uint64_t v;
+		bool java;
+
+		if (!st->key || st->inflight >= PER_CTX)
+			continue;
+		if (!os_rep_ref_pick(r, ci, &off, &width, &v, &java))
+			continue;
+		while (free_i < OS_REP_SLOTS && t->sh[free_i].used)
+			free_i++;
+		if (free_i == OS_REP_SLOTS) {
+			t->st.table_full++;
+			t->rr = ci; /* this context first next time */
+			return;
+		}
+		e = &t->h->rep[free_i];
+		e->key = st->key;
+		e->pid = st->pid;
+		e->off = off;
+		e->width = (uint8_t)width;
+		e->err = 0;
+		e->obj = 0;
+		e->time = 0;
+		atomic_store_explicit(&e->alive, 0, memory_order_relaxed);
+		t->sh[free_i] = (struct shadow){ .used = true, .ctx = ci, .asid = st->asid, .v = v,
+						 .published = now, .java = java };
+		st->inflight++;
+		t->st.published++;
+		atomic_fetch_add_explicit(&t->h->rep_live, 1, memory_order_release);
+		atomic_store_explicit(&e->sg, OS_REP_SG(t->gen++, OS_REP_PENDING),
+				      memory_order_release);
+	}
+	if (n)
+		t->rr = (t->rr + 1) % n;
+}
+
+void os_rep_tgt_poll(struct os_rep_tgt *t, struct os_rep *r)
+{
+	uint64_t now = os_now_ns();
+
+	harvest(t, r, now);
+	if (!t->stopped)
+		publish(t, r, now);
+}
+
+void os_rep_tgt_stop(struct os_rep_tgt *t, struct os_rep *r)
+{
+	t->stopped = true;
+	harvest(t, r, os_now_ns());
+	for (unsigned i = 0; i < OS_REP_SLOTS; i++)
+		if (t->sh[i].used)
+			t->st.left_in_flight++; /* CLAIMED / HITTING at the very end */
+}
+
+void os_rep_tgt_get_stats(const struct os_rep_tgt *t, struct os_rep_tgt_stats *out)
+{
+	*out = t->st;
+}
