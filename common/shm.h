@@ -157,6 +157,7 @@ enum os_rep_state {
 	OS_REP_HIT, OS_REP_DEAD, OS_REP_FAILED,
 };
 #define OS_REP_SLOTS 32
+#define OS_REP_PER_THREAD 2  /* breakpoints a target thread arms itself (of x86's 4) */
 #define OS_REP_SG(gen, st) ((uint64_t)(gen) << 8 | (st))
 #define OS_REP_ST(sg) ((unsigned)((sg) & 0xff))
 

@@ -197,7 +197,7 @@ void osp_note_alloc(struct osp_thread *t, uint16_t type, void *p, size_t size, v
 
 /* Breakpoints a thread arms itself (of x86's 4 debug registers; the others
  * stay for the collector's watchpoints). */
-#define OSP_REP_PER_THREAD 2
+#define OSP_REP_PER_THREAD OS_REP_PER_THREAD
 /* The signal of a hit: a real-time signal that HotSpot does not use
  * (SIGRTMIN + 6 with glibc; Java's NIO takes SIGRTMAX - 2) */
 #define OSP_REP_SIG 40

@@ -512,6 +512,12 @@ void os_rep_exact_content(struct os_rep *r, uint32_t ctx, uint32_t asid, uint64_
 		exact_store(r, x, j, lo, hash_bytes(buf, n));
 }
 
+void os_rep_set_slots(struct os_rep *r, unsigned n)
+{
+	if (n && n <= WATCH_SLOTS)
+		r->cfg.slots_per_thread = n;
+}
+
 uint32_t os_rep_nctx(const struct os_rep *r)
 {
 	return r->nctx;

@@ -167,6 +167,9 @@ bool os_rep_read_access(struct os_rep *r, pid_t pid, uint32_t asid, uint64_t ins
 			uint64_t addr, uint8_t *width, uint64_t *word8);
 
 /* In-target comparisons (record mode, replica_target.c): */
+/* Debug registers per thread for the collector's own watchpoints from now
+ * on (the target arms the others itself). */
+void os_rep_set_slots(struct os_rep *r, unsigned n);
 uint32_t os_rep_nctx(const struct os_rep *r);
 /* A reference <off, width, V> of ctx, uniformly among those remembered;
  * false when it has none (or after os_rep_stop). *java: Java objects. */
@@ -208,6 +211,7 @@ struct os_rep_tgt_stats {
 	uint64_t enospc;       /* arm failed: no free debug register in the thread */
 	uint64_t failed;       /* arm failed otherwise (last_err: its errno) */
 	uint64_t table_full;   /* a context waited: every entry in flight */
+	uint64_t ref_from_hit; /* published with the value of an earlier hit as reference */
 	uint64_t left_in_flight; /* still being armed / hit when the collection stopped */
 	uint64_t exact_hashed; /* hit objects hashed for the exact figure */
 	uint64_t exact_dead;   /* ... not: freed (or moved) before the read ended */

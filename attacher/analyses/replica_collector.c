@@ -208,8 +208,11 @@ static void obs_poll(void *self)
 	os_rep_poll(o->rep);
 	/* record --replicas (cmd_record.c sets the flag before the launch;
 	 * not attach): the allocation hooks arm comparisons themselves */
-	if (!o->tgt && c->shm_ready && (c->shm.hdr->flags & OS_SHM_F_REPLICAS))
+	if (!o->tgt && c->shm_ready && (c->shm.hdr->flags & OS_SHM_F_REPLICAS)) {
 		o->tgt = os_rep_tgt_new(c->shm.hdr, 500000000ULL); /* NULL: tried again */
+		/* the target's threads arm OS_REP_PER_THREAD registers themselves */
+		os_rep_set_slots(o->rep, WATCH_SLOTS - OS_REP_PER_THREAD);
+	}
 	if (o->tgt)
 		os_rep_tgt_poll(o->tgt, o->rep);
 }
@@ -314,7 +317,7 @@ static void obs_notes(void *self, struct os_profile *p)
 			 "(no object of the site in 2 s), %llu expired unhit, %llu object freed "
 			 "or collected before a hit, %llu no free debug register, %llu arm "
 			 "errors (last errno %d), %llu still in flight at the end; %llu waits "
-			 "for a free entry; exact figure: %llu hit objects read alive (offered to "
+			 "for a free entry; %llu with the value of an earlier hit as reference; exact figure: %llu hit objects read alive (offered to "
 			 "its reservoir), %llu freed before the read ended, %llu unreadable or larger than 1 MiB; %llu sampled "
 			 "objects freed before they could be hashed",
 			 (unsigned long long)ts.published, (unsigned long long)ts.hits,
@@ -322,6 +325,7 @@ static void obs_notes(void *self, struct os_profile *p)
 			 (unsigned long long)ts.dead, (unsigned long long)ts.enospc,
 			 (unsigned long long)ts.failed, ts.last_err,
 			 (unsigned long long)ts.left_in_flight, (unsigned long long)ts.table_full,
+			 (unsigned long long)ts.ref_from_hit,
 			 (unsigned long long)ts.exact_hashed, (unsigned long long)ts.exact_dead,
 			 (unsigned long long)ts.exact_fail, (unsigned long long)st.exact_dead);
 		os_profile_add_note(p, note);

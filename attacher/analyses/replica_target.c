@@ -29,12 +29,21 @@
 #define PENDING_MAX_NS 2000000000ULL           /* no object of the site came: withdrawn */
 #define MAX_CONTENT (1u << 20)                 /* larger objects are not read whole */
 #define JAVA_MARK 8                            /* the mark word is no content */
+#define LAST 4                                 /* values seen by hits, per context */
+
+struct seen {                  /* value a hit saw at off of an object of the context */
+	uint32_t off;
+	uint8_t width;         /* 0: none */
+	uint64_t v;
+};
 
 struct site {
 	uint64_t key;          /* 0: none seen */
 	uint32_t pid;
 	uint32_t asid;
 	unsigned inflight;
+	struct seen last[LAST];
+	unsigned lastnext;
 };
 
 struct shadow {
@@ -138,6 +147,26 @@ static void exact(struct os_rep_tgt *t, struct os_rep *r, const struct shadow *s
 	t->st.exact_hashed++;
 }
 
+/* The value a hit saw at off: the reference of the next comparison at off
+ * in that context (an earlier object, known exactly from its allocation
+ * event, at its first access there). */
+static void remember(struct os_rep_tgt *t, uint32_t ctx, uint32_t off, uint8_t width, uint64_t v)
+{
+	struct site *st = ctx < t->nsite ? &t->site[ctx] : NULL;
+	unsigned k;
+
+	if (!st)
+		return;
+	for (k = 0; k < LAST; k++)
+		if (st->last[k].width == width && st->last[k].off == off)
+			break;
+	if (k == LAST) {
+		k = st->lastnext;
+		st->lastnext = (st->lastnext + 1) % LAST;
+	}
+	st->last[k] = (struct seen){ .off = off, .width = width, .v = v };
+}
+
 /* Results of the entries in flight; expiry of the old ones. */
 static void harvest(struct os_rep_tgt *t, struct os_rep *r, uint64_t now)
 {
@@ -175,6 +204,7 @@ static void harvest(struct os_rep_tgt *t, struct os_rep *r, uint64_t now)
 		case OS_REP_HIT:
 			t->st.hits++;
 			os_rep_compared(r, s->ctx, e->value, s->v, e->width);
+			remember(t, s->ctx, e->off, e->width, e->value);
 			exact(t, r, s, e, sg);
 			release(t, i);
 			break;
@@ -215,6 +245,16 @@ static void publish(struct os_rep_tgt *t, struct os_rep *r, uint64_t now)
 			continue;
 		if (!os_rep_ref_pick(r, ci, &off, &width, &v, &java))
 			continue;
+		/* the sample gives where (off, width); the value of an earlier hit
+		 * there, when there is one, is the reference: both values are then
+		 * taken at an object's first access at off, and from objects whose
+		 * bounds came from their allocation events */
+		for (unsigned k = 0; k < LAST; k++)
+			if (st->last[k].width == width && st->last[k].off == off) {
+				v = st->last[k].v;
+				t->st.ref_from_hit++;
+				break;
+			}
 		while (free_i < OS_REP_SLOTS && t->sh[free_i].used)
 			free_i++;
 		if (free_i == OS_REP_SLOTS) {
