@@ -31,6 +31,7 @@ struct ctxst {
 	struct ref *refs;
 	unsigned nrefs, refnext;
 	bool full_done;
+	bool tgt_exact;        /* objects hashed by os_rep_exact_content: no more by samples */
 	uint64_t last_full;
 	/* exact figure, current epoch */
 	struct ex_ent *ex;
@@ -479,6 +480,10 @@ static void exact_offer(struct os_rep *r, struct ctxst *x, uint32_t ci, const st
 
 	if (!r->cfg.exact_per_ctx || os_hmap_get(&r->exset, key, &j))
 		return;
+	if (x->tgt_exact) { /* read alive in the target's time, not ~100 ms late */
+		r->st.exact_by_target++;
+		return;
+	}
 	if (s->dead) { /* freed since the sample: its memory may hold another object */
 		r->st.exact_dead++;
 		return;
@@ -505,6 +510,7 @@ void os_rep_exact_content(struct os_rep *r, uint32_t ctx, uint32_t asid, uint64_
 		x->active = true;
 		x->asid = asid;
 	}
+	x->tgt_exact = true;
 	/* a new object (allocated after its comparison was published): not
 	 * hashed by a sample yet; a sample of it later is not hashed again */
 	os_hmap_put(&r->exset, obj_key(asid, lo), ctx + 1ULL);

@@ -121,6 +121,8 @@ struct os_rep_stats {
 	uint64_t stopped;          /* comparisons disarmed unhit by os_rep_stop */
 	uint64_t after_stop;       /* offers after os_rep_stop, not armed */
 	uint64_t exact_dead;       /* sampled objects not hashed: freed by then */
+	uint64_t exact_by_target;  /* sampled objects not hashed: their context's objects are
+				    * hashed in the target (os_rep_exact_content) */
 	uint64_t compared_target;  /* in-target comparisons (os_rep_compared) */
 };
 
@@ -205,13 +207,14 @@ void os_rep_watch_free(struct os_rep_watch *w);
 struct os_rep_tgt_stats {
 	uint64_t published;    /* entries published */
 	uint64_t hits;         /* ... hit and compared */
-	uint64_t withdrawn;    /* no object of the site allocated in time (2 s) */
+	uint64_t withdrawn;    /* no object of the site allocated in time (1 s) */
 	uint64_t expired;      /* armed, no access at the offset within max_age_ns */
 	uint64_t dead;         /* armed object freed / collection began before a hit */
 	uint64_t enospc;       /* arm failed: no free debug register in the thread */
 	uint64_t failed;       /* arm failed otherwise (last_err: its errno) */
-	uint64_t table_full;   /* a context waited: every entry in flight */
-	uint64_t ref_from_hit; /* published with the value of an earlier hit as reference */
+	uint64_t table_full;   /* rounds in which a context waited: every entry in flight */
+	uint64_t calibrated;   /* hits that gave a reference value (first at their offset) */
+	uint64_t rate_bound;   /* rounds in which a context waited for the per-second bound */
 	uint64_t left_in_flight; /* still being armed / hit when the collection stopped */
 	uint64_t exact_hashed; /* hit objects hashed for the exact figure */
 	uint64_t exact_dead;   /* ... not: freed (or moved) before the read ended */

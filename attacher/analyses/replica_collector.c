@@ -18,7 +18,15 @@ struct rep_obs {
 	struct os_rep_watch *repw;
 	struct os_rep_tgt *tgt;   /* in-target comparisons (record mode), NULL if off */
 	struct os_hmap dying;     /* asid << 48 | block: frees drained, not applied yet */
+	struct {                  /* allocation paths whose site key was taken lately */
+		uint32_t node;
+		uint64_t time;
+	} keyed[256];
 };
+
+/* A path's site key is taken again at most this often (a JIT compiling the
+ * allocating method changes the target's words, not the context). */
+#define KEY_REFRESH_NS 20000000ULL
 
 static uint64_t dying_key(uint32_t asid, uint64_t addr)
 {
@@ -115,10 +123,16 @@ static void obs_drained(void *self, const struct os_obj_event *oe, uint64_t time
 static void obs_drained_raw(void *self, const struct os_event *raw, const struct os_obj_event *oe)
 {
 	struct rep_obs *o = self;
+	unsigned h;
 
 	if (!o->tgt || oe->node == OS_CCT_NONE ||
 	    (oe->type != OS_EV_ALLOC && oe->type != OS_EV_REALLOC && oe->type != OS_EV_JALLOC))
 		return;
+	h = (oe->node * 2654435761u) >> 24;
+	if (o->keyed[h].node == oe->node + 1 && raw->time < o->keyed[h].time + KEY_REFRESH_NS)
+		return; /* the cheap common case of a program that allocates a lot */
+	o->keyed[h].node = oe->node + 1;
+	o->keyed[h].time = raw->time;
 	os_rep_tgt_site(o->tgt, os_attrib_context(&o->c->attrib, oe->asid, oe->node), oe->asid,
 			raw->pid, raw->frames, raw->nframes);
 }
@@ -313,21 +327,24 @@ static void obs_notes(void *self, struct os_profile *p)
 		os_rep_tgt_get_stats(o->tgt, &ts);
 		snprintf(note, sizeof(note),
 			 "replicas in target (allocation hooks arm the next object of a "
-			 "context): %llu published, %llu compared; not compared: %llu withdrawn "
-			 "(no object of the site in 2 s), %llu expired unhit, %llu object freed "
-			 "or collected before a hit, %llu no free debug register, %llu arm "
-			 "errors (last errno %d), %llu still in flight at the end; %llu waits "
-			 "for a free entry; %llu with the value of an earlier hit as reference; exact figure: %llu hit objects read alive (offered to "
-			 "its reservoir), %llu freed before the read ended, %llu unreadable or larger than 1 MiB; %llu sampled "
-			 "objects freed before they could be hashed",
+			 "context): %llu published, %llu compared, %llu references taken; not "
+			 "compared: %llu withdrawn (no object of the site in 1 s; the site then "
+			 "waits 1-32 s), %llu expired unhit, %llu object freed or collected before "
+			 "a hit, %llu no free debug register, %llu arm errors (last errno %d), "
+			 "%llu still in flight at the end; %llu rounds with a context waiting for "
+			 "a free entry, %llu for the bound of 64 per second (and 100 ms per "
+			 "context); exact figure: %llu hit objects read alive (offered to its "
+			 "reservoir), %llu freed before the read ended, %llu unreadable or larger "
+			 "than 1 MiB; %llu sampled objects freed before they could be hashed, "
+			 "%llu not hashed (their context's objects are hashed in the target)",
 			 (unsigned long long)ts.published, (unsigned long long)ts.hits,
-			 (unsigned long long)ts.withdrawn, (unsigned long long)ts.expired,
-			 (unsigned long long)ts.dead, (unsigned long long)ts.enospc,
-			 (unsigned long long)ts.failed, ts.last_err,
+			 (unsigned long long)ts.calibrated, (unsigned long long)ts.withdrawn,
+			 (unsigned long long)ts.expired, (unsigned long long)ts.dead,
+			 (unsigned long long)ts.enospc, (unsigned long long)ts.failed, ts.last_err,
 			 (unsigned long long)ts.left_in_flight, (unsigned long long)ts.table_full,
-			 (unsigned long long)ts.ref_from_hit,
-			 (unsigned long long)ts.exact_hashed, (unsigned long long)ts.exact_dead,
-			 (unsigned long long)ts.exact_fail, (unsigned long long)st.exact_dead);
+			 (unsigned long long)ts.rate_bound, (unsigned long long)ts.exact_hashed,
+			 (unsigned long long)ts.exact_dead, (unsigned long long)ts.exact_fail,
+			 (unsigned long long)st.exact_dead, (unsigned long long)st.exact_by_target);
 		os_profile_add_note(p, note);
 	}
 	if (werr)

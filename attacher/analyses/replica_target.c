@@ -26,7 +26,11 @@
 #include "common/grow.h"
 
 #define PER_CTX 2                              /* entries in flight per context */
-#define PENDING_MAX_NS 2000000000ULL           /* no object of the site came: withdrawn */
+#define CTX_GAP_NS 100000000ULL                /* between two publications of a context */
+#define PER_SECOND 64                          /* publications per second, all contexts */
+#define PENDING_MAX_NS 1000000000ULL           /* no object of the site came: withdrawn */
+#define BACKOFF_MIN_NS 1000000000ULL           /* a site withdrawn waits this long, */
+#define BACKOFF_MAX_NS 32000000000ULL          /* doubled at each withdrawal up to this */
 #define MAX_CONTENT (1u << 20)                 /* larger objects are not read whole */
 #define JAVA_MARK 8                            /* the mark word is no content */
 #define LAST 4                                 /* values seen by hits, per context */
@@ -44,10 +48,14 @@ struct site {
 	unsigned inflight;
 	struct seen last[LAST];
 	unsigned lastnext;
+	uint64_t backoff, next_ok; /* sites that allocate rarely hold no entry */
+	uint64_t last_pub;
+	bool java;
 };
 
 struct shadow {
 	bool used;
+	bool calibrate;        /* the hit gives the reference, no comparison */
 	uint32_t ctx, asid;
 	uint64_t v, published;
 	bool java;
@@ -60,6 +68,9 @@ struct os_rep_tgt {
 	struct shadow sh[OS_REP_SLOTS];
 	uint64_t gen;
 	uint32_t rr;
+	uint64_t rng;
+	uint64_t sec_start;    /* the current second of the PER_SECOND budget */
+	unsigned sec_pub;
 	uint64_t max_age_ns;
 	bool stopped;
 	uint8_t *buf;
@@ -74,6 +85,7 @@ struct os_rep_tgt *os_rep_tgt_new(struct os_shm_header *h, uint64_t max_age_ns)
 		return NULL;
 	t->h = h;
 	t->gen = 1;
+	t->rng = 0x9e3779b97f4a7c15ULL;
 	t->max_age_ns = max_age_ns;
 	return t;
 }
@@ -167,6 +179,20 @@ static void remember(struct os_rep_tgt *t, uint32_t ctx, uint32_t off, uint8_t w
 	st->last[k] = (struct seen){ .off = off, .width = width, .v = v };
 }
 
+/* A site with no object in PENDING_MAX_NS: not published again for a
+ * while (doubling), so that the entries serve the sites that allocate. */
+static void backoff(struct os_rep_tgt *t, uint32_t ctx, uint64_t now)
+{
+	struct site *st = ctx < t->nsite ? &t->site[ctx] : NULL;
+
+	if (!st)
+		return;
+	st->backoff = st->backoff ? st->backoff * 2 : BACKOFF_MIN_NS;
+	if (st->backoff > BACKOFF_MAX_NS)
+		st->backoff = BACKOFF_MAX_NS;
+	st->next_ok = now + st->backoff;
+}
+
 /* Results of the entries in flight; expiry of the old ones. */
 static void harvest(struct os_rep_tgt *t, struct os_rep *r, uint64_t now)
 {
@@ -178,6 +204,8 @@ static void harvest(struct os_rep_tgt *t, struct os_rep *r, uint64_t now)
 
 		if (!s->used)
 			continue;
+		if (OS_REP_ST(sg) != OS_REP_PENDING && s->ctx < t->nsite)
+			t->site[s->ctx].backoff = 0; /* an object of the site came */
 		switch (OS_REP_ST(sg)) {
 		case OS_REP_PENDING:
 			if (t->stopped || now > s->published + PENDING_MAX_NS) {
@@ -186,6 +214,7 @@ static void harvest(struct os_rep_tgt *t, struct os_rep *r, uint64_t now)
 				if (atomic_compare_exchange_strong(&e->sg, &want,
 								   OS_REP_SG(gen, OS_REP_DEAD))) {
 					t->st.withdrawn++;
+					backoff(t, s->ctx, now);
 					release(t, i);
 				}
 			}
@@ -202,8 +231,12 @@ static void harvest(struct os_rep_tgt *t, struct os_rep *r, uint64_t now)
 			}
 			break;
 		case OS_REP_HIT:
-			t->st.hits++;
-			os_rep_compared(r, s->ctx, e->value, s->v, e->width);
+			if (s->calibrate) {
+				t->st.calibrated++;
+			} else {
+				t->st.hits++;
+				os_rep_compared(r, s->ctx, e->value, s->v, e->width);
+			}
 			remember(t, s->ctx, e->off, e->width, e->value);
 			exact(t, r, s, e, sg);
 			release(t, i);
@@ -227,6 +260,52 @@ static void harvest(struct os_rep_tgt *t, struct os_rep *r, uint64_t now)
 	}
 }
 
+static uint64_t rnd(struct os_rep_tgt *t)
+{
+	t->rng ^= t->rng >> 12;
+	t->rng ^= t->rng << 25;
+	t->rng ^= t->rng >> 27;
+	return t->rng * 0x2545F4914F6CDD1DULL;
+}
+
+/* What the next entry of st watches: 3 times in 4 an offset an earlier hit
+ * saw (its value the reference: a comparison), else the offset of a
+ * sampled reference (the hit gives its value: a calibration). False when
+ * the context has neither. */
+static bool choose(struct os_rep_tgt *t, struct os_rep *r, uint32_t ci, struct site *st,
+		   uint32_t *off, unsigned *width, uint64_t *v, bool *calibrate)
+{
+	unsigned n = 0, k;
+	bool java;
+
+	for (k = 0; k < LAST; k++)
+		n += st->last[k].width != 0;
+	if (n && rnd(t) % 4 != 0) {
+		unsigned j = (unsigned)(rnd(t) % n);
+
+		for (k = 0; k < LAST; k++)
+			if (st->last[k].width && j-- == 0)
+				break;
+		*off = st->last[k].off;
+		*width = st->last[k].width;
+		*v = st->last[k].v;
+		*calibrate = false;
+		return true;
+	}
+	if (!os_rep_ref_pick(r, ci, off, width, v, &java))
+		return false;
+	st->java = java;
+	/* a value seen there already: compare with it */
+	for (k = 0; k < LAST; k++)
+		if (st->last[k].width == *width && st->last[k].off == *off) {
+			*v = st->last[k].v;
+			*calibrate = false;
+			return true;
+		}
+	*calibrate = true;
+	return true;
+}
+
 static void publish(struct os_rep_tgt *t, struct os_rep *r, uint64_t now)
 {
 	uint32_t nctx = os_rep_nctx(r), n = nctx < t->nsite ? nctx : t->nsite;
@@ -239,22 +318,26 @@ static void publish(struct os_rep_tgt *t, struct os_rep *r, uint64_t now)
 		uint32_t off;
 		unsigned width;
 		uint64_t v;
-		bool java;
+		bool calibrate;
 
-		if (!st->key || st->inflight >= PER_CTX)
+		if (!st->key || st->inflight >= PER_CTX || now < st->next_ok ||
+		    now < st->last_pub + CTX_GAP_NS)
 			continue;
-		if (!os_rep_ref_pick(r, ci, &off, &width, &v, &java))
+		if (now >= t->sec_start + 1000000000ULL) {
+			t->sec_start = now;
+			t->sec_pub = 0;
+		}
+		if (t->sec_pub >= PER_SECOND) {
+			t->st.rate_bound++;
+			t->rr = ci;
+			return;
+		}
+		/* the samples give where (off, width); the reference value is the
+		 * one an earlier hit saw there: both values are then taken at an
+		 * object's first access at off, from objects whose bounds came
+		 * from their allocation events */
+		if (!choose(t, r, ci, st, &off, &width, &v, &calibrate))
 			continue;
-		/* the sample gives where (off, width); the value of an earlier hit
-		 * there, when there is one, is the reference: both values are then
-		 * taken at an object's first access at off, and from objects whose
-		 * bounds came from their allocation events */
-		for (unsigned k = 0; k < LAST; k++)
-			if (st->last[k].width == width && st->last[k].off == off) {
-				v = st->last[k].v;
-				t->st.ref_from_hit++;
-				break;
-			}
 		while (free_i < OS_REP_SLOTS && t->sh[free_i].used)
 			free_i++;
 		if (free_i == OS_REP_SLOTS) {
@@ -271,9 +354,12 @@ static void publish(struct os_rep_tgt *t, struct os_rep *r, uint64_t now)
 		e->obj = 0;
 		e->time = 0;
 		atomic_store_explicit(&e->alive, 0, memory_order_relaxed);
-		t->sh[free_i] = (struct shadow){ .used = true, .ctx = ci, .asid = st->asid, .v = v,
-						 .published = now, .java = java };
+		t->sh[free_i] = (struct shadow){ .used = true, .calibrate = calibrate, .ctx = ci,
+						 .asid = st->asid, .v = v, .published = now,
+						 .java = st->java };
 		st->inflight++;
+		st->last_pub = now;
+		t->sec_pub++;
 		t->st.published++;
 		atomic_fetch_add_explicit(&t->h->rep_live, 1, memory_order_release);
 		atomic_store_explicit(&e->sg, OS_REP_SG(t->gen++, OS_REP_PENDING),
@@ -296,12 +382,13 @@ void os_rep_tgt_stop(struct os_rep_tgt *t, struct os_rep *r)
 {
 	t->stopped = true;
 	harvest(t, r, os_now_ns());
-	for (unsigned i = 0; i < OS_REP_SLOTS; i++)
-		if (t->sh[i].used)
-			t->st.left_in_flight++; /* CLAIMED / HITTING at the very end */
 }
 
 void os_rep_tgt_get_stats(const struct os_rep_tgt *t, struct os_rep_tgt_stats *out)
 {
 	*out = t->st;
+	out->left_in_flight = 0;
+	for (unsigned i = 0; i < OS_REP_SLOTS; i++)
+		if (t->sh[i].used)
+			out->left_in_flight++; /* e.g. CLAIMED / HITTING when it stopped */
 }
