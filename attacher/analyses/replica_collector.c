@@ -9,15 +9,20 @@
 
 #include "attacher/core/collector.h"
 #include "attacher/analyses/replica.h"
-#include "common/hashmap.h"
 #include "common/log.h"
+
+#define DYING_BITS 16
+#define DYING (1u << DYING_BITS)
 
 struct rep_obs {
 	struct os_collector *c;
 	struct os_rep *rep;
 	struct os_rep_watch *repw;
 	struct os_rep_tgt *tgt;   /* in-target comparisons (record mode), NULL if off */
-	struct os_hmap dying;     /* asid << 48 | block: frees drained, not applied yet */
+	/* frees drained, not applied yet, counted per hash bucket of
+	 * (asid, block): a sampled object whose bucket is not 0 may be freed
+	 * by now and is not hashed (a collision only skips a hash: counted) */
+	uint32_t dying[DYING];
 	struct {                  /* allocation paths whose site key was taken lately */
 		uint32_t node;
 		uint64_t time;
@@ -28,23 +33,21 @@ struct rep_obs {
  * allocating method changes the target's words, not the context). */
 #define KEY_REFRESH_NS 20000000ULL
 
-static uint64_t dying_key(uint32_t asid, uint64_t addr)
+static uint32_t *dying_at(struct rep_obs *o, uint32_t asid, uint64_t addr)
 {
-	return (uint64_t)asid << 48 | (addr & ((1ULL << 48) - 1));
+	uint64_t k = ((uint64_t)asid << 48 ^ addr) * 0x9e3779b97f4a7c15ULL;
+
+	return &o->dying[k >> (64 - DYING_BITS)];
 }
 
 static void dying_add(struct rep_obs *o, uint32_t asid, uint64_t addr, int d)
 {
-	uint64_t *n = os_hmap_ref(&o->dying, dying_key(asid, addr), d > 0 ? 0 : UINT64_MAX);
+	uint32_t *n = dying_at(o, asid, addr);
 
-	if (!n || *n == UINT64_MAX)
-		return;
 	if (d > 0)
 		++*n;
-	else if (*n > 1)
+	else if (*n)
 		--*n;
-	else
-		os_hmap_del(&o->dying, dying_key(asid, addr));
 }
 
 /* What take() keeps with a queued sample: the word read at sample time
@@ -74,7 +77,6 @@ static int obs_start(void **self, struct os_collector *c, char *err, size_t errl
 	}
 	*self = o;
 	o->c = c;
-	os_hmap_init(&o->dying);
 	o->repw = os_rep_watch_new((enum watch_route)c->opts->watch_route);
 	if (!o->repw) {
 		snprintf(err, errlen, "out of memory");
@@ -208,7 +210,7 @@ static void obs_sample(void *self, const struct os_obs_sample *x)
 	s.value_ok = ok && canon == addr; /* colored (ZGC) addresses: value of addr */
 	s.word8 = word8;
 	s.java = rt && rt->ops->in_heap && rt->ops->in_heap(rt, asid, canon);
-	s.dead = o->dying.count && os_hmap_get(&o->dying, dying_key(asid, s.lo), NULL);
+	s.dead = *dying_at(o, asid, s.lo) != 0;
 	os_rep_sample(o->rep, &s);
 }
 
@@ -259,7 +261,6 @@ static void obs_destroy(void *self)
 		return;
 	os_rep_free(o->rep);
 	os_rep_tgt_free(o->tgt);
-	os_hmap_destroy(&o->dying);
 	os_rep_watch_free(o->repw); /* watch_close: on the main thread, as here */
 	free(o);
 }
