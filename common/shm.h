@@ -178,6 +178,13 @@ struct os_rep_entry {
 };
 _Static_assert(sizeof(struct os_rep_entry) == 64, "one cache line");
 
+static inline int os_rep_filter_has(const _Atomic uint64_t *f, uint64_t key)
+{
+	unsigned b = (unsigned)(key >> 56);
+
+	return (int)((atomic_load_explicit(&f[b >> 6], memory_order_acquire) >> (b & 63)) & 1);
+}
+
 /* Allocation-site key of a path (frames as written in the event): the same
  * function in the target and in the collector. */
 static inline uint64_t os_rep_site_key(const uint64_t *frames, uint32_t n)
@@ -210,7 +217,11 @@ struct os_shm_header {
 	/* entries of rep[] not FREE (collector's count): the allocation hooks
 	 * look at rep[] only when it is not 0 */
 	_Atomic uint32_t rep_live;
-	uint8_t pad0[56];
+	/* bit (key >> 56) set for the key of every PENDING entry (collector;
+	 * stale bits only cost a look): an allocation hook whose site's bit is
+	 * clear does not look at rep[] (os_rep_filter_has) */
+	_Atomic uint64_t rep_filter[4];
+	uint8_t pad0[24];
 	struct os_rep_entry rep[OS_REP_SLOTS];
 	uint8_t pad[4096 - 128 - OS_REP_SLOTS * 64];
 };

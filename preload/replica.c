@@ -167,7 +167,7 @@ void osp_rep_alloc(struct osp_thread *t, uint64_t addr, uint64_t size, const uin
 		   uint32_t n)
 {
 	struct os_shm_header *h = osp_hdr;
-	uint64_t key = 0;
+	uint64_t key;
 	unsigned k;
 
 	if (!osp_rep_on || !h)
@@ -179,6 +179,9 @@ void osp_rep_alloc(struct osp_thread *t, uint64_t addr, uint64_t size, const uin
 		;
 	if (k == OSP_REP_PER_THREAD)
 		return; /* the entry waits for another object of the site */
+	key = os_rep_site_key(frames, n);
+	if (!os_rep_filter_has(h->rep_filter, key))
+		return; /* the common case: no comparison pending for this site */
 	for (unsigned i = 0; i < OS_REP_SLOTS; i++) {
 		struct os_rep_entry *e = &h->rep[i];
 		uint64_t sg = osp_rep_load_sg(e), gen = sg >> 8;
@@ -186,8 +189,6 @@ void osp_rep_alloc(struct osp_thread *t, uint64_t addr, uint64_t size, const uin
 
 		if (OS_REP_ST(sg) != OS_REP_PENDING || e->pid != t->pid)
 			continue;
-		if (!key)
-			key = os_rep_site_key(frames, n);
 		if (e->key != key || (uint64_t)e->off + e->width > size)
 			continue;
 		if (!osp_rep_cas(e, sg, OS_REP_SG(gen, OS_REP_CLAIMED)))

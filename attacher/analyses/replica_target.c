@@ -260,6 +260,35 @@ static void harvest(struct os_rep_tgt *t, struct os_rep *r, uint64_t now)
 	}
 }
 
+static void filter_set(uint64_t *f, uint64_t key)
+{
+	unsigned b = (unsigned)(key >> 56);
+
+	f[b >> 6] |= 1ULL << (b & 63);
+}
+
+/* The target's filter: the keys of the PENDING entries (a bit is set
+ * before its entry becomes PENDING, cleared only here). */
+static void filter_store(struct os_rep_tgt *t, const uint64_t *f)
+{
+	for (unsigned i = 0; i < 4; i++)
+		atomic_store_explicit(&t->h->rep_filter[i], f[i], memory_order_release);
+}
+
+static void filter_rebuild(struct os_rep_tgt *t)
+{
+	uint64_t f[4] = { 0, 0, 0, 0 };
+
+	for (unsigned i = 0; i < OS_REP_SLOTS; i++) {
+		struct os_rep_entry *e = &t->h->rep[i];
+
+		if (t->sh[i].used &&
+		    OS_REP_ST(atomic_load_explicit(&e->sg, memory_order_acquire)) == OS_REP_PENDING)
+			filter_set(f, e->key);
+	}
+	filter_store(t, f);
+}
+
 static uint64_t rnd(struct os_rep_tgt *t)
 {
 	t->rng ^= t->rng >> 12;
@@ -357,6 +386,15 @@ static void publish(struct os_rep_tgt *t, struct os_rep *r, uint64_t now)
 		t->sh[free_i] = (struct shadow){ .used = true, .calibrate = calibrate, .ctx = ci,
 						 .asid = st->asid, .v = v, .published = now,
 						 .java = st->java };
+		{
+			uint64_t f[4];
+
+			for (unsigned b = 0; b < 4; b++)
+				f[b] = atomic_load_explicit(&t->h->rep_filter[b],
+							    memory_order_relaxed);
+			filter_set(f, st->key);
+			filter_store(t, f);
+		}
 		st->inflight++;
 		st->last_pub = now;
 		t->sec_pub++;
@@ -374,6 +412,7 @@ void os_rep_tgt_poll(struct os_rep_tgt *t, struct os_rep *r)
 	uint64_t now = os_now_ns();
 
 	harvest(t, r, now);
+	filter_rebuild(t);
 	if (!t->stopped)
 		publish(t, r, now);
 }
