@@ -205,7 +205,9 @@ static void check_target_note(const struct os_profile *p)
 
 /* Short-lived objects (issue 21): the churn fixtures at the default rate
  * (and default Java object mode), 8 s first, longer only when the busy
- * machine gave fewer than CHURN_MIN comparisons per site. */
+ * machine gave fewer than CHURN_MIN comparisons or 10 hashed objects per
+ * site (check_site's minimum: the collector must read a hit object before
+ * its free, and a busy machine delays it). */
 #define CHURN_MIN 30
 #define CHURN_MAX_S 32
 
@@ -239,7 +241,8 @@ static void churn(const char *route, bool java)
 			    (unsigned long long)c1->replica.exact_objects, rnd, f2.theta,
 			    (unsigned long long)f2.comparisons, f2.exact,
 			    (unsigned long long)c2->replica.exact_objects);
-		if ((f1.comparisons >= CHURN_MIN && f2.comparisons >= CHURN_MIN) ||
+		if ((f1.comparisons >= CHURN_MIN && f2.comparisons >= CHURN_MIN &&
+		     c1->replica.exact_objects >= 10 && c2->replica.exact_objects >= 10) ||
 		    s >= CHURN_MAX_S)
 			break;
 		os_profile_free(p);
