@@ -19,6 +19,7 @@
  *               is queued (it is applied later, in time order). The newest
  *               thing the collector knows of the target: a GC begin seen
  *               here says that content read for anything older is stale.
+ *     drained_raw  Right after: the ring event as the target wrote it.
  *  3. poll      After the rings are drained, before the queue is applied:
  *               the observer's own sources (replicas: watchpoint hits).
  *               What it gathers it takes in time order itself, between the
