@@ -183,7 +183,7 @@ $(BUILD)/bench/bench_moves: bench/bench_moves.c $(PRELOAD_OBJ)
 # The preload's recording path, linked without its hooks, under a malloc
 # that counts calls (proves "no malloc in hooks").
 NOMALLOC_OBJ := $(call obj,tests/nomalloc/test_nomalloc.c preload/init.c preload/fallback.c \
-		preload/thread.c preload/record.c)
+		preload/thread.c preload/record.c preload/replica.c)
 $(BUILD)/test_nomalloc: $(NOMALLOC_OBJ)
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -rdynamic -o $@ $^ $(PRELOAD_LIBS) -lcriterion
 

@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #define OS_SHM_MAGIC 0x314d48534a424f53ULL /* "SOBJSHM1" little endian */
-#define OS_SHM_VERSION 2                      /* 2: slots_hwm */
+#define OS_SHM_VERSION 3                      /* 2: slots_hwm, 3: rep[] */
 #define OS_SHM_ENV "OBJSCOPE_SHM"           /* path of the shm file */
 #define OS_MAX_FRAMES 128                    /* frames per allocation path */
 #define OS_DEFAULT_SLOTS 512
@@ -129,6 +129,74 @@ struct os_slot {
 #define OS_SHM_F_MOVES       0x2  /* a runtime adapter wants memcpy/memmove moves */
 #define OS_SHM_F_RT_GENERIC  0x4  /* --runtime generic: runtime-specific in-target sides
 				   * stay off (runtimes/generic/) */
+#define OS_SHM_F_REPLICAS    0x8  /* record --replicas: the allocation hooks arm pending
+				   * replica comparisons (rep[], preload/replica.c) */
+
+/* In-target replica comparisons (docs/REPLICAS.md, "Routes"): the collector
+ * publishes "an object of allocation site `key` in process `pid`: watch
+ * offset `off` (`width` bytes)" in a free entry; the allocation hook of the
+ * next object of that site claims it and arms a breakpoint on its own
+ * thread (preload/replica.c); the hit writes the value seen into the entry;
+ * the collector compares it with the value it remembered (never published:
+ * the target needs none) and frees the entry.
+ *
+ * `sg` = generation << 8 | state, changed by CAS only, so that a late
+ * writer of an entry since reused fails. Who moves which state:
+ *   FREE -> PENDING            collector (fields written before, release)
+ *   PENDING -> CLAIMED         target, allocation hook (then ARMED or FAILED)
+ *   PENDING -> FREE            collector: withdrawn (no object of the site came)
+ *   ARMED -> HITTING -> HIT    target, signal handler of the hit
+ *   ARMED -> DEAD              target: object freed (free hook), collection
+ *                              began (HotSpot hook); collector: expired
+ *   HIT, DEAD, FAILED -> FREE  collector, after reading the entry (new generation)
+ * `alive` stays 1 from ARMED until the object dies (free hook, collection),
+ * also after the hit: the collector reads the object's content after the
+ * hit and trusts it only if `alive` is still 1 after the read. */
+enum os_rep_state {
+	OS_REP_FREE = 0, OS_REP_PENDING, OS_REP_CLAIMED, OS_REP_ARMED, OS_REP_HITTING,
+	OS_REP_HIT, OS_REP_DEAD, OS_REP_FAILED,
+};
+#define OS_REP_SLOTS 32
+#define OS_REP_PER_THREAD 2  /* breakpoints a target thread arms itself (of x86's 4) */
+#define OS_REP_SG(gen, st) ((uint64_t)(gen) << 8 | (st))
+#define OS_REP_ST(sg) ((unsigned)((sg) & 0xff))
+
+struct os_rep_entry {
+	_Atomic uint64_t sg;    /* generation << 8 | enum os_rep_state */
+	uint64_t key;           /* allocation site: os_rep_site_key of its path */
+	uint32_t pid;           /* process of the site */
+	uint32_t off;           /* offset in the object */
+	uint8_t width;          /* 1, 2, 4, 8 */
+	uint8_t pad0;
+	int16_t err;            /* target: FAILED: -errno of the arm */
+	uint32_t tid;           /* target: thread that armed it */
+	uint64_t obj;           /* target: the object armed on */
+	uint64_t value;         /* target: the value seen at the hit (width bytes) */
+	uint64_t time;          /* target: arm time, then hit time (CLOCK_MONOTONIC) */
+	uint32_t size;          /* target: its size (UINT32_MAX: that or more) */
+	_Atomic uint32_t alive; /* target: 1 while the armed object lives */
+};
+_Static_assert(sizeof(struct os_rep_entry) == 64, "one cache line");
+
+static inline int os_rep_filter_has(const _Atomic uint64_t *f, uint64_t key)
+{
+	unsigned b = (unsigned)(key >> 56);
+
+	return (int)((atomic_load_explicit(&f[b >> 6], memory_order_acquire) >> (b & 63)) & 1);
+}
+
+/* Allocation-site key of a path (frames as written in the event): the same
+ * function in the target and in the collector. */
+static inline uint64_t os_rep_site_key(const uint64_t *frames, uint32_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL ^ n;
+
+	for (uint32_t i = 0; i < n && i < 32; i++) {
+		h = (h ^ frames[i]) * 0x100000001b3ULL;
+		h ^= h >> 31;
+	}
+	return h | 1; /* never 0 */
+}
 
 struct os_shm_header {
 	uint64_t magic;
@@ -146,8 +214,16 @@ struct os_shm_header {
 	 * the collector drains only [0, slots_hwm). Raised (never lowered) by
 	 * whoever makes a slot ACTIVE, before its first event: os_shm_note_slot */
 	_Atomic uint32_t slots_hwm;
-	uint32_t reserved;
-	uint8_t pad[4096 - 72];
+	/* entries of rep[] not FREE (collector's count): the allocation hooks
+	 * look at rep[] only when it is not 0 */
+	_Atomic uint32_t rep_live;
+	/* bit (key >> 56) set for the key of every PENDING entry (collector;
+	 * stale bits only cost a look): an allocation hook whose site's bit is
+	 * clear does not look at rep[] (os_rep_filter_has) */
+	_Atomic uint64_t rep_filter[4];
+	uint8_t pad0[24];
+	struct os_rep_entry rep[OS_REP_SLOTS];
+	uint8_t pad[4096 - 128 - OS_REP_SLOTS * 64];
 };
 _Static_assert(sizeof(struct os_shm_header) == 4096, "shm header is one page");
 #define OS_SHM_HDR 4096

@@ -43,6 +43,7 @@ static void osp_before_free(void *p)
 	 * malloc-heavy program cost one header read, not a ring write */
 	if (malloc_usable_size(p) < osp_hdr->min_size)
 		return;
+	osp_rep_dead((uint64_t)(uintptr_t)p, osp_self.pid); /* replica.c: before reuse */
 	t = osp_enter();
 	if (!t)
 		return;
@@ -103,6 +104,8 @@ OSP_EXPORT void *realloc(void *old, size_t size)
 	 * old address: the common small realloc costs no event */
 	if (old && osp_hdr && malloc_usable_size(old) < osp_hdr->min_size)
 		tracked_old = NULL;
+	if (tracked_old)
+		osp_rep_dead((uint64_t)(uintptr_t)old, osp_self.pid); /* replica.c */
 	p = osp_real.realloc(old, size);
 	if (!osp_hdr || !p)
 		return p;

@@ -70,6 +70,7 @@ int osp_arm(struct os_shm_header *h, size_t size)
 		return -EINVAL;
 	if (osp_thread_setup() != 0)
 		return -EINVAL;
+	osp_rep_setup(h); /* a failure: nothing armed in-target (the collector counts) */
 	__atomic_fetch_add((uint32_t *)&h->processes, 1, __ATOMIC_RELAXED);
 	osp_move_flags = h->flags & OS_SHM_F_MOVES;
 	__atomic_store_n(&osp_hdr, h, __ATOMIC_RELEASE);

@@ -103,6 +103,13 @@ struct osp_thread {
 	/* per-thread state of a runtime's in-target side (preload/adapter.h),
 	 * laid out by the runtime (zero at the thread's start) */
 	uint64_t rt_state[4];
+	/* in-target replica breakpoints (replica.c): perf fd + 1 (0: none,
+	 * exchanged atomically with the signal handler), the entry armed and
+	 * its sg word, the watched address */
+	int rep_fd[2];
+	uint8_t rep_idx[2];
+	uint64_t rep_sg[2];
+	uint64_t rep_addr[2];
 };
 
 /* Enters a hook that wants to record: returns the thread state with the guard
@@ -185,5 +192,27 @@ void osp_record_thread(struct osp_thread *t, struct os_slot *s);
  * min_size, else counts a small allocation. */
 void osp_note_alloc(struct osp_thread *t, uint16_t type, void *p, size_t size, void *old,
 		    const void *caller);
+
+/* ---- replica.c --------------------------------------------------------- */
+
+/* Breakpoints a thread arms itself (of x86's 4 debug registers; the others
+ * stay for the collector's watchpoints). */
+#define OSP_REP_PER_THREAD OS_REP_PER_THREAD
+/* The signal of a hit: a real-time signal that HotSpot does not use
+ * (SIGRTMIN + 6 with glibc; Java's NIO takes SIGRTMAX - 2) */
+#define OSP_REP_SIG 40
+
+/* Installs the hit handler when h asks for in-target replicas
+ * (OS_SHM_F_REPLICAS): 0 or -errno (then nothing is armed). */
+int osp_rep_setup(struct os_shm_header *h);
+/* After an allocation event of `size` bytes at addr with path frames[0..n)
+ * was written (guard held): arms a pending comparison of that site. */
+void osp_rep_alloc(struct osp_thread *t, uint64_t addr, uint64_t size, const uint64_t *frames,
+		   uint32_t n);
+/* The object at addr of process pid dies (before its memory is given
+ * back); addr 0: every object of pid (a collection began). */
+void osp_rep_dead(uint64_t addr, uint32_t pid);
+/* The thread ends, or a fork child drops the parent's breakpoints. */
+void osp_rep_thread_gone(struct osp_thread *t);
 
 #endif

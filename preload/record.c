@@ -69,6 +69,8 @@ static int osp_write_path(struct osp_thread *t, struct os_slot *s, uint16_t type
 	for (uint32_t i = 0; i < n; i++)
 		ev->frames[i] = frames[i];
 	osp_finish(s, ev);
+	if (type == OS_EV_ALLOC || type == OS_EV_REALLOC || type == OS_EV_JALLOC)
+		osp_rep_alloc(t, addr, size, frames, n); /* a pending replica comparison */
 	return 0;
 }
 

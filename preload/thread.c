@@ -47,6 +47,7 @@ static void osp_thread_exit(void *arg)
 		return;
 	}
 	t->exited = 1;
+	osp_rep_thread_gone(t);
 	if (t->slot) {
 		atomic_store_explicit(&t->slot->state, OS_SLOT_EXITED, memory_order_release);
 		t->slot = NULL;
@@ -112,6 +113,7 @@ void osp_thread_after_fork(void)
 	struct osp_thread *t = &osp_self;
 
 	/* The parent still owns the slot; the child must never write to it. */
+	osp_rep_thread_gone(t); /* copies of the parent thread's breakpoints */
 	t->slot = NULL;
 	t->no_slot = 0;
 	t->pid = 0;

@@ -31,6 +31,7 @@ struct ctxst {
 	struct ref *refs;
 	unsigned nrefs, refnext;
 	bool full_done;
+	bool tgt_exact;        /* objects hashed by os_rep_exact_content: no more by samples */
 	uint64_t last_full;
 	/* exact figure, current epoch */
 	struct ex_ent *ex;
@@ -405,6 +406,12 @@ static uint64_t hash_bytes(const uint8_t *p, size_t n)
 
 /* ---- exact figure ---- */
 
+static uint64_t mask_of(unsigned len)
+{
+	return len >= 8 ? UINT64_MAX : (1ULL << (8 * len)) - 1;
+}
+
+
 static void exact_close(struct os_rep *r, struct ctxst *x)
 {
 	for (unsigned i = 0; i < x->nex; i++) {
@@ -422,36 +429,34 @@ static void exact_close(struct os_rep *r, struct ctxst *x)
 	(void)r;
 }
 
-static void exact_offer(struct os_rep *r, struct ctxst *x, uint32_t ci, const struct os_rep_sample *s)
+/* The reservoir's place for one more object of x (*j), false when the
+ * reservoir does not take it (counted). */
+static bool exact_slot(struct os_rep *r, struct ctxst *x, uint64_t *j)
 {
-	uint64_t key = (uint64_t)s->asid << 48 | (s->lo & ((1ULL << 48) - 1)), *cnt, j;
 	unsigned cap = r->cfg.exact_per_ctx;
-	size_t n;
 
-	if (!cap || os_hmap_get(&r->exset, key, &j))
-		return;
-	if (os_hmap_put(&r->exset, key, ci + 1ULL) < 0)
-		return;
 	x->seen++;
 	if (x->nex < cap) {
-		j = x->nex;
+		*j = x->nex;
 	} else {
-		j = below(r, x->seen);
-		if (j >= cap) {
+		*j = below(r, x->seen);
+		if (*j >= cap) {
 			r->st.exact_not_chosen++;
-			return;
+			return false;
 		}
 	}
 	if (!x->ex) {
 		x->ex = calloc(cap, sizeof(*x->ex));
 		if (!x->ex)
-			return;
+			return false;
 	}
-	if (!buf_room(r, (size_t)r->cfg.max_object_bytes) ||
-	    !read_obj(r, s->pid, s->lo, s->hi, s->java, r->buf1, &n)) {
-		r->st.exact_read_fail++;
-		return;
-	}
+	return true;
+}
+
+static void exact_store(struct os_rep *r, struct ctxst *x, uint64_t j, uint64_t lo, uint64_t hash)
+{
+	uint64_t *cnt;
+
 	if (j < x->nex) { /* reservoir: replaces a hashed one */
 		cnt = os_hmap_ref(&x->hashes, x->ex[j].hash, 0);
 		if (cnt && *cnt)
@@ -460,12 +465,97 @@ static void exact_offer(struct os_rep *r, struct ctxst *x, uint32_t ci, const st
 	} else {
 		x->nex++;
 	}
-	x->ex[j].lo = s->lo;
-	x->ex[j].hash = hash_bytes(r->buf1, n);
-	cnt = os_hmap_ref(&x->hashes, x->ex[j].hash, 0);
+	x->ex[j].lo = lo;
+	x->ex[j].hash = hash;
+	cnt = os_hmap_ref(&x->hashes, hash, 0);
 	if (cnt)
 		++*cnt;
 	r->st.exact_hashed++;
+}
+
+static void exact_offer(struct os_rep *r, struct ctxst *x, uint32_t ci, const struct os_rep_sample *s)
+{
+	uint64_t key = obj_key(s->asid, s->lo), j;
+	size_t n;
+
+	if (!r->cfg.exact_per_ctx || os_hmap_get(&r->exset, key, &j))
+		return;
+	if (x->tgt_exact) { /* read alive in the target's time, not ~100 ms late */
+		r->st.exact_by_target++;
+		return;
+	}
+	if (s->dead) { /* freed since the sample: its memory may hold another object */
+		r->st.exact_dead++;
+		return;
+	}
+	if (os_hmap_put(&r->exset, key, ci + 1ULL) < 0 || !exact_slot(r, x, &j))
+		return;
+	if (!buf_room(r, (size_t)r->cfg.max_object_bytes) ||
+	    !read_obj(r, s->pid, s->lo, s->hi, s->java, r->buf1, &n)) {
+		r->st.exact_read_fail++;
+		return;
+	}
+	exact_store(r, x, j, s->lo, hash_bytes(r->buf1, n));
+}
+
+void os_rep_exact_content(struct os_rep *r, uint32_t ctx, uint32_t asid, uint64_t lo,
+			  const void *buf, size_t n)
+{
+	struct ctxst *x = ctx_get(r, ctx);
+	uint64_t j;
+
+	if (!x || !r->cfg.exact_per_ctx)
+		return;
+	if (!x->active) {
+		x->active = true;
+		x->asid = asid;
+	}
+	x->tgt_exact = true;
+	/* a new object (allocated after its comparison was published): not
+	 * hashed by a sample yet; a sample of it later is not hashed again */
+	os_hmap_put(&r->exset, obj_key(asid, lo), ctx + 1ULL);
+	if (exact_slot(r, x, &j))
+		exact_store(r, x, j, lo, hash_bytes(buf, n));
+}
+
+void os_rep_set_slots(struct os_rep *r, unsigned n)
+{
+	if (n && n <= WATCH_SLOTS)
+		r->cfg.slots_per_thread = n;
+}
+
+uint32_t os_rep_nctx(const struct os_rep *r)
+{
+	return r->nctx;
+}
+
+bool os_rep_ref_pick(struct os_rep *r, uint32_t ctx, uint32_t *off, unsigned *width,
+		     uint64_t *v, bool *java)
+{
+	struct ctxst *x = ctx < r->nctx ? &r->ctx[ctx] : NULL;
+	struct ref *ref;
+
+	if (!x || !x->nrefs || r->stopped)
+		return false;
+	ref = &x->refs[below(r, x->nrefs)];
+	*off = ref->off;
+	*width = ref->len;
+	*v = ref->v;
+	*java = x->java;
+	return true;
+}
+
+void os_rep_compared(struct os_rep *r, uint32_t ctx, uint64_t value, uint64_t v, unsigned width)
+{
+	struct ctxst *x = ctx_get(r, ctx);
+
+	if (!x)
+		return;
+	if ((value & mask_of(width)) == (v & mask_of(width)))
+		x->cnt.equivalent++;
+	else
+		x->cnt.different++;
+	r->st.compared_target++;
 }
 
 /* ---- samples ---- */
@@ -496,11 +586,6 @@ static bool window(const struct os_rep_sample *s, uint64_t *a, unsigned *len)
 		*a = s->addr & ~(uint64_t)(*len - 1);
 	}
 	return *a >= data_lo && *a + *len <= s->hi;
-}
-
-static uint64_t mask_of(unsigned len)
-{
-	return len >= 8 ? UINT64_MAX : (1ULL << (8 * len)) - 1;
 }
 
 void os_rep_sample(struct os_rep *r, const struct os_rep_sample *s)

@@ -85,6 +85,8 @@ struct os_rep_sample {
 	bool value_ok;          /* word8 holds the 8 bytes at addr & ~7 read at sample time */
 	uint64_t word8;
 	bool java;              /* a Java object: its first 8 bytes are the mark word */
+	bool dead;              /* the object was freed since (a free drained, not applied):
+				 * its content is not hashed */
 };
 
 /* Everything counted on the way (notes of the report). */
@@ -118,6 +120,10 @@ struct os_rep_stats {
 	uint64_t poll_errors;
 	uint64_t stopped;          /* comparisons disarmed unhit by os_rep_stop */
 	uint64_t after_stop;       /* offers after os_rep_stop, not armed */
+	uint64_t exact_dead;       /* sampled objects not hashed: freed by then */
+	uint64_t exact_by_target;  /* sampled objects not hashed: their context's objects are
+				    * hashed in the target (os_rep_exact_content) */
+	uint64_t compared_target;  /* in-target comparisons (os_rep_compared) */
 };
 
 struct os_rep;
@@ -162,6 +168,22 @@ void os_rep_finish(struct os_rep *r);
 bool os_rep_read_access(struct os_rep *r, pid_t pid, uint32_t asid, uint64_t insn, uint64_t ip,
 			uint64_t addr, uint8_t *width, uint64_t *word8);
 
+/* In-target comparisons (record mode, replica_target.c): */
+/* Debug registers per thread for the collector's own watchpoints from now
+ * on (the target arms the others itself). */
+void os_rep_set_slots(struct os_rep *r, unsigned n);
+uint32_t os_rep_nctx(const struct os_rep *r);
+/* A reference <off, width, V> of ctx, uniformly among those remembered;
+ * false when it has none (or after os_rep_stop). *java: Java objects. */
+bool os_rep_ref_pick(struct os_rep *r, uint32_t ctx, uint32_t *off, unsigned *width,
+		     uint64_t *v, bool *java);
+/* A comparison of ctx made in the target: the value seen against v. */
+void os_rep_compared(struct os_rep *r, uint32_t ctx, uint64_t value, uint64_t v, unsigned width);
+/* The whole content (header rule applied) of a new object of ctx at lo,
+ * read while it was alive and in use: into the exact figure's reservoir. */
+void os_rep_exact_content(struct os_rep *r, uint32_t ctx, uint32_t asid, uint64_t lo,
+			  const void *buf, size_t n);
+
 /* Raw counts of context ctx (zero when none). */
 void os_rep_counts(const struct os_rep *r, uint32_t ctx, struct os_replica *out);
 void os_rep_get_stats(const struct os_rep *r, struct os_rep_stats *out);
@@ -177,6 +199,41 @@ void os_rep_watch_backend(struct os_rep_watch *w, struct os_rep_backend *be);
 /* Summed watch statistics of every process; the first open error (if any). */
 void os_rep_watch_stats(const struct os_rep_watch *w, struct watch_stats *out, const char **err);
 void os_rep_watch_free(struct os_rep_watch *w);
+
+/* In-target comparisons (record mode; replica_target.c, preload/replica.c,
+ * common/shm.h struct os_rep_entry): the collector publishes what to
+ * watch on the next object of a context's allocation site; the target arms
+ * and reports. What could not be compared is counted here. */
+struct os_rep_tgt_stats {
+	uint64_t published;    /* entries published */
+	uint64_t hits;         /* ... hit and compared */
+	uint64_t withdrawn;    /* no object of the site allocated in time (1 s) */
+	uint64_t expired;      /* armed, no access at the offset within max_age_ns */
+	uint64_t dead;         /* armed object freed / collection began before a hit */
+	uint64_t enospc;       /* arm failed: no free debug register in the thread */
+	uint64_t failed;       /* arm failed otherwise (last_err: its errno) */
+	uint64_t table_full;   /* rounds in which a context waited: every entry in flight */
+	uint64_t calibrated;   /* hits that gave a reference value (first at their offset) */
+	uint64_t rate_bound;   /* rounds in which a context waited for the per-second bound */
+	uint64_t left_in_flight; /* still being armed / hit when the collection stopped */
+	uint64_t exact_hashed; /* hit objects hashed for the exact figure */
+	uint64_t exact_dead;   /* ... not: freed (or moved) before the read ended */
+	uint64_t exact_fail;   /* ... not: unreadable, or larger than 1 MiB */
+	int last_err;
+};
+struct os_rep_tgt;
+struct os_shm_header;
+struct os_rep_tgt *os_rep_tgt_new(struct os_shm_header *h, uint64_t max_age_ns);
+void os_rep_tgt_free(struct os_rep_tgt *t);
+/* An allocation of context ctx (asid, process pid) had this path, as the
+ * target wrote it: the site key the target computes for it. */
+void os_rep_tgt_site(struct os_rep_tgt *t, uint32_t ctx, uint32_t asid, uint32_t pid,
+		     const uint64_t *frames, uint32_t n);
+/* Takes the results, publishes new entries (each round). */
+void os_rep_tgt_poll(struct os_rep_tgt *t, struct os_rep *r);
+/* The collection stops: entries withdrawn / expired, none published. */
+void os_rep_tgt_stop(struct os_rep_tgt *t, struct os_rep *r);
+void os_rep_tgt_get_stats(const struct os_rep_tgt *t, struct os_rep_tgt_stats *out);
 
 /* The replica observer of the collection loop (replica_collector.c,
  * attacher/core/observer.h): enabled by --replicas (attacher/analyses/analyses.c). */

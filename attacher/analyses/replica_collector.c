@@ -11,11 +11,44 @@
 #include "attacher/analyses/replica.h"
 #include "common/log.h"
 
+#define DYING_BITS 16
+#define DYING (1u << DYING_BITS)
+
 struct rep_obs {
 	struct os_collector *c;
 	struct os_rep *rep;
 	struct os_rep_watch *repw;
+	struct os_rep_tgt *tgt;   /* in-target comparisons (record mode), NULL if off */
+	/* frees drained, not applied yet, counted per hash bucket of
+	 * (asid, block): a sampled object whose bucket is not 0 may be freed
+	 * by now and is not hashed (a collision only skips a hash: counted) */
+	uint32_t dying[DYING];
+	struct {                  /* allocation paths whose site key was taken lately */
+		uint32_t node;
+		uint64_t time;
+	} keyed[256];
 };
+
+/* A path's site key is taken again at most this often (a JIT compiling the
+ * allocating method changes the target's words, not the context). */
+#define KEY_REFRESH_NS 20000000ULL
+
+static uint32_t *dying_at(struct rep_obs *o, uint32_t asid, uint64_t addr)
+{
+	uint64_t k = ((uint64_t)asid << 48 ^ addr) * 0x9e3779b97f4a7c15ULL;
+
+	return &o->dying[k >> (64 - DYING_BITS)];
+}
+
+static void dying_add(struct rep_obs *o, uint32_t asid, uint64_t addr, int d)
+{
+	uint32_t *n = dying_at(o, asid, addr);
+
+	if (d > 0)
+		++*n;
+	else if (*n)
+		--*n;
+}
 
 /* What take() keeps with a queued sample: the word read at sample time
  * (bytes 0-7), the access width (8) and whether the word was read (9). */
@@ -82,6 +115,28 @@ static void obs_drained(void *self, const struct os_obj_event *oe, uint64_t time
 
 	if (oe->type == OS_EV_GC_BEGIN)
 		os_rep_gc_seen(o->rep, oe->asid, time);
+	else if (oe->type == OS_EV_FREE)
+		dying_add(o, oe->asid, oe->addr, 1);
+	else if (oe->type == OS_EV_REALLOC)
+		dying_add(o, oe->asid, oe->aux, 1);
+}
+
+/* The site keys of the contexts (in-target comparisons). */
+static void obs_drained_raw(void *self, const struct os_event *raw, const struct os_obj_event *oe)
+{
+	struct rep_obs *o = self;
+	unsigned h;
+
+	if (!o->tgt || oe->node == OS_CCT_NONE ||
+	    (oe->type != OS_EV_ALLOC && oe->type != OS_EV_REALLOC && oe->type != OS_EV_JALLOC))
+		return;
+	h = (oe->node * 2654435761u) >> 24;
+	if (o->keyed[h].node == oe->node + 1 && raw->time < o->keyed[h].time + KEY_REFRESH_NS)
+		return; /* the cheap common case of a program that allocates a lot */
+	o->keyed[h].node = oe->node + 1;
+	o->keyed[h].time = raw->time;
+	os_rep_tgt_site(o->tgt, os_attrib_context(&o->c->attrib, oe->asid, oe->node), oe->asid,
+			raw->pid, raw->frames, raw->nframes);
 }
 
 /* In time order, before the event is applied: frees/GCs forget their
@@ -103,6 +158,7 @@ static void obs_event(void *self, const struct os_obj_event *ev, uint64_t time)
 	case OS_EV_FREE:
 		if (ev->type == OS_EV_REALLOC)
 			lo = ev->aux; /* the old block */
+		dying_add(o, ev->asid, lo, -1);
 		if (!os_iv_lookup(as->objects, lo, NULL, &hi, NULL))
 			hi = lo + 1;
 		os_rep_free_object(o->rep, time, ev->asid, lo, hi);
@@ -154,6 +210,7 @@ static void obs_sample(void *self, const struct os_obs_sample *x)
 	s.value_ok = ok && canon == addr; /* colored (ZGC) addresses: value of addr */
 	s.word8 = word8;
 	s.java = rt && rt->ops->in_heap && rt->ops->in_heap(rt, asid, canon);
+	s.dead = *dying_at(o, asid, s.lo) != 0;
 	os_rep_sample(o->rep, &s);
 }
 
@@ -161,7 +218,19 @@ static void obs_sample(void *self, const struct os_obs_sample *x)
  * os_rep_flush take them in time order with the samples and events. */
 static void obs_poll(void *self)
 {
-	os_rep_poll(((struct rep_obs *)self)->rep);
+	struct rep_obs *o = self;
+	struct os_collector *c = o->c;
+
+	os_rep_poll(o->rep);
+	/* record --replicas (cmd_record.c sets the flag before the launch;
+	 * not attach): the allocation hooks arm comparisons themselves */
+	if (!o->tgt && c->shm_ready && (c->shm.hdr->flags & OS_SHM_F_REPLICAS)) {
+		o->tgt = os_rep_tgt_new(c->shm.hdr, 500000000ULL); /* NULL: tried again */
+		/* the target's threads arm OS_REP_PER_THREAD registers themselves */
+		os_rep_set_slots(o->rep, WATCH_SLOTS - OS_REP_PER_THREAD);
+	}
+	if (o->tgt)
+		os_rep_tgt_poll(o->tgt, o->rep);
 }
 
 static void obs_flush(void *self, uint64_t cutoff)
@@ -172,7 +241,11 @@ static void obs_flush(void *self, uint64_t cutoff)
 /* os_collector_stop: before the target is left */
 static void obs_stop(void *self)
 {
-	os_rep_stop(((struct rep_obs *)self)->rep);
+	struct rep_obs *o = self;
+
+	if (o->tgt)
+		os_rep_tgt_stop(o->tgt, o->rep);
+	os_rep_stop(o->rep);
 }
 
 static void obs_finish(void *self)
@@ -187,6 +260,7 @@ static void obs_destroy(void *self)
 	if (!o)
 		return;
 	os_rep_free(o->rep);
+	os_rep_tgt_free(o->tgt);
 	os_rep_watch_free(o->repw); /* watch_close: on the main thread, as here */
 	free(o);
 }
@@ -248,6 +322,32 @@ static void obs_notes(void *self, struct os_profile *p)
 		 (unsigned long long)ws.signals_passed, (unsigned long long)ws.errors,
 		 werr ? "; watch_open failed: " : "", werr ? werr : "");
 	os_profile_add_note(p, note);
+	if (o->tgt) {
+		struct os_rep_tgt_stats ts;
+
+		os_rep_tgt_get_stats(o->tgt, &ts);
+		snprintf(note, sizeof(note),
+			 "replicas in target (allocation hooks arm the next object of a "
+			 "context): %llu published, %llu compared, %llu references taken; not "
+			 "compared: %llu withdrawn (no object of the site in 1 s; the site then "
+			 "waits 1-32 s), %llu expired unhit, %llu object freed or collected before "
+			 "a hit, %llu no free debug register, %llu arm errors (last errno %d), "
+			 "%llu still in flight at the end; %llu rounds with a context waiting for "
+			 "a free entry, %llu for the bound of 64 per second (and 100 ms per "
+			 "context); exact figure: %llu hit objects read alive (offered to its "
+			 "reservoir), %llu freed before the read ended, %llu unreadable or larger "
+			 "than 1 MiB; %llu sampled objects freed before they could be hashed, "
+			 "%llu not hashed (their context's objects are hashed in the target)",
+			 (unsigned long long)ts.published, (unsigned long long)ts.hits,
+			 (unsigned long long)ts.calibrated, (unsigned long long)ts.withdrawn,
+			 (unsigned long long)ts.expired, (unsigned long long)ts.dead,
+			 (unsigned long long)ts.enospc, (unsigned long long)ts.failed, ts.last_err,
+			 (unsigned long long)ts.left_in_flight, (unsigned long long)ts.table_full,
+			 (unsigned long long)ts.rate_bound, (unsigned long long)ts.exact_hashed,
+			 (unsigned long long)ts.exact_dead, (unsigned long long)ts.exact_fail,
+			 (unsigned long long)st.exact_dead, (unsigned long long)st.exact_by_target);
+		os_profile_add_note(p, note);
+	}
 	if (werr)
 		os_warn("--replicas: %s", werr);
 }
@@ -287,6 +387,7 @@ const struct os_observer_ops os_replica_observer = {
 	.start = obs_start,
 	.take = obs_take,
 	.drained = obs_drained,
+	.drained_raw = obs_drained_raw,
 	.poll = obs_poll,
 	.event = obs_event,
 	.sample = obs_sample,

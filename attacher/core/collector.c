@@ -756,6 +756,7 @@ static void ring_event(const struct os_event *ev, void *arg)
 	if (!os_attrib_prepare(&c->attrib, ev, &oe))
 		return;
 	OBS_EACH(c, drained, &oe, ev->time); /* e.g. a GC begin: content read before is stale */
+	OBS_EACH(c, drained_raw, ev, &oe);
 	q = queue_push(c, ev->time, Q_EVENT);
 	if (!q) {
 		c->attrib.c.dropped_events++;

@@ -19,6 +19,7 @@
  *               is queued (it is applied later, in time order). The newest
  *               thing the collector knows of the target: a GC begin seen
  *               here says that content read for anything older is stale.
+ *     drained_raw  Right after: the ring event as the target wrote it.
  *  3. poll      After the rings are drained, before the queue is applied:
  *               the observer's own sources (replicas: watchpoint hits).
  *               What it gathers it takes in time order itself, between the
@@ -69,6 +70,7 @@
 struct os_collector;
 struct os_gc_report;
 struct os_obj_event;
+struct os_event;
 struct os_opts;
 
 #define OS_OBS_MAX 8          /* observers enabled at once */
@@ -121,6 +123,9 @@ struct os_observer_ops {
 	int (*start)(void **self, struct os_collector *c, char *err, size_t errlen);
 	void (*take)(void *self, const struct os_obs_take *t, void *data);
 	void (*drained)(void *self, const struct os_obj_event *ev, uint64_t time);
+	/* Right after `drained`: the ring event as the target wrote it (its
+	 * path words before any reduction; replicas: the target's site key) */
+	void (*drained_raw)(void *self, const struct os_event *raw, const struct os_obj_event *ev);
 	void (*poll)(void *self);
 	void (*event)(void *self, const struct os_obj_event *ev, uint64_t time);
 	void (*applied)(void *self, const struct os_obj_event *ev, uint64_t time);

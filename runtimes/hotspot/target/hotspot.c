@@ -320,6 +320,7 @@ static void hs_gc_event(const void *heap, uint16_t type)
 	if (type == OS_EV_GC_BEGIN) {
 		seq = __atomic_add_fetch(&hs_gc_seq, 1, __ATOMIC_RELAXED);
 		__atomic_store_n(&osp_hs.gc_count, seq, __ATOMIC_RELAXED);
+		osp_rep_dead(0, t->pid); /* objects move: in-target replica watches end */
 		osp_hs_emit(t, type, 0, 0, hs_total_collections(heap), seq, NULL, 0);
 	} else {
 		seq = __atomic_load_n(&hs_gc_seq, __ATOMIC_RELAXED);
