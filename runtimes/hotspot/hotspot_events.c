@@ -344,6 +344,54 @@ static void drop_dead(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as,
 				      confirm_quiet);
 }
 
+/* Objects of at most HS_MOVE_MIN bytes: the target logs no move of them
+ * (runtimes/hotspot/target/hotspot_moves.c HM_MIN_BYTES), so one that did not
+ * show a move either died or went where nobody knows; its old place soon
+ * holds another object, maybe of its class (hybrid mode tracks sampled
+ * small objects: issue 18). Such objects left outside the old generation
+ * are dropped at each collection's end, without reading their headers. */
+#define HS_MOVE_MIN 64
+
+struct small_dead {
+	struct hotspot *h;
+	struct hs_jvm *j;
+	bool gens;
+	uint64_t *start;
+	size_t n, cap;
+};
+
+static void small_one(uint64_t start, uint64_t end, uint64_t val, void *arg)
+{
+	struct small_dead *d = arg;
+	uint64_t one, *n;
+
+	(void)val;
+	if (end - start > HS_MOVE_MIN || os_hmap_get(&d->h->moved, start, &one) ||
+	    (d->gens && hs_gen_of(d->j, start) == OS_GEN_OLD))
+		return;
+	n = os_grow(d->start, &d->cap, d->n + 1, sizeof(*n), 256);
+	if (!n)
+		return;
+	d->start = n;
+	d->start[d->n++] = start;
+}
+
+static void drop_small(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as,
+		       uint32_t total)
+{
+	struct small_dead d = { .h = h, .j = j };
+
+	if (!j->have_info || j->info.heap_end <= j->info.heap_start)
+		return;
+	d.gens = j->gens.kind == HS_GENS_RANGE ||
+		 (j->gens.kind == HS_GENS_G1 && hs_gens_select(j, total));
+	os_iv_foreach(as->objects, j->info.heap_start, j->info.heap_end, small_one, &d);
+	for (size_t i = 0; i < d.n; i++)
+		if (os_iv_remove(as->objects, d.start[i], NULL, NULL) == 0)
+			j->dropped++;
+	free(d.start);
+}
+
 static void gc_end(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as, uint64_t lost,
 		   uint32_t total)
 {
@@ -368,6 +416,7 @@ static void gc_end(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as, ui
 	j->gcs++;
 	h->a->c.moves += moved;
 	h->a->c.gc_count++;
+	drop_small(h, j, as, total);
 	drop_dead(h, j, as, total);
 	gc_report(h, j, lost_now, total);
 }
@@ -392,6 +441,7 @@ static void born(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as,
 	x->est_bytes += w * (double)ev->size;
 	x->allocations = (uint64_t)(x->est_allocations + 0.5);
 	x->bytes = (uint64_t)(x->est_bytes + 0.5);
+	x->seen++;
 	a->c.objects_seen++;
 	j->estimated += w;
 	if (wq != OS_W_ONE)
