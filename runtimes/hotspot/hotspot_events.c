@@ -406,10 +406,10 @@ static void gc_end(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as, ui
 		add_before_attach(h, j, as);
 	j->nbatch = 0;
 	j->end_total = total;
-	/* lookups made before this collection cannot stand for later samples */
-	os_hmap_destroy(&j->pre);
-	os_hmap_init(&j->pre);
-	j->npre = 0;
+	j->in_gc = false;
+	/* lookups made before this collection cannot stand for later samples;
+	 * those read after it (drained before this end is applied) stay */
+	hs_pre_prune(j, total);
 	j->moves += moved;
 	if (lost > j->moves_lost)
 		j->moves_lost = lost;
@@ -485,6 +485,7 @@ void hs_apply(struct os_runtime *rt, struct os_aspace *as, const struct os_obj_e
 		gc_end(h, j, as, ev->addr, (uint32_t)ev->aux);
 		break;
 	default: /* OS_EV_GC_BEGIN: moves before it belong to it as well */
+		j->in_gc = true; /* samples from here to its end: taken during it */
 		break;
 	}
 }

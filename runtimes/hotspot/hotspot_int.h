@@ -50,7 +50,8 @@ struct hs_blob_ent {
 #define HS_BEFORE_NAME "[allocated before attach (or not sampled at allocation)]"
 /* Why a Java-heap sample that no tracked object holds has no object
  * ("Java heap, object not identified", hs_heap_miss). */
-enum { HS_UNID_GC = 0,      /* a collection ran, or began since the sample */
+enum { HS_UNID_GC = 0,      /* a collection began between the sample and the read */
+       HS_UNID_GC_RUNNING,  /* a collection ran when the header was to be read */
        HS_UNID_NO_HEADER,   /* no plausible object header below the address */
        HS_UNID_SKIPPED,     /* lookup not made (rate limit, page known empty) */
        HS_UNID_NO_LOOKUP,   /* lookups off (ZGC, concurrent GC, vmStructs not read) */
@@ -132,11 +133,15 @@ struct hs_jvm {
 	struct os_hs_scan scan;    /* objects found at sampled addresses */
 	uint64_t scan_gc;          /* samples not looked up: a collection was running */
 	uint32_t end_total;        /* _total_collections after the last GC end applied */
+	bool in_gc;                /* a GC begin applied, its end not yet */
 	/* launch mode: Java-heap samples no tracked object holds */
 	struct os_hmap pre;        /* sampled address -> index + 1 into prev (since the
 	                              last GC end applied) */
 	struct hs_pre *prev;       /* objects found when the samples were read */
-	size_t npre, cappre;
+	uint64_t *prea;            /* ... at these addresses */
+	size_t npre, cappre, capprea;
+	uint64_t *pend;            /* read while a collection ran: read again after it */
+	size_t npend, cappend;
 	uint64_t small_found;      /* on an object < --min-size: charged to its class */
 	uint64_t small_big;        /* on an untracked object >= --min-size (estimates) */
 	uint64_t small_gc;         /* not looked up: a collection since the sample */
@@ -298,6 +303,8 @@ uint32_t hs_heap_miss(void *arg, struct os_aspace *as, uint64_t addr);
 /* Whether samples on objects not seen at allocation are looked up (their
  * class read) in j. */
 bool hs_lookups_on(const struct hotspot *h, const struct hs_jvm *j);
+/* At the end of collection `total` applied: lookups read before it go. */
+void hs_pre_prune(struct hs_jvm *j, uint32_t total);
 
 /* hotspot_paths.c: the class-only contexts' samples shared out to the
  * sites of their classes (os_ctx.path_kind); called before the profile is

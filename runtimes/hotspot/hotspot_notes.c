@@ -128,7 +128,8 @@ void hs_notes(struct os_runtime *rt, struct os_profile *p)
 		if (unid) {
 			n = ng_begin(p, "hotspot.unidentified", j->pid);
 			ng_u64(n, "samples", unid);
-			ng_u64(n, "during_gc", j->unid[HS_UNID_GC]);
+			ng_u64(n, "gc_since", j->unid[HS_UNID_GC]);
+			ng_u64(n, "during_gc", j->unid[HS_UNID_GC_RUNNING]);
 			ng_u64(n, "no_header", j->unid[HS_UNID_NO_HEADER]);
 			ng_u64(n, "skipped", j->unid[HS_UNID_SKIPPED]);
 			ng_u64(n, "no_lookup", j->unid[HS_UNID_NO_LOOKUP]);
@@ -289,13 +290,14 @@ static int note_unidentified(struct hs_nr r, char *note, size_t len)
 	return snprintf(note, len,
 			"HotSpot pid %u: Java heap, object not identified: %llu Java-heap "
 			"samples held by no tracked object and whose object could not be "
-			"read (%llu: a collection ran or began between the sample and the "
-			"read of its header; %llu: no object header found below the address; "
+			"read (%llu: a collection was running when its header was to be read; "
+			"%llu: a collection began between the sample and the read of its "
+			"header; %llu: no object header found below the address; "
 			"%llu: lookup skipped by the per-page negative cache or the rate cap; "
 			"%llu: no lookups in this JVM (ZGC, Shenandoah, vmStructs not read)); "
 			"counted, charged to no object",
 			(unsigned)nv_u(r, "pid"), nv_u(r, "samples"), nv_u(r, "during_gc"),
-			nv_u(r, "no_header"), nv_u(r, "skipped"), nv_u(r, "no_lookup"));
+			nv_u(r, "gc_since"), nv_u(r, "no_header"), nv_u(r, "skipped"), nv_u(r, "no_lookup"));
 }
 
 static int note_paths(struct hs_nr r, char *note, size_t len)

@@ -54,27 +54,63 @@ static uint32_t hs_scan_back(const struct hotspot *h, const struct hs_jvm *j)
 	return (uint32_t)(b < OS_HS_SCAN_BACK ? b : OS_HS_SCAN_BACK);
 }
 
-void hs_sample_taken(struct os_runtime *rt, struct os_aspace *as, uint64_t addr)
+#define HS_PEND_MAX 8192 /* addresses waiting for a collection's end */
+
+/* Stores what was found at addr (read at collection count e->total). */
+static void pre_put(struct hs_jvm *j, uint64_t addr, const struct hs_pre *e)
 {
-	struct hotspot *h = hs_of(rt);
-	struct hs_jvm *j = hs_jvm_find(h, as->id);
-	struct hs_pre e = { 0, 0, 0, HS_UNID_NO_HEADER }, *n;
+	struct hs_pre *n;
+	uint64_t idx, *na;
+
+	if (os_hmap_get(&j->pre, addr, &idx)) {
+		j->prev[idx - 1] = *e;
+		return;
+	}
+	n = os_grow(j->prev, &j->cappre, j->npre + 1, sizeof(*n), 256);
+	if (!n)
+		return;
+	j->prev = n;
+	na = os_grow(j->prea, &j->capprea, j->npre + 1, sizeof(*na), 256);
+	if (!na)
+		return;
+	j->prea = na;
+	if (os_hmap_put(&j->pre, addr, j->npre + 1) < 0)
+		return;
+	j->prea[j->npre] = addr;
+	j->prev[j->npre++] = *e;
+}
+
+void hs_pre_prune(struct hs_jvm *j, uint32_t total)
+{
+	size_t k = 0;
+
+	os_hmap_destroy(&j->pre);
+	os_hmap_init(&j->pre);
+	for (size_t i = 0; i < j->npre; i++) {
+		if ((int32_t)(j->prev[i].total - total) < 0)
+			continue;
+		j->prev[k] = j->prev[i];
+		j->prea[k] = j->prea[i];
+		if (os_hmap_put(&j->pre, j->prea[k], k + 1) == 0)
+			k++;
+	}
+	j->npre = k;
+}
+
+/* Reads the object at addr; false when a collection ran or began meanwhile. */
+static bool look_up(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as, uint64_t addr,
+		    uint32_t total)
+{
+	struct hs_pre e = { 0, 0, 0, HS_UNID_NO_HEADER };
 	struct os_hs_found f;
-	uint32_t total, total2;
+	uint32_t total2;
 	uint64_t idx;
 	bool active;
 	int r;
 
-	if (!small_wanted(h, j) || addr < j->info.heap_start || addr >= j->info.heap_end ||
-	    os_iv_lookup(as->objects, addr, NULL, NULL, NULL))
-		return;
-	if (os_hs_gc_state(&j->vm, &h->mem, j->pid, &total, &active) != 0 || active) {
-		j->small_gc++;
-		return;
-	}
 	/* the same address again, no collection since: known */
 	if (os_hmap_get(&j->pre, addr, &idx) && j->prev[idx - 1].total == total)
-		return;
+		return true;
 	j->scan.back = hs_scan_back(h, j);
 	r = os_hs_scan_find(&j->scan, &j->vm, &h->mem, j->pid, j->info.heap_start,
 			    j->info.heap_end, addr, os_now_ns(), tracked, as, &f);
@@ -85,22 +121,46 @@ void hs_sample_taken(struct os_runtime *rt, struct os_aspace *as, uint64_t addr)
 		e.why = HS_UNID_SKIPPED;
 	}
 	if (os_hs_gc_state(&j->vm, &h->mem, j->pid, &total2, &active) != 0 || active ||
-	    total2 != total) {
-		j->small_gc++;
-		return;
-	}
+	    total2 != total)
+		return false;
 	e.total = total;
-	if (os_hmap_get(&j->pre, addr, &idx)) {
-		j->prev[idx - 1] = e;
+	pre_put(j, addr, &e);
+	return true;
+}
+
+void hs_sample_taken(struct os_runtime *rt, struct os_aspace *as, uint64_t addr)
+{
+	struct hotspot *h = hs_of(rt);
+	struct hs_jvm *j = hs_jvm_find(h, as->id);
+	uint32_t total;
+	bool active;
+	uint64_t *n;
+
+	if (!small_wanted(h, j) || addr < j->info.heap_start || addr >= j->info.heap_end ||
+	    os_iv_lookup(as->objects, addr, NULL, NULL, NULL))
+		return;
+	if (os_hs_gc_state(&j->vm, &h->mem, j->pid, &total, &active) != 0)
+		return;
+	if (active) { /* read again once the collection is over */
+		n = j->npend < HS_PEND_MAX
+			    ? os_grow(j->pend, &j->cappend, j->npend + 1, sizeof(*n), 256)
+			    : NULL;
+		if (!n) {
+			j->small_gc++;
+			return;
+		}
+		j->pend = n;
+		j->pend[j->npend++] = addr;
 		return;
 	}
-	n = os_grow(j->prev, &j->cappre, j->npre + 1, sizeof(*n), 256);
-	if (!n)
-		return;
-	j->prev = n;
-	if (os_hmap_put(&j->pre, addr, j->npre + 1) < 0)
-		return;
-	j->prev[j->npre++] = e;
+	/* samples read while a collection ran: what is there after it (the
+	 * copies, or what they left), for those taken during it (small_object) */
+	for (size_t i = 0; i < j->npend; i++)
+		if (!look_up(h, j, as, j->pend[i], total))
+			j->small_gc++;
+	j->npend = 0;
+	if (!look_up(h, j, as, addr, total))
+		j->small_gc++;
 }
 
 /* attrib.h heap_miss, launch mode: see hs_sample_taken. */
@@ -112,11 +172,15 @@ static uint32_t small_object(struct hotspot *h, struct hs_jvm *j, struct os_aspa
 	uint32_t ci;
 
 	if (!os_hmap_get(&j->pre, addr, &idx)) { /* a collection ran while it was read */
-		j->unid[HS_UNID_GC]++;
+		j->unid[HS_UNID_GC_RUNNING]++;
 		return OS_NONE;
 	}
 	e = &j->prev[idx - 1];
-	if (e->total != j->end_total) { /* a collection began after the sample */
+	/* a collection began after the sample: void. A sample taken during a
+	 * collection (mostly its GC threads copying or marking) whose header was
+	 * read after that one collection ended: the object there then is the
+	 * copy (to-space) or what the copy left (from-space, not reused yet) */
+	if (e->total != j->end_total && !(j->in_gc && e->total == j->end_total + 1)) {
 		j->small_gc++;
 		j->unid[HS_UNID_GC]++;
 		return OS_NONE;
@@ -159,7 +223,7 @@ uint32_t hs_heap_miss(void *arg, struct os_aspace *as, uint64_t addr)
 	/* objects move while a collection runs: their headers say nothing */
 	if (os_hs_gc_state(&j->vm, &h->mem, j->pid, &total, &active) == 0 && active) {
 		j->scan_gc++;
-		j->unid[HS_UNID_GC]++;
+		j->unid[HS_UNID_GC_RUNNING]++;
 		return OS_NONE;
 	}
 	r = os_hs_scan_find(&j->scan, &j->vm, &h->mem, j->pid, j->info.heap_start,
