@@ -237,15 +237,17 @@ static int note_objects(struct hs_nr r, char *note, size_t len)
 
 		return snprintf(note, len,
 				"HotSpot pid %u (%s GC), hybrid objects: TLABs of %s%llu bytes%s; "
-				"objects >= %llu bytes are all seen, smaller ones >= min-size are "
+				"objects >= %llu bytes are all seen, smaller ones %s are "
 				"seen with probability %s and weighted by its inverse "
 				"(Horvitz-Thompson); %llu Java objects seen (%llu of them with a "
 				"weight above 1), estimated %.0f objects allocated; allocations and "
 				"bytes per object are estimates, and sample figures marked est. are "
-				"Horvitz-Thompson estimates (each sample counts its object's weight)",
+				"Horvitz-Thompson estimates (each sample counts its object's weight; "
+				"where allocation paths are estimated, see that note)",
 				pid, gc, dither ? "random size, mean " : "", t,
 				dither ? " (drawn from [T/2, 3T/2) at each refill)" : "",
 				dither ? t * 3 / 2 : t,
+				dither ? "of every size (below min-size too)" : ">= min-size",
 				dither ? "size / T up to T/2 (then rising to 1)" : "size / T",
 				nv_u(r, "objects"), nv_u(r, "weighted"), nv_f(r, "estimated"));
 	}

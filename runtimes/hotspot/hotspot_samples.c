@@ -172,8 +172,15 @@ static uint32_t small_object(struct hotspot *h, struct hs_jvm *j, struct os_aspa
 	uint32_t ci;
 
 	if (!os_hmap_get(&j->pre, addr, &idx)) { /* a collection ran while it was read */
-		j->unid[HS_UNID_GC_RUNNING]++;
-		return OS_NONE;
+		uint32_t total;
+		bool active;
+
+		/* not read again yet: now, if that collection is over */
+		if (os_hs_gc_state(&j->vm, &h->mem, j->pid, &total, &active) != 0 || active ||
+		    !look_up(h, j, as, addr, total) || !os_hmap_get(&j->pre, addr, &idx)) {
+			j->unid[HS_UNID_GC_RUNNING]++;
+			return OS_NONE;
+		}
 	}
 	e = &j->prev[idx - 1];
 	/* a collection began after the sample: void. A sample taken during a

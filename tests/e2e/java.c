@@ -999,10 +999,12 @@ static void site_figures(json_object *report, const char *type, const char *othe
 	}
 }
 
-static json_object *small_sites(const char *mode, const char *java_objects, const char *type,
-				const char *other_type, double want, struct two_sites *t)
+static json_object *small_sites(const char *mode, const char *java_objects, const char *tlab,
+				const char *type, const char *other_type, double want,
+				struct two_sites *t)
 {
-	const char *opts[] = { "-q", RING, "-F", "4000", "--java-objects", java_objects, NULL };
+	const char *opts[] = { "-q", RING, "-F", "4000", "--java-objects", java_objects,
+			       "--java-tlab", tlab, NULL };
 	json_object *report = NULL;
 
 	for (int secs = 8; secs <= 32; secs *= 2) {
@@ -1034,7 +1036,12 @@ static json_object *small_sites(const char *mode, const char *java_objects, cons
 Test(e2e_java, small_objects_two_sites_hot_site_first, .timeout = 900)
 {
 	struct two_sites est, ref;
-	json_object *report = small_sites("cells", "hybrid", "SmallSites$Cell", NULL, 3000, &est);
+	/* hybrid TLABs of 4 KiB on average (the smallest with random sizes): a
+	 * 48-byte object's allocation is sampled with probability 1/85 (1/341
+	 * at the default 16 KiB), so 6,000 samples hold about 70 on sampled
+	 * objects, a standard error of the share near 0.05 (docs/JAVA.md) */
+	json_object *report = small_sites("cells", "hybrid", "4096", "SmallSites$Cell", NULL, 6000,
+					  &est);
 	double share, ref_share;
 
 	cr_assert_gt(est.all, 1000, "too few samples on the rings' objects: %.0f", est.all);
@@ -1042,7 +1049,8 @@ Test(e2e_java, small_objects_two_sites_hot_site_first, .timeout = 900)
 		     est.hot, est.cold);
 	check_one_count(report);
 	json_object_put(report);
-	report = small_sites("split", "hybrid", "SmallSites$Cell", "SmallSites$ColdCell", 3000, &ref);
+	report = small_sites("split", "hybrid", "4096", "SmallSites$Cell", "SmallSites$ColdCell",
+			     6000, &ref);
 	json_object_put(report);
 	share = est.hot / (est.hot + est.cold);
 	ref_share = ref.all / (ref.all + ref.other);
@@ -1057,12 +1065,12 @@ Test(e2e_java, small_objects_two_sites_hot_site_first, .timeout = 900)
 Test(e2e_java, estimated_paths_match_exact_mode, .timeout = 900)
 {
 	struct two_sites hy, ex;
-	json_object *report = small_sites("arrays", "hybrid", "long[]", NULL, 3000, &hy);
+	json_object *report = small_sites("arrays", "hybrid", "16384", "long[]", NULL, 3000, &hy);
 	double sh_hy, sh_ex;
 
 	check_one_count(report);
 	json_object_put(report);
-	report = small_sites("arrays", "exact", "long[]", NULL, 3000, &ex);
+	report = small_sites("arrays", "exact", "16384", "long[]", NULL, 3000, &ex);
 	json_object_put(report);
 	cr_assert_gt(hy.hot + hy.cold, 500, "too few samples on the arrays (hybrid)");
 	cr_assert_gt(ex.hot + ex.cold, 500, "too few samples on the arrays (exact)");
