@@ -564,7 +564,9 @@
   var objectsTable = null, byLeaf = {};
   function drawAlloc() {
     var root = tree('all objects', objects.map(function (o) {
-      return { stack: o.alloc_stack, value: o.samples };
+      /* estimated paths: each sample on the path its estimate gives it */
+      return { stack: o.alloc_stack,
+               value: o.path ? Math.max(0, Math.round(o.samples_estimated * 100) / 100) : o.samples };
     }), inverted());
     allocChart = drawFlame($('alloc-flame'), root, inverted(), function (d) {
       /* Clicking the allocating frame of an object selects it too. */
@@ -585,7 +587,8 @@
   }
   function countObjects() {
     $('objects-count').textContent = num(listed().length) + ' of ' + num(R.objects_total) +
-      ', ranked by access samples' + (hasEst ? ' (Horvitz-Thompson estimates)' : '');
+      ', ranked by access samples' + (hasPaths ? ' (exact plus estimated allocation paths)'
+        : hasEst ? ' (Horvitz-Thompson estimates)' : '');
   }
   function search() {
     var shown, pool = listed();

@@ -114,6 +114,13 @@ static bool look_up(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as, u
 	j->scan.back = hs_scan_back(h, j);
 	r = os_hs_scan_find(&j->scan, &j->vm, &h->mem, j->pid, j->info.heap_start,
 			    j->info.heap_end, addr, os_now_ns(), tracked, as, &f);
+	if (r == 0 && j->scan.back) { /* an object no event showed (born before the
+				       * JVM event, moves lost): the whole window */
+		j->scan.back = 0;
+		os_hmap_del(&j->scan.neg, addr >> 12); /* the small window's verdict */
+		r = os_hs_scan_find(&j->scan, &j->vm, &h->mem, j->pid, j->info.heap_start,
+				    j->info.heap_end, addr, os_now_ns(), tracked, as, &f);
+	}
 	if (r == 1) {
 		e.klass = f.klass;
 		e.size = f.size > UINT32_MAX ? UINT32_MAX : (uint32_t)f.size;
