@@ -52,6 +52,8 @@ enum os_section {
 	OS_SEC_REUSE = 15,   /* optional: reuse distance signatures per context (docs/REUSE.md) */
 	OS_SEC_OVERHEAD = 16, /* optional: struct os_overhead, what objscope cost
 			       * (issue 23, --max-overhead) */
+	OS_SEC_PATHEST = 17, /* optional: struct os_pathest per context (estimated
+			      * allocation paths of Java objects, issue 18) */
 };
 #define OS_SEC_END 0xFFFFFFFFu /* last section: CRC32 of all bytes before it */
 
@@ -159,6 +161,29 @@ struct os_memsrc {
 	uint64_t numa_nodes;               /* bit n: a sampled page lay on node n (n < 64) */
 };
 
+/* Estimated allocation paths (OS_AN_PATHEST, docs/JAVA.md "Samples on
+ * objects not seen at allocation"): a sample on a Java object that was not
+ * seen at its allocation has its class (read from the object's header) but
+ * no path; it is held by the class-only context of that class and shared
+ * out to the class's sites (contexts whose objects were seen allocated) by
+ * the estimator. Then samples_est is samples + path_est for both kinds:
+ * a site's samples on objects seen at allocation are exact, path_est is
+ * its estimated share; a class-only context keeps what could not be given
+ * (path_est <= 0: minus what it gave). */
+enum os_path_kind {
+	OS_PATH_NONE = 0,  /* samples_est as OS_AN_ESTIMATES says (Horvitz-Thompson) */
+	OS_PATH_SITE = 1,  /* a site of a class: exact samples + estimated share */
+	OS_PATH_CLASS = 2, /* class known, allocation path not: what was not shared */
+};
+
+struct os_pathest {
+	uint32_t kind;        /* enum os_path_kind */
+	uint32_t class_sites; /* evidence: sites of the class with objects seen */
+	double path_est;      /* estimated part of samples_est (see above) */
+	uint64_t seen;        /* objects of this context seen at allocation */
+	uint64_t class_seen;  /* evidence: objects of the class seen at allocation */
+};
+
 struct os_context {        /* one allocation context (== "object" in reports) */
 	uint32_t type;     /* string id: class/type name, or OS_NONE */
 	uint32_t stack;    /* stack id of the allocation path */
@@ -168,6 +193,7 @@ struct os_context {        /* one allocation context (== "object" in reports) */
 	uint64_t metrics[OS_M_COUNT];
 	struct os_replica replica; /* meaningful when OS_AN_REPLICAS is set */
 	struct os_memsrc mem;      /* meaningful when OS_AN_MEMSRC / OS_AN_NUMA is set */
+	struct os_pathest pe;      /* meaningful when OS_AN_PATHEST is set */
 	double samples_est; /* meaningful when OS_AN_ESTIMATES is set: sum over the
 			     * samples of their object's weight (1 / probability
 			     * the object was seen), a Horvitz-Thompson estimate
@@ -180,6 +206,8 @@ struct os_access {         /* samples of one context from one access path */
 	uint64_t samples;
 	uint64_t metrics[OS_M_COUNT];
 	double samples_est; /* as os_context.samples_est */
+	double path_est;    /* OS_AN_PATHEST: estimated part of samples_est, as
+			     * os_pathest.path_est of its context */
 };
 
 /* Attributed samples of one (context, access path) taken on one thread in
@@ -321,6 +349,7 @@ enum { OS_AN_REPLICAS = 1u << 0, OS_AN_ESTIMATES = 1u << 1, OS_AN_SLICES = 1u <<
        OS_AN_LIFETIMES = 1u << 5, /* --lifetimes: os_profile.lt (docs/LIFETIMES.md) */
        OS_AN_REUSE = 1u << 6,  /* --reuse: os_profile.ru (docs/REUSE.md) */
        OS_AN_OVERHEAD = 1u << 7,  /* os_profile.ovh: the cost and the budget (issue 23) */
+       OS_AN_PATHEST = 1u << 8,   /* estimated allocation paths (os_pathest) */
 };
 
 /* What objscope cost while it sampled, the budget it was given and the

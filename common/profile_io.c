@@ -42,6 +42,8 @@ _Static_assert(sizeof(struct os_memsrc) % sizeof(uint64_t) == 0,
 #define NCOUNTERS (sizeof(struct os_counters) / sizeof(uint64_t))
 #define SLICE_REC (4 + 4 + 4 + 4 + 8) /* SLICES records */
 #define EST_REC (4 + 8)     /* ESTIMATES records: index, f64 estimate */
+#define PATHEST_REC (4 + 4 + 4 + 8 + 8 + 8) /* PATHEST: ctx, kind, class_sites, path_est,
+					     * seen, class_seen */
 /* LIFETIMES records: context, kind, flags, pad, 4 tables of bins, promoted,
  * promoted bytes, peak bytes, peak time */
 #define LT_REC(bins) (16 + 4 * 8 * (uint64_t)(bins) + 32)
@@ -368,6 +370,33 @@ static void serialize(const struct os_profile *p, struct wbuf *b)
 		sec_end(b, off);
 	}
 
+	/* PATHEST: estimated allocation paths, contexts of a kind; then the
+	 * accesses' estimated parts (EST_REC records, any sign) */
+	if (p->analyses & OS_AN_PATHEST) {
+		uint32_t n = 0;
+
+		for (i = 0; i < p->ncontexts; i++)
+			n += p->contexts[i].pe.kind != OS_PATH_NONE;
+		off = sec_begin(b, OS_SEC_PATHEST);
+		put_u32(b, n);
+		put_u32(b, PATHEST_REC);
+		for (i = 0; i < p->ncontexts; i++) {
+			const struct os_pathest *e = &p->contexts[i].pe;
+
+			if (e->kind == OS_PATH_NONE)
+				continue;
+			put_u32(b, i);
+			put_u32(b, e->kind);
+			put_u32(b, e->class_sites);
+			put_f64(b, e->path_est);
+			put_u64(b, e->seen);
+			put_u64(b, e->class_seen);
+		}
+		put_est_list(b, p->accesses, p->naccesses, sizeof(*p->accesses),
+			     offsetof(struct os_access, path_est));
+		sec_end(b, off);
+	}
+
 	/* SLICES: samples by thread and time bucket */
 	if (p->analyses & OS_AN_SLICES) {
 		off = sec_begin(b, OS_SEC_SLICES);
@@ -655,6 +684,7 @@ static const char *const section_names[] = {
 	[OS_SEC_REUSE] = "REUSE",
 	[OS_SEC_MEMSRC] = "MEMSRC",
 	[OS_SEC_OVERHEAD] = "OVERHEAD",
+	[OS_SEC_PATHEST] = "PATHEST",
 };
 #define NSECTIONS (sizeof(section_names) / sizeof(section_names[0]))
 
@@ -970,6 +1000,54 @@ static int read_estimates(struct cur *c, struct os_profile *p)
 	return 0;
 }
 
+/* After CONTEXTS and ACCESSES: estimated allocation paths (later fields
+ * of a record skipped). */
+static int read_pathest(struct cur *c, struct os_profile *p)
+{
+	uint32_t n = get_u32(c), rec = get_u32(c), i;
+
+	if (c->bad || rec < PATHEST_REC || (uint64_t)n * rec > left(c)) {
+		c->bad = true;
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		struct cur r = { take(c, rec), rec, 0, false };
+		uint32_t ctx = get_u32(&r);
+		struct os_pathest e;
+
+		e.kind = get_u32(&r);
+		e.class_sites = get_u32(&r);
+		e.path_est = get_f64(&r);
+		e.seen = get_u64(&r);
+		e.class_seen = get_u64(&r);
+		if (ctx >= p->ncontexts || e.kind > OS_PATH_CLASS || !isfinite(e.path_est)) {
+			c->bad = true;
+			return 0;
+		}
+		p->contexts[ctx].pe = e;
+	}
+	n = get_u32(c);
+	rec = get_u32(c);
+	if (c->bad || rec < EST_REC || (uint64_t)n * rec > left(c)) {
+		c->bad = true;
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		struct cur r = { take(c, rec), rec, 0, false };
+		uint32_t idx = get_u32(&r);
+		double d = get_f64(&r);
+
+		if (idx >= p->naccesses || !isfinite(d)) {
+			c->bad = true;
+			return 0;
+		}
+		p->accesses[idx].path_est = d;
+	}
+	if (!c->bad)
+		p->analyses |= OS_AN_PATHEST;
+	return 0;
+}
+
 /* After CONTEXTS, ACCESSES and THREADS (checked in validate()). */
 static int read_slices(struct cur *c, struct os_profile *p)
 {
@@ -1205,6 +1283,7 @@ static const struct {
 	{ OS_SEC_LIFETIMES, read_lifetimes }, { OS_SEC_REUSE, read_reuse },
 	{ OS_SEC_MEMSRC, read_memsrc },
 	{ OS_SEC_OVERHEAD, read_overhead },
+	{ OS_SEC_PATHEST, read_pathest },
 };
 
 static bool str_ok(const struct os_profile *p, uint32_t id, bool none_ok)

@@ -114,6 +114,19 @@ static void add_memsrc(struct os_memsrc *d, const struct os_memsrc *s)
 	d->numa_nodes = (d->numa_nodes - s->numa_nodes) | s->numa_nodes;
 }
 
+/* Estimated paths (OS_AN_PATHEST): estimated parts summed; the evidence
+ * (objects seen) summed, sites the larger; the kind the stronger. */
+static void add_pathest(struct os_pathest *d, const struct os_pathest *s)
+{
+	d->path_est += s->path_est;
+	d->seen += s->seen;
+	d->class_seen += s->class_seen;
+	if (s->class_sites > d->class_sites)
+		d->class_sites = s->class_sites;
+	if (s->kind > d->kind)
+		d->kind = s->kind;
+}
+
 static void sc_memsrc(struct os_memsrc *m, const struct scale *s)
 {
 	uint64_t *v = (uint64_t *)m;
@@ -133,12 +146,14 @@ static void sc_profile(struct os_profile *p, const struct scale *s)
 	for (i = 0; i < p->ncontexts; i++) {
 		p->contexts[i].samples = sc(p->contexts[i].samples, s);
 		p->contexts[i].samples_est = scd(p->contexts[i].samples_est, s);
+		p->contexts[i].pe.path_est = scd(p->contexts[i].pe.path_est, s);
 		sc_metrics(p->contexts[i].metrics, s);
 		sc_memsrc(&p->contexts[i].mem, s);
 	}
 	for (i = 0; i < p->naccesses; i++) {
 		p->accesses[i].samples = sc(p->accesses[i].samples, s);
 		p->accesses[i].samples_est = scd(p->accesses[i].samples_est, s);
+		p->accesses[i].path_est = scd(p->accesses[i].path_est, s);
 		sc_metrics(p->accesses[i].metrics, s);
 	}
 	for (i = 0; i < p->nthreads; i++)
@@ -632,6 +647,7 @@ static int merge_records(struct os_profile *dst, const struct os_profile *src,
 		sc_metrics(c.metrics, &st->scale);
 		sc_memsrc(&c.mem, &st->scale);
 		c.samples_est = est ? scd(c.samples_est, &st->scale) : (double)c.samples;
+		c.pe.path_est = scd(c.pe.path_est, &st->scale);
 		c.type = map_str(st, c.type);
 		c.stack = map_stack(st, c.stack);
 		k = (struct pair){ c.type, c.stack };
@@ -646,6 +662,7 @@ static int merge_records(struct os_profile *dst, const struct os_profile *src,
 			add_metrics(d->metrics, c.metrics);
 			add_replica(&d->replica, &c.replica);
 			add_memsrc(&d->mem, &c.mem);
+			add_pathest(&d->pe, &c.pe);
 		} else {
 			idx = os_profile_add_context(dst, &c);
 			if (idx == OS_NONE || os_hmap_put(&st->contexts, slot, idx))
@@ -660,6 +677,7 @@ static int merge_records(struct os_profile *dst, const struct os_profile *src,
 		a.samples = sc(a.samples, &st->scale);
 		sc_metrics(a.metrics, &st->scale);
 		a.samples_est = est ? scd(a.samples_est, &st->scale) : (double)a.samples;
+		a.path_est = scd(a.path_est, &st->scale);
 		a.context = st->ctxmap[a.context];
 		a.stack = map_stack(st, a.stack);
 		k = (struct pair){ a.context, a.stack };
@@ -667,6 +685,7 @@ static int merge_records(struct os_profile *dst, const struct os_profile *src,
 		if (idx != OS_NONE) {
 			dst->accesses[idx].samples += a.samples;
 			dst->accesses[idx].samples_est += a.samples_est;
+			dst->accesses[idx].path_est += a.path_est;
 			add_metrics(dst->accesses[idx].metrics, a.metrics);
 		} else {
 			idx = os_profile_add_access(dst, &a);

@@ -288,6 +288,7 @@ int report_filter_apply(struct os_profile *p, const struct report_filter *f, cha
 
 		a->samples_est = scale_est(a->samples_est, asam[i], a->samples);
 		a->samples = asam[i];
+		a->path_est = a->samples_est - (double)a->samples; /* estimated paths: the rest */
 		memset(a->metrics, 0, sizeof(a->metrics));
 		if (slices)
 			akeep[i] = true; /* an access with no samples left is shown as such */
@@ -305,6 +306,8 @@ int report_filter_apply(struct os_profile *p, const struct report_filter *f, cha
 			keep[i] = true;
 		c->samples_est = scale_est(c->samples_est, csam[i], c->samples);
 		c->samples = csam[i];
+		if (c->pe.kind != OS_PATH_NONE)
+			c->pe.path_est = c->samples_est - (double)c->samples;
 		memset(c->metrics, 0, sizeof(c->metrics));
 		now += csam[i];
 	}

@@ -352,6 +352,8 @@ static void jmeta(struct json_writer *w, const struct os_profile *p)
 		jw_string(w, NULL, report_str(p, m->notes[i]));
 	if (report_has_est(p))
 		jw_string(w, NULL, REPORT_EST_NOTE);
+	if (p->analyses & OS_AN_PATHEST)
+		jw_string(w, NULL, REPORT_PATHEST_NOTE);
 	jw_end_array(w);
 	jw_begin_object(w, "unaddressed");
 	jw_u64(w, "no_memory_operand", c->unaddressed_nomem);
@@ -745,6 +747,29 @@ static void jby_thread(struct json_writer *w, const struct report_view *v,
 	jw_end_array(w);
 }
 
+/* "path": which of the object's figures are exact and which estimated
+ * (OS_AN_PATHEST, docs/JAVA.md); null where paths were not estimated. */
+static void jpath_est(struct json_writer *w, const struct os_profile *p,
+		      const struct os_context *c)
+{
+	const struct os_pathest *e = &c->pe;
+
+	if (!(p->analyses & OS_AN_PATHEST) || e->kind == OS_PATH_NONE) {
+		jw_null(w, "path");
+		return;
+	}
+	jw_begin_object(w, "path");
+	jw_string(w, "kind", e->kind == OS_PATH_SITE ? "site" : "class_only");
+	/* site: samples on objects seen allocated here; class-only: samples
+	 * of objects found by their header, before sharing */
+	jw_u64(w, "samples_exact", e->kind == OS_PATH_SITE ? c->samples : 0);
+	jw_double(w, "samples_path_estimated", e->path_est);
+	jw_u64(w, "objects_seen", e->seen);
+	jw_u64(w, "class_objects_seen", e->class_seen);
+	jw_u64(w, "class_sites", e->class_sites);
+	jw_end_object(w);
+}
+
 static void jobject(struct json_writer *w, struct frame_cache *fc, const struct report_view *v,
 		    uint32_t rank, bool per_thread)
 {
@@ -765,6 +790,7 @@ static void jobject(struct json_writer *w, struct frame_cache *fc, const struct 
 	else
 		jw_null(w, "samples_estimated");
 	jw_double(w, "share", report_share(p, c));
+	jpath_est(w, p, c);
 	jmetrics(w, os_profile_metrics(p), c->metrics);
 	jw_begin_array(w, "accesses");
 	for (i = 0; i < ro->naccesses; i++) {
@@ -777,6 +803,10 @@ static void jobject(struct json_writer *w, struct frame_cache *fc, const struct 
 			jw_double(w, "samples_estimated", a->samples_est);
 		else
 			jw_null(w, "samples_estimated");
+		if (p->analyses & OS_AN_PATHEST)
+			jw_double(w, "samples_path_estimated", a->path_est);
+		else
+			jw_null(w, "samples_path_estimated");
 		jmetrics(w, os_profile_metrics(p), a->metrics);
 		jw_end_object(w);
 	}

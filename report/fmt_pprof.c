@@ -18,6 +18,11 @@
  *   by one more sample per object whose access frame is "[lifetime]" (its
  *   samples value 0; the other samples carry 0 for these);
  * - labels: "object" ("#RANK <first allocation frame>") and "type" when known;
+ *   with estimated allocation paths (Java, docs/JAVA.md) also "path" (the
+ *   samples value is exact; "class only": the object's path is not known)
+ *   and the number "samples_estimated" (exact samples plus the estimated
+ *   share; for a class-only object what it kept), so one estimated object
+ *   may carry samples value 0;
  * - functions carry the source file and locations the line where known
  *   (native and Java frames alike); frames without a name are named as the
  *   other formats print them ("[unknown] 0xADDR", "module+0xOFF");
@@ -94,6 +99,8 @@ struct pp {
 	int64_t *comments;
 	size_t ncomments, capcomments;
 	int64_t key_object, key_type; /* label keys */
+	int64_t key_path, key_est;    /* ... with estimated paths (OS_AN_PATHEST) */
+	int64_t path_site, path_class, key_est_unit;
 	/* every message and array allocated by own(), freed together */
 	void **blocks;
 	size_t nblocks, capblocks;
@@ -312,8 +319,9 @@ static uint32_t stack_len(const struct os_profile *p, uint32_t stack)
 /* One pprof sample: access path (or none) above the object's allocation. */
 static int add_sample(struct pp *b, const struct os_context *c, uint32_t access_stack,
 		      uint64_t samples, const uint64_t *metrics, const double *lt,
-		      int64_t label_obj, int64_t label_type)
+		      int64_t label_obj, int64_t label_type, double est)
 {
+	bool pe = (b->p->analyses & OS_AN_PATHEST) && c->pe.kind != OS_PATH_NONE;
 	const struct os_profile *p = b->p;
 	size_t n = 0;
 	PSample *s;
@@ -329,8 +337,8 @@ static int add_sample(struct pp *b, const struct os_context *c, uint32_t access_
 	s->location_id = own(b, sizeof(uint64_t) * (stack_len(p, access_stack) +
 						    stack_len(p, c->stack)));
 	s->value = own(b, sizeof(int64_t) * b->nvalues);
-	s->label = own(b, sizeof(*s->label) * 2);
-	l = own(b, sizeof(*l) * 2);
+	s->label = own(b, sizeof(*s->label) * 4);
+	l = own(b, sizeof(*l) * 4);
 	if (!s->location_id || !s->value || !s->label || !l)
 		return -ENOMEM;
 	if ((ret = add_stack(b, s->location_id, &n, access_stack, false)) ||
@@ -348,7 +356,7 @@ static int add_sample(struct pp *b, const struct os_context *c, uint32_t access_
 
 		s->value[i] = v > INT64_MAX ? INT64_MAX : (int64_t)v;
 	}
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < 4; i++)
 		perftools__profiles__label__init(&l[i]);
 	l[0].key = b->key_object;
 	l[0].str = label_obj;
@@ -357,6 +365,15 @@ static int add_sample(struct pp *b, const struct os_context *c, uint32_t access_
 		l[1].key = b->key_type;
 		l[1].str = label_type;
 		s->label[s->n_label++] = &l[1];
+	}
+	if (pe) { /* which figures are exact: "path", the estimate as a number */
+		l[2].key = b->key_path;
+		l[2].str = c->pe.kind == OS_PATH_SITE ? b->path_site : b->path_class;
+		s->label[s->n_label++] = &l[2];
+		l[3].key = b->key_est;
+		l[3].num = (int64_t)(est + 0.5);
+		l[3].num_unit = b->key_est_unit;
+		s->label[s->n_label++] = &l[3];
 	}
 	b->samples[b->nsamples++] = s;
 	return 0;
@@ -502,7 +519,7 @@ static int add_lifetimes(struct pp *b, const struct report_view *v)
 		if (lt[0] < 0.5 && lt[1] < 0.5 && lt[2] < 0.5)
 			continue;
 		if ((ret = obj_labels(b, r, c, &obj, &type)) ||
-		    (ret = add_sample(b, c, OS_NONE - 1, 0, NULL, lt, obj, type)))
+		    (ret = add_sample(b, c, OS_NONE - 1, 0, NULL, lt, obj, type, 0)))
 			return ret;
 	}
 	return 0;
@@ -526,29 +543,45 @@ static int build(struct pp *b, const struct report_view *v)
 	b->key_type = str_new(b, "type");
 	if (b->key_object < 0 || b->key_type < 0)
 		return -ENOMEM;
+	if (p->analyses & OS_AN_PATHEST) {
+		b->key_path = str_new(b, "path");
+		b->key_est = str_new(b, "samples_estimated");
+		b->key_est_unit = str_new(b, "count");
+		b->path_site = str_new(b, "exact samples + estimated share");
+		b->path_class = str_new(b, "class only: path not known");
+		if (b->key_path < 0 || b->key_est < 0 || b->key_est_unit < 0 ||
+		    b->path_site < 0 || b->path_class < 0)
+			return -ENOMEM;
+	}
 	if ((ret = add_meta(b)))
 		return ret;
 	for (r = 0; r < v->nobjects; r++) {
 		const struct report_object *ro = &v->objects[r];
 		const struct os_context *c = &p->contexts[ro->context];
 		uint64_t rest = c->samples;
+		bool pe = (p->analyses & OS_AN_PATHEST) && c->pe.kind != OS_PATH_NONE;
+		double erest = c->samples_est;
 		int64_t obj, type;
 
-		if (!c->samples)
+		/* an estimated path may hold estimated samples only */
+		if (!c->samples && !(pe && c->samples_est >= 0.5))
 			continue;
 		if ((ret = obj_labels(b, r, c, &obj, &type)))
 			return ret;
 		for (i = 0; i < ro->naccesses; i++) {
 			const struct os_access *a = &p->accesses[v->accesses[ro->first_access + i]];
 
-			if (!a->samples)
+			if (!a->samples && !(pe && a->samples_est >= 0.5))
 				continue;
 			if ((ret = add_sample(b, c, a->stack, a->samples, a->metrics, NULL, obj,
-					      type)))
+					      type, a->samples_est)))
 				return ret;
 			rest -= a->samples < rest ? a->samples : rest;
+			erest -= a->samples_est;
 		}
-		if (rest && (ret = add_sample(b, c, OS_NONE, rest, NULL, NULL, obj, type)))
+		if ((rest || (pe && erest >= 0.5)) &&
+		    (ret = add_sample(b, c, OS_NONE, rest, NULL, NULL, obj, type,
+				      erest > 0 ? erest : 0)))
 			return ret;
 	}
 	if ((ret = add_lifetimes(b, v)))

@@ -275,15 +275,16 @@ static void print_header(const struct os_profile *p, bool verbose, FILE *out)
 		print_pids(m, out);
 	print_run(p, out);
 	if (!verbose) {
-		uint32_t notes = m->nnotes + (report_has_est(p) ? 1 : 0);
+		uint32_t notes = m->nnotes + (report_has_est(p) ? 1 : 0) +
+				 ((p->analyses & OS_AN_PATHEST) ? 1 : 0);
 
 		fprintf(out, "# samples:     %" PRIu64 " of %" PRIu64
 			     " attributed to objects (%.1f%%)",
 			c->samples_attributed, c->samples_total,
 			pct(c->samples_attributed, c->samples_total));
 		if (report_has_est(p))
-			fprintf(out, "; %.0f estimated (Horvitz-Thompson), which rank the objects",
-				p->est.samples_attributed);
+			fprintf(out, "; %.0f estimated (%s), which rank the objects",
+				p->est.samples_attributed, REPORT_EST_KIND(p));
 		fputc('\n', out);
 		print_lost(c, out);
 		fputs("# -v shows ", out);
@@ -304,13 +305,13 @@ static void print_header(const struct os_profile *p, bool verbose, FILE *out)
 			c->samples_java_heap, c->samples_java_attributed,
 			pct(c->samples_java_attributed, c->samples_java_heap));
 	if (report_has_est(p) && c->samples_java_heap)
-		fprintf(out, "#              estimated (Horvitz-Thompson): %.0f attributed to objects, "
+		fprintf(out, "#              estimated (%s): %.0f attributed to objects, "
 			     "%.0f to Java objects (%.1f%% of Java-heap samples)\n",
-			p->est.samples_attributed, p->est.samples_java_attributed,
+			REPORT_EST_KIND(p), p->est.samples_attributed, p->est.samples_java_attributed,
 			100.0 * p->est.samples_java_attributed / (double)c->samples_java_heap);
 	else if (report_has_est(p))
-		fprintf(out, "#              estimated (Horvitz-Thompson): %.0f attributed to objects\n",
-			p->est.samples_attributed);
+		fprintf(out, "#              estimated (%s): %.0f attributed to objects\n",
+			REPORT_EST_KIND(p), p->est.samples_attributed);
 	if (c->samples_total > c->samples_addressed)
 		fprintf(out, "# no address:  %" PRIu64 " no memory operand, %" PRIu64
 			     " address register overwritten, %" PRIu64 " undecodable\n",
@@ -341,6 +342,8 @@ static void print_header(const struct os_profile *p, bool verbose, FILE *out)
 	}
 	if (report_has_est(p))
 		fprintf(out, "# note:        %s\n", REPORT_EST_NOTE);
+	if (p->analyses & OS_AN_PATHEST)
+		fprintf(out, "# note:        %s\n", REPORT_PATHEST_NOTE);
 }
 
 /* Prints at most `max` frames of `stack`, then "... N more frames". */
@@ -775,6 +778,34 @@ static void print_numa_line(const struct os_profile *p, const struct os_context 
 	fputc('\n', out);
 }
 
+/* Estimated allocation paths (OS_AN_PATHEST): what is exact, what estimated. */
+static void print_path_line(const struct os_context *c, FILE *out)
+{
+	const struct os_pathest *e = &c->pe;
+
+	if (e->kind == OS_PATH_SITE)
+		fprintf(out,
+			"        path: %" PRIu64 " samples exact (objects seen allocated here), est. %.1f "
+			"shared from samples on objects of its class not seen at allocation "
+			"(evidence: %" PRIu64 " objects of the class seen allocated, at %" PRIu32
+			" site%s)\n",
+			c->samples, e->path_est, e->class_seen, e->class_sites,
+			e->class_sites == 1 ? "" : "s");
+	else if (e->kind == OS_PATH_CLASS && !e->class_sites)
+		fprintf(out,
+			"        path: not known: %" PRIu64 " samples on objects found by their header; "
+			"no object of this class was seen allocated\n",
+			c->samples);
+	else if (e->kind == OS_PATH_CLASS)
+		fprintf(out,
+			"        path: not known: %" PRIu64 " samples on objects found by their header, "
+			"%.1f of them shared out to the sites of the class (evidence: %" PRIu64
+			" objects of the class seen allocated, at %" PRIu32 " site%s), est. %.1f "
+			"kept here\n",
+			c->samples, -e->path_est, e->class_seen, e->class_sites,
+			e->class_sites == 1 ? "" : "s", c->samples_est);
+}
+
 static void print_object(const struct report_view *v, uint32_t rank, bool per_thread, FILE *out)
 {
 	const struct os_profile *p = v->p;
@@ -812,6 +843,8 @@ static void print_object(const struct report_view *v, uint32_t rank, bool per_th
 	}
 	print_text(*type ? type : "(unknown type)", out);
 	fputc('\n', out);
+	if (p->analyses & OS_AN_PATHEST)
+		print_path_line(c, out);
 	if (p->analyses & OS_AN_REPLICAS)
 		print_replica_line(c, out);
 	print_lifetime_line(p, ro->context, out);

@@ -71,6 +71,14 @@ enum os_rt_word {
 	OS_RT_WORD_SYNTHETIC = 3, /* a marker frame ("[allocated before attach ...]") */
 };
 
+/* Outermost frame word of the access paths of samples a runtime's GC
+ * threads took (thread_kind OS_THR_GC): the collector's own accesses
+ * (copying, marking) are access paths apart from the program's own. The
+ * collector adds it; an adapter whose thread_kind says OS_THR_GC names it
+ * (name_word, OS_RT_WORD_SYNTHETIC, OS_RT_GC_THREAD_NAME). */
+#define OS_RT_WORD_GC_THREAD 0x2000000000000100ULL
+#define OS_RT_GC_THREAD_NAME "[GC thread: the garbage collector's own access (copying, marking)]"
+
 struct os_runtime_ops {
 	const char *name;
 	/* Drain time: whether the runtime takes address space as, which sent

@@ -187,6 +187,30 @@ void os_attrib_event(struct os_attrib *a, const struct os_obj_event *ev)
 static uint32_t sample(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64_t sp,
 		       uint32_t access_node, uint32_t *acc);
 
+uint32_t os_attrib_acc(struct os_attrib *a, uint32_t ci, uint32_t access_node)
+{
+	uint64_t key = (uint64_t)ci << 32 | access_node, *slot;
+
+	slot = os_hmap_ref(&a->acc_map, key, UINT64_MAX);
+	if (!slot)
+		return OS_NONE;
+	if (*slot == UINT64_MAX) {
+		struct os_acc *n = os_grow32(a->acc, &a->acccap, (size_t)a->nacc + 1, sizeof(*n), 1024,
+					     UINT32_MAX);
+
+		if (!n) {
+			os_hmap_del(&a->acc_map, key);
+			return OS_NONE;
+		}
+		a->acc = n;
+		memset(&a->acc[a->nacc], 0, sizeof(a->acc[0]));
+		a->acc[a->nacc].ctx = ci;
+		a->acc[a->nacc].node = access_node;
+		*slot = a->nacc++;
+	}
+	return (uint32_t)*slot;
+}
+
 void os_attrib_sample(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64_t sp,
 		      uint32_t access_node)
 {
@@ -207,7 +231,8 @@ static uint32_t sample(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64
 		       uint32_t access_node, uint32_t *acc)
 {
 	struct os_aspace *as = os_tasks_get(a->tasks, asid);
-	uint64_t val, ci, key, *slot;
+	uint64_t val, ci;
+	uint32_t slot_i;
 	double w;
 	bool managed, opaque;
 
@@ -250,24 +275,11 @@ static uint32_t sample(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64
 	a->ctx[ci].est_samples += w;
 	if (access_node == OS_CCT_NONE)
 		return (uint32_t)ci;
-	key = ci << 32 | access_node;
-	slot = os_hmap_ref(&a->acc_map, key, UINT64_MAX);
-	if (!slot)
+	slot_i = os_attrib_acc(a, (uint32_t)ci, access_node);
+	if (slot_i == OS_NONE)
 		return (uint32_t)ci;
-	if (*slot == UINT64_MAX) {
-		struct os_acc *n = os_grow32(a->acc, &a->acccap, (size_t)a->nacc + 1, sizeof(*n), 1024,
-					     UINT32_MAX);
-
-		if (!n)
-			return (uint32_t)ci;
-		a->acc = n;
-		memset(&a->acc[a->nacc], 0, sizeof(a->acc[0]));
-		a->acc[a->nacc].ctx = (uint32_t)ci;
-		a->acc[a->nacc].node = access_node;
-		*slot = a->nacc++;
-	}
-	a->acc[*slot].samples++;
-	a->acc[*slot].est_samples += w;
-	*acc = (uint32_t)*slot;
+	a->acc[slot_i].samples++;
+	a->acc[slot_i].est_samples += w;
+	*acc = slot_i;
 	return (uint32_t)ci;
 }

@@ -99,6 +99,18 @@ struct os_ctx {
 	 * weight 1): allocations and bytes (runtime adapters with weighted
 	 * objects keep allocations/bytes = these rounded), samples. */
 	double est_allocations, est_bytes, est_samples;
+	/* Estimated allocation paths (issue 18, docs/JAVA.md "Samples on
+	 * objects not seen at allocation"): a runtime adapter that knows the
+	 * class of objects it did not see allocated gives their samples, held
+	 * by a class-only context, to the sites of that class. path_kind
+	 * OS_PATH_NONE: samples_est is est_samples (Horvitz-Thompson); else it
+	 * is samples + path_est (path_est < 0 for the class-only context: the
+	 * part given away). seen: objects seen at allocation; class_seen,
+	 * class_sites: the evidence of its class (sampled allocations, sites). */
+	uint32_t path_kind;
+	double path_est;
+	uint64_t seen, class_seen;
+	uint32_t class_sites;
 };
 
 struct os_acc {
@@ -107,6 +119,7 @@ struct os_acc {
 	uint64_t samples;
 	uint64_t metrics[OS_M_COUNT];
 	double est_samples;       /* sum of the weights of the objects sampled */
+	double path_est;          /* as os_ctx.path_est (its context's path_kind) */
 };
 
 struct os_attrib {
@@ -184,6 +197,9 @@ void os_attrib_event(struct os_attrib *a, const struct os_obj_event *ev);
  * the samples counts and the object's weight in the estimates. */
 void os_attrib_sample(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64_t sp,
 		      uint32_t access_node);
+/* The access entry (index of a->acc) of context ci and access path node,
+ * created empty on first use; OS_NONE on out of memory. */
+uint32_t os_attrib_acc(struct os_attrib *a, uint32_t ci, uint32_t access_node);
 /* Same; returns the context charged (OS_NONE: not attributed) and puts the
  * access entry (index of a->acc) in *acc, OS_NONE when the sample has no
  * access path (or no memory for its entry). */

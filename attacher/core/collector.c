@@ -649,6 +649,8 @@ static bool jit_thread(struct os_collector *c, struct os_thread_info *th)
 	th->kind_done = true;
 	th->kind_time = th->name_time;
 	th->jit = kind == OS_THR_JIT;
+	/* HotSpot's VM Thread runs the serial collections (and safepoint work) */
+	th->gc = kind == OS_THR_GC || (kind == OS_THR_VM && !strncmp(nm, "VM Thread", 9));
 	return th->jit;
 }
 
@@ -672,7 +674,7 @@ static void take_sample(struct os_collector *c, struct raw *w, const uint64_t *c
 	/* A JIT compiler thread touches the compiler's own arenas: JVM
 	 * internals. Counted (per thread, and in samples_jit), not decoded or
 	 * attributed, unless --jit-threads. */
-	if (th && !c->opts->jit_threads && jit_thread(c, th)) {
+	if (th && jit_thread(c, th) && !c->opts->jit_threads) {
 		c->samples_jit++;
 		return;
 	}
@@ -716,6 +718,9 @@ static void take_sample(struct os_collector *c, struct raw *w, const uint64_t *c
 	}
 	if (n >= OS_MAX_FRAMES)
 		c->paths_full++;
+	/* a GC thread's access (copying, marking): apart from the program's */
+	if (th && th->gc && n)
+		frames[n < OS_MAX_FRAMES ? n++ : n - 1] = OS_RT_WORD_GC_THREAD;
 	q = queue_push(c, s->time, Q_SAMPLE);
 	if (!q) {
 		c->lost++;

@@ -207,6 +207,31 @@ static void fill_counters(struct builder *b)
 	}
 }
 
+/* The ranking figure of a context: Horvitz-Thompson, or with estimated
+ * allocation paths its samples plus (or less) its estimated part. */
+static double ctx_est(const struct os_ctx *x)
+{
+	return x->path_kind == OS_PATH_NONE ? x->est_samples : (double)x->samples + x->path_est;
+}
+
+static double acc_est(const struct os_attrib *a, const struct os_acc *x)
+{
+	return a->ctx[x->ctx].path_kind == OS_PATH_NONE ? x->est_samples
+							: (double)x->samples + x->path_est;
+}
+
+static void add_pe(struct os_pathest *d, const struct os_ctx *x)
+{
+	if (x->path_kind > d->kind)
+		d->kind = x->path_kind;
+	d->path_est += x->path_est;
+	d->seen += x->seen;
+	if (x->class_seen > d->class_seen)
+		d->class_seen = x->class_seen;
+	if (x->class_sites > d->class_sites)
+		d->class_sites = x->class_sites;
+}
+
 struct os_profile *os_collector_profile(struct os_collector *c, const char *mode, int argc,
 					char *const argv[])
 {
@@ -223,13 +248,6 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 	os_hmap_init(&ctxs);
 	fill_meta(&b, mode, argc, argv);
 	fill_counters(&b);
-	/* weighted objects (Java hybrid / sampled): Horvitz-Thompson sample
-	 * estimates next to the counts (OS_SEC_ESTIMATES) */
-	if (c->attrib.weighted) {
-		b.p->analyses |= OS_AN_ESTIMATES;
-		b.p->est.samples_attributed = c->attrib.est_attributed;
-		b.p->est.samples_java_attributed = c->attrib.est_java_attributed;
-	}
 	if (c->sampler.ops == &os_sampler_soft_ops)
 		os_profile_add_note(b.p, "software sampler: data addresses decoded from the "
 					 "instruction before each task-clock sample");
@@ -263,6 +281,15 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 		c->attrib.rt->ops->before_symbolize(c->attrib.rt);
 	if (c->attrib.rt && c->attrib.rt->ops->notes)
 		c->attrib.rt->ops->notes(c->attrib.rt, b.p);
+	/* weighted objects (Java hybrid / sampled): Horvitz-Thompson sample
+	 * estimates next to the counts (OS_SEC_ESTIMATES); the runtime's notes
+	 * op may have shared class-only samples out to sites (os_ctx.path_kind:
+	 * estimated allocation paths, OS_SEC_PATHEST) */
+	if (c->attrib.weighted) {
+		b.p->analyses |= OS_AN_ESTIMATES;
+		b.p->est.samples_attributed = c->attrib.est_attributed;
+		b.p->est.samples_java_attributed = c->attrib.est_java_attributed;
+	}
 	ctxmap = calloc(c->attrib.nctx ? c->attrib.nctx : 1, sizeof(*ctxmap));
 	accmap = calloc(c->attrib.nacc ? c->attrib.nacc : 1, sizeof(*accmap));
 	if (!ctxmap || !accmap)
@@ -283,7 +310,8 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 			d->allocations += x->allocations;
 			d->bytes += x->bytes;
 			d->samples += x->samples;
-			d->samples_est += x->est_samples;
+			d->samples_est += ctx_est(x);
+			add_pe(&d->pe, x);
 			for (int m = 0; m < OS_M_COUNT; m++)
 				d->metrics[m] += x->metrics[m];
 			ctxmap[i] = (uint32_t)idx;
@@ -292,7 +320,10 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 		pc.allocations = x->allocations;
 		pc.bytes = x->bytes;
 		pc.samples = x->samples;
-		pc.samples_est = x->est_samples;
+		pc.samples_est = ctx_est(x);
+		add_pe(&pc.pe, x);
+		if (x->path_kind != OS_PATH_NONE)
+			b.p->analyses |= OS_AN_PATHEST;
 		memcpy(pc.metrics, x->metrics, sizeof(pc.metrics));
 		ctxmap[i] = os_profile_add_context(b.p, &pc);
 		if (pc.stack != OS_NONE)
@@ -307,13 +338,15 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 		if (os_hmap_get(&accs, key, &idx)) {
 			accmap[i] = (uint32_t)idx;
 			b.p->accesses[idx].samples += x->samples;
-			b.p->accesses[idx].samples_est += x->est_samples;
+			b.p->accesses[idx].samples_est += acc_est(&c->attrib, x);
+			b.p->accesses[idx].path_est += x->path_est;
 			for (int m = 0; m < OS_M_COUNT; m++)
 				b.p->accesses[idx].metrics[m] += x->metrics[m];
 		} else {
 			struct os_access pa = { .context = ctxmap[x->ctx], .stack = stack,
 						.samples = x->samples,
-						.samples_est = x->est_samples };
+						.samples_est = acc_est(&c->attrib, x),
+						.path_est = x->path_est };
 
 			memcpy(pa.metrics, x->metrics, sizeof(pa.metrics));
 			accmap[i] = os_profile_add_access(b.p, &pa);

@@ -19,6 +19,16 @@
   /* Horvitz-Thompson sample estimates (Java hybrid / sampled modes): objects
    * come ranked by them and share is of them; null without. */
   var hasEst = M.samples_attributed_estimated !== null && M.samples_attributed_estimated !== undefined;
+  /* estimated allocation paths (Java, docs/JAVA.md): which figures are exact */
+  var hasPaths = (R.objects || []).some(function (o) { return o.path; });
+  function pathText(o) {
+    var p = o.path;
+    if (!p) return 'exact';
+    if (p.kind === 'site')
+      return p.samples_exact + ' exact + est. ' + Math.round(p.samples_path_estimated) +
+        ' (class: ' + p.class_objects_seen + ' seen at ' + p.class_sites + ' sites)';
+    return 'class only, path not known (' + Math.round(-p.samples_path_estimated) + ' shared out)';
+  }
   var estAttributed = hasEst ? M.samples_attributed_estimated : attributed;
   function rankSamples(o) { return hasEst ? o.samples_estimated : o.samples; }
 
@@ -599,7 +609,9 @@
   var objectsTable = null, byLeaf = {};
   function drawAlloc() {
     var root = tree('all objects', objects.map(function (o) {
-      return { stack: o.alloc_stack, value: o.samples };
+      /* estimated paths: each sample on the path its estimate gives it */
+      return { stack: o.alloc_stack,
+               value: o.path ? Math.max(0, Math.round(o.samples_estimated * 100) / 100) : o.samples };
     }), inverted());
     allocChart = drawFlame($('alloc-flame'), root, inverted(), function (d) {
       /* Clicking the allocating frame of an object selects it too. */
@@ -620,7 +632,8 @@
   }
   function countObjects() {
     $('objects-count').textContent = num(listed().length) + ' of ' + num(R.objects_total) +
-      ', ranked by access samples' + (hasEst ? ' (Horvitz-Thompson estimates)' : '');
+      ', ranked by access samples' + (hasPaths ? ' (exact plus estimated allocation paths)'
+        : hasEst ? ' (Horvitz-Thompson estimates)' : '');
   }
   function search() {
     var shown, pool = listed();
@@ -644,6 +657,7 @@
       numCol('samples', function (o) { return o.samples; }),
       hasEst ? numCol('est. samples', function (o) { return o.samples_estimated; },
         function (v) { return num(Math.round(v)); }, '112px') : null,
+      hasPaths ? textCol('path', pathText, null, '14%') : null,
       numCol('allocations', function (o) { return o.allocations; }),
       numCol('bytes', function (o) { return o.bytes; }, bytes),
     ].concat(replicaCols(), [

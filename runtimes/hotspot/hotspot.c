@@ -74,6 +74,8 @@ static void jvm_free(struct hs_jvm *j)
 	os_hmap_destroy(&j->unnamed);
 	os_hmap_destroy(&j->pre);
 	free(j->prev);
+	free(j->prea);
+	free(j->pend);
 	os_hs_scan_destroy(&j->scan);
 	free(j->batch);
 	hs_gens_free(j);

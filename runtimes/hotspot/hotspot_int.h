@@ -46,8 +46,16 @@ struct hs_blob_ent {
 #define HS_WORD_BEFORE 0x2000000000000001ULL
 /* ... and of the objects smaller than --min-size found at a sample. */
 #define HS_WORD_SMALL 0x2000000000000002ULL
-#define HS_SMALL_NAME "[smaller than --min-size: not tracked, found at the sample]"
+#define HS_SMALL_NAME "[not seen at allocation: found at the sample, path estimated from its class]"
 #define HS_BEFORE_NAME "[allocated before attach (or not sampled at allocation)]"
+/* Why a Java-heap sample that no tracked object holds has no object
+ * ("Java heap, object not identified", hs_heap_miss). */
+enum { HS_UNID_GC = 0,      /* a collection began between the sample and the read */
+       HS_UNID_GC_RUNNING,  /* a collection ran when the header was to be read */
+       HS_UNID_NO_HEADER,   /* no plausible object header below the address */
+       HS_UNID_SKIPPED,     /* lookup not made (rate limit, page known empty) */
+       HS_UNID_NO_LOOKUP,   /* lookups off (ZGC, concurrent GC, vmStructs not read) */
+       HS_UNID_N };
 #define HS_BEFORE_MAX 50000        /* such objects added per collection */
 #define HS_MLS_MAX 262144 /* methods whose line tables are kept */
 #define HS_NMS_MAX 65536 /* nmethods kept; past it frames keep their pcs */
@@ -66,9 +74,10 @@ struct hs_map_issue {
 
 /* What was at a sampled address when the sample was read (launch mode). */
 struct hs_pre {
-	uint64_t klass;            /* 0: no object found */
+	uint64_t klass;            /* 0: no object found (why: HS_UNID_*) */
 	uint32_t size;
 	uint32_t total;            /* _total_collections then (no collection running) */
+	uint32_t why;
 };
 
 /* The generations of the heap (runtimes/hotspot/hotspot_gens.c). */
@@ -126,14 +135,23 @@ struct hs_jvm {
 	struct os_hs_scan scan;    /* objects found at sampled addresses */
 	uint64_t scan_gc;          /* samples not looked up: a collection was running */
 	uint32_t end_total;        /* _total_collections after the last GC end applied */
+	bool in_gc;                /* a GC begin applied, its end not yet */
 	/* launch mode: Java-heap samples no tracked object holds */
 	struct os_hmap pre;        /* sampled address -> index + 1 into prev (since the
 	                              last GC end applied) */
 	struct hs_pre *prev;       /* objects found when the samples were read */
-	size_t npre, cappre;
+	uint64_t *prea;            /* ... at these addresses */
+	size_t npre, cappre, capprea;
+	uint64_t *pend;            /* read while a collection ran: read again after it */
+	size_t npend, cappend;
 	uint64_t small_found;      /* on an object < --min-size: charged to its class */
 	uint64_t small_big;        /* on an untracked object >= --min-size (estimates) */
 	uint64_t small_gc;         /* not looked up: a collection since the sample */
+	uint64_t unid[HS_UNID_N];  /* Java-heap samples whose object was not identified */
+	/* estimated allocation paths (hotspot_paths.c): samples held by
+	 * class-only contexts, shared out of them; classes held, shared */
+	double pe_held, pe_shared;
+	uint64_t pe_classes, pe_classes_shared;
 	/* Java walks of access paths (hs_java_walk): the code heaps */
 	struct os_hsf_layout frames;  /* frames.ok: walks possible */
 	int64_t method_off;        /* interpreter frame's Method* slot, bytes from fp */
@@ -284,6 +302,16 @@ void hs_apply(struct os_runtime *rt, struct os_aspace *as, const struct os_obj_e
 /* hotspot_samples.c */
 void hs_sample_taken(struct os_runtime *rt, struct os_aspace *as, uint64_t addr);
 uint32_t hs_heap_miss(void *arg, struct os_aspace *as, uint64_t addr);
+/* Whether samples on objects not seen at allocation are looked up (their
+ * class read) in j. */
+bool hs_lookups_on(const struct hotspot *h, const struct hs_jvm *j);
+/* At the end of collection `total` applied: lookups read before it go. */
+void hs_pre_prune(struct hs_jvm *j, uint32_t total);
+
+/* hotspot_paths.c: the class-only contexts' samples shared out to the
+ * sites of their classes (os_ctx.path_kind); called before the profile is
+ * built, may be called again. */
+void hs_paths_estimate(struct hotspot *h);
 
 /* hotspot_frames.c */
 bool hs_nm_rd(void *arg, uint64_t addr, void *buf, size_t len);

@@ -269,6 +269,10 @@ enum os_rt_word hs_name_word(struct os_runtime *rt, uint32_t asid, uint64_t word
 		*name = HS_SMALL_NAME;
 		return OS_RT_WORD_SYNTHETIC;
 	}
+	if (word == OS_RT_WORD_GC_THREAD) {
+		*name = OS_RT_GC_THREAD_NAME;
+		return OS_RT_WORD_SYNTHETIC;
+	}
 	if (!klass && !method)
 		return OS_RT_WORD_UNKNOWN;
 	if (j && os_hmap_get(&j->names, method ? word & ~OS_FRAME_POS_MASK : word, &idx))

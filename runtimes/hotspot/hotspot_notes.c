@@ -44,9 +44,11 @@ void hs_notes(struct os_runtime *rt, struct os_profile *p)
 {
 	struct hotspot *h = hs_of(rt);
 
+	hs_paths_estimate(h); /* before the profile's contexts are built */
 	for (uint32_t i = 0; i < h->njvms; i++) {
 		struct hs_jvm *j = h->jvms[i];
 		const char *gc = j->have_info && j->info.gc[0] ? j->info.gc : "unknown";
+		uint64_t unid = 0;
 		struct hs_ng n;
 
 		if (j->map.issue) { /* its perf map was refused (hs_before_symbolize) */
@@ -125,6 +127,25 @@ void hs_notes(struct os_runtime *rt, struct os_profile *p)
 		}
 		if (!j->vm_ok)
 			ng_begin(p, "hotspot.no_vmstructs", 0);
+		for (int k = 0; k < HS_UNID_N; k++)
+			unid += j->unid[k];
+		if (unid) {
+			n = ng_begin(p, "hotspot.unidentified", j->pid);
+			ng_u64(n, "samples", unid);
+			ng_u64(n, "gc_since", j->unid[HS_UNID_GC]);
+			ng_u64(n, "during_gc", j->unid[HS_UNID_GC_RUNNING]);
+			ng_u64(n, "no_header", j->unid[HS_UNID_NO_HEADER]);
+			ng_u64(n, "skipped", j->unid[HS_UNID_SKIPPED]);
+			ng_u64(n, "no_lookup", j->unid[HS_UNID_NO_LOOKUP]);
+		}
+		if (j->pe_held > 0) {
+			n = ng_begin(p, "hotspot.paths", j->pid);
+			ng_f64(n, "held", j->pe_held);
+			ng_f64(n, "shared", j->pe_shared);
+			ng_u64(n, "classes", j->pe_classes);
+			ng_u64(n, "classes_shared", j->pe_classes_shared);
+			ng_u64(n, "attach", h->att.on);
+		}
 		if (!h->att.on && (j->small_found || j->small_big || j->small_gc)) {
 			n = ng_begin(p, "hotspot.small", j->pid);
 			ng_u64(n, "charged", j->small_found);
@@ -220,15 +241,17 @@ static int note_objects(struct hs_nr r, char *note, size_t len)
 
 		return snprintf(note, len,
 				"HotSpot pid %u (%s GC), hybrid objects: TLABs of %s%llu bytes%s; "
-				"objects >= %llu bytes are all seen, smaller ones >= min-size are "
+				"objects >= %llu bytes are all seen, smaller ones %s are "
 				"seen with probability %s and weighted by its inverse "
 				"(Horvitz-Thompson); %llu Java objects seen (%llu of them with a "
 				"weight above 1), estimated %.0f objects allocated; allocations and "
 				"bytes per object are estimates, and sample figures marked est. are "
-				"Horvitz-Thompson estimates (each sample counts its object's weight)%s",
+				"Horvitz-Thompson estimates (each sample counts its object's weight; "
+				"where allocation paths are estimated, see that note)%s",
 				pid, gc, dither ? "random size, mean " : "", t,
 				dither ? " (drawn from [T/2, 3T/2) at each refill)" : "",
 				dither ? t * 3 / 2 : t,
+				dither ? "of every size (below min-size too)" : ">= min-size",
 				dither ? "size / T up to T/2 (then rising to 1)" : "size / T",
 				nv_u(r, "objects"), nv_u(r, "weighted"), nv_f(r, "estimated"),
 				nv_u(r, "steered")
@@ -274,15 +297,49 @@ static int note_jit(struct hs_nr r, char *note, size_t len)
 			(unsigned)nv_u(r, "nmethods_cap"));
 }
 
+static int note_unidentified(struct hs_nr r, char *note, size_t len)
+{
+	return snprintf(note, len,
+			"HotSpot pid %u: Java heap, object not identified: %llu Java-heap "
+			"samples held by no tracked object and whose object could not be "
+			"read (%llu: a collection was running when its header was to be read; "
+			"%llu: a collection began between the sample and the read of its "
+			"header; %llu: no object header found below the address; "
+			"%llu: lookup skipped by the per-page negative cache or the rate cap; "
+			"%llu: no lookups in this JVM (ZGC, Shenandoah, vmStructs not read)); "
+			"counted, charged to no object",
+			(unsigned)nv_u(r, "pid"), nv_u(r, "samples"), nv_u(r, "during_gc"),
+			nv_u(r, "gc_since"), nv_u(r, "no_header"), nv_u(r, "skipped"), nv_u(r, "no_lookup"));
+}
+
+static int note_paths(struct hs_nr r, char *note, size_t len)
+{
+	double held = nv_f(r, "held"), shared = nv_f(r, "shared");
+
+	return snprintf(note, len,
+			"HotSpot pid %u: estimated allocation paths: %.0f Java-heap samples "
+			"fell on objects not seen at allocation (class read from the header, "
+			"%llu classes); %.0f of them (%.1f%%) were shared out to the sites of "
+			"their class (%llu classes) by the sampled allocations of those sites "
+			"(their access heat, per access path, and their bytes): those objects' "
+			"figures are \"estimated\"; %.0f stay with their class, path not known "
+			"(%s). Each sample counts once: sites are ranked by exact samples "
+			"plus their estimated share",
+			(unsigned)nv_u(r, "pid"), held, nv_u(r, "classes"), shared,
+			held > 0 ? 100.0 * shared / held : 0.0, nv_u(r, "classes_shared"),
+			held - shared,
+			nv_u(r, "attach") ? "no site of the class seen, or born before the attach"
+					  : "no site of the class seen allocating");
+}
+
 static int note_small(struct hs_nr r, char *note, size_t len)
 {
 	return snprintf(note, len,
 			"HotSpot pid %u: %llu Java-heap samples fell on objects smaller than "
-			"--min-size %llu (not tracked): each was found by reading the object "
-			"header at the sampled address and charged to the context of its "
-			"class marked \"" HS_SMALL_NAME "\" (class known, allocation path "
-			"not, allocations not counted); %llu fell on an untracked object of a "
-			"tracked size (left to the estimates), %llu were not looked up because "
+			"--min-size %llu and %llu on untracked objects of a tracked size (not "
+			"sampled at allocation): each object was found by reading its header "
+			"at the sampled address and its sample charged to its class, "
+			"\"" HS_SMALL_NAME "\"; %llu were not looked up because "
 			"a collection had begun since the sample (%llu heap lookups: %llu "
 			"found, %llu not found, %llu skipped by the per-page negative cache "
 			"or the %u/s cap; %.1f ms collector CPU)",
@@ -397,6 +454,10 @@ size_t os_hotspot_render_note(const struct os_profile *p, const struct os_note_c
 			     "classes and interpreted frames are unnamed");
 	else if (!strcmp(kind, "hotspot.small"))
 		n = note_small(r, note, sizeof(note));
+	else if (!strcmp(kind, "hotspot.unidentified"))
+		n = note_unidentified(r, note, sizeof(note));
+	else if (!strcmp(kind, "hotspot.paths"))
+		n = note_paths(r, note, sizeof(note));
 	else if (!strcmp(kind, "hotspot.attached"))
 		n = note_attached(r, note, sizeof(note));
 	else

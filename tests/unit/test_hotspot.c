@@ -14,6 +14,7 @@
 #include "attacher/core/attrib.h"
 #include "runtimes/hotspot/hotspot.h"
 #include "runtimes/hotspot/hotspot_gc.h"
+#include "runtimes/hotspot/hotspot_int.h"
 #include "runtimes/hotspot/hotspot_vm.h"
 
 static void check_class(const char *in, const char *want)
@@ -947,6 +948,87 @@ Test(hotspot, hybrid_weights_in_attribution)
 	os_attrib_sample(&a, as->id, base + 4096 + 64, 0, OS_CCT_NONE);
 	cr_expect_eq(a.ctx[1].samples, 5, "the dead weighted object was dropped");
 
+	hs_test_end(&a, &tasks, heap);
+}
+
+/* Estimated allocation paths (hotspot_paths.c): long[] from two sites,
+ * one sampled object each (weight 4); the first got 3 samples from access
+ * path X, the second 1 from Y. 20 samples on long[]s not seen at
+ * allocation are held by the class-only context: 15 read from X, 5 from
+ * Y. Each path's samples go where the evidence on that path points (with
+ * the class-level mix as a prior); each sample counts once. */
+Test(hotspot, estimated_paths_share_held_samples)
+{
+	struct os_tasks tasks;
+	struct os_attrib a;
+	struct os_jvm_info info;
+	uint64_t *heap = calloc(8192, 8), base = (uintptr_t)heap, kl = (uintptr_t)&k_long_arr;
+	uint64_t f1[1] = { 0x401000 }, f2[1] = { 0x402000 }, wx[1] = { 0x403000 },
+		 wy[1] = { 0x404000 };
+	struct hotspot *h;
+	struct hs_jvm *j;
+	struct os_aspace *as;
+	uint32_t hd, nx, ny, ax, ay;
+	double sum = 0, x1, y1;
+
+	hs_test_begin(&a, &tasks, heap);
+	a.min_size = 1024;
+	fill_info(&info, base, base + 8192 * 8);
+	info.mode = OS_JVM_MODE_HYBRID;
+	info.tlab_bytes = 16384;
+	feed(&a, mk_event(OS_EV_JVM, base, 8192 * 8, (uintptr_t)S, 0, &info, sizeof(info)));
+	feed(&a, mk_event(OS_EV_JALLOC, base, 4096, 16384, kl, f1, 8));
+	feed(&a, mk_event(OS_EV_JALLOC, base + 8192, 4096, 16384, kl, f2, 8));
+	cr_assert_eq(a.nctx, 2);
+	as = os_tasks_aspace(&tasks, (uint32_t)getpid());
+	cr_assert_not_null(as);
+	nx = os_attrib_path(&a, as->id, wx, 1);
+	ny = os_attrib_path(&a, as->id, wy, 1);
+	for (int i = 0; i < 3; i++)
+		os_attrib_sample(&a, as->id, base + 64, 0, nx);
+	os_attrib_sample(&a, as->id, base + 8192 + 64, 0, ny);
+	h = (struct hotspot *)a.rt;
+	j = hs_jvm_find(h, as->id);
+	cr_assert(hs_lookups_on(h, j), "vmStructs read, lookups on");
+	hd = hs_class_ctx(h, j, as, kl, HS_WORD_SMALL);
+	cr_assert_eq(hd, 2);
+	ax = os_attrib_acc(&a, hd, nx);
+	ay = os_attrib_acc(&a, hd, ny);
+	a.acc[ax].samples = 15;
+	a.acc[ay].samples = 5;
+	a.ctx[hd].samples = 20;
+	a.c.samples_attributed += 20;
+	a.c.samples_java_attributed += 20;
+	hs_paths_estimate(h);
+	cr_expect_eq(a.ctx[0].path_kind, OS_PATH_SITE);
+	cr_expect_eq(a.ctx[hd].path_kind, OS_PATH_CLASS);
+	cr_expect_float_eq(a.ctx[hd].path_est, -20, 1e-9, "launch mode: all held samples shared");
+	for (uint32_t i = 0; i < a.nctx; i++)
+		sum += (double)a.ctx[i].samples + a.ctx[i].path_est;
+	cr_expect_float_eq(sum, (double)a.c.samples_attributed, 1e-9, "one count per sample");
+	cr_expect_float_eq(a.est_attributed, (double)a.c.samples_attributed, 1e-9);
+	/* unseen samples H1 = 12 - 3 = 9, H2 = 4 - 1 = 3; unseen bytes equal;
+	 * evidence m = 4: r = 4 / 6; class shares q1 = 2/3 * 0.75 + 1/3 * 0.5
+	 * = 2/3, q2 = 1/3. Path X: evidence 3 samples at site 1 (r = 3/5):
+	 * 15 * (0.6 + 0.4 * 2/3) = 13 */
+	x1 = a.acc[ax].path_est;
+	cr_expect_float_eq(x1, -15, 1e-9);
+	{
+		uint64_t idx;
+
+		cr_assert(os_hmap_get(&a.acc_map, (uint64_t)0 << 32 | nx, &idx));
+		x1 = a.acc[idx].path_est;
+		cr_assert(os_hmap_get(&a.acc_map, (uint64_t)1 << 32 | ny, &idx));
+		y1 = a.acc[idx].path_est;
+	}
+	cr_expect_float_eq(x1, 13, 1e-9, "site 1's share of path X: %f", x1);
+	/* path Y: evidence 1 sample at site 2 (r = 1/3): 5 * (1/3 + 2/3 * 1/3) */
+	cr_expect_float_eq(y1, 5 * (1.0 / 3 + 2.0 / 9), 1e-9, "site 2, path Y: %f", y1);
+	cr_expect_float_eq(a.ctx[0].path_est + a.ctx[1].path_est, 20, 1e-9);
+	cr_expect_eq(a.ctx[0].class_seen, 2);
+	cr_expect_eq(a.ctx[0].class_sites, 2);
+	hs_paths_estimate(h); /* again: the same */
+	cr_expect_float_eq(a.ctx[hd].path_est, -20, 1e-9);
 	hs_test_end(&a, &tasks, heap);
 }
 

@@ -124,6 +124,15 @@ static struct os_profile *build_full(void)
 	p->est.samples_attributed = 310.5;
 	p->est.samples_java_attributed = 280.5;
 	p->analyses |= OS_AN_ESTIMATES;
+	/* estimated allocation paths (Java, section PATHEST): context 1 is a
+	 * class-only context that gave 12.5 samples to the site context 0 */
+	p->contexts[0].pe = (struct os_pathest){ .kind = OS_PATH_SITE, .class_sites = 2,
+						 .path_est = 12.5, .seen = 3, .class_seen = 40 };
+	p->contexts[1].pe = (struct os_pathest){ .kind = OS_PATH_CLASS, .class_sites = 2,
+						 .path_est = -12.5, .class_seen = 40 };
+	p->accesses[0].path_est = 10.25;
+	p->accesses[2].path_est = -10.25;
+	p->analyses |= OS_AN_PATHEST;
 	/* samples by thread and time bucket (version 2) */
 	p->slice_ms = 100;
 	cr_assert_eq(os_profile_add_slice(p, &(struct os_slice){ 0, 0, 0, 0, 50 }), 0);
@@ -607,7 +616,8 @@ Test(profile, replicas_section_optional_and_checked)
 
 	buf = full_bytes(&len);
 	cr_assert_eq(os_profile_read_mem(buf, len, &q, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(q->analyses, OS_AN_REPLICAS | OS_AN_ESTIMATES | OS_AN_SLICES);
+	cr_assert_eq(q->analyses,
+		     OS_AN_REPLICAS | OS_AN_ESTIMATES | OS_AN_SLICES | OS_AN_PATHEST);
 	cr_assert_eq(q->contexts[0].replica.full_differ_match, 1);
 	cr_assert_eq(q->contexts[0].replica.exact_objects, 64);
 	os_profile_free(q);
@@ -641,6 +651,33 @@ Test(profile, replicas_section_optional_and_checked)
 	reseal(buf, len);
 	cr_assert_eq(os_profile_read_mem(buf, len, &q, err, sizeof(err)), -EPROTO);
 	cr_assert(strstr(err, "REPLICAS") != NULL, "%s", err);
+	free(buf);
+}
+
+/* PATHEST (estimated allocation paths): records name existing contexts and
+ * a known kind; a reader without the section ranks by ESTIMATES alone. */
+Test(profile, pathest_section_checked)
+{
+	struct os_profile *q;
+	char err[256] = "";
+	size_t len, off;
+	uint8_t *buf = full_bytes(&len);
+
+	cr_assert_eq(os_profile_read_mem(buf, len, &q, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(q->contexts[1].pe.kind, OS_PATH_CLASS);
+	cr_assert_eq(q->contexts[1].pe.path_est, -12.5);
+	cr_assert_eq(q->accesses[2].path_est, -10.25);
+	os_profile_free(q);
+	off = find_section(buf, len, OS_SEC_PATHEST);
+	cr_assert_eq(le32_get(buf + off), 2, "contexts of a kind are written");
+	le32_put(buf + off + 12, 3); /* context 0: kind 3 is none */
+	reseal(buf, len);
+	cr_assert_eq(os_profile_read_mem(buf, len, &q, err, sizeof(err)), -EPROTO);
+	cr_assert(strstr(err, "PATHEST") != NULL, "%s", err);
+	le32_put(buf + off + 12, OS_PATH_SITE);
+	le32_put(buf + off + 8, 9); /* context 9 does not exist */
+	reseal(buf, len);
+	cr_assert_eq(os_profile_read_mem(buf, len, &q, err, sizeof(err)), -EPROTO);
 	free(buf);
 }
 
@@ -982,9 +1019,17 @@ Test(profile, merge_twice_doubles_counts)
 		cr_assert_eq(m->contexts[i].replica.exact_twins,
 			     2 * p->contexts[i].replica.exact_twins);
 	}
-	cr_assert_eq(m->analyses, OS_AN_REPLICAS | OS_AN_ESTIMATES | OS_AN_SLICES);
-	for (i = 0; i < p->ncontexts; i++)
+	cr_assert_eq(m->analyses,
+		     OS_AN_REPLICAS | OS_AN_ESTIMATES | OS_AN_SLICES | OS_AN_PATHEST);
+	for (i = 0; i < p->ncontexts; i++) {
 		cr_assert_eq(m->contexts[i].samples_est, 2 * p->contexts[i].samples_est);
+		cr_assert_eq(m->contexts[i].pe.path_est, 2 * p->contexts[i].pe.path_est);
+		cr_assert_eq(m->contexts[i].pe.seen, 2 * p->contexts[i].pe.seen);
+		cr_assert_eq(m->contexts[i].pe.kind, p->contexts[i].pe.kind);
+		cr_assert_eq(m->contexts[i].pe.class_sites, p->contexts[i].pe.class_sites);
+	}
+	for (i = 0; i < p->naccesses; i++)
+		cr_assert_eq(m->accesses[i].path_est, 2 * p->accesses[i].path_est);
 	cr_assert_eq(m->est.samples_attributed, 2 * p->est.samples_attributed);
 	cr_assert_eq(m->est.samples_java_attributed, 2 * p->est.samples_java_attributed);
 	for (i = 0; i < p->naccesses; i++) {
