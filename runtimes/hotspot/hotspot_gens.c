@@ -195,12 +195,16 @@ out:
 }
 
 /* G1: the generations read when collection `total`'s end was drained, for
- * hs_gen_of until the next; false when there are none. Older ones go. */
+ * hs_gen_of until the next; false when there are none. Older ones go.
+ * Selecting the same collection again keeps what was selected (the end of
+ * a collection asks twice: small objects' drop, then its report). */
 bool hs_gens_select(struct hs_jvm *j, uint32_t total)
 {
 	struct hs_gens *g = &j->gens;
 	unsigned k = 0, keep = 0;
 
+	if (g->cur.gen && g->cur.total == total)
+		return true;
 	free(g->cur.gen);
 	memset(&g->cur, 0, sizeof(g->cur));
 	for (k = 0; k < g->nsnap; k++) {
