@@ -119,7 +119,7 @@ $(PRELOAD_SO): $(PRELOAD_OBJ)
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -shared -Wl,-z,now -o $@ $^ $(PRELOAD_LIBS)
 
 # Fixtures: -O2 without frame pointers on purpose (libunwind must cope).
-$(BUILD)/fixtures/%: tests/fixtures/%.c tests/fixtures/xorshift.h $(DEPS_STAMP)
+$(BUILD)/fixtures/%: tests/fixtures/%.c $(wildcard tests/fixtures/*.h) $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  FIXTURE $@")
 	$(Q)$(CC) -O2 -g -fomit-frame-pointer -std=gnu11 $(WARN) -D_GNU_SOURCE -o $@ $< -lpthread -lm
