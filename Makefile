@@ -191,7 +191,7 @@ unit: $(BUILD)/test_unit $(BUILD)/test_nomalloc $(FIXTURES) $(PRELOAD_SO)
 	$(BUILD)/test_unit --jobs 1
 	$(BUILD)/test_nomalloc --jobs 1
 
-e2e: $(BUILD)/test_e2e all $(FIXTURES) $(JAVA_CLASSES)
+e2e: $(BUILD)/test_e2e all $(FIXTURES) $(REUSE_EXACT) $(JAVA_CLASSES)
 	$(BUILD)/test_e2e --jobs 1
 
 test: deps
