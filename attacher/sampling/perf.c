@@ -37,7 +37,8 @@ struct os_perf {
 	int *steer;              /* the sampling events (os_perf_steer), also in cpus[]/extra */
 	int nsteer, capsteer;
 	bool steer_on;
-	uint8_t scratch[65536];  /* records that wrap around the buffer end */
+	_Alignas(8) uint8_t scratch[65536]; /* records that wrap around the buffer end (8-aligned:
+					     * parsed in place) */
 	bool memory;             /* os_perf_open_memory: cpus[0] is an anonymous ring */
 	uint64_t chain[MAX_CHAIN];
 	bool hold;               /* os_perf_hold */
