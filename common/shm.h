@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #define OS_SHM_MAGIC 0x314d48534a424f53ULL /* "SOBJSHM1" little endian */
-#define OS_SHM_VERSION 3                      /* 2: slots_hwm, 3: rep[] */
+#define OS_SHM_VERSION 4                      /* 2: slots_hwm, 3: rep[], 4: rep_hash[] */
 #define OS_SHM_ENV "OBJSCOPE_SHM"           /* path of the shm file */
 #define OS_MAX_FRAMES 128                    /* frames per allocation path */
 #define OS_DEFAULT_SLOTS 512
@@ -178,6 +178,35 @@ struct os_rep_entry {
 };
 _Static_assert(sizeof(struct os_rep_entry) == 64, "one cache line");
 
+/* Hash of an object's content (the exact figure, docs/REPLICAS.md): the
+ * same function in the collector and in the target's free hook. Never
+ * 0 or UINT64_MAX. */
+static inline uint64_t os_rep_content_hash(const unsigned char *p, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL ^ n, w;
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		__builtin_memcpy(&w, p + i, 8);
+		w += i;
+		w ^= w >> 33;
+		w *= 0xff51afd7ed558ccdULL;
+		w ^= w >> 33;
+		w *= 0xc4ceb9fe1a85ec53ULL;
+		w ^= w >> 33;
+		h = (h ^ w) * 0x100000001b3ULL;
+		h ^= h >> 29;
+	}
+	for (; i < n; i++)
+		h = (h ^ p[i]) * 0x100000001b3ULL;
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
+	return h == UINT64_MAX || h == 0 ? h - 2 : h;
+}
+
 static inline int os_rep_filter_has(const _Atomic uint64_t *f, uint64_t key)
 {
 	unsigned b = (unsigned)(key >> 56);
@@ -223,7 +252,12 @@ struct os_shm_header {
 	_Atomic uint64_t rep_filter[4];
 	uint8_t pad0[24];
 	struct os_rep_entry rep[OS_REP_SLOTS];
-	uint8_t pad[4096 - 128 - OS_REP_SLOTS * 64];
+	/* rep_hash[i]: os_rep_content_hash of rep[i]'s object, taken by the
+	 * target's free hook when a HIT object dies before the collector read
+	 * it (written before `alive` drops to 0; 0: none). The collector clears
+	 * it when it frees the entry. */
+	_Atomic uint64_t rep_hash[OS_REP_SLOTS];
+	uint8_t pad[4096 - 128 - OS_REP_SLOTS * 64 - OS_REP_SLOTS * 8];
 };
 _Static_assert(sizeof(struct os_shm_header) == 4096, "shm header is one page");
 #define OS_SHM_HDR 4096

@@ -215,6 +215,29 @@ void osp_rep_alloc(struct osp_thread *t, uint64_t addr, uint64_t size, const uin
 	}
 }
 
+/* A hit object that dies before the collector read its content (a block
+ * freed within ~1 ms of its hit: churn): its content hashed here, on the
+ * freeing thread, before the block goes back to malloc, for the exact
+ * figure (common/shm.h rep_hash). Blocks above OSP_REP_HASH_MAX are left
+ * to the collector (counted there as freed unhashed). */
+#define OSP_REP_HASH_MAX 65536
+
+static void osp_rep_hash_dying(struct os_shm_header *h, unsigned i, uint64_t sg, uint64_t addr)
+{
+	struct os_rep_entry *e = &h->rep[i];
+	uint64_t hash, want;
+
+	if (!atomic_load_explicit(&e->alive, memory_order_acquire) || e->size == 0 ||
+	    e->size > OSP_REP_HASH_MAX)
+		return;
+	hash = os_rep_content_hash((const unsigned char *)(uintptr_t)addr, e->size);
+	atomic_store_explicit(&h->rep_hash[i], hash, memory_order_release);
+	if (osp_rep_load_sg(e) != sg) { /* the entry was reused meanwhile: not ours */
+		want = hash;
+		atomic_compare_exchange_strong(&h->rep_hash[i], &want, 0);
+	}
+}
+
 /* The object at addr dies (free, realloc's old block): not alive any more,
  * and an armed breakpoint on it no longer counts (the memory will hold
  * something else). Before the memory is given back. */
@@ -232,6 +255,8 @@ void osp_rep_dead(uint64_t addr, uint32_t pid)
 		if ((st != OS_REP_ARMED && st != OS_REP_HITTING && st != OS_REP_HIT) ||
 		    (addr && e->obj != addr) || (pid && e->pid != pid))
 			continue;
+		if (st == OS_REP_HIT && addr)
+			osp_rep_hash_dying(h, i, sg, addr);
 		atomic_store_explicit(&e->alive, 0, memory_order_release);
 		if (st == OS_REP_ARMED)
 			osp_rep_cas(e, sg, OS_REP_SG(sg >> 8, OS_REP_DEAD));

@@ -9,6 +9,7 @@
 #include "attacher/core/decode.h"
 #include "common/grow.h"
 #include "common/hashmap.h"
+#include "common/shm.h"
 
 #define HIT_BATCH 64
 #define EXPIRY_SLACK_NS 300000000ULL /* forget an unhit comparison this long after its age */
@@ -388,22 +389,6 @@ static bool read_obj(struct os_rep *r, pid_t pid, uint64_t lo, uint64_t hi, bool
 	return r->be.read(r->be.arg, pid, lo + skip, buf, *n) == (ssize_t)*n;
 }
 
-static uint64_t hash_bytes(const uint8_t *p, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ULL ^ n, w;
-	size_t i = 0;
-
-	for (; i + 8 <= n; i += 8) {
-		memcpy(&w, p + i, 8);
-		h = (h ^ os_hash64(w + i)) * 0x100000001b3ULL;
-		h ^= h >> 29;
-	}
-	for (; i < n; i++)
-		h = (h ^ p[i]) * 0x100000001b3ULL;
-	h = os_hash64(h);
-	return h == UINT64_MAX ? h - 1 : h;
-}
-
 /* ---- exact figure ---- */
 
 static uint64_t mask_of(unsigned len)
@@ -495,11 +480,11 @@ static void exact_offer(struct os_rep *r, struct ctxst *x, uint32_t ci, const st
 		r->st.exact_read_fail++;
 		return;
 	}
-	exact_store(r, x, j, s->lo, hash_bytes(r->buf1, n));
+	exact_store(r, x, j, s->lo, os_rep_content_hash(r->buf1, n));
 }
 
-void os_rep_exact_content(struct os_rep *r, uint32_t ctx, uint32_t asid, uint64_t lo,
-			  const void *buf, size_t n)
+void os_rep_exact_hashed(struct os_rep *r, uint32_t ctx, uint32_t asid, uint64_t lo,
+			 uint64_t hash)
 {
 	struct ctxst *x = ctx_get(r, ctx);
 	uint64_t j;
@@ -511,11 +496,15 @@ void os_rep_exact_content(struct os_rep *r, uint32_t ctx, uint32_t asid, uint64_
 		x->asid = asid;
 	}
 	x->tgt_exact = true;
-	/* a new object (allocated after its comparison was published): not
-	 * hashed by a sample yet; a sample of it later is not hashed again */
 	os_hmap_put(&r->exset, obj_key(asid, lo), ctx + 1ULL);
 	if (exact_slot(r, x, &j))
-		exact_store(r, x, j, lo, hash_bytes(buf, n));
+		exact_store(r, x, j, lo, hash);
+}
+
+void os_rep_exact_content(struct os_rep *r, uint32_t ctx, uint32_t asid, uint64_t lo,
+			  const void *buf, size_t n)
+{
+	os_rep_exact_hashed(r, ctx, asid, lo, os_rep_content_hash(buf, n));
 }
 
 void os_rep_set_slots(struct os_rep *r, unsigned n)

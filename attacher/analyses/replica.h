@@ -183,6 +183,10 @@ void os_rep_compared(struct os_rep *r, uint32_t ctx, uint64_t value, uint64_t v,
  * read while it was alive and in use: into the exact figure's reservoir. */
 void os_rep_exact_content(struct os_rep *r, uint32_t ctx, uint32_t asid, uint64_t lo,
 			  const void *buf, size_t n);
+/* The same, from the hash of that content (os_rep_content_hash), taken by
+ * the target's free hook when the object died before it was read. */
+void os_rep_exact_hashed(struct os_rep *r, uint32_t ctx, uint32_t asid, uint64_t lo,
+			 uint64_t hash);
 
 /* Raw counts of context ctx (zero when none). */
 void os_rep_counts(const struct os_rep *r, uint32_t ctx, struct os_replica *out);
@@ -218,6 +222,7 @@ struct os_rep_tgt_stats {
 	uint64_t left_in_flight; /* still being armed / hit when the collection stopped */
 	uint64_t exact_hashed; /* hit objects hashed for the exact figure */
 	uint64_t exact_dead;   /* ... not: freed (or moved) before the read ended */
+	uint64_t exact_at_free; /* ... hashed by the target's free hook instead (freed before the read) */
 	uint64_t exact_fail;   /* ... not: unreadable, or larger than 1 MiB */
 	int last_err;
 };

@@ -335,7 +335,8 @@ static void obs_notes(void *self, struct os_profile *p)
 			 "%llu still in flight at the end; %llu rounds with a context waiting for "
 			 "a free entry, %llu for the bound of 64 per second (and 100 ms per "
 			 "context); exact figure: %llu hit objects read alive (offered to its "
-			 "reservoir), %llu freed before the read ended, %llu unreadable or larger "
+			 "reservoir), %llu hashed by their free hook (freed before the read), "
+			 "%llu freed unhashed, %llu unreadable or larger "
 			 "than 1 MiB; %llu sampled objects freed before they could be hashed, "
 			 "%llu not hashed (their context's objects are hashed in the target)",
 			 (unsigned long long)ts.published, (unsigned long long)ts.hits,
@@ -344,7 +345,7 @@ static void obs_notes(void *self, struct os_profile *p)
 			 (unsigned long long)ts.enospc, (unsigned long long)ts.failed, ts.last_err,
 			 (unsigned long long)ts.left_in_flight, (unsigned long long)ts.table_full,
 			 (unsigned long long)ts.rate_bound, (unsigned long long)ts.exact_hashed,
-			 (unsigned long long)ts.exact_dead, (unsigned long long)ts.exact_fail,
+			 (unsigned long long)ts.exact_at_free, (unsigned long long)ts.exact_dead, (unsigned long long)ts.exact_fail,
 			 (unsigned long long)st.exact_dead, (unsigned long long)st.exact_by_target);
 		os_profile_add_note(p, note);
 	}

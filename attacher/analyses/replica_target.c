@@ -126,6 +126,7 @@ static void release(struct os_rep_tgt *t, unsigned i)
 	if (t->sh[i].ctx < t->nsite && t->site[t->sh[i].ctx].inflight)
 		t->site[t->sh[i].ctx].inflight--;
 	t->sh[i].used = false;
+	atomic_store_explicit(&t->h->rep_hash[i], 0, memory_order_relaxed);
 	atomic_store_explicit(&e->sg, OS_REP_SG(t->gen++, OS_REP_FREE), memory_order_release);
 	atomic_fetch_sub_explicit(&t->h->rep_live, 1, memory_order_release);
 }
@@ -136,6 +137,7 @@ static void exact(struct os_rep_tgt *t, struct os_rep *r, const struct shadow *s
 		  struct os_rep_entry *e, uint64_t sg)
 {
 	uint64_t skip = s->java ? JAVA_MARK : 0, n;
+	_Atomic uint64_t *at_free = &t->h->rep_hash[e - t->h->rep];
 
 	if (e->size <= skip || e->size > MAX_CONTENT) {
 		t->st.exact_fail++;
@@ -146,17 +148,28 @@ static void exact(struct os_rep_tgt *t, struct os_rep *r, const struct shadow *s
 		t->st.exact_fail++;
 		return;
 	}
-	if (os_remote_read((pid_t)e->pid, e->obj + skip, t->buf, n) != (ssize_t)n) {
-		t->st.exact_fail++;
+	if (atomic_load_explicit(&e->alive, memory_order_acquire) &&
+	    os_remote_read((pid_t)e->pid, e->obj + skip, t->buf, n) == (ssize_t)n &&
+	    atomic_load_explicit(&e->alive, memory_order_acquire) &&
+	    atomic_load_explicit(&e->sg, memory_order_acquire) == sg) {
+		os_rep_exact_content(r, s->ctx, s->asid, e->obj, t->buf, n);
+		t->st.exact_hashed++;
 		return;
 	}
-	if (!atomic_load_explicit(&e->alive, memory_order_acquire) ||
-	    atomic_load_explicit(&e->sg, memory_order_acquire) != sg) {
+	/* freed since the hit: its free hook hashed it before the free
+	 * (preload/replica.c osp_rep_dead; written before alive dropped) */
+	if (!atomic_load_explicit(&e->alive, memory_order_acquire)) {
+		uint64_t hash = atomic_load_explicit(at_free, memory_order_acquire);
+
+		if (hash && atomic_load_explicit(&e->sg, memory_order_acquire) == sg) {
+			os_rep_exact_hashed(r, s->ctx, s->asid, e->obj, hash);
+			t->st.exact_at_free++;
+			return;
+		}
 		t->st.exact_dead++;
 		return;
 	}
-	os_rep_exact_content(r, s->ctx, s->asid, e->obj, t->buf, n);
-	t->st.exact_hashed++;
+	t->st.exact_fail++;
 }
 
 /* The value a hit saw at off: the reference of the next comparison at off
