@@ -81,6 +81,23 @@ enum {
 #define OS_HS_FWD_MAX_BYTES 64
 enum { OS_HS_FWD_MOVED = 0, OS_HS_FWD_FULL = 1, OS_HS_FWD_UNREAD = 2, OS_HS_FWD_WORDS = 3 };
 
+/* G1: the generations of the heap's regions as the collection left them,
+ * read by the target's GC-end hook (runtimes/hotspot/target/
+ * hotspot_g1gens.c), after the OS_HS_FWD_WORDS in the GC_END record:
+ *   word 0  OS_HS_GENS_MAGIC | shift << 8 (log2 of the region size)
+ *   word 1  the address of region 0 (bias << shift)
+ *   word 2  regions
+ *   then 4 bits per region, OS_HS_GENS_PER_WORD to a word, low bits first:
+ *   OS_HS_GENS_{UNKNOWN,FREE,YOUNG,OLD,HUGE}.
+ * Absent (GC_END with OS_HS_FWD_WORDS words only) when not G1, not read or
+ * more regions than the record holds: the collector reads the table then. */
+#define OS_HS_GENS_MAGIC 0x47ULL /* 'G' */
+#define OS_HS_GENS_HDR 3
+#define OS_HS_GENS_PER_WORD 16
+#define OS_HS_GENS_MAX_REGIONS 16000u
+enum { OS_HS_GENS_UNKNOWN = 0, OS_HS_GENS_FREE = 1, OS_HS_GENS_YOUNG = 2, OS_HS_GENS_OLD = 3,
+       OS_HS_GENS_HUGE = 4 };
+
 #define OS_JVM_INFO_WORDS ((sizeof(struct os_jvm_info) + 7) / 8)
 
 /* Environment variable the collector sets for the preload: "exact", "hybrid"

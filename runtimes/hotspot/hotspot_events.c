@@ -122,7 +122,11 @@ bool hs_prepare(struct os_runtime *rt, struct os_aspace *as, const struct os_eve
 	if (ev->type == OS_EV_GC_BEGIN || ev->type == OS_EV_GC_END)
 		hs_blobs_flush(j); /* code is unloaded at collections */
 	if (ev->type == OS_EV_GC_END && h->a->collected && j->vm_ok)
-		hs_gens_drained(h, j, (uint32_t)ev->aux); /* G1: the regions' generations now */
+		/* G1: the regions' generations, as the target read them at the
+		 * end (after the small objects' counts), or read now */
+		hs_gens_drained(h, j, (uint32_t)ev->aux,
+				ev->nframes > OS_HS_FWD_WORDS ? ev->frames + OS_HS_FWD_WORDS : NULL,
+				ev->nframes > OS_HS_FWD_WORDS ? ev->nframes - OS_HS_FWD_WORDS : 0);
 	switch (ev->type) {
 	case OS_EV_JVM:
 		prepare_jvm(h, j, ev);

@@ -100,7 +100,58 @@ void hs_gens_load(struct hotspot *h, struct hs_jvm *j)
 /* G1: every region's generation now, read while the target runs (when the
  * collection's end is drained: applied in time order later, the JVM may be
  * gone by then). */
-void hs_gens_drained(struct hotspot *h, struct hs_jvm *j, uint32_t total)
+/* Keeps snapshot sn (its gen array taken). */
+static void snap_keep(struct hs_gens *g, struct hs_gsnap *sn)
+{
+	if (g->nsnap == HS_GSNAPS) { /* the oldest goes: its end was never applied */
+		free(g->snap[0].gen);
+		memmove(g->snap, g->snap + 1, (HS_GSNAPS - 1) * sizeof(g->snap[0]));
+		g->nsnap--;
+	}
+	g->snap[g->nsnap++] = *sn;
+	sn->gen = NULL;
+}
+
+/* The generations the target read at the collection's end (hotspot_abi.h
+ * OS_HS_GENS_*): exact whatever the collector's delay (lag 0). False when
+ * w holds none. */
+static bool snap_from_target(struct hs_gens *g, uint32_t total, const uint64_t *w, uint32_t nw)
+{
+	static const uint8_t map[] = { [OS_HS_GENS_UNKNOWN] = OS_GEN_UNKNOWN,
+				       [OS_HS_GENS_FREE] = OS_GEN_FREE,
+				       [OS_HS_GENS_YOUNG] = OS_GEN_YOUNG,
+				       [OS_HS_GENS_OLD] = OS_GEN_OLD,
+				       [OS_HS_GENS_HUGE] = OS_GEN_OLD_DIRECT };
+	struct hs_gsnap sn = { .total = total };
+	uint64_t n, shift;
+
+	if (!w || nw < OS_HS_GENS_HDR || (w[0] & 0xff) != OS_HS_GENS_MAGIC)
+		return false;
+	shift = (w[0] >> 8) & 0xff;
+	n = w[2];
+	if (shift < 16 || shift >= 40 || !n || n > OS_HS_GENS_MAX_REGIONS ||
+	    nw < OS_HS_GENS_HDR + (n + OS_HS_GENS_PER_WORD - 1) / OS_HS_GENS_PER_WORD)
+		return false;
+	sn.gen = malloc(n);
+	if (!sn.gen)
+		return false;
+	for (uint64_t r = 0; r < n; r++) {
+		unsigned v = (unsigned)(w[OS_HS_GENS_HDR + r / OS_HS_GENS_PER_WORD] >>
+					(4 * (r % OS_HS_GENS_PER_WORD))) & 0xf;
+
+		sn.gen[r] = v < sizeof(map) ? map[v] : OS_GEN_UNKNOWN;
+	}
+	sn.lo = w[1];
+	sn.shift = (uint32_t)shift;
+	sn.n = n;
+	sn.lag = 0;
+	snap_keep(g, &sn);
+	g->g1_in_target++;
+	return true;
+}
+
+void hs_gens_drained(struct hotspot *h, struct hs_jvm *j, uint32_t total, const uint64_t *w,
+		     uint32_t nw)
 {
 	struct hs_gens *g = &j->gens;
 	uint64_t t = 0, base = 0, len = 0, bias = 0, heap, *addrs = NULL;
@@ -108,8 +159,10 @@ void hs_gens_drained(struct hotspot *h, struct hs_jvm *j, uint32_t total)
 	bool *ok = NULL;
 	int32_t sh = 0;
 
-	if (g->kind != HS_GENS_G1 || !(heap = heap_obj(h, j)))
+	if (g->kind != HS_GENS_G1 || snap_from_target(g, total, w, nw) ||
+	    !(heap = heap_obj(h, j)))
 		return;
+	g->g1_read_late++;
 	/* _hrm is the manager itself in some JDKs, a pointer to it in others
 	 * (JDK 12-17): the table whose fields make sense */
 	for (int k = 0; k < 2; k++) {
@@ -167,11 +220,6 @@ void hs_gens_drained(struct hotspot *h, struct hs_jvm *j, uint32_t total)
 	sn.lo = bias << (uint32_t)sh;
 	sn.shift = (uint32_t)sh;
 	sn.n = len;
-	if (g->nsnap == HS_GSNAPS) { /* the oldest goes: its end was never applied */
-		free(g->snap[0].gen);
-		memmove(g->snap, g->snap + 1, (HS_GSNAPS - 1) * sizeof(g->snap[0]));
-		g->nsnap--;
-	}
 	/* read after later collections began: one later collection frees the
 	 * regions of this one's survivors (young regions are all collected)
 	 * and reuses them as young regions (G1 takes young regions from one
@@ -186,8 +234,7 @@ void hs_gens_drained(struct hotspot *h, struct hs_jvm *j, uint32_t total)
 		else
 			sn.lag = (now - total) + active;
 	}
-	g->snap[g->nsnap++] = sn;
-	sn.gen = NULL;
+	snap_keep(g, &sn);
 out:
 	free(sn.gen);
 	free(addrs);

@@ -104,6 +104,8 @@ struct hs_gens {
 	uint64_t *g1_words;        /* scratch for the reads */
 	uint64_t g1_cap;
 	uint64_t g1_failed;        /* ends whose table could not be read */
+	uint64_t g1_in_target;     /* ends whose generations the target read (GC_END words) */
+	uint64_t g1_read_late;     /* ends whose table the collector read when drained */
 	struct hs_gsnap snap[HS_GSNAPS];
 	unsigned nsnap;
 	struct hs_gsnap cur;       /* the one of the end being applied */
@@ -290,7 +292,8 @@ uint32_t hs_class_ctx(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as,
 uint32_t hs_before_ctx(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as,
 		    uint64_t klass);
 void hs_gens_load(struct hotspot *h, struct hs_jvm *j);
-void hs_gens_drained(struct hotspot *h, struct hs_jvm *j, uint32_t total);
+void hs_gens_drained(struct hotspot *h, struct hs_jvm *j, uint32_t total, const uint64_t *w,
+		     uint32_t nw);
 bool hs_gens_select(struct hs_jvm *j, uint32_t total);
 /* enum os_gen (attrib.h) of addr as the last collection left it: of an
  * object it did not move (hs_gen_of), of where it moved one (_dest) */

@@ -78,6 +78,9 @@ void hs_notes(struct os_runtime *rt, struct os_profile *p)
 		ng_u64(n, "small_unread", j->fwd[OS_HS_FWD_UNREAD]);
 		ng_u64(n, "dropped", j->dropped);
 		ng_u64(n, "checked", j->checked);
+		ng_u64(n, "g1_in_target", j->gens.g1_in_target);
+		ng_u64(n, "g1_read_late", j->gens.g1_read_late);
+		ng_u64(n, "g1_failed", j->gens.g1_failed);
 		if (j->info.flags & (OS_JVM_F_ZGC | OS_JVM_F_CONCURRENT)) {
 			n = ng_begin(p, "hotspot.concurrent_gc", j->pid);
 			ng_str(n, "gc", gc);
@@ -394,10 +397,22 @@ static const char *small_moves_note(struct hs_nr r, char *buf, size_t len)
 	return buf;
 }
 
+static const char *g1_gens_note(struct hs_nr r, char *buf, size_t len)
+{
+	if (!nv_u(r, "g1_in_target") && !nv_u(r, "g1_read_late") && !nv_u(r, "g1_failed"))
+		return "";
+	snprintf(buf, len,
+		 "; G1 region types: read by the target at %llu collection ends, by objscope "
+		 "when it drained %llu others (regions retyped by a later collection make "
+		 "promotions uncertain there), unreadable at %llu",
+		 nv_u(r, "g1_in_target"), nv_u(r, "g1_read_late"), nv_u(r, "g1_failed"));
+	return buf;
+}
+
 size_t os_hotspot_render_note(const struct os_profile *p, const struct os_note_counters *g,
 			      char *buf, size_t len)
 {
-	char small[256];
+	char small[256], g1[256];
 	struct hs_nr r = { p, g };
 	const char *kind = g->kind < p->nstrings ? p->strings[g->kind] : "";
 	char note[1024]; /* the notes were made in such a buffer: as long as before */
@@ -421,10 +436,10 @@ size_t os_hotspot_render_note(const struct os_profile *p, const struct os_note_c
 			     "HotSpot pid %u: %llu collections, %llu object moves applied (%llu not "
 			     "delivered by the target), %llu dead objects dropped after collections "
 			     "(checked at %llu of them; an object replaced by one of the same class "
-			     "at the same address is kept)%s",
+			     "at the same address is kept)%s%s",
 			     (unsigned)nv_u(r, "pid"), nv_u(r, "collections"), nv_u(r, "moves"),
 			     nv_u(r, "moves_lost"), nv_u(r, "dropped"), nv_u(r, "checked"),
-			     small_moves_note(r, small, sizeof(small)));
+			     small_moves_note(r, small, sizeof(small)), g1_gens_note(r, g1, sizeof(g1)));
 	else if (!strcmp(kind, "hotspot.concurrent_gc"))
 		n = snprintf(note, sizeof(note),
 			     "HotSpot pid %u: %s GC moves objects concurrently: attribution "

@@ -315,6 +315,9 @@ static uint64_t hs_total_collections(const void *heap)
  * own sequence number (1, 2, ...: Shenandoah leaves _total_collections 0).
  * GC_END also carries size = moves flushed by this end, and addr = moves
  * that could not be delivered so far (cumulative). */
+static uint64_t hs_end_words[OS_EVENT_MAX_FRAMES]; /* GC_END's payload */
+static int hs_end_busy;
+
 static void hs_gc_event(const void *heap, uint16_t type)
 {
 	struct osp_thread *t = osp_enter();
@@ -328,12 +331,25 @@ static void hs_gc_event(const void *heap, uint16_t type)
 		osp_rep_dead(0, t->pid); /* objects move: in-target replica watches end */
 		osp_hs_emit(t, type, 0, 0, hs_total_collections(heap), seq, NULL, 0);
 	} else {
+		uint32_t n = OS_HS_FWD_WORDS;
+
 		seq = __atomic_load_n(&hs_gc_seq, __ATOMIC_RELAXED);
 		osp_hs_moves_flush_all(t, seq, &flushed, &lost);
 		osp_hs_fwd_collect(t, seq, &flushed);
-		osp_hs_fwd_stats(fwd);
-		osp_hs_emit(t, type, osp_hs_moves_lost(), flushed, hs_total_collections(heap), seq,
-			    fwd, OS_HS_FWD_WORDS);
+		/* one collection ends at a time (the VM thread); the flag only
+		 * keeps a surprise out of the shared buffer */
+		if (!__atomic_exchange_n(&hs_end_busy, 1, __ATOMIC_ACQUIRE)) {
+			osp_hs_fwd_stats(hs_end_words);
+			n += osp_hs_g1gens(heap, hs_end_words + OS_HS_FWD_WORDS,
+					   OS_EVENT_MAX_FRAMES - OS_HS_FWD_WORDS);
+			osp_hs_emit(t, type, osp_hs_moves_lost(), flushed,
+				    hs_total_collections(heap), seq, hs_end_words, n);
+			__atomic_store_n(&hs_end_busy, 0, __ATOMIC_RELEASE);
+		} else {
+			osp_hs_fwd_stats(fwd);
+			osp_hs_emit(t, type, osp_hs_moves_lost(), flushed,
+				    hs_total_collections(heap), seq, fwd, OS_HS_FWD_WORDS);
+		}
 	}
 	osp_leave(t);
 }
@@ -651,6 +667,7 @@ static void hs_jvm_up(int attach)
 			info.flags |= OS_JVM_F_TLAB_DITHER;
 		}
 	}
+	osp_hs_g1gens_setup(&v, info.gc);
 	osp_hs.heap_lo = info.heap_start;
 	osp_hs.heap_hi = info.heap_end;
 	osp_hs.fwd_marks = !(info.flags & (OS_JVM_F_ZGC | OS_JVM_F_CONCURRENT)) &&

@@ -70,6 +70,15 @@ void osp_hs_tlab_refilled(void *thread, const void *obj);
  * TLAB's measured length. */
 void osp_hs_tlab_outside(void *thread, size_t bytes);
 
+/* ---- hotspot_g1gens.c ---- */
+
+struct osp_vms;
+/* At the JVM's start: G1's region table offsets (gc: os_jvm_info.gc). */
+void osp_hs_g1gens_setup(const struct osp_vms *v, const char *gc);
+/* At a collection's end: the regions' generations as OS_HS_GENS words
+ * (hotspot_abi.h) into w[0, max); the number written, 0 when none. */
+uint32_t osp_hs_g1gens(const void *heap, uint64_t *w, uint32_t max);
+
 /* ---- hotspot_walk.c ---- */
 
 /* Allocation path of the calling thread, leaf first, starting at `caller`
