@@ -109,9 +109,16 @@ static uint32_t hs_mode = OS_JVM_MODE_EXACT;
 static uint64_t hs_tlab = OS_JAVA_TLAB_DEFAULT; /* hybrid: requested TLAB size T */
 static uint64_t hs_gc_seq;   /* GC begin hooks seen */
 
+void (*osp_hs_pre_emit)(struct osp_thread *t, uint16_t type, uint64_t aux2);
+
 int osp_hs_emit(struct osp_thread *t, uint16_t type, uint64_t addr, uint64_t size, uint64_t aux,
 		uint64_t aux2, const uint64_t *words, uint32_t n)
 {
+	void (*pre)(struct osp_thread *, uint16_t, uint64_t) =
+		__atomic_load_n(&osp_hs_pre_emit, __ATOMIC_ACQUIRE);
+
+	if (pre)
+		pre(t, type, aux2);
 	return osp_record_words(t, type, addr, size, aux, aux2, words, n);
 }
 

@@ -59,6 +59,13 @@ extern struct osp_hs_state osp_hs;
  * Returns 0, or -ENOSPC when the ring is full or no slot is free (counted). */
 int osp_hs_emit(struct osp_thread *t, uint16_t type, uint64_t addr, uint64_t size, uint64_t aux,
 		uint64_t aux2, const uint64_t *words, uint32_t n);
+/* Set by an adapter built on this one (runtimes/zero/target/): called by
+ * osp_hs_emit before each event, so that the adapter's own first event
+ * (its hello) leads every ring that carries HotSpot events of the JVM
+ * (a GC thread's GC_BEGIN drained before any Java thread's hello let the
+ * HotSpot adapter claim a Zero JVM). The adapter's own events pass through
+ * it too: it must not emit again for them. */
+extern void (*osp_hs_pre_emit)(struct osp_thread *t, uint16_t type, uint64_t aux2);
 
 /* Hybrid mode (OS_JVM_F_TLAB_DITHER): thread (a JavaThread*) just made a
  * new TLAB that starts with obj: the size of its next TLAB is drawn

@@ -88,6 +88,24 @@ static int zt_hello(struct osp_thread *t, uint64_t mismatch)
 			   OS_ZERO_HELLO_WORDS + 2 * zt.nranges);
 }
 
+/* Before any event of this thread in a Zero JVM (osp_hs_pre_emit: GC
+ * events of the VM thread, the JVM's announcement, moves): the hello
+ * first, once per session, so that whichever ring the collector drains
+ * first names the JVM Zero's. */
+static void zt_pre_emit(struct osp_thread *t, uint16_t type, uint64_t aux2)
+{
+	if (type == OS_EV_JVM && aux2 == OS_ZERO_HELLO)
+		return; /* the hello itself */
+	if (zt_said_to != osp_hdr->collector_pid)
+		zt_said = 0;
+	if (zt_said)
+		return;
+	if (zt_hello(t, __atomic_load_n(&zt_mismatch, __ATOMIC_RELAXED)) == 0) {
+		zt_said = 1;
+		zt_said_to = osp_hdr->collector_pid;
+	}
+}
+
 /* ---- the allocation hook (any Java thread) ----------------------------- */
 
 /* Reads for zero_frames.h: the frames were bounded by the walk, metadata
@@ -385,6 +403,7 @@ static void zt_loaded(void *handle)
 	__atomic_store_n(&zt.done, 1, __ATOMIC_RELEASE);
 	if (zt_find(handle, want)) {
 		zt_is_zero = 1;
+		__atomic_store_n(&osp_hs_pre_emit, zt_pre_emit, __ATOMIC_RELEASE);
 		if (osp_detour_init(&mem) == 0 &&
 		    osp_detour_install((void *)want[ZT_ALLOCATE].addr, want[ZT_ALLOCATE].size,
 				       (void *)zt_allocate, (void **)&zt_orig) == 0) {
@@ -454,6 +473,7 @@ static int zt_attach_prepare(struct os_rt_plan *plan)
 		return 0;
 	zt_said = 1;
 	zt_said_to = osp_hdr->collector_pid;
+	__atomic_store_n(&osp_hs_pre_emit, zt_pre_emit, __ATOMIC_RELEASE);
 	/* the HotSpot adapter: its detours prepared, the JVM announced */
 	if (osp_hs_attach.prepare(plan) != 1)
 		return 0;
