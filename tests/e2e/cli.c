@@ -144,6 +144,8 @@ Test(e2e_cli, bad_numbers_are_refused_before_the_command_runs)
 	refused("record", OPTS("--ring-kb", "100"), "--ring-kb must be a power of two");
 	refused("record", OPTS("--threads", "0"), "for --threads");
 	refused("record", OPTS("--java-tlab", "100"), "for --java-tlab");
+	/* JDK 17 refuses TLABSize below MinTLABSize (2048): refused before the run */
+	refused("record", OPTS("--java-tlab", "1024"), "for --java-tlab");
 	refused("record", OPTS("--call-graph", "dwarf,12"), "multiple of 8");
 	refused("record", OPTS("--call-graph", "lbr"), "--call-graph takes");
 	refused("record", OPTS("--java-objects", "all"), "--java-objects takes");

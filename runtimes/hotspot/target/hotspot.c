@@ -741,6 +741,10 @@ static int hs_options(char bufs[][48], char **opts, bool perf_map)
 	/* hybrid: T = max(requested, min_size, floor); exact: T = max(min_size, floor) */
 	if (hs_mode == OS_JVM_MODE_HYBRID && hs_tlab > tlab)
 		tlab = (size_t)hs_tlab;
+	/* hybrid keeps the JVM's MinTLABSize (2048 on JDK 17), which TLABSize
+	 * must not be below: the CLI's floor (4096), whatever the environment */
+	if (hs_mode == OS_JVM_MODE_HYBRID && tlab < 4096)
+		tlab = 4096;
 
 	/* Java frames in JIT code are walked by their code blobs' frame sizes
 	 * (runtimes/hotspot/hs_frames.h) when this libjvm's vmStructs export what that
