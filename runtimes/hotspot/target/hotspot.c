@@ -349,6 +349,11 @@ static void hs_gc_event(const void *heap, uint16_t type)
 			osp_hs_fwd_stats(hs_end_words);
 			n += osp_hs_g1gens(heap, hs_end_words + OS_HS_FWD_WORDS,
 					   OS_EVENT_MAX_FRAMES - OS_HS_FWD_WORDS);
+			/* a record too long for a small ring (--ring-kb 16): the
+			 * end without the generations (the collector reads the
+			 * table then), never no end */
+			if (os_event_len(n) > osp_hdr->ring_bytes / 2)
+				n = OS_HS_FWD_WORDS;
 			osp_hs_emit(t, type, osp_hs_moves_lost(), flushed,
 				    hs_total_collections(heap), seq, hs_end_words, n);
 			__atomic_store_n(&hs_end_busy, 0, __ATOMIC_RELEASE);
