@@ -71,6 +71,7 @@ static void jvm_free(struct hs_jvm *j)
 {
 	os_hs_vm_free(&j->vm);
 	os_hmap_destroy(&j->names);
+	os_hmap_destroy(&j->paths);
 	os_hmap_destroy(&j->unnamed);
 	os_hmap_destroy(&j->pre);
 	free(j->prev);

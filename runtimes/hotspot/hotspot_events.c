@@ -48,19 +48,50 @@ static void prepare_jvm(struct hotspot *h, struct hs_jvm *j, const struct os_eve
 }
 
 /* OS_EV_JALLOC: the path is interned with the class word innermost. */
+#define HS_PATHS_MAX (1u << 18) /* expanded paths remembered at most (then emptied) */
+
+/* Key of an allocation's raw path: its class and frames, as sent. */
+static uint64_t path_key(uint64_t klass, const uint64_t *frames, uint32_t n)
+{
+	uint64_t h = os_hash64(klass ^ ((uint64_t)n << 56));
+
+	for (uint32_t i = 0; i < n; i++)
+		h = os_hash64(h ^ frames[i]) + i;
+	return h == UINT64_MAX ? h - 1 : h;
+}
+
 static bool prepare_alloc(struct hotspot *h, struct hs_jvm *j, const struct os_event *ev,
 			  struct os_obj_event *oe)
 {
-	uint64_t buf[OS_MAX_FRAMES];
+	uint64_t buf[OS_MAX_FRAMES], key, node;
 	uint32_t n = ev->nframes < OS_MAX_FRAMES - 1 ? ev->nframes : OS_MAX_FRAMES - 1;
 	uint64_t klass = ev->aux2 & OS_HS_WORD_MASK;
 
 	if (!ev->size)
 		return false;
-	buf[0] = OS_HS_TAG_KLASS | klass;
-	n = hs_expand_path(h, j, ev->frames, n, buf + 1, OS_MAX_FRAMES - 1);
 	if (j->vm_ok && j->vm.lay.compressed_klass < 0)
 		os_hs_learn_header(&j->vm, &h->mem, j->pid, ev->addr, klass);
+	/* The same raw path as an allocation before, with no code unloaded
+	 * or replaced since (code_epoch): the same context, without expanding
+	 * and naming its frames again (most of the collector's time on javac) */
+	if (os_now_ns() - j->blobs_since > HS_BLOBS_AGE_NS)
+		hs_blobs_flush(j); /* as hs_expand_path: code may have been replaced */
+	if (j->paths_epoch != j->code_epoch || j->paths.count >= HS_PATHS_MAX) {
+		os_hmap_destroy(&j->paths);
+		os_hmap_init(&j->paths);
+		j->paths_epoch = j->code_epoch;
+	}
+	key = path_key(klass, ev->frames, n);
+	if (os_hmap_get(&j->paths, key, &node)) {
+		j->paths_hits++;
+		*oe = os_obj_ev(ev->type, hs_canon(j, ev->addr), ev->size,
+				os_hs_weight_jvm(&j->info, ev->aux, ev->size), j->asid,
+				(uint32_t)(node - 1));
+		return true;
+	}
+	j->paths_misses++;
+	buf[0] = OS_HS_TAG_KLASS | klass;
+	n = hs_expand_path(h, j, ev->frames, n, buf + 1, OS_MAX_FRAMES - 1);
 	hs_name_path_word(h, j, buf[0]);
 	for (uint32_t i = 1; i <= n; i++)
 		if (OS_FRAME_IS_METHOD(buf[i]))
@@ -68,8 +99,10 @@ static bool prepare_alloc(struct hotspot *h, struct hs_jvm *j, const struct os_e
 	*oe = os_obj_ev(ev->type, hs_canon(j, ev->addr), ev->size,
 			os_hs_weight_jvm(&j->info, ev->aux, ev->size), j->asid,
 			os_attrib_path(h->a, j->asid, buf, n + 1));
-	if (oe->node != OS_CCT_NONE)
+	if (oe->node != OS_CCT_NONE) {
 		os_hmap_put(&h->node2klass, oe->node, klass);
+		os_hmap_put(&j->paths, key, oe->node + 1ULL);
+	}
 	return true;
 }
 

@@ -179,6 +179,12 @@ struct hs_jvm {
 	size_t nnms, capnms;
 	struct os_hmap nm_at;      /* blob start -> index into nms */
 	uint32_t code_epoch;       /* counts blob cache flushes: cached nmethods checked again */
+	/* allocation paths already expanded since the last blob flush: hash of
+	 * (Klass*, raw frames) -> CCT node + 1 (hotspot_events.c prepare_alloc);
+	 * emptied when code_epoch moves (code unloaded or replaced) */
+	struct os_hmap paths;
+	uint32_t paths_epoch;
+	uint64_t paths_hits, paths_misses;
 	uint64_t jit_frames, jit_expanded, jit_outer, jit_inlined, nm_reads, nm_stale;
 	uint64_t nm_failed;        /* nmethods whose debug info could not be read or made no sense */
 	uint64_t nm_full;          /* frames left to the perf map: HS_NMS_MAX nmethods kept */

@@ -85,6 +85,10 @@ void hs_notes(struct os_runtime *rt, struct os_profile *p)
 			n = ng_begin(p, "hotspot.concurrent_gc", j->pid);
 			ng_str(n, "gc", gc);
 		}
+		os_debug("hotspot: pid %u: allocation paths: %llu expanded, %llu found already "
+			 "expanded (same class and raw frames, code unchanged)",
+			 j->pid, (unsigned long long)j->paths_misses,
+			 (unsigned long long)j->paths_hits);
 		if (j->walks)
 			os_debug("hotspot: pid %u: %llu access paths walked from JIT code (%llu frames, "
 				 "%llu cut at an implausible return pc, %llu leaves at a return poll); "

@@ -1,0 +1,37 @@
+build-fp/obj/attacher/core/overhead.o: attacher/core/overhead.c \
+ attacher/core/overhead.h attacher/core/budget.h \
+ attacher/core/collector.h attacher/core/attrib.h runtimes/runtime.h \
+ attacher/core/tasks.h common/hashmap.h common/ivindex.h \
+ symbolizer/symbolizer.h common/cct.h common/hashmap.h common/profile.h \
+ common/shm.h attacher/core/observer.h attacher/cli/options.h \
+ attacher/sampling/perf.h attacher/core/decode.h attacher/inject/pidns.h \
+ attacher/sampling/sampler.h attacher/sampling/pmu_event.h \
+ attacher/core/shm_host.h common/ring.h common/shm.h \
+ attacher/core/unwind.h common/clock.h common/grow.h common/log.h
+attacher/core/overhead.h:
+attacher/core/budget.h:
+attacher/core/collector.h:
+attacher/core/attrib.h:
+runtimes/runtime.h:
+attacher/core/tasks.h:
+common/hashmap.h:
+common/ivindex.h:
+symbolizer/symbolizer.h:
+common/cct.h:
+common/hashmap.h:
+common/profile.h:
+common/shm.h:
+attacher/core/observer.h:
+attacher/cli/options.h:
+attacher/sampling/perf.h:
+attacher/core/decode.h:
+attacher/inject/pidns.h:
+attacher/sampling/sampler.h:
+attacher/sampling/pmu_event.h:
+attacher/core/shm_host.h:
+common/ring.h:
+common/shm.h:
+attacher/core/unwind.h:
+common/clock.h:
+common/grow.h:
+common/log.h:

@@ -1,0 +1,2 @@
+build-fp/obj/preload/detour.o: preload/detour.c preload/detour.h
+preload/detour.h:

@@ -1,0 +1,2 @@
+build-fp/obj/preload/got.o: preload/got.c preload/got.h
+preload/got.h:

@@ -1,0 +1,4 @@
+build-fp/obj/report/filter.o: report/filter.c report/filter.h \
+ common/profile.h
+report/filter.h:
+common/profile.h:

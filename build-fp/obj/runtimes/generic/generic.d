@@ -1,0 +1,24 @@
+build-fp/obj/runtimes/generic/generic.o: runtimes/generic/generic.c \
+ runtimes/generic/generic_int.h attacher/core/attrib.h runtimes/runtime.h \
+ attacher/core/tasks.h common/hashmap.h common/ivindex.h \
+ symbolizer/symbolizer.h common/cct.h common/hashmap.h common/profile.h \
+ common/shm.h runtimes/generic/generic.h common/procmaps.h \
+ runtimes/generic/generic_names.h attacher/cli/options.h common/clock.h \
+ common/grow.h
+runtimes/generic/generic_int.h:
+attacher/core/attrib.h:
+runtimes/runtime.h:
+attacher/core/tasks.h:
+common/hashmap.h:
+common/ivindex.h:
+symbolizer/symbolizer.h:
+common/cct.h:
+common/hashmap.h:
+common/profile.h:
+common/shm.h:
+runtimes/generic/generic.h:
+common/procmaps.h:
+runtimes/generic/generic_names.h:
+attacher/cli/options.h:
+common/clock.h:
+common/grow.h:

@@ -1,0 +1,3 @@
+build-fp/obj/symbolizer/demangle.o: symbolizer/demangle.c \
+ symbolizer/symbolizer.h
+symbolizer/symbolizer.h:
