@@ -165,6 +165,7 @@ void hs_notes(struct os_runtime *rt, struct os_profile *p)
 			ng_u64(n, "skipped", j->scan.skipped);
 			ng_u64(n, "max_per_sec", j->scan.max_per_sec);
 			ng_f64(n, "cpu_ms", j->scan.cpu_ns / 1e6);
+			ng_u64(n, "unverified_end", j->scan.unverified_end);
 		}
 		if (h->att.on && (j->pid == h->att.pid || h->njvms == 1)) {
 			n = ng_begin(p, "hotspot.attached", j->pid);
@@ -348,11 +349,12 @@ static int note_small(struct hs_nr r, char *note, size_t len)
 			"at the sampled address and its sample charged to its class, "
 			"\"" HS_SMALL_NAME "\"; %llu were not looked up because "
 			"a collection had begun since the sample (%llu heap lookups: %llu "
-			"found, %llu not found, %llu skipped by the per-page negative cache "
+			"found, %llu of them followed by old data, the newest object of a TLAB; "
+			"%llu not found, %llu skipped by the per-page negative cache "
 			"or the %u/s cap; %.1f ms collector CPU)",
 			(unsigned)nv_u(r, "pid"), nv_u(r, "charged"), nv_u(r, "min_size"),
 			nv_u(r, "tracked_size"), nv_u(r, "during_gc"), nv_u(r, "lookups"), nv_u(r, "found"),
-			nv_u(r, "not_found"), nv_u(r, "skipped"), (unsigned)nv_u(r, "max_per_sec"),
+			nv_u(r, "unverified_end"), nv_u(r, "not_found"), nv_u(r, "skipped"), (unsigned)nv_u(r, "max_per_sec"),
 			nv_f(r, "cpu_ms"));
 }
 

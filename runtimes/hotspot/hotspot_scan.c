@@ -49,8 +49,12 @@ static bool mark_ok(uint64_t mark)
 	case 0:
 	case 2:
 		return mark > 4096 && (mark >> 47) == 0;
-	default: /* 3: marked by a collection in progress */
-		return false;
+	default:
+		/* 3: forwarded by a collection, the copy's address (what a
+		 * collection leaves in from-space until the region is reused,
+		 * where its GC threads' samples fall): the class word after it
+		 * is intact */
+		return mark > 4096 && (mark >> 47) == 0;
 	}
 }
 
@@ -149,6 +153,7 @@ static int find(struct os_hs_scan *s, struct os_hs_vm *vm, const struct os_hs_me
 		struct os_hs_found *out)
 {
 	uint64_t a8 = addr & ~7ULL, wlo, whi, nw, klass = 0, nk;
+	struct os_hs_found fb = { 0 }; /* a candidate followed by neither zero nor a header */
 	uint64_t back = s->back && s->back < OS_HS_SCAN_BACK ? s->back : OS_HS_SCAN_BACK;
 	uint8_t *w;
 	int c[2], nc = modes(vm, c);
@@ -188,6 +193,14 @@ static int find(struct os_hs_scan *s, struct os_hs_vm *vm, const struct os_hs_me
 
 				memcpy(&nm, next, 8);
 				if (nm && !size_of(s, vm, m, pid, next, c[i], &nk)) {
+					/* the newest object of a TLAB is followed by what
+					 * the memory held before (TLABs are not zeroed):
+					 * kept in case no object further down covers the
+					 * address (one that does holds this "header" in
+					 * its data: a forgery) */
+					if (!fb.size && (vm->lay.compressed_klass < 0 ||
+							 vm->lay.compressed_klass == c[i]))
+						fb = (struct os_hs_found){ p, size, klass };
 					s->rejected++;
 					continue;
 				}
@@ -199,6 +212,11 @@ static int find(struct os_hs_scan *s, struct os_hs_vm *vm, const struct os_hs_me
 		}
 		if (p < 8)
 			break;
+	}
+	if (fb.size) { /* nothing below it covers the address */
+		s->unverified_end++;
+		*out = fb;
+		return 1;
 	}
 	/* large objects: G1 humongous ones start at a region boundary */
 	for (uint64_t al = 1ULL << 20, prev = UINT64_MAX; !s->back && al <= 1ULL << 25; al <<= 1) {

@@ -5,8 +5,9 @@
  * os_hs_scan_find reads a window of the target's memory below the address
  * (OS_HS_SCAN_BACK bytes at most, within the heap) and walks it backwards,
  * word by word, for a plausible object header: a mark word of a HotSpot
- * object (unlocked / biased: no bits above the hash; stack-locked or
- * inflated: a canonical pointer), then a klass word (compressed or not, as
+ * object (unlocked / biased: no bits above the hash; stack-locked,
+ * inflated or forwarded by a collection, as left in from-space: a canonical
+ * pointer), then a klass word (compressed or not, as
  * learnt by the adapter; both tried while unknown) that decodes to a real
  * Klass: 8-aligned, its Klass::_name a Symbol that reads back as a class
  * name ("[J", "java/lang/String"), its layout helper consistent with the
@@ -15,7 +16,10 @@
  * (instances) or the array length (arrays); a candidate is taken when it
  * covers the address and, if its end lies inside the window, the word at its
  * end is zero (unused space) or the header of another such object; else it
- * is counted as rejected and the walk goes on. Objects larger than the
+ * is counted as rejected and the walk goes on, and it is taken only if no
+ * candidate further down covers the address (TLABs are not zeroed: the
+ * newest object of one is followed by old data; an object further down
+ * that covers the address would hold it in its data: a forgery). Objects larger than the
  * window are found when they start at a 1..32 MiB aligned address (G1
  * humongous objects start at a region boundary).
  *
@@ -46,6 +50,8 @@ struct os_hs_scan {
 	                              large objects at aligned starts); else only
 	                              objects that start within `back` bytes */
 	uint64_t found, not_found, rejected, skipped, scans, cpu_ns;
+	uint64_t unverified_end;   /* found, though the word after it was neither zero nor
+	                              a header (the newest object of a TLAB) */
 	uint64_t *buf;             /* the window read (owned) */
 };
 

@@ -151,6 +151,45 @@ Test(hotspot_scan, forged_header_in_array_data_rejected)
 	cr_expect_eq(sc.rejected, 1);
 }
 
+/* The newest object of a TLAB is followed by old data (TLABs are not
+ * zeroed): found all the same when nothing further down covers the
+ * address, and counted as such. */
+Test(hotspot_scan, newest_object_before_old_data)
+{
+	struct os_hs_found f;
+	uint64_t junk = 0x123456789abcdef1ULL;
+
+	vm.lay.compressed_klass = 1;
+	header(HEAP + 20000, K_NODE, -1);
+	put(heap, 20000 + 40, &junk, 8);
+	cr_assert_eq(find(HEAP + 20010, SEC, &f), 1, "the newest object was not found");
+	cr_expect_eq(f.start, HEAP + 20000);
+	cr_expect_eq(f.size, 40);
+	cr_expect_eq(f.klass, K_NODE);
+	cr_expect_eq(sc.unverified_end, 1);
+	cr_expect_eq(sc.rejected, 1);
+}
+
+/* What a collection leaves in from-space: the mark word is the forwarding
+ * pointer (the copy's address | 3), the class word intact. GC threads'
+ * samples fall there; the object is typed by its class all the same. */
+Test(hotspot_scan, forwarded_object_typed)
+{
+	struct os_hs_found f;
+	uint64_t fwd = (HEAP + 0x40000) | 3;
+
+	vm.lay.compressed_klass = 1;
+	header(HEAP + 30000, K_NODE, -1);
+	put(heap, 30000, &fwd, 8);
+	cr_assert_eq(find(HEAP + 30016, SEC, &f), 1, "a forwarded object was not found");
+	cr_expect_eq(f.start, HEAP + 30000);
+	cr_expect_eq(f.klass, K_NODE);
+	cr_expect_eq(f.size, 40);
+	fwd = 3; /* "forwarded" to nowhere: no object */
+	put(heap, 30000, &fwd, 8);
+	cr_expect_eq(find(HEAP + 30016, 3 * SEC, &f), 0, "a forwarding pointer to 0 was taken");
+}
+
 /* A header whose klass has no valid class name is no object. */
 Test(hotspot_scan, bad_klass_is_no_object)
 {
