@@ -249,6 +249,8 @@ uint32_t hs_heap_miss(void *arg, struct os_aspace *as, uint64_t addr)
 	ci = hs_before_ctx(h, j, as, f.klass);
 	if (ci == OS_NONE)
 		return OS_NONE;
+	if (f.forwarded) /* a dead copy in from-space: its class, never an index entry */
+		return ci;
 	h->a->ctx[ci].allocations++;
 	h->a->ctx[ci].bytes += f.size;
 	h->a->ctx[ci].est_allocations += 1;

@@ -58,6 +58,14 @@ static bool mark_ok(uint64_t mark)
 	}
 }
 
+static bool fwd_mark(const uint8_t *hdr)
+{
+	uint64_t mark;
+
+	memcpy(&mark, hdr, 8);
+	return (mark & 3) == 3;
+}
+
 static bool name_ok(const char *n, uint16_t len)
 {
 	if (!len)
@@ -200,14 +208,15 @@ static int find(struct os_hs_scan *s, struct os_hs_vm *vm, const struct os_hs_me
 					 * its data: a forgery) */
 					if (!fb.size && (vm->lay.compressed_klass < 0 ||
 							 vm->lay.compressed_klass == c[i]))
-						fb = (struct os_hs_found){ p, size, klass };
+						fb = (struct os_hs_found){ p, size, klass,
+									   fwd_mark(hdr) };
 					s->rejected++;
 					continue;
 				}
 			}
 			if (vm->lay.compressed_klass < 0)
 				vm->lay.compressed_klass = c[i];
-			*out = (struct os_hs_found){ p, size, klass };
+			*out = (struct os_hs_found){ p, size, klass, fwd_mark(hdr) };
 			return 1;
 		}
 		if (p < 8)
@@ -238,7 +247,7 @@ static int find(struct os_hs_scan *s, struct os_hs_vm *vm, const struct os_hs_me
 			}
 			if (vm->lay.compressed_klass < 0)
 				vm->lay.compressed_klass = c[i];
-			*out = (struct os_hs_found){ p, size, klass };
+			*out = (struct os_hs_found){ p, size, klass, fwd_mark((const uint8_t *)hdr) };
 			return 1;
 		}
 	}

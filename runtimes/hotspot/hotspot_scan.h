@@ -57,6 +57,8 @@ struct os_hs_scan {
 
 struct os_hs_found {
 	uint64_t start, size, klass;
+	bool forwarded;            /* its mark is a forwarding pointer: a copy left in
+	                              from-space by a collection, dead */
 };
 
 void os_hs_scan_init(struct os_hs_scan *s);

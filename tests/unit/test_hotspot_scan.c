@@ -167,6 +167,7 @@ Test(hotspot_scan, newest_object_before_old_data)
 	cr_expect_eq(f.size, 40);
 	cr_expect_eq(f.klass, K_NODE);
 	cr_expect_eq(sc.unverified_end, 1);
+	cr_expect(!f.forwarded);
 	cr_expect_eq(sc.rejected, 1);
 }
 
@@ -185,6 +186,7 @@ Test(hotspot_scan, forwarded_object_typed)
 	cr_expect_eq(f.start, HEAP + 30000);
 	cr_expect_eq(f.klass, K_NODE);
 	cr_expect_eq(f.size, 40);
+	cr_expect(f.forwarded, "not said to be a forwarded copy");
 	fwd = 3; /* "forwarded" to nowhere: no object */
 	put(heap, 30000, &fwd, 8);
 	cr_expect_eq(find(HEAP + 30016, 3 * SEC, &f), 0, "a forwarding pointer to 0 was taken");
