@@ -904,6 +904,16 @@ static void print_threads(const struct report_view *v, FILE *out)
 			v->nthreads - THREADS_SHOWN);
 }
 
+/* Neither a sample nor an estimated share of samples (a site whose blocks
+ * were sampled at allocation but whose samples are all estimated has the
+ * latter only). */
+static bool no_samples(const struct os_profile *p, uint32_t ci)
+{
+	const struct os_context *c = &p->contexts[ci];
+
+	return !c->samples && !((p->analyses & OS_AN_PATHEST) && c->samples_est >= 0.5);
+}
+
 int report_render_text(const struct report_view *v, const struct report_opts *o, FILE *out)
 {
 	const struct os_profile *p = v->p;
@@ -917,7 +927,7 @@ int report_render_text(const struct report_view *v, const struct report_opts *o,
 	bool hide = !o->verbose && v->sort == REPORT_SORT_SAMPLES;
 
 	for (i = 0; i < v->nobjects; i++)
-		silent += hide && !p->contexts[v->objects[i].context].samples;
+		silent += hide && no_samples(p, v->objects[i].context);
 	if (o->top && o->top < max)
 		max = o->top;
 	if (max > v->nobjects - silent)
@@ -953,7 +963,7 @@ int report_render_text(const struct report_view *v, const struct report_opts *o,
 			fprintf(out, "# rank    share    samples  allocations       bytes  %s%stype\n",
 				ltcol, rucol);
 		for (i = 0; i < v->nobjects && shown < max; i++) {
-			if (hide && !p->contexts[v->objects[i].context].samples)
+			if (hide && no_samples(p, v->objects[i].context))
 				continue;
 			fprintf(out, "\n");
 			print_object(v, i, o->per_thread, out);

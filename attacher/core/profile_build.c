@@ -91,8 +91,12 @@ static uint32_t runtime_word(struct builder *b, uint32_t asid, uint64_t word, ui
 	struct os_frame f;
 	uint32_t line = 0;
 
-	if (rt && rt->ops->name_word)
+	if (word == OS_SMALL_WORD) { /* attrib.h: native small blocks, not sampled */
+		w = OS_RT_WORD_SYNTHETIC;
+		name = "[malloc blocks below --min-size, not sampled: allocation path estimated]";
+	} else if (rt && rt->ops->name_word) {
 		w = rt->ops->name_word(rt, asid, word, &name, &file, &line);
+	}
 	if (w == OS_RT_WORD_TYPE) {
 		if (type && name)
 			*type = os_profile_string(b->p, name);
@@ -281,6 +285,21 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 		c->attrib.rt->ops->before_symbolize(c->attrib.rt);
 	if (c->attrib.rt && c->attrib.rt->ops->notes)
 		c->attrib.rt->ops->notes(c->attrib.rt, b.p);
+	/* native blocks below --min-size: held samples shared out to the
+	 * sites of byte-sampled blocks (small_paths.c, docs/NATIVE.md) */
+	os_small_estimate(&c->attrib);
+	if (c->attrib.small_seen || c->attrib.small_held) {
+		snprintf(note, sizeof(note),
+			 "small blocks (below --min-size, docs/NATIVE.md): %llu sampled by bytes "
+			 "(one per %llu bytes on average); %llu heap samples outside any seen "
+			 "block, %.0f of them given estimated allocation paths, %.0f without "
+			 "(no sampled small block in their process)",
+			 (unsigned long long)c->attrib.small_seen,
+			 (unsigned long long)c->attrib.small_sample,
+			 (unsigned long long)c->attrib.small_held, c->attrib.small_given,
+			 c->attrib.small_no_evidence);
+		os_profile_add_note(b.p, note);
+	}
 	/* weighted objects (Java hybrid / sampled): Horvitz-Thompson sample
 	 * estimates next to the counts (OS_SEC_ESTIMATES); the runtime's notes
 	 * op may have shared class-only samples out to sites (os_ctx.path_kind:
