@@ -783,7 +783,23 @@ static void print_path_line(const struct os_context *c, FILE *out)
 {
 	const struct os_pathest *e = &c->pe;
 
-	if (e->kind == OS_PATH_SITE)
+	/* native: blocks below --min-size sampled by bytes (docs/NATIVE.md) */
+	if (c->type == OS_NONE && e->kind == OS_PATH_SITE)
+		fprintf(out,
+			"        path: %" PRIu64 " samples exact (blocks seen allocated here), est. %.1f "
+			"shared from samples on small blocks not sampled at allocation (evidence: %"
+			PRIu64 " small blocks sampled by bytes, at %" PRIu32 " site%s)\n",
+			c->samples, e->path_est, e->class_seen, e->class_sites,
+			e->class_sites == 1 ? "" : "s");
+	else if (c->type == OS_NONE && e->kind == OS_PATH_CLASS)
+		fprintf(out,
+			"        path: not known: %" PRIu64 " heap samples outside any block seen "
+			"allocated, %.1f of them shared out to the sites of small blocks sampled by "
+			"bytes (evidence: %" PRIu64 " sampled, at %" PRIu32 " site%s), est. %.1f "
+			"kept here\n",
+			c->samples, -e->path_est, e->class_seen, e->class_sites,
+			e->class_sites == 1 ? "" : "s", c->samples_est);
+	else if (e->kind == OS_PATH_SITE)
 		fprintf(out,
 			"        path: %" PRIu64 " samples exact (objects seen allocated here), est. %.1f "
 			"shared from samples on objects of its class not seen at allocation "

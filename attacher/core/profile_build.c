@@ -215,13 +215,17 @@ static void fill_counters(struct builder *b)
  * allocation paths its samples plus (or less) its estimated part. */
 static double ctx_est(const struct os_ctx *x)
 {
-	return x->path_kind == OS_PATH_NONE ? x->est_samples : (double)x->samples + x->path_est;
+	double d = x->path_kind == OS_PATH_NONE ? x->est_samples : (double)x->samples + x->path_est;
+
+	return d > 0 ? d : 0; /* all given away: 0, not a rounding error below it */
 }
 
 static double acc_est(const struct os_attrib *a, const struct os_acc *x)
 {
-	return a->ctx[x->ctx].path_kind == OS_PATH_NONE ? x->est_samples
-							: (double)x->samples + x->path_est;
+	double d = a->ctx[x->ctx].path_kind == OS_PATH_NONE ? x->est_samples
+							    : (double)x->samples + x->path_est;
+
+	return d > 0 ? d : 0;
 }
 
 static void add_pe(struct os_pathest *d, const struct os_ctx *x)
@@ -292,12 +296,13 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 		snprintf(note, sizeof(note),
 			 "small blocks (below --min-size, docs/NATIVE.md): %llu sampled by bytes "
 			 "(one per %llu bytes on average); %llu heap samples outside any seen "
-			 "block, %.0f of them given estimated allocation paths, %.0f without "
-			 "(no sampled small block in their process)",
+			 "block, %.0f of them given estimated allocation paths (%.0f by their "
+			 "nearest sampled blocks, the rest by the sites' heat and bytes), %.0f "
+			 "without (no sampled small block in their process)",
 			 (unsigned long long)c->attrib.small_seen,
 			 (unsigned long long)c->attrib.small_sample,
 			 (unsigned long long)c->attrib.small_held, c->attrib.small_given,
-			 c->attrib.small_no_evidence);
+			 c->attrib.small_voted, c->attrib.small_no_evidence);
 		os_profile_add_note(b.p, note);
 	}
 	/* weighted objects (Java hybrid / sampled): Horvitz-Thompson sample
@@ -306,8 +311,10 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 	 * estimated allocation paths, OS_SEC_PATHEST) */
 	if (c->attrib.weighted) {
 		b.p->analyses |= OS_AN_ESTIMATES;
-		b.p->est.samples_attributed = c->attrib.est_attributed;
-		b.p->est.samples_java_attributed = c->attrib.est_java_attributed;
+		b.p->est.samples_attributed =
+			c->attrib.est_attributed > 0 ? c->attrib.est_attributed : 0;
+		b.p->est.samples_java_attributed =
+			c->attrib.est_java_attributed > 0 ? c->attrib.est_java_attributed : 0;
 	}
 	ctxmap = calloc(c->attrib.nctx ? c->attrib.nctx : 1, sizeof(*ctxmap));
 	accmap = calloc(c->attrib.nacc ? c->attrib.nacc : 1, sizeof(*accmap));

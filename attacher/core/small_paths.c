@@ -299,8 +299,10 @@ void os_small_estimate(struct os_attrib *a)
 		est += a->ctx[i].path_kind == OS_PATH_NONE ? a->ctx[i].est_samples
 							   : (double)a->ctx[i].samples + a->ctx[i].path_est;
 	a->est_attributed = est;
-	a->est_java_attributed =
-		est - (double)(a->c.samples_attributed - a->c.samples_java_attributed);
+	/* no Java sample: exactly 0, not a rounding error below it (a profile
+	 * with a negative estimate is refused as corrupt) */
+	est -= (double)(a->c.samples_attributed - a->c.samples_java_attributed);
+	a->est_java_attributed = a->c.samples_java_attributed && est > 0 ? est : 0;
 	a->weighted = true;
 	(void)nh;
 out:
