@@ -156,8 +156,8 @@ void osp_record_thread(struct osp_thread *t, struct os_slot *s)
 
 /* Byte-sampled small blocks alive (docs/NATIVE.md): a lock-free table of
  * their addresses, so that their free is reported; every other small free
- * costs one probe of a 64-byte bucket, and none while no sampled block is
- * alive. */
+ * costs one bit test (osp_small_bits), and a probe of a 64-byte bucket
+ * only when the bit says the bucket holds a block. */
 #define OSP_SMALL_WAYS 8
 #define OSP_SMALL_BUCKETS 2048 /* 16384 sampled blocks alive at most (128 KiB) */
 #define OSP_SMALL_TOMB 1ULL
@@ -165,11 +165,30 @@ void osp_record_thread(struct osp_thread *t, struct os_slot *s)
 static _Alignas(64) _Atomic uint64_t osp_small_tab[OSP_SMALL_BUCKETS][OSP_SMALL_WAYS];
 _Atomic uint64_t osp_small_live;
 
+/* bit b: bucket b may hold a block (256 bytes, stays in the L1 cache: a
+ * small free looks at its bucket only when its bit is set) */
+static _Alignas(64) _Atomic uint64_t osp_small_bits[OSP_SMALL_BUCKETS / 64];
+
+static inline uint32_t osp_small_index(uint64_t p)
+{
+	return (uint32_t)(((p >> 4) * 0x9e3779b97f4a7c15ULL) >> (64 - 11)); /* 2^11 buckets */
+}
+
 static inline _Atomic uint64_t *osp_small_bucket(uint64_t p)
 {
-	uint64_t h = (p >> 4) * 0x9e3779b97f4a7c15ULL;
+	return osp_small_tab[osp_small_index(p)];
+}
 
-	return osp_small_tab[h >> (64 - 11)]; /* 2^11 == OSP_SMALL_BUCKETS */
+/* 1 when bucket b holds a block. */
+static int osp_small_any(_Atomic uint64_t *b)
+{
+	for (int i = 0; i < OSP_SMALL_WAYS; i++) {
+		uint64_t v = __atomic_load_n((uint64_t *)&b[i], __ATOMIC_SEQ_CST);
+
+		if (v != 0 && v != OSP_SMALL_TOMB)
+			return 1;
+	}
+	return 0;
 }
 
 int osp_small_keep(uint64_t p)
@@ -183,6 +202,9 @@ int osp_small_keep(uint64_t p)
 		    __atomic_compare_exchange_n((uint64_t *)&b[i], &v, p, false, __ATOMIC_RELAXED,
 						__ATOMIC_RELAXED)) {
 			__atomic_add_fetch((uint64_t *)&osp_small_live, 1, __ATOMIC_RELAXED);
+			/* after the slot: a forget that clears the bit rescans */
+			__atomic_fetch_or((uint64_t *)&osp_small_bits[osp_small_index(p) / 64],
+					  1ULL << (osp_small_index(p) % 64), __ATOMIC_SEQ_CST);
 			return 1;
 		}
 	}
@@ -193,9 +215,14 @@ int osp_small_forget(uint64_t p)
 {
 	_Atomic uint64_t *b;
 
-	if (osp_likely(__atomic_load_n((uint64_t *)&osp_small_live, __ATOMIC_RELAXED) == 0))
+	uint32_t bi = osp_small_index(p);
+	uint64_t bit = 1ULL << (bi % 64);
+
+	if (osp_likely(__atomic_load_n((uint64_t *)&osp_small_live, __ATOMIC_RELAXED) == 0) ||
+	    osp_likely(!(__atomic_load_n((uint64_t *)&osp_small_bits[bi / 64], __ATOMIC_RELAXED) &
+			 bit)))
 		return 0;
-	b = osp_small_bucket(p);
+	b = osp_small_tab[bi];
 	for (int i = 0; i < OSP_SMALL_WAYS; i++) {
 		uint64_t v = p;
 
@@ -203,6 +230,15 @@ int osp_small_forget(uint64_t p)
 		    __atomic_compare_exchange_n((uint64_t *)&b[i], &v, OSP_SMALL_TOMB, false,
 						__ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
 			__atomic_sub_fetch((uint64_t *)&osp_small_live, 1, __ATOMIC_RELAXED);
+			/* the bucket's last block: clear its bit, and set it again
+			 * when a keep raced in (keeps set the bit after the slot) */
+			if (!osp_small_any(b)) {
+				__atomic_fetch_and((uint64_t *)&osp_small_bits[bi / 64], ~bit,
+						   __ATOMIC_SEQ_CST);
+				if (osp_small_any(b))
+					__atomic_fetch_or((uint64_t *)&osp_small_bits[bi / 64], bit,
+							  __ATOMIC_SEQ_CST);
+			}
 			return 1;
 		}
 	}
