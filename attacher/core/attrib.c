@@ -285,7 +285,7 @@ static uint32_t sample(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64
 			return OS_NONE;
 		/* a native block below --min-size that was not sampled: held for
 		 * the estimated paths (os_small_estimate) */
-		if (!a->small_sample || (val = os_small_holder(a, asid)) == OS_NONE) {
+		if (!a->small_hold || (val = os_small_holder(a, asid)) == OS_NONE) {
 			a->c.samples_heap++;
 			return OS_NONE;
 		}

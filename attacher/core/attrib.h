@@ -142,6 +142,7 @@ struct os_attrib {
 	struct os_runtime *rt;     /* runtime adapters (runtime.h os_runtimes_new), NULL: native only */
 	uint64_t min_size;         /* --min-size: smaller objects are not tracked */
 	uint64_t small_sample;     /* --small-sample: mean bytes (0: off) */
+	bool small_hold;           /* hold heap samples outside seen blocks (launch mode) */
 	uint64_t small_seen;       /* byte-sampled small blocks seen, all contexts */
 	/* Samples in a native heap that no tracked block holds, with
 	 * --small-sample on: held by the holder context of their address

@@ -1,5 +1,6 @@
 /* profile_build.c - symbolizes the collected paths and fills an os_profile. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -228,6 +229,19 @@ static double acc_est(const struct os_attrib *a, const struct os_acc *x)
 	return d > 0 ? d : 0;
 }
 
+/* Allocations and bytes of a context: with blocks sampled by bytes
+ * (docs/NATIVE.md) their estimates (each sampled block stands for 1 / p),
+ * as Java's weighted objects have theirs. */
+static uint64_t ctx_allocs(const struct os_ctx *x)
+{
+	return x->small_seen ? (uint64_t)llround(x->est_allocations) : x->allocations;
+}
+
+static uint64_t ctx_bytes(const struct os_ctx *x)
+{
+	return x->small_seen ? (uint64_t)llround(x->est_bytes) : x->bytes;
+}
+
 static void add_pe(struct os_pathest *d, const struct os_ctx *x)
 {
 	if (x->path_kind > d->kind)
@@ -333,8 +347,8 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 		if (pc.stack != OS_NONE && os_hmap_get(&ctxs, key, &idx)) {
 			struct os_context *d = &b.p->contexts[idx];
 
-			d->allocations += x->allocations;
-			d->bytes += x->bytes;
+			d->allocations += ctx_allocs(x);
+			d->bytes += ctx_bytes(x);
 			d->samples += x->samples;
 			d->samples_est += ctx_est(x);
 			add_pe(&d->pe, x);
@@ -343,8 +357,8 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 			ctxmap[i] = (uint32_t)idx;
 			continue;
 		}
-		pc.allocations = x->allocations;
-		pc.bytes = x->bytes;
+		pc.allocations = ctx_allocs(x);
+		pc.bytes = ctx_bytes(x);
 		pc.samples = x->samples;
 		pc.samples_est = ctx_est(x);
 		add_pe(&pc.pe, x);

@@ -25,6 +25,7 @@ static void setup(void)
 	cr_assert_eq(os_attrib_init(&at, &tasks), 0);
 	at.min_size = 1024;
 	at.small_sample = MEAN;
+	at.small_hold = true;
 	os_tasks_mmap(&tasks, PID, HEAP, 0x1000000, 0, PROT_READ | PROT_WRITE, "//anon");
 }
 
@@ -181,10 +182,11 @@ Test(small_paths, no_evidence_is_counted)
 	cr_expect(at.small_given == 0);
 }
 
-/* --small-sample 0: heap samples outside any block stay unattributed. */
+/* --small-sample 0 (or attach mode): heap samples outside any block stay
+ * unattributed. */
 Test(small_paths, off_holds_nothing)
 {
-	at.small_sample = 0;
+	at.small_hold = false;
 	sample(HEAP + 0x40, 0x400500);
 	cr_expect_eq(at.small_held, 0);
 	cr_expect_eq(at.c.samples_attributed, 0);
