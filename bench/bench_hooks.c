@@ -176,6 +176,10 @@ int main(int argc, char **argv)
 	h->ring_bytes = B_RING;
 	h->total_bytes = size;
 	h->min_size = 4096;
+	/* BENCH_SMALL_SAMPLE=BYTES: byte sampling of the small blocks
+	 * (--small-sample, docs/NATIVE.md); unset: off */
+	h->small_sample = getenv("BENCH_SMALL_SAMPLE") ? strtoull(getenv("BENCH_SMALL_SAMPLE"),
+								  NULL, 0) : 0;
 	rc = b_run(self, so, NULL, NULL, "inert", &events) ||
 	     b_run(self, so, h, shm, "armed", &events);
 	if (rc == 0)

@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #define OS_SHM_MAGIC 0x314d48534a424f53ULL /* "SOBJSHM1" little endian */
-#define OS_SHM_VERSION 4                      /* 2: slots_hwm, 3: rep[], 4: rep_hash[] */
+#define OS_SHM_VERSION 5 /* 2: slots_hwm, 3: rep[], 4: rep_hash[], 5: small_sample */
 #define OS_SHM_ENV "OBJSCOPE_SHM"           /* path of the shm file */
 #define OS_MAX_FRAMES 128                    /* frames per allocation path */
 #define OS_DEFAULT_SLOTS 512
@@ -68,10 +68,18 @@ struct os_event {
 	uint64_t addr;
 	uint64_t size;
 	uint64_t aux;
-	uint64_t aux2;     /* adapter specific: type (Klass*), old size, ... */
+	uint64_t aux2;     /* adapter specific: type (Klass*), old size, ...;
+			    * OS_EV_ALLOC of the malloc hooks: 0, or OS_SMALL_TAG |
+			    * mean bytes for a block below min_size sampled by bytes */
 	uint64_t frames[];
 };
 #define OS_EVENT_FIXED ((uint32_t)sizeof(struct os_event))
+/* A byte-sampled small block (aux2 of OS_EV_ALLOC): the tag in bits 48-63,
+ * the mean sampling interval in bytes below; its probability of being
+ * sampled was 1 - exp(-size / mean). */
+#define OS_SMALL_TAG 0x5a11000000000000ULL
+#define OS_SMALL_MEAN(aux2) ((aux2) & 0x0000ffffffffffffULL)
+#define OS_IS_SMALL(aux2) (((aux2) & 0xffff000000000000ULL) == OS_SMALL_TAG)
 
 /* A frame word with this bit set is an interpreted Java frame: the low 48
  * bits are its Method* (read from the interpreter frame), not a pc. User
@@ -250,7 +258,10 @@ struct os_shm_header {
 	 * stale bits only cost a look): an allocation hook whose site's bit is
 	 * clear does not look at rep[] (os_rep_filter_has) */
 	_Atomic uint64_t rep_filter[4];
-	uint8_t pad0[24];
+	/* --small-sample BYTES: mean bytes between two sampled allocations
+	 * below min_size (exponential intervals, docs/NATIVE.md); 0: off */
+	uint64_t small_sample;
+	uint8_t pad0[16];
 	struct os_rep_entry rep[OS_REP_SLOTS];
 	/* rep_hash[i]: os_rep_content_hash of rep[i]'s object, taken by the
 	 * target's free hook when a HIT object dies before the collector read

@@ -7,6 +7,7 @@
  * static arena (see fallback.c), whose blocks free() ignores. */
 #include <errno.h>
 #include <malloc.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <unistd.h>
 
@@ -14,6 +15,71 @@
 
 #define OSP_EXPORT __attribute__((visibility("default")))
 #define OSP_CALLER __builtin_return_address(0)
+
+/* ---- byte sampling of small blocks (docs/NATIVE.md) -------------------
+ * Each thread counts down the bytes of its blocks below min_size from an
+ * exponential random interval of mean header->small_sample bytes; the block
+ * that crosses zero takes the full path (its allocation path recorded, as
+ * a tracked block's, with aux2 = OS_SMALL_TAG | mean): a block of s bytes
+ * is sampled with probability 1 - exp(-s / mean), which the collector
+ * inverts into its weight. Its address is kept in a lock-free table
+ * (record.c osp_small_keep) so that its free is reported. */
+/* -ln(u) for u in (0, 1], without libm: u = m 2^e, m in [1, 2);
+ * ln m = 2 atanh((m - 1) / (m + 1)) to 1e-5. */
+static double osp_neg_ln(double u)
+{
+	union { double d; uint64_t w; } x = { .d = u };
+	int e = (int)((x.w >> 52) & 0x7ff) - 1023;
+	double m, t, t2;
+
+	x.w = (x.w & 0x000fffffffffffffULL) | 0x3ff0000000000000ULL;
+	m = x.d;
+	t = (m - 1) / (m + 1);
+	t2 = t * t;
+	return -(e * 0.6931471805599453 +
+		 2 * t * (1 + t2 * (1.0 / 3 + t2 * (1.0 / 5 + t2 * (1.0 / 7 + t2 / 9)))));
+}
+
+/* An exponential interval of mean `mean` bytes (at least 1). */
+static uint64_t osp_small_draw(struct osp_thread *t, uint64_t mean)
+{
+	uint64_t x = t->small_rng;
+	double u, v;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	t->small_rng = x;
+	u = (double)((x >> 11) + 1) * (1.0 / 9007199254740992.0); /* (0, 1] */
+	v = osp_neg_ln(u) * (double)mean;
+	return v < 1 ? 1 : v > 1e18 ? (uint64_t)1e18 : (uint64_t)v;
+}
+
+/* The countdown reached a block of `size` bytes (small_left <= size): 1
+ * when the block is sampled (small_pick set, small_left drawn anew), else
+ * 0 with small_left > size. */
+int osp_small_due(struct osp_thread *t, size_t size)
+{
+	uint64_t mean = osp_hdr ? osp_hdr->small_sample : 0;
+
+	if (!mean) {
+		t->small_left = UINT64_MAX;
+		return 0;
+	}
+	if (osp_unlikely(!t->small_rng)) { /* the thread's first small block */
+		t->small_rng = ((uint64_t)(uintptr_t)t * 0x9e3779b97f4a7c15ULL) ^
+			       ((uint64_t)t->tid << 32 | (uint64_t)osp_self.pid) ^
+			       (uint64_t)(uintptr_t)&mean;
+		if (!t->small_rng)
+			t->small_rng = 0x2545f4914f6cdd1dULL;
+		t->small_left = osp_small_draw(t, mean);
+		if (t->small_left > size)
+			return 0;
+	}
+	t->small_left = osp_small_draw(t, mean);
+	t->small_pick = 1;
+	return 1;
+}
 
 /* 1 when the real function pointer is usable, resolving on first need. */
 #define OSP_READY(fn) (osp_likely(osp_real.fn != NULL) || (osp_resolve() == 0 && osp_real.fn))
@@ -29,8 +95,10 @@ static void osp_after_alloc(uint16_t type, void *p, size_t size, void *old, cons
 	if (!old && h && size < h->min_size && osp_count_small(size))
 		return;
 	t = osp_enter();
-	if (!t)
+	if (!t) {
+		osp_self.small_pick = 0;
 		return;
+	}
 	osp_note_alloc(t, type, p, size, old, caller);
 	osp_leave(t);
 }
@@ -41,7 +109,8 @@ static void osp_before_free(void *p)
 
 	/* blocks too small to have been tracked need no event: most frees of a
 	 * malloc-heavy program cost one header read, not a ring write */
-	if (malloc_usable_size(p) < osp_hdr->min_size)
+	if (malloc_usable_size(p) < osp_hdr->min_size &&
+	    !osp_small_forget((uint64_t)(uintptr_t)p))
 		return;
 	osp_rep_dead((uint64_t)(uintptr_t)p, osp_self.pid); /* replica.c: before reuse */
 	t = osp_enter();
@@ -102,7 +171,8 @@ OSP_EXPORT void *realloc(void *old, size_t size)
 		osp_before_free(old);
 	/* a block too small to have been tracked needs no FREE/REALLOC of its
 	 * old address: the common small realloc costs no event */
-	if (old && osp_hdr && malloc_usable_size(old) < osp_hdr->min_size)
+	if (old && osp_hdr && malloc_usable_size(old) < osp_hdr->min_size &&
+	    !osp_small_forget((uint64_t)(uintptr_t)old))
 		tracked_old = NULL;
 	if (tracked_old)
 		osp_rep_dead((uint64_t)(uintptr_t)old, osp_self.pid); /* replica.c */

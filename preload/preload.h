@@ -110,6 +110,11 @@ struct osp_thread {
 	uint8_t rep_idx[2];
 	uint64_t rep_sg[2];
 	uint64_t rep_addr[2];
+	/* byte sampling of blocks below min_size (hooks_malloc.c): bytes left
+	 * before the next sampled block, the xorshift state (0: not seeded),
+	 * 1 while the block being recorded was picked */
+	uint64_t small_left, small_rng;
+	int small_pick;
 };
 
 /* Enters a hook that wants to record: returns the thread state with the guard
@@ -147,6 +152,8 @@ extern OSP_TLS struct osp_thread osp_self;
  * in between can cost one count, never an event). 0 when the full path must
  * run: disarmed, no slot yet, or re-entered. Detach never unmaps a cached
  * slot (attach.c), so a late store lands in the placeholder. */
+int osp_small_due(struct osp_thread *t, size_t size);
+
 static inline int osp_count_small(size_t size)
 {
 	struct osp_thread *t = &osp_self;
@@ -154,10 +161,22 @@ static inline int osp_count_small(size_t size)
 
 	if (!s || t->busy || !osp_armed())
 		return 0;
+	/* byte sampling (docs/NATIVE.md): the countdown crossed zero, the
+	 * block takes the full path as a sampled small block */
+	if (osp_unlikely(t->small_left <= size) && osp_small_due(t, size))
+		return 0;
+	t->small_left -= size;
 	osp_stat_add(&s->stats.small_allocs, 1);
 	osp_stat_add(&s->stats.small_bytes, size);
 	return 1;
 }
+
+/* Byte-sampled small blocks alive (hooks_malloc.c): their free must be
+ * reported. osp_small_keep: 1 when p was remembered (0: table bucket full,
+ * the block is not sampled); osp_small_forget: 1 when p was one (removed). */
+int osp_small_keep(uint64_t p);
+int osp_small_forget(uint64_t p);
+extern _Atomic uint64_t osp_small_live;
 
 /* ---- hooks_mem.c ------------------------------------------------------- */
 

@@ -4,6 +4,7 @@
  * No malloc, no locks, no stdio: proven by tests/nomalloc. */
 #define UNW_LOCAL_ONLY
 #include <errno.h>
+#include <stdbool.h>
 #include <libunwind.h>
 #include <sys/prctl.h>
 
@@ -153,6 +154,97 @@ void osp_record_thread(struct osp_thread *t, struct os_slot *s)
 	osp_finish(s, ev);
 }
 
+/* Byte-sampled small blocks alive (docs/NATIVE.md): a lock-free table of
+ * their addresses, so that their free is reported; every other small free
+ * costs one bit test (osp_small_bits), and a probe of a 64-byte bucket
+ * only when the bit says the bucket holds a block. */
+#define OSP_SMALL_WAYS 8
+#define OSP_SMALL_BUCKETS 2048 /* 16384 sampled blocks alive at most (128 KiB) */
+#define OSP_SMALL_TOMB 1ULL
+
+static _Alignas(64) _Atomic uint64_t osp_small_tab[OSP_SMALL_BUCKETS][OSP_SMALL_WAYS];
+_Atomic uint64_t osp_small_live;
+
+/* bit b: bucket b may hold a block (256 bytes, stays in the L1 cache: a
+ * small free looks at its bucket only when its bit is set) */
+static _Alignas(64) _Atomic uint64_t osp_small_bits[OSP_SMALL_BUCKETS / 64];
+
+static inline uint32_t osp_small_index(uint64_t p)
+{
+	return (uint32_t)(((p >> 4) * 0x9e3779b97f4a7c15ULL) >> (64 - 11)); /* 2^11 buckets */
+}
+
+static inline _Atomic uint64_t *osp_small_bucket(uint64_t p)
+{
+	return osp_small_tab[osp_small_index(p)];
+}
+
+/* 1 when bucket b holds a block. */
+static int osp_small_any(_Atomic uint64_t *b)
+{
+	for (int i = 0; i < OSP_SMALL_WAYS; i++) {
+		uint64_t v = __atomic_load_n((uint64_t *)&b[i], __ATOMIC_SEQ_CST);
+
+		if (v != 0 && v != OSP_SMALL_TOMB)
+			return 1;
+	}
+	return 0;
+}
+
+int osp_small_keep(uint64_t p)
+{
+	_Atomic uint64_t *b = osp_small_bucket(p);
+
+	for (int i = 0; i < OSP_SMALL_WAYS; i++) {
+		uint64_t v = __atomic_load_n((uint64_t *)&b[i], __ATOMIC_RELAXED);
+
+		if ((v == 0 || v == OSP_SMALL_TOMB) &&
+		    __atomic_compare_exchange_n((uint64_t *)&b[i], &v, p, false, __ATOMIC_RELAXED,
+						__ATOMIC_RELAXED)) {
+			__atomic_add_fetch((uint64_t *)&osp_small_live, 1, __ATOMIC_RELAXED);
+			/* after the slot: a forget that clears the bit rescans */
+			__atomic_fetch_or((uint64_t *)&osp_small_bits[osp_small_index(p) / 64],
+					  1ULL << (osp_small_index(p) % 64), __ATOMIC_SEQ_CST);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int osp_small_forget(uint64_t p)
+{
+	_Atomic uint64_t *b;
+
+	uint32_t bi = osp_small_index(p);
+	uint64_t bit = 1ULL << (bi % 64);
+
+	if (osp_likely(__atomic_load_n((uint64_t *)&osp_small_live, __ATOMIC_RELAXED) == 0) ||
+	    osp_likely(!(__atomic_load_n((uint64_t *)&osp_small_bits[bi / 64], __ATOMIC_RELAXED) &
+			 bit)))
+		return 0;
+	b = osp_small_tab[bi];
+	for (int i = 0; i < OSP_SMALL_WAYS; i++) {
+		uint64_t v = p;
+
+		if (__atomic_load_n((uint64_t *)&b[i], __ATOMIC_RELAXED) == p &&
+		    __atomic_compare_exchange_n((uint64_t *)&b[i], &v, OSP_SMALL_TOMB, false,
+						__ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+			__atomic_sub_fetch((uint64_t *)&osp_small_live, 1, __ATOMIC_RELAXED);
+			/* the bucket's last block: clear its bit, and set it again
+			 * when a keep raced in (keeps set the bit after the slot) */
+			if (!osp_small_any(b)) {
+				__atomic_fetch_and((uint64_t *)&osp_small_bits[bi / 64], ~bit,
+						   __ATOMIC_SEQ_CST);
+				if (osp_small_any(b))
+					__atomic_fetch_or((uint64_t *)&osp_small_bits[bi / 64], bit,
+							  __ATOMIC_SEQ_CST);
+			}
+			return 1;
+		}
+	}
+	return 0;
+}
+
 void osp_note_alloc(struct osp_thread *t, uint16_t type, void *p, size_t size, void *old,
 		    const void *caller)
 {
@@ -170,6 +262,21 @@ void osp_note_alloc(struct osp_thread *t, uint16_t type, void *p, size_t size, v
 	}
 	if (old) /* a tracked block may have shrunk below min_size */
 		osp_record_plain(t, OS_EV_FREE, (uint64_t)(uintptr_t)old, 0, 0, 0);
+	/* a block picked by the byte sampling (hooks_malloc.c osp_count_small) */
+	if (t->small_pick) {
+		t->small_pick = 0;
+		if (osp_hdr->small_sample && osp_small_keep((uint64_t)(uintptr_t)p)) {
+			osp_record_path(t, type == OS_EV_REALLOC ? OS_EV_ALLOC : type,
+					(uint64_t)(uintptr_t)p, size, 0,
+					OS_SMALL_TAG | OS_SMALL_MEAN(osp_hdr->small_sample), caller);
+			s = t->slot;
+			if (s) {
+				osp_stat_add(&s->stats.small_allocs, 1);
+				osp_stat_add(&s->stats.small_bytes, size);
+			}
+			return;
+		}
+	}
 	s = osp_slot(t);
 	if (s) {
 		osp_stat_add(&s->stats.small_allocs, 1);

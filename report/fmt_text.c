@@ -783,7 +783,23 @@ static void print_path_line(const struct os_context *c, FILE *out)
 {
 	const struct os_pathest *e = &c->pe;
 
-	if (e->kind == OS_PATH_SITE)
+	/* native: blocks below --min-size sampled by bytes (docs/NATIVE.md) */
+	if (c->type == OS_NONE && e->kind == OS_PATH_SITE)
+		fprintf(out,
+			"        path: %" PRIu64 " samples exact (blocks seen allocated here), est. %.1f "
+			"shared from samples on small blocks not sampled at allocation (evidence: %"
+			PRIu64 " small blocks sampled by bytes, at %" PRIu32 " site%s)\n",
+			c->samples, e->path_est, e->class_seen, e->class_sites,
+			e->class_sites == 1 ? "" : "s");
+	else if (c->type == OS_NONE && e->kind == OS_PATH_CLASS)
+		fprintf(out,
+			"        path: not known: %" PRIu64 " heap samples outside any block seen "
+			"allocated, %.1f of them shared out to the sites of small blocks sampled by "
+			"bytes (evidence: %" PRIu64 " sampled, at %" PRIu32 " site%s), est. %.1f "
+			"kept here\n",
+			c->samples, -e->path_est, e->class_seen, e->class_sites,
+			e->class_sites == 1 ? "" : "s", c->samples_est);
+	else if (e->kind == OS_PATH_SITE)
 		fprintf(out,
 			"        path: %" PRIu64 " samples exact (objects seen allocated here), est. %.1f "
 			"shared from samples on objects of its class not seen at allocation "
@@ -904,6 +920,16 @@ static void print_threads(const struct report_view *v, FILE *out)
 			v->nthreads - THREADS_SHOWN);
 }
 
+/* Neither a sample nor an estimated share of samples (a site whose blocks
+ * were sampled at allocation but whose samples are all estimated has the
+ * latter only). */
+static bool no_samples(const struct os_profile *p, uint32_t ci)
+{
+	const struct os_context *c = &p->contexts[ci];
+
+	return !c->samples && !((p->analyses & OS_AN_PATHEST) && c->samples_est >= 0.5);
+}
+
 int report_render_text(const struct report_view *v, const struct report_opts *o, FILE *out)
 {
 	const struct os_profile *p = v->p;
@@ -917,7 +943,7 @@ int report_render_text(const struct report_view *v, const struct report_opts *o,
 	bool hide = !o->verbose && v->sort == REPORT_SORT_SAMPLES;
 
 	for (i = 0; i < v->nobjects; i++)
-		silent += hide && !p->contexts[v->objects[i].context].samples;
+		silent += hide && no_samples(p, v->objects[i].context);
 	if (o->top && o->top < max)
 		max = o->top;
 	if (max > v->nobjects - silent)
@@ -953,7 +979,7 @@ int report_render_text(const struct report_view *v, const struct report_opts *o,
 			fprintf(out, "# rank    share    samples  allocations       bytes  %s%stype\n",
 				ltcol, rucol);
 		for (i = 0; i < v->nobjects && shown < max; i++) {
-			if (hide && !p->contexts[v->objects[i].context].samples)
+			if (hide && no_samples(p, v->objects[i].context))
 				continue;
 			fprintf(out, "\n");
 			print_object(v, i, o->per_thread, out);

@@ -77,13 +77,14 @@ double report_share(const struct os_profile *p, const struct os_context *c);
 	"probability that the object was seen); share is samples_estimated / "              \
 	"samples_attributed_estimated; samples stays the raw count"
 
-/* ... and with estimated allocation paths (OS_AN_PATHEST, Java). */
+/* ... and with estimated allocation paths (OS_AN_PATHEST: Java, native small blocks). */
 #define REPORT_PATHEST_NOTE                                                                \
 	"estimated allocation paths: a Java object's figure (samples_estimated, est.) is "    \
 	"its exact samples (objects seen at allocation) plus its estimated share of the "     \
 	"samples on objects of its class not seen at allocation (path: exact and estimated "  \
 	"parts, and the evidence: objects of the class seen allocated, at how many sites); "   \
-	"each sample counts once"
+	"a native site's likewise, from its blocks below --min-size sampled by bytes "       \
+	"(docs/NATIVE.md); each sample counts once"
 /* The kind of estimates the header names. */
 #define REPORT_EST_KIND(p)                                                                 \
 	(((p)->analyses & OS_AN_PATHEST) ? "exact plus estimated paths" : "Horvitz-Thompson")

@@ -15,7 +15,7 @@
 #include "attacher/core/budget.h"
 #include "runtimes/runtime.h"
 
-enum { OPT_MIN_SIZE = 256, OPT_RING_KB, OPT_THREADS, OPT_PROGRESS, OPT_NO_MMAP, OPT_REPLICAS,
+enum { OPT_MIN_SIZE = 256, OPT_SMALL_SAMPLE, OPT_RING_KB, OPT_THREADS, OPT_PROGRESS, OPT_NO_MMAP, OPT_REPLICAS,
        OPT_LIFETIMES, OPT_REUSE, OPT_NUMA, OPT_PERF_PAGES, OPT_CALL_GRAPH, OPT_JAVA_OBJECTS, OPT_WATCH_ROUTE,
        OPT_JAVA_TLAB, OPT_DEBUG_LINES, OPT_JAVA_FP, OPT_JIT_THREADS, OPT_RUNTIME,
        OPT_MAX_OVERHEAD };
@@ -27,6 +27,7 @@ static const struct option longopts[] = {
 	{ "max-overhead", required_argument, NULL, OPT_MAX_OVERHEAD },
 	{ "duration", required_argument, NULL, 'd' },
 	{ "min-size", required_argument, NULL, OPT_MIN_SIZE },
+	{ "small-sample", required_argument, NULL, OPT_SMALL_SAMPLE },
 	{ "ring-kb", required_argument, NULL, OPT_RING_KB },
 	{ "threads", required_argument, NULL, OPT_THREADS },
 	{ "perf-pages", required_argument, NULL, OPT_PERF_PAGES },
@@ -90,7 +91,10 @@ void os_opts_usage(const char *cmd)
 	       "                        COMMAND run on unprofiled, waiting for it and exiting\n"
 	       "                        with its status\n"
 	       "      --min-size BYTES  smallest allocation tracked as an object (default %d);\n"
-	       "                        smaller ones are counted, not tracked\n"
+	       "                        smaller ones are counted, and sampled by bytes:\n"
+	       "      --small-sample BYTES  one small block sampled every BYTES allocated on\n"
+	       "                        average (default 524288; 0: none), its samples'\n"
+	       "                        paths estimated for the blocks not sampled\n"
 	       "      --no-mmap         do not track anonymous mmap regions as objects\n"
 	       "      --java-objects M  Java programs: hybrid (default: TLABs of random size around\n"
 	       "                        --java-tlab; objects >= 1.5x that all seen, smaller ones\n"
@@ -190,6 +194,7 @@ int os_opts_parse(struct os_opts *o, const char *cmd, int argc, char **argv)
 	o->freq = OS_DEFAULT_FREQ;
 	o->max_overhead = OS_BUDGET_DEFAULT_PCT;
 	o->min_size = OS_DEFAULT_MIN_SIZE;
+	o->small_sample = OS_DEFAULT_SMALL_SAMPLE;
 	o->ring_kb = OS_DEFAULT_RING_BYTES / 1024;
 	o->slots = OS_DEFAULT_SLOTS;
 	o->perf_pages = 256;
@@ -252,6 +257,10 @@ int os_opts_parse(struct os_opts *o, const char *cmd, int argc, char **argv)
 		}
 		case OPT_MIN_SIZE:
 			if (parse_u64("--min-size", optarg, 1, 1ULL << 40, &o->min_size))
+				return -1;
+			break;
+		case OPT_SMALL_SAMPLE:
+			if (parse_u64("--small-sample", optarg, 0, 1ULL << 40, &o->small_sample))
 				return -1;
 			break;
 		case OPT_RING_KB:

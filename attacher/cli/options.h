@@ -10,6 +10,7 @@
 #define OS_DEFAULT_STACK_COPY 8192 /* as perf's --call-graph dwarf */
 #define OS_MAX_STACK_COPY 65528    /* the kernel's limit (below 64 KiB, 8-aligned) */
 #define OS_DEFAULT_MIN_SIZE 1024
+#define OS_DEFAULT_SMALL_SAMPLE (512 * 1024) /* --small-sample: mean bytes */
 #define OS_DEFAULT_OUTPUT "objscope.data"
 #define OS_MAX_DURATION (7 * 24 * 3600) /* -d: a week, in seconds */
 #define OS_DEFAULT_JAVA_TLAB 16384 /* = OS_JAVA_TLAB_DEFAULT (hotspot_abi.h) */
@@ -25,6 +26,8 @@ struct os_opts {
 	double max_overhead;     /* --max-overhead PCT: the budget in % of the target's
 				  * CPU (attacher/core/budget.h); 0 with -F */
 	uint64_t min_size;       /* --min-size */
+	uint64_t small_sample;   /* --small-sample: mean bytes between sampled small
+				  * blocks (docs/NATIVE.md), 0: off */
 	double duration;         /* -d seconds of profiling, 0 = until the target exits */
 	unsigned ring_kb;        /* --ring-kb per thread ring (power of two) */
 	unsigned slots;          /* --threads max concurrently tracked threads */

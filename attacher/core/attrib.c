@@ -3,6 +3,7 @@
 #include "common/grow.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,7 @@ int os_attrib_init(struct os_attrib *a, struct os_tasks *tasks)
 	a->tasks = tasks;
 	os_hmap_init(&a->node2ctx);
 	os_hmap_init(&a->acc_map);
+	os_hmap_init(&a->small_vote_map);
 	return os_cct_init(&a->cct);
 }
 
@@ -20,6 +22,8 @@ void os_attrib_destroy(struct os_attrib *a)
 	os_cct_destroy(&a->cct);
 	os_hmap_destroy(&a->node2ctx);
 	os_hmap_destroy(&a->acc_map);
+	os_hmap_destroy(&a->small_vote_map);
+	free(a->small_votes);
 	free(a->ctx);
 	free(a->acc);
 	memset(a, 0, sizeof(*a));
@@ -77,9 +81,23 @@ uint32_t os_attrib_context(struct os_attrib *a, uint32_t asid, uint32_t node)
 	return a->nctx++;
 }
 
+/* Weight of a byte-sampled small block of `size` bytes, sampled with
+ * probability 1 - exp(-size / mean), as fixed point (OS_W_ONE == 1.0). */
+uint64_t os_small_weight_q(uint64_t size, uint64_t mean)
+{
+	double p = mean ? -expm1(-(double)size / (double)mean) : 1.0, w;
+
+	if (!(p > 0) || p >= 1)
+		return OS_W_ONE;
+	w = (double)OS_W_ONE / p + 0.5;
+	return w >= (double)OS_W_MAX ? OS_W_MAX : (uint64_t)w;
+}
+
 static void born(struct os_attrib *a, struct os_aspace *as, const struct os_obj_event *ev)
 {
 	uint32_t ci;
+	uint64_t wq = OS_W_ONE;
+	double w;
 
 	if (!ev->size)
 		return;
@@ -96,14 +114,23 @@ static void born(struct os_attrib *a, struct os_aspace *as, const struct os_obj_
 		a->c.dropped_events++;
 		return;
 	}
+	/* a byte-sampled small block stands for 1 / p blocks of its site */
+	if (ev->type == OS_EV_ALLOC && OS_IS_SMALL(ev->aux)) {
+		wq = os_small_weight_q(ev->size, OS_SMALL_MEAN(ev->aux));
+		a->ctx[ci].small_seen++;
+		a->ctx[ci].seen++;
+		a->small_seen++;
+		a->weighted = true;
+	}
+	w = (double)wq / (double)OS_W_ONE;
 	a->ctx[ci].allocations++;
 	a->ctx[ci].bytes += ev->size;
-	a->ctx[ci].est_allocations += 1;
-	a->ctx[ci].est_bytes += (double)ev->size;
+	a->ctx[ci].est_allocations += w;
+	a->ctx[ci].est_bytes += w * (double)ev->size;
 	a->c.objects_seen++;
 	/* whatever was there is stale (a free we did not see) */
 	os_iv_remove_overlaps(as->objects, ev->addr, ev->addr + ev->size, NULL, NULL);
-	os_iv_insert(as->objects, ev->addr, ev->addr + ev->size, ci);
+	os_iv_insert(as->objects, ev->addr, ev->addr + ev->size, os_val_make(ci, wq));
 }
 
 bool os_attrib_prepare(struct os_attrib *a, const struct os_event *ev, struct os_obj_event *oe)
@@ -130,6 +157,8 @@ bool os_attrib_prepare(struct os_attrib *a, const struct os_event *ev, struct os
 	    a->rt && a->rt->ops->mapping)
 		a->rt->ops->mapping(a->rt, as, ev);
 	*oe = os_obj_ev(ev->type, ev->addr, ev->size, ev->aux, as->id, OS_CCT_NONE);
+	if (ev->type == OS_EV_ALLOC && OS_IS_SMALL(ev->aux2)) /* byte-sampled small block */
+		oe->aux = ev->aux2;
 	if (ev->type == OS_EV_ALLOC || ev->type == OS_EV_MMAP || ev->type == OS_EV_REALLOC) {
 		if (a->rt && a->rt->ops->path_words) {
 			uint64_t path[OS_MAX_FRAMES];
@@ -250,10 +279,18 @@ static uint32_t sample(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64
 		if (managed) {
 			a->c.samples_heap++;
 			a->c.samples_java_heap++;
-		} else if (os_aspace_is_heap(as, addr, sp)) {
-			a->c.samples_heap++;
+			return OS_NONE;
 		}
-		return OS_NONE;
+		if (!os_aspace_is_heap(as, addr, sp))
+			return OS_NONE;
+		/* a native block below --min-size that was not sampled: held for
+		 * the estimated paths (os_small_estimate) */
+		if (!a->small_hold || (val = os_small_holder(a, asid)) == OS_NONE) {
+			a->c.samples_heap++;
+			return OS_NONE;
+		}
+		a->small_held++;
+		os_small_vote(a, as, addr, access_node);
 	}
 	ci = os_val_ctx(val);
 	if (ci >= a->nctx) { /* never written so: counted, not attributed */

@@ -111,6 +111,9 @@ struct os_ctx {
 	double path_est;
 	uint64_t seen, class_seen;
 	uint32_t class_sites;
+	/* Native blocks below --min-size sampled by bytes (docs/NATIVE.md):
+	 * how many were seen here (each of weight 1 / (1 - exp(-size / mean))) */
+	uint64_t small_seen;
 };
 
 struct os_acc {
@@ -138,6 +141,27 @@ struct os_attrib {
 	bool weighted;
 	struct os_runtime *rt;     /* runtime adapters (runtime.h os_runtimes_new), NULL: native only */
 	uint64_t min_size;         /* --min-size: smaller objects are not tracked */
+	uint64_t small_sample;     /* --small-sample: mean bytes (0: off) */
+	bool small_hold;           /* hold heap samples outside seen blocks (launch mode) */
+	uint64_t small_seen;       /* byte-sampled small blocks seen, all contexts */
+	/* Samples in a native heap that no tracked block holds, with
+	 * --small-sample on: held by the holder context of their address
+	 * space (path OS_SMALL_WORD) and shared out to the sites of sampled
+	 * small blocks by os_small_estimate; what it could give, and what it
+	 * could not for want of evidence (no sampled small block there). */
+	uint64_t small_held;
+	double small_given, small_no_evidence;
+	/* Neighbour votes: a held sample goes to the sites of the nearest live
+	 * sampled small blocks below and above it (within small_sample bytes),
+	 * by inverse distance: allocations of one site lie side by side.
+	 * (site << 32 | access node) -> index into small_votes. */
+	struct os_hmap small_vote_map;
+	struct os_small_vote {
+		uint32_t site, node;  /* node: access path, OS_CCT_NONE if none */
+		double v;
+	} *small_votes;
+	uint32_t nsmall_votes, small_votes_cap;
+	double small_voted;       /* held samples given by votes (sum of the votes) */
 	/* A sample in a managed heap that no tracked object holds: the adapter
 	 * may find the object (reading the target) and add it to as->objects
 	 * (weight 1); returns its context, or OS_NONE. NULL: not tried. */
@@ -156,6 +180,28 @@ static inline void os_attrib_collected(struct os_attrib *a, const struct os_gc_r
 		a->collected(a->collected_arg, r);
 }
 
+/* The path word of the holder context of native heap samples outside any
+ * tracked block (blocks below --min-size not sampled): user addresses
+ * never have these bits, nor do runtime words (bits 62-63 of 0xfffd are
+ * not 0xfffe, the address-space marker). */
+#define OS_SMALL_WORD 0xfffd000000000000ULL
+
+/* The holder context of address space asid (created on first use);
+ * OS_NONE on out of memory. */
+uint32_t os_small_holder(struct os_attrib *a, uint32_t asid);
+/* A held sample at addr (access path node): its votes for the sites of
+ * the nearest sampled small blocks (see os_attrib.small_votes). */
+void os_small_vote(struct os_attrib *a, struct os_aspace *as, uint64_t addr, uint32_t node);
+/* Estimated allocation paths of native small blocks (docs/NATIVE.md):
+ * each holder's samples shared out to the sites of the byte-sampled small
+ * blocks of its address space (os_ctx.path_kind/path_est, as the Java
+ * estimator does per class); sets est_attributed. Idempotent. */
+void os_small_estimate(struct os_attrib *a);
+
+/* Weight of a byte-sampled small block of `size` bytes (sampled with
+ * probability 1 - exp(-size / mean)), fixed point (OS_W_ONE == 1.0). */
+uint64_t os_small_weight_q(uint64_t size, uint64_t mean);
+
 int os_attrib_init(struct os_attrib *a, struct os_tasks *tasks);
 void os_attrib_destroy(struct os_attrib *a);
 
@@ -172,7 +218,9 @@ uint32_t os_attrib_context(struct os_attrib *a, uint32_t asid, uint32_t node);
 /* An object event reduced to what ordering needs: its path is interned
  * when it is drained from the ring, and it is applied later in time order. */
 struct os_obj_event {
-	uint64_t addr, size, aux;     /* OS_EV_JALLOC: aux = weight, fixed point (OS_W_ONE) */
+	uint64_t addr, size, aux;     /* OS_EV_JALLOC: aux = weight, fixed point (OS_W_ONE);
+				       * OS_EV_ALLOC: OS_SMALL_TAG | mean for a byte-sampled
+				       * small block (shm.h), else 0 */
 	uint32_t asid;
 	uint32_t node;            /* allocation path, OS_CCT_NONE if none */
 	uint16_t type;            /* enum os_ev_type */

@@ -325,6 +325,8 @@ int os_collector_init(struct os_collector *c, const struct os_opts *o, char *err
 		return rc;
 	}
 	c->attrib.min_size = o->min_size;
+	c->attrib.small_sample = o->small_sample;
+	c->attrib.small_hold = o->small_sample != 0; /* attach: off (cmd_attach.c) */
 	/* runtime adapters: every runtime of the registry (runtimes/registry.c),
 	 * each dormant until an address space announces its runtime */
 	c->attrib.rt = os_runtimes_new(&c->attrib, c->sym, o);
@@ -343,6 +345,7 @@ int os_collector_init(struct os_collector *c, const struct os_opts *o, char *err
 		return rc;
 	}
 	c->shm_ready = true;
+	c->shm.hdr->small_sample = o->small_sample; /* before any target maps it */
 	c->ca.arg = c;
 	c->ca.read = code_read;
 	c->ca.func_start = code_func_start;

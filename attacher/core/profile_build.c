@@ -1,5 +1,6 @@
 /* profile_build.c - symbolizes the collected paths and fills an os_profile. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,8 +92,12 @@ static uint32_t runtime_word(struct builder *b, uint32_t asid, uint64_t word, ui
 	struct os_frame f;
 	uint32_t line = 0;
 
-	if (rt && rt->ops->name_word)
+	if (word == OS_SMALL_WORD) { /* attrib.h: native small blocks, not sampled */
+		w = OS_RT_WORD_SYNTHETIC;
+		name = "[malloc blocks below --min-size, not sampled: allocation path estimated]";
+	} else if (rt && rt->ops->name_word) {
 		w = rt->ops->name_word(rt, asid, word, &name, &file, &line);
+	}
 	if (w == OS_RT_WORD_TYPE) {
 		if (type && name)
 			*type = os_profile_string(b->p, name);
@@ -211,13 +216,30 @@ static void fill_counters(struct builder *b)
  * allocation paths its samples plus (or less) its estimated part. */
 static double ctx_est(const struct os_ctx *x)
 {
-	return x->path_kind == OS_PATH_NONE ? x->est_samples : (double)x->samples + x->path_est;
+	double d = x->path_kind == OS_PATH_NONE ? x->est_samples : (double)x->samples + x->path_est;
+
+	return d > 0 ? d : 0; /* all given away: 0, not a rounding error below it */
 }
 
 static double acc_est(const struct os_attrib *a, const struct os_acc *x)
 {
-	return a->ctx[x->ctx].path_kind == OS_PATH_NONE ? x->est_samples
-							: (double)x->samples + x->path_est;
+	double d = a->ctx[x->ctx].path_kind == OS_PATH_NONE ? x->est_samples
+							    : (double)x->samples + x->path_est;
+
+	return d > 0 ? d : 0;
+}
+
+/* Allocations and bytes of a context: with blocks sampled by bytes
+ * (docs/NATIVE.md) their estimates (each sampled block stands for 1 / p),
+ * as Java's weighted objects have theirs. */
+static uint64_t ctx_allocs(const struct os_ctx *x)
+{
+	return x->small_seen ? (uint64_t)llround(x->est_allocations) : x->allocations;
+}
+
+static uint64_t ctx_bytes(const struct os_ctx *x)
+{
+	return x->small_seen ? (uint64_t)llround(x->est_bytes) : x->bytes;
 }
 
 static void add_pe(struct os_pathest *d, const struct os_ctx *x)
@@ -281,14 +303,32 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 		c->attrib.rt->ops->before_symbolize(c->attrib.rt);
 	if (c->attrib.rt && c->attrib.rt->ops->notes)
 		c->attrib.rt->ops->notes(c->attrib.rt, b.p);
+	/* native blocks below --min-size: held samples shared out to the
+	 * sites of byte-sampled blocks (small_paths.c, docs/NATIVE.md) */
+	os_small_estimate(&c->attrib);
+	if (c->attrib.small_seen || c->attrib.small_held) {
+		snprintf(note, sizeof(note),
+			 "small blocks (below --min-size, docs/NATIVE.md): %llu sampled by bytes "
+			 "(one per %llu bytes on average); %llu heap samples outside any seen "
+			 "block, %.0f of them given estimated allocation paths (%.0f by their "
+			 "nearest sampled blocks, the rest by the sites' heat and bytes), %.0f "
+			 "without (no sampled small block in their process)",
+			 (unsigned long long)c->attrib.small_seen,
+			 (unsigned long long)c->attrib.small_sample,
+			 (unsigned long long)c->attrib.small_held, c->attrib.small_given,
+			 c->attrib.small_voted, c->attrib.small_no_evidence);
+		os_profile_add_note(b.p, note);
+	}
 	/* weighted objects (Java hybrid / sampled): Horvitz-Thompson sample
 	 * estimates next to the counts (OS_SEC_ESTIMATES); the runtime's notes
 	 * op may have shared class-only samples out to sites (os_ctx.path_kind:
 	 * estimated allocation paths, OS_SEC_PATHEST) */
 	if (c->attrib.weighted) {
 		b.p->analyses |= OS_AN_ESTIMATES;
-		b.p->est.samples_attributed = c->attrib.est_attributed;
-		b.p->est.samples_java_attributed = c->attrib.est_java_attributed;
+		b.p->est.samples_attributed =
+			c->attrib.est_attributed > 0 ? c->attrib.est_attributed : 0;
+		b.p->est.samples_java_attributed =
+			c->attrib.est_java_attributed > 0 ? c->attrib.est_java_attributed : 0;
 	}
 	ctxmap = calloc(c->attrib.nctx ? c->attrib.nctx : 1, sizeof(*ctxmap));
 	accmap = calloc(c->attrib.nacc ? c->attrib.nacc : 1, sizeof(*accmap));
@@ -307,8 +347,8 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 		if (pc.stack != OS_NONE && os_hmap_get(&ctxs, key, &idx)) {
 			struct os_context *d = &b.p->contexts[idx];
 
-			d->allocations += x->allocations;
-			d->bytes += x->bytes;
+			d->allocations += ctx_allocs(x);
+			d->bytes += ctx_bytes(x);
 			d->samples += x->samples;
 			d->samples_est += ctx_est(x);
 			add_pe(&d->pe, x);
@@ -317,8 +357,8 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 			ctxmap[i] = (uint32_t)idx;
 			continue;
 		}
-		pc.allocations = x->allocations;
-		pc.bytes = x->bytes;
+		pc.allocations = ctx_allocs(x);
+		pc.bytes = ctx_bytes(x);
 		pc.samples = x->samples;
 		pc.samples_est = ctx_est(x);
 		add_pe(&pc.pe, x);

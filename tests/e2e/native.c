@@ -108,6 +108,60 @@ Test(e2e_native, three_sites)
 	free(profile);
 }
 
+/* Small blocks (issue 18, docs/NATIVE.md): two sites make 64-byte blocks
+ * (below --min-size) in alternating runs; only the hot site's are read.
+ * The blocks sampled by bytes give the heap samples on the others an
+ * estimated allocation path: the hot site ranks first, >= 90% of the heap
+ * samples have a path (exact or estimated), and the hot site holds most of
+ * the estimated ones. Gathers until 300 samples are held (the reads
+ * double, at most four runs). */
+Test(e2e_native, small_blocks_estimated_paths)
+{
+	char scale[16] = "1";
+	const char *argv[] = { E2E_FIXTURE("small_sites"), scale, NULL };
+	json_object *report = NULL, *objects, *meta, *top;
+	int64_t heap = 0, attributed = 0;
+	double hot = 0, cold = 0, hot_est = 0;
+	char buf[1024];
+
+	for (int run = 0; run < 4; run++) {
+		if (report)
+			json_object_put(report);
+		snprintf(scale, sizeof(scale), "%d", 1 << run);
+		report = record_and_report("small_sites.data", argv);
+		meta = e2e_get(report, "meta");
+		heap = e2e_get_int(meta, "samples_heap");
+		attributed = e2e_get_int(meta, "samples_attributed");
+		objects = e2e_get(report, "objects");
+		cr_assert(objects && json_object_is_type(objects, json_type_array), "no objects[]");
+		hot = cold = hot_est = 0;
+		for (size_t i = 0; i < json_object_array_length(objects); i++) {
+			json_object *o = json_object_array_get_idx(objects, i);
+
+			if (e2e_stack_has(o, "alloc_hot_node", 1)) {
+				hot += e2e_get_double(o, "samples_estimated");
+				hot_est += e2e_get_double(e2e_get(o, "path"),
+							  "samples_path_estimated");
+			} else if (e2e_stack_has(o, "alloc_cold_node", 1)) {
+				cold += e2e_get_double(o, "samples_estimated");
+			}
+		}
+		if (hot + cold >= 300)
+			break;
+	}
+	cr_assert_geq(hot + cold, 300, "only %.0f samples on the small sites after 4 runs",
+		      hot + cold);
+	cr_expect_geq((double)attributed, 0.9 * (double)heap,
+		      "%lld of %lld heap samples with an allocation path", (long long)attributed,
+		      (long long)heap);
+	cr_expect_gt(hot_est, 0, "no estimated part on the hot site");
+	cr_expect_geq(hot, 0.75 * (hot + cold), "hot site %.0f, cold site %.0f", hot, cold);
+	top = json_object_array_get_idx(e2e_get(report, "objects"), 0);
+	cr_expect(e2e_stack_has(top, "alloc_hot_node", 1), "top object is not the hot site: %s",
+		  e2e_stack_str(top, buf, sizeof(buf)));
+	json_object_put(report);
+}
+
 /* Call sites, not lines (issue 18): three mallocs written on one line of
  * one_line.c are three objects, told apart by the column of each call; the
  * second call's block, read at random, ranks first. Gathers until the hot
