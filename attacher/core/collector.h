@@ -42,8 +42,8 @@ struct os_collector {
 	struct os_code_access ca;
 	struct os_unwinder *unw;    /* NULL: frame-pointer access paths only */
 	struct os_pidns *pidns;     /* attach to another PID namespace: ring ids -> ours */
-	struct os_qitem *q;
-	size_t qn, qcap;
+	struct os_qitem *q;         /* the queue: items [qh, qn) of q[0, qcap) */
+	size_t qh, qn, qcap;
 	uint32_t seq;
 	uint64_t start_ns, end_ns;
 	uint64_t samples_total, samples_addressed;
