@@ -33,6 +33,9 @@ struct ctxst {
 	unsigned nrefs, refnext;
 	bool full_done;
 	bool tgt_exact;        /* objects hashed by os_rep_exact_content: no more by samples */
+	uint32_t own_lost;     /* own comparisons forgotten (object freed / GC) since the last
+				* one compared */
+	uint64_t own_probe;    /* time of the last offer let through while own_lost is high */
 	uint64_t last_full;
 	/* exact figure, current epoch */
 	struct ex_ent *ex;
@@ -60,6 +63,15 @@ struct cmp {
 	uint64_t lo1, hi1, lo2, hi2;
 	uint64_t armed_at;     /* time of the sample that armed it */
 };
+
+/* A context compared in the target (tgt_exact) whose own comparisons were
+ * forgotten OWN_LOST_MAX times in a row (its objects die before the sampled
+ * thread touches the watched word again: the short-lived objects the
+ * in-target comparisons are for) gets one offer per OWN_PROBE_NS, not one
+ * per sample: each futile one cost a breakpoint opened on the target's
+ * thread (IPIs) and traps on reused memory until the free was applied. */
+#define OWN_LOST_MAX 16
+#define OWN_PROBE_NS 1000000000ULL
 
 struct os_rep {
 	struct os_rep_cfg cfg;
@@ -247,6 +259,15 @@ static void cmp_forget(struct os_rep *r, struct cmp *c, bool disarm)
 	if (!any)
 		t->offered = 0; /* a fresh reservoir once the registers are all free */
 	c->used = false;
+}
+
+/* Comparison c is forgotten unhit: its object was freed or moved. */
+static void own_lost(struct os_rep *r, const struct cmp *c)
+{
+	struct ctxst *x = c->ctx < r->nctx ? &r->ctx[c->ctx] : NULL;
+
+	if (x && x->own_lost < UINT32_MAX)
+		x->own_lost++;
 }
 
 static struct cmp *cmp_new(struct os_rep *r)
@@ -620,7 +641,12 @@ void os_rep_sample(struct os_rep *r, const struct os_rep_sample *s)
 	}
 	if (!ref) {
 		r->st.no_ref++;
+	} else if (x->tgt_exact && x->own_lost >= OWN_LOST_MAX &&
+		   s->time < x->own_probe + OWN_PROBE_NS) {
+		r->st.own_futile++; /* compared in the target; one probe per second */
 	} else {
+		if (x->tgt_exact && x->own_lost >= OWN_LOST_MAX)
+			x->own_probe = s->time;
 		t = thr_get(r, s->pid, s->tid, &ti);
 		if (t) {
 			struct cmp proto = { .ctx = s->ctx, .asid = s->asid, .java = s->java,
@@ -719,6 +745,7 @@ static void take_hit(struct os_rep *r, const struct watch_hit *h)
 		x->cnt.equivalent++;
 	else
 		x->cnt.different++;
+	x->own_lost = 0;
 	r->st.compared++;
 	full_check(r, x, &c, eq, h->time_ns);
 }
@@ -799,6 +826,7 @@ void os_rep_event(struct os_rep *r, uint64_t time, uint32_t asid, uint64_t lo, u
 			continue;
 		if (gc ? c->java : (c->lo2 < hi && lo < c->hi2)) {
 			r->st.invalidated++;
+			own_lost(r, c);
 			cmp_forget(r, c, true);
 		} else if (!gc && c->lo1 < hi && lo < c->hi1) {
 			c->lo1 = c->hi1 = 0; /* O1 gone: no full check */
@@ -831,6 +859,7 @@ void os_rep_free_object(struct os_rep *r, uint64_t time, uint32_t asid, uint64_t
 
 		if (c->used && c->asid == asid && c->lo2 < hi && lo < c->hi2) {
 			r->st.invalidated++;
+			own_lost(r, c);
 			cmp_forget(r, c, true);
 		}
 	}

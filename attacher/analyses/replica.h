@@ -124,6 +124,9 @@ struct os_rep_stats {
 	uint64_t exact_by_target;  /* sampled objects not hashed: their context's objects are
 				    * hashed in the target (os_rep_exact_content) */
 	uint64_t compared_target;  /* in-target comparisons (os_rep_compared) */
+	uint64_t own_futile;       /* offers not made: the context is compared in the target and
+				    * its own comparisons were forgotten OWN_LOST_MAX times in a
+				    * row (replica.c; one probe per second goes through) */
 };
 
 struct os_rep;

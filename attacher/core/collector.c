@@ -853,6 +853,20 @@ sorted:
 	r->qsorted = n;
 }
 
+/* An observer wants this round drained and applied (observer.h, `eager`). */
+static bool eager_round(struct os_collector *c)
+{
+	if (!c->obs_eager)
+		return false;
+	for (unsigned i = 0; i < c->nobs; i++) {
+		const struct os_observer_ops *o = c->obs[i].ops;
+
+		if (o->eager && (!o->eager_now || o->eager_now(c->obs[i].self)))
+			return true;
+	}
+	return false;
+}
+
 void os_collector_round(struct os_collector *c, bool final)
 {
 	struct round *r = &R;
@@ -875,7 +889,7 @@ void os_collector_round(struct os_collector *c, bool final)
 	if (c->perf_ready) /* the stacks used in place are done with */
 		os_perf_release(c->perf);
 	c->ovh.sample_work_ns += os_overhead_thread_ns() - work;
-	if (!final && !c->obs_eager && os_now_ns() - r->last_apply < APPLY_EVERY_NS)
+	if (!final && !eager_round(c) && os_now_ns() - r->last_apply < APPLY_EVERY_NS)
 		return; /* r->oom stays set for the next full round to report */
 	r->last_apply = os_now_ns();
 	/* 3. object events from the target's rings */
