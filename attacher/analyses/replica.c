@@ -101,6 +101,7 @@ struct os_rep {
 	uint8_t *buf1, *buf2;
 	size_t capbuf;
 	uint64_t latest;       /* latest time given */
+	bool exact_wanted;     /* os_rep_exact_wanted */
 };
 
 void os_rep_cfg_default(struct os_rep_cfg *cfg)
@@ -488,6 +489,11 @@ static void exact_offer(struct os_rep *r, struct ctxst *x, uint32_t ci, const st
 		return;
 	if (x->tgt_exact) { /* read alive in the target's time, not ~100 ms late */
 		r->st.exact_by_target++;
+		return;
+	}
+	r->exact_wanted = true;
+	if (s->frees_unknown) { /* not known alive: maybe next time */
+		r->st.exact_unfollowed++;
 		return;
 	}
 	if (s->dead) { /* freed since the sample: its memory may hold another object */
@@ -921,6 +927,14 @@ void os_rep_counts(const struct os_rep *r, uint32_t ctx, struct os_replica *out)
 void os_rep_get_stats(const struct os_rep *r, struct os_rep_stats *out)
 {
 	*out = r->st;
+}
+
+bool os_rep_exact_wanted(struct os_rep *r)
+{
+	bool w = r->exact_wanted;
+
+	r->exact_wanted = false;
+	return w;
 }
 
 size_t os_rep_armed(const struct os_rep *r)
