@@ -854,7 +854,7 @@ sorted:
 }
 
 /* An observer wants this round drained and applied (observer.h, `eager`). */
-static bool eager_round(struct os_collector *c)
+bool os_collector_eager(struct os_collector *c)
 {
 	if (!c->obs_eager)
 		return false;
@@ -889,7 +889,7 @@ void os_collector_round(struct os_collector *c, bool final)
 	if (c->perf_ready) /* the stacks used in place are done with */
 		os_perf_release(c->perf);
 	c->ovh.sample_work_ns += os_overhead_thread_ns() - work;
-	if (!final && !eager_round(c) && os_now_ns() - r->last_apply < APPLY_EVERY_NS)
+	if (!final && !os_collector_eager(c) && os_now_ns() - r->last_apply < APPLY_EVERY_NS)
 		return; /* r->oom stays set for the next full round to report */
 	r->last_apply = os_now_ns();
 	/* 3. object events from the target's rings */
