@@ -65,7 +65,8 @@ struct cmp {
 };
 
 /* A context compared in the target (tgt_exact) whose own comparisons were
- * forgotten OWN_LOST_MAX times in a row (its objects die before the sampled
+ * forgotten OWN_LOST_MAX times in a row by frees (not collections, which end
+ * every armed Java comparison at once) (its objects die before the sampled
  * thread touches the watched word again: the short-lived objects the
  * in-target comparisons are for) gets one offer per OWN_PROBE_NS, not one
  * per sample: each futile one cost a breakpoint opened on the target's
@@ -832,7 +833,8 @@ void os_rep_event(struct os_rep *r, uint64_t time, uint32_t asid, uint64_t lo, u
 			continue;
 		if (gc ? c->java : (c->lo2 < hi && lo < c->hi2)) {
 			r->st.invalidated++;
-			own_lost(r, c);
+			if (!gc) /* a collection ends every Java comparison, young or not */
+				own_lost(r, c);
 			cmp_forget(r, c, true);
 		} else if (!gc && c->lo1 < hi && lo < c->hi1) {
 			c->lo1 = c->hi1 = 0; /* O1 gone: no full check */
