@@ -33,6 +33,9 @@ struct ctxst {
 	unsigned nrefs, refnext;
 	bool full_done;
 	bool tgt_exact;        /* objects hashed by os_rep_exact_content: no more by samples */
+	uint32_t own_lost;     /* own comparisons forgotten (object freed / GC) since the last
+				* one compared */
+	uint64_t own_probe;    /* time of the last offer let through while own_lost is high */
 	uint64_t last_full;
 	/* exact figure, current epoch */
 	struct ex_ent *ex;
@@ -60,6 +63,16 @@ struct cmp {
 	uint64_t lo1, hi1, lo2, hi2;
 	uint64_t armed_at;     /* time of the sample that armed it */
 };
+
+/* A context compared in the target (tgt_exact) whose own comparisons were
+ * forgotten OWN_LOST_MAX times in a row by frees (not collections, which end
+ * every armed Java comparison at once) (its objects die before the sampled
+ * thread touches the watched word again: the short-lived objects the
+ * in-target comparisons are for) gets one offer per OWN_PROBE_NS, not one
+ * per sample: each futile one cost a breakpoint opened on the target's
+ * thread (IPIs) and traps on reused memory until the free was applied. */
+#define OWN_LOST_MAX 16
+#define OWN_PROBE_NS 1000000000ULL
 
 struct os_rep {
 	struct os_rep_cfg cfg;
@@ -89,6 +102,7 @@ struct os_rep {
 	uint8_t *buf1, *buf2;
 	size_t capbuf;
 	uint64_t latest;       /* latest time given */
+	bool exact_wanted;     /* os_rep_exact_wanted */
 };
 
 void os_rep_cfg_default(struct os_rep_cfg *cfg)
@@ -247,6 +261,15 @@ static void cmp_forget(struct os_rep *r, struct cmp *c, bool disarm)
 	if (!any)
 		t->offered = 0; /* a fresh reservoir once the registers are all free */
 	c->used = false;
+}
+
+/* Comparison c is forgotten unhit: its object was freed or moved. */
+static void own_lost(struct os_rep *r, const struct cmp *c)
+{
+	struct ctxst *x = c->ctx < r->nctx ? &r->ctx[c->ctx] : NULL;
+
+	if (x && x->own_lost < UINT32_MAX)
+		x->own_lost++;
 }
 
 static struct cmp *cmp_new(struct os_rep *r)
@@ -469,6 +492,11 @@ static void exact_offer(struct os_rep *r, struct ctxst *x, uint32_t ci, const st
 		r->st.exact_by_target++;
 		return;
 	}
+	r->exact_wanted = true;
+	if (s->frees_unknown) { /* not known alive: maybe next time */
+		r->st.exact_unfollowed++;
+		return;
+	}
 	if (s->dead) { /* freed since the sample: its memory may hold another object */
 		r->st.exact_dead++;
 		return;
@@ -620,7 +648,12 @@ void os_rep_sample(struct os_rep *r, const struct os_rep_sample *s)
 	}
 	if (!ref) {
 		r->st.no_ref++;
+	} else if (x->tgt_exact && x->own_lost >= OWN_LOST_MAX &&
+		   s->time < x->own_probe + OWN_PROBE_NS) {
+		r->st.own_futile++; /* compared in the target; one probe per second */
 	} else {
+		if (x->tgt_exact && x->own_lost >= OWN_LOST_MAX)
+			x->own_probe = s->time;
 		t = thr_get(r, s->pid, s->tid, &ti);
 		if (t) {
 			struct cmp proto = { .ctx = s->ctx, .asid = s->asid, .java = s->java,
@@ -719,6 +752,7 @@ static void take_hit(struct os_rep *r, const struct watch_hit *h)
 		x->cnt.equivalent++;
 	else
 		x->cnt.different++;
+	x->own_lost = 0;
 	r->st.compared++;
 	full_check(r, x, &c, eq, h->time_ns);
 }
@@ -799,6 +833,8 @@ void os_rep_event(struct os_rep *r, uint64_t time, uint32_t asid, uint64_t lo, u
 			continue;
 		if (gc ? c->java : (c->lo2 < hi && lo < c->hi2)) {
 			r->st.invalidated++;
+			if (!gc) /* a collection ends every Java comparison, young or not */
+				own_lost(r, c);
 			cmp_forget(r, c, true);
 		} else if (!gc && c->lo1 < hi && lo < c->hi1) {
 			c->lo1 = c->hi1 = 0; /* O1 gone: no full check */
@@ -831,6 +867,7 @@ void os_rep_free_object(struct os_rep *r, uint64_t time, uint32_t asid, uint64_t
 
 		if (c->used && c->asid == asid && c->lo2 < hi && lo < c->hi2) {
 			r->st.invalidated++;
+			own_lost(r, c);
 			cmp_forget(r, c, true);
 		}
 	}
@@ -892,6 +929,14 @@ void os_rep_counts(const struct os_rep *r, uint32_t ctx, struct os_replica *out)
 void os_rep_get_stats(const struct os_rep *r, struct os_rep_stats *out)
 {
 	*out = r->st;
+}
+
+bool os_rep_exact_wanted(struct os_rep *r)
+{
+	bool w = r->exact_wanted;
+
+	r->exact_wanted = false;
+	return w;
 }
 
 size_t os_rep_armed(const struct os_rep *r)

@@ -87,6 +87,8 @@ struct os_rep_sample {
 	bool java;              /* a Java object: its first 8 bytes are the mark word */
 	bool dead;              /* the object was freed since (a free drained, not applied):
 				 * its content is not hashed */
+	bool frees_unknown;     /* the collector did not follow frees since the sample: not
+				 * hashed either; os_rep_exact_wanted() then says so */
 };
 
 /* Everything counted on the way (notes of the report). */
@@ -124,6 +126,10 @@ struct os_rep_stats {
 	uint64_t exact_by_target;  /* sampled objects not hashed: their context's objects are
 				    * hashed in the target (os_rep_exact_content) */
 	uint64_t compared_target;  /* in-target comparisons (os_rep_compared) */
+	uint64_t exact_unfollowed; /* sampled objects not hashed: frees not followed then */
+	uint64_t own_futile;       /* offers not made: the context is compared in the target and
+				    * its own comparisons were forgotten OWN_LOST_MAX times in a
+				    * row (replica.c; one probe per second goes through) */
 };
 
 struct os_rep;
@@ -191,6 +197,10 @@ void os_rep_exact_hashed(struct os_rep *r, uint32_t ctx, uint32_t asid, uint64_t
 /* Raw counts of context ctx (zero when none). */
 void os_rep_counts(const struct os_rep *r, uint32_t ctx, struct os_replica *out);
 void os_rep_get_stats(const struct os_rep *r, struct os_rep_stats *out);
+/* Whether a sample given since the last call would have been hashed for the
+ * exact figure had its liveness been known (the caller follows frees while
+ * this keeps saying yes: os_rep_sample's dead / frees_unknown). Clears it. */
+bool os_rep_exact_wanted(struct os_rep *r);
 /* Comparisons armed now. */
 size_t os_rep_armed(const struct os_rep *r);
 

@@ -42,8 +42,8 @@ struct os_collector {
 	struct os_code_access ca;
 	struct os_unwinder *unw;    /* NULL: frame-pointer access paths only */
 	struct os_pidns *pidns;     /* attach to another PID namespace: ring ids -> ours */
-	struct os_qitem *q;
-	size_t qn, qcap;
+	struct os_qitem *q;         /* the queue: items [qh, qn) of q[0, qcap) */
+	size_t qh, qn, qcap;
 	uint32_t seq;
 	uint64_t start_ns, end_ns;
 	uint64_t samples_total, samples_addressed;
@@ -85,6 +85,9 @@ int os_collector_open_attach(struct os_collector *c, pid_t pid, char *err, size_
 void os_collector_round(struct os_collector *c, bool final);
 /* Stops sampling and tells the hooks to pass through. */
 void os_collector_stop(struct os_collector *c);
+/* Whether an analysis wants every round now (observer.h `eager`, `eager_now`):
+ * the launcher's loop then runs its rounds every 5 ms, not every 20 ms. */
+bool os_collector_eager(struct os_collector *c);
 /* Symbolizes and builds the profile. */
 struct os_profile *os_collector_profile(struct os_collector *c, const char *mode, int argc,
 					char *const argv[]);

@@ -50,9 +50,11 @@
  * `destroy`.
  *
  * Cadence: the collector drains the rings and applies the queue at most
- * every 20 ms (APPLY_EVERY_NS) unless an enabled observer sets `eager`: then
- * on every round (replicas: a watchpoint's hit must be matched while its
- * comparison is young, and values are read close to the access).
+ * every 20 ms (APPLY_EVERY_NS) unless an enabled observer sets `eager` and
+ * its `eager_now` (if any) says yes: then on every round (replicas: while
+ * the collector's own watchpoints are armed, a hit must be matched while its
+ * comparison is young, and a thread seized by the ptrace route waits for
+ * the poll).
  *
  * All callbacks run on the collector's thread (the main loop: ptrace
  * requires it). Return convention: 0 / -errno; err receives one line.
@@ -117,6 +119,9 @@ struct os_observer_ops {
 	const char *name;
 	unsigned sample_data; /* bytes kept per queued sample (stage 1 -> 4) */
 	bool eager;           /* drain and apply on every round */
+	/* With `eager`: whether this round must be (NULL: always). Called
+	 * before the round's drain; false lets the 20 ms cadence stand. */
+	bool (*eager_now)(void *self);
 
 	/* When the collector opens its events (os_collector_open*), once the
 	 * sampler is decided: *self is the observer's state. */

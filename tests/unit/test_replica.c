@@ -453,3 +453,53 @@ Test(replica, access_width_and_value)
 	cr_assert_not(os_rep_read_access(r, 1, 1, code_at, code_at + 3, 0x1000, &width, &word));
 	os_rep_free(r);
 }
+
+/* A context compared in the target whose own comparisons keep being
+ * forgotten (objects freed before a hit) gets one offer a second; a
+ * compared one lets every offer through again. A context not compared in
+ * the target keeps every offer, however often its objects die. */
+Test(replica, futile_offers_bounded_when_compared_in_target)
+{
+	struct os_rep *r = os_rep_new(NULL, &BE);
+	struct os_rep_stats st;
+	uint64_t ms = 1000000, t = 10000 * ms; /* CLOCK_MONOTONIC: seconds after boot */
+	unsigned arms;
+
+	memset(F.mem, 1, MEMSZ);
+	/* context 1: never compared in the target; 40 objects die unhit */
+	for (unsigned i = 0; i < 40; i++, t += ms) {
+		sample(r, t, 5, 1, obj(1, i), 16, false);
+		os_rep_free_object(r, t + 1, 1, obj(1, i), obj(1, i) + OBJ);
+	}
+	os_rep_get_stats(r, &st);
+	cr_assert_eq(st.own_futile, 0);
+	cr_assert_eq(st.armed, 39, "armed %llu", (unsigned long long)st.armed); /* first: no ref */
+	/* context 0, compared in the target */
+	os_rep_exact_hashed(r, 0, 1, obj(0, 999), 42);
+	for (unsigned i = 0; i < 40; i++, t += ms) {
+		sample(r, t, 5, 0, obj(0, i), 16, false);
+		os_rep_free_object(r, t + 1, 1, obj(0, i), obj(0, i) + OBJ);
+	}
+	os_rep_get_stats(r, &st);
+	/* 1 without a reference, 16 forgotten, the 17th goes through as the
+	 * first probe, the 22 after it within the second are not offered */
+	cr_assert_eq(st.armed, 39 + 17, "armed %llu", (unsigned long long)st.armed);
+	cr_assert_eq(st.own_futile, 22, "futile %llu", (unsigned long long)st.own_futile);
+	/* a second later one probe; it is compared: every offer goes through */
+	t += 1000 * ms;
+	sample(r, t, 5, 0, obj(0, 100), 16, false);
+	cr_assert_eq(os_rep_armed(r), 1);
+	arms = F.arms;
+	touch_all(r, t + 1);
+	os_rep_flush(r, UINT64_MAX);
+	for (unsigned i = 0; i < 5; i++) {
+		t += ms;
+		sample(r, t, 5, 0, obj(0, 101 + i), 16, false);
+		os_rep_free_object(r, t + 1, 1, obj(0, 101 + i), obj(0, 101 + i) + OBJ);
+	}
+	cr_assert_eq(F.arms, arms + 5);
+	os_rep_get_stats(r, &st);
+	cr_assert_eq(st.own_futile, 22);
+	cr_assert_eq(st.compared, 1);
+	os_rep_free(r);
+}
