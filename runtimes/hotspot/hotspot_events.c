@@ -100,8 +100,17 @@ static bool prepare_alloc(struct hotspot *h, struct hs_jvm *j, const struct os_e
 			os_hs_weight_jvm(&j->info, ev->aux, ev->size), j->asid,
 			os_attrib_path(h->a, j->asid, buf, n + 1));
 	if (oe->node != OS_CCT_NONE) {
+		bool named = hs_name_known(j, buf[0]);
+
+		for (uint32_t i = 1; named && i <= n; i++)
+			if (OS_FRAME_IS_METHOD(buf[i]))
+				named = hs_name_known(j, buf[i]);
 		os_hmap_put(&h->node2klass, oe->node, klass);
-		os_hmap_put(&j->paths, key, oe->node + 1ULL);
+		/* remembered only once its class and methods are named: a name
+		 * that could not be read yet is tried again by the next
+		 * allocation of the path, as without the cache */
+		if (named)
+			os_hmap_put(&j->paths, key, oe->node + 1ULL);
 	}
 	return true;
 }
