@@ -1,2 +1,0 @@
-build-fp/obj/common/hashmap.o: common/hashmap.c common/hashmap.h
-common/hashmap.h:

@@ -1,2 +1,0 @@
-build-fp/obj/common/safefs.o: common/safefs.c common/safefs.h
-common/safefs.h:

@@ -1,2 +1,0 @@
-build-fp/obj/preload/got.o: preload/got.c preload/got.h
-preload/got.h:

@@ -1,8 +1,0 @@
-build-fp/obj/report/fmt_collapsed.o: report/fmt_collapsed.c \
- report/formats.h report/filter.h common/profile.h report/view.h \
- common/grow.h
-report/formats.h:
-report/filter.h:
-common/profile.h:
-report/view.h:
-common/grow.h:

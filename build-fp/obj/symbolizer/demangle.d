@@ -1,3 +1,0 @@
-build-fp/obj/symbolizer/demangle.o: symbolizer/demangle.c \
- symbolizer/symbolizer.h
-symbolizer/symbolizer.h:
