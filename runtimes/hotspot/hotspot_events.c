@@ -74,8 +74,7 @@ static bool prepare_alloc(struct hotspot *h, struct hs_jvm *j, const struct os_e
 	/* The same raw path as an allocation before, with no code unloaded
 	 * or replaced since (code_epoch): the same context, without expanding
 	 * and naming its frames again (most of the collector's time on javac) */
-	if (os_now_ns() - j->blobs_since > HS_BLOBS_AGE_NS)
-		hs_blobs_flush(j); /* as hs_expand_path: code may have been replaced */
+	hs_blobs_maybe_flush(j, os_now_ns());
 	if (j->paths_epoch != j->code_epoch || j->paths.count >= HS_PATHS_MAX) {
 		os_hmap_destroy(&j->paths);
 		os_hmap_init(&j->paths);

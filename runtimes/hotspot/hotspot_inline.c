@@ -182,8 +182,7 @@ uint32_t hs_expand_path(struct hotspot *h, struct hs_jvm *j, const uint64_t *in,
 			out[i] = hs_canon_word(h, j, in[i]);
 		return n;
 	}
-	if (os_now_ns() - j->blobs_since > HS_BLOBS_AGE_NS)
-		hs_blobs_flush(j);
+	hs_blobs_maybe_flush(j, os_now_ns());
 	for (uint32_t i = 0; i < n && k < max; i++) {
 		uint32_t e = 0;
 

@@ -286,6 +286,7 @@ uint32_t hs_path_words(struct os_runtime *rt, struct os_aspace *as, const uint64
 /* hotspot_stack.c */
 void hs_frames_resolve(struct hotspot *h, struct hs_jvm *j);
 void hs_blobs_flush(struct hs_jvm *j);
+void hs_blobs_maybe_flush(struct hs_jvm *j, uint64_t now);
 bool hs_walk_find(void *arg, uint64_t pc, struct os_hsf_blob *b);
 uint32_t hs_java_walk(struct os_runtime *rt, uint32_t asid, const struct os_rt_frame *start,
 		      bool leaf, os_rt_read read, void *arg, uint64_t *frames, uint32_t max);

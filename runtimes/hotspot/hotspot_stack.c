@@ -104,6 +104,15 @@ bad:
 		 "by frame pointer only", j->pid);
 }
 
+/* Forgets the blobs when the cache is older than HS_BLOBS_AGE_NS at now
+ * (code may have been replaced since): the one age check of the blob cache
+ * and of the allocation-path cache that follows it (code_epoch). */
+void hs_blobs_maybe_flush(struct hs_jvm *j, uint64_t now)
+{
+	if (now - j->blobs_since > HS_BLOBS_AGE_NS)
+		hs_blobs_flush(j);
+}
+
 /* Forgets the blobs the Java walk looked up. */
 void hs_blobs_flush(struct hs_jvm *j)
 {
@@ -326,16 +335,13 @@ uint32_t hs_java_walk(struct os_runtime *rt, uint32_t asid, const struct os_rt_f
 	struct os_hsf_frame f = { start->pc, start->sp, start->fp, 0 };
 	struct os_hsf_blob b = { 0, 0, 0, 0 };
 	uint32_t n = 0;
-	uint64_t now;
 
 	if (!j || !j->frames.ok || !max)
 		return 0;
 	if (!os_hsf_in_interp(&j->frames, f.pc)) {
 		if (!os_hsf_in_code(&j->frames, f.pc))
 			return 0;
-		now = os_now_ns();
-		if (now - j->blobs_since > HS_BLOBS_AGE_NS)
-			hs_blobs_flush(j);
+		hs_blobs_maybe_flush(j, os_now_ns());
 		if (!hs_walk_find(&w, f.pc, &b))
 			return 0; /* a pc in no used blob: nothing to stand on */
 	}

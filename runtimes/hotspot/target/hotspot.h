@@ -123,6 +123,10 @@ uint64_t osp_hs_move_seq(void);
 
 /* ---- hotspot_fwd.c ---- */
 
+/* Words at scattered addresses of this process, batched process_vm_readv on
+ * itself (hotspot_fwd.c): ok[i] = 1 where out[i] was read. */
+#define OSP_HS_READ_MAX 256
+void osp_hs_read_words(const uint64_t *addr, uint32_t n, uint64_t *out, uint8_t *ok);
 /* A tracked object of addr, bytes was allocated: remembered when it is
  * small enough to be copied inline (OS_HS_FWD_MAX_BYTES) and fwd_marks. */
 void osp_hs_fwd_track(uint64_t addr, uint64_t bytes);

@@ -30,7 +30,7 @@
 #include "runtimes/hotspot/target/hotspot.h"
 
 #define HF_MAX (1 << 18) /* small tracked objects remembered at once (3 MiB, touched as used) */
-#define HF_READ 256  /* mark words per process_vm_readv */
+#define HF_READ OSP_HS_READ_MAX /* mark words per process_vm_readv */
 #define HF_BATCH 256 /* moves per OS_EV_MOVES record */
 
 static uint64_t hf_addr[HF_MAX]; /* 0: free (a claim not yet written, or forgotten) */
@@ -69,22 +69,25 @@ static void hf_write(struct osp_thread *t, uint64_t *w, uint32_t *n, uint64_t gc
 	*n = 0;
 }
 
-/* Mark words of hf_addr[from, from + k) into mark[]; ok[i] says read. */
-static void hf_read(uint32_t from, uint32_t k, uint64_t *mark, uint8_t *ok)
+/* n (<= OSP_HS_READ_MAX) words at the addresses addr[] of this process into
+ * out[]; ok[i] says read. process_vm_readv on itself: a wrong address fails
+ * the read instead of faulting. getpid() each time, not cached: a forked
+ * child must read its own memory. */
+void osp_hs_read_words(const uint64_t *addr, uint32_t n, uint64_t *out, uint8_t *ok)
 {
-	static pid_t self;
-	struct iovec loc[HF_READ], rem[HF_READ];
+	struct iovec loc[OSP_HS_READ_MAX], rem[OSP_HS_READ_MAX];
+	pid_t self = getpid();
 	uint32_t done = 0;
 
-	if (!self)
-		self = getpid();
-	for (uint32_t i = 0; i < k; i++) {
-		loc[i] = (struct iovec){ &mark[i], 8 };
-		rem[i] = (struct iovec){ (void *)(uintptr_t)hf_addr[from + i], 8 };
+	if (n > OSP_HS_READ_MAX)
+		n = OSP_HS_READ_MAX;
+	for (uint32_t i = 0; i < n; i++) {
+		loc[i] = (struct iovec){ &out[i], 8 };
+		rem[i] = (struct iovec){ (void *)(uintptr_t)addr[i], 8 };
 		ok[i] = 0;
 	}
-	while (done < k) {
-		ssize_t r = process_vm_readv(self, loc + done, k - done, rem + done, k - done, 0);
+	while (done < n) {
+		ssize_t r = process_vm_readv(self, loc + done, n - done, rem + done, n - done, 0);
 		uint32_t got = r > 0 ? (uint32_t)(r / 8) : 0;
 
 		for (uint32_t i = 0; i < got; i++)
@@ -107,7 +110,7 @@ void osp_hs_fwd_collect(struct osp_thread *t, uint64_t gc, uint64_t *flushed)
 	for (uint32_t from = 0; from < n; from += HF_READ) {
 		uint32_t k = n - from < HF_READ ? n - from : HF_READ;
 
-		hf_read(from, k, mark, ok);
+		osp_hs_read_words(&hf_addr[from], k, mark, ok);
 		for (uint32_t i = 0; i < k; i++) {
 			uint64_t src = hf_addr[from + i], size = hf_size[from + i], dst;
 

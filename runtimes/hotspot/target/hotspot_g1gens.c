@@ -12,14 +12,11 @@
  * Every read goes through process_vm_readv on this process (as
  * hotspot_fwd.c): a wrong offset in an unknown JDK fails the read instead of
  * faulting. No malloc, no locks, no stdio. */
-#include <sys/uio.h>
-#include <unistd.h>
-
 #include "runtimes/hotspot/hotspot_abi.h"
 #include "runtimes/hotspot/target/hotspot.h"
 #include "runtimes/hotspot/target/hotspot_vms.h"
 
-#define HG_READ 256 /* words per process_vm_readv */
+#define HG_READ OSP_HS_READ_MAX /* words per process_vm_readv */
 
 static struct {
 	uint64_t hrm, table;            /* G1CollectedHeap::_hrm, HeapRegionManager::_regions */
@@ -29,34 +26,11 @@ static struct {
 	int ok;
 } hg;
 
-static pid_t hg_self;
-
-/* n words at the addresses in rem_addr[] into out[]; ok[i] says read. */
-static void hg_read(const uint64_t *rem_addr, uint32_t n, uint64_t *out, uint8_t *ok)
-{
-	struct iovec loc[HG_READ], rem[HG_READ];
-	uint32_t done = 0;
-
-	for (uint32_t i = 0; i < n; i++) {
-		loc[i] = (struct iovec){ &out[i], 8 };
-		rem[i] = (struct iovec){ (void *)(uintptr_t)rem_addr[i], 8 };
-		ok[i] = 0;
-	}
-	while (done < n) {
-		ssize_t r = process_vm_readv(hg_self, loc + done, n - done, rem + done, n - done, 0);
-		uint32_t got = r > 0 ? (uint32_t)(r / 8) : 0;
-
-		for (uint32_t i = 0; i < got; i++)
-			ok[done + i] = 1;
-		done += got + 1; /* the one after those read failed (or the call did) */
-	}
-}
-
 static int hg_word(uint64_t addr, uint64_t *v)
 {
 	uint8_t ok;
 
-	hg_read(&addr, 1, v, &ok);
+	osp_hs_read_words(&addr, 1, v, &ok);
 	return ok;
 }
 
@@ -82,7 +56,6 @@ void osp_hs_g1gens_setup(const struct osp_vms *v, const char *gc)
 	hg.tag = type + tag;
 	hg.young = (uint32_t)young;
 	hg.huge = (uint32_t)huge;
-	hg_self = getpid();
 	hg.ok = 1;
 }
 
@@ -130,13 +103,13 @@ uint32_t osp_hs_g1gens(const void *heap, uint64_t *w, uint32_t max)
 		/* the table's entries (HeapRegion*), then each region's tag */
 		for (uint32_t i = 0; i < k; i++)
 			addr[i] = base + 8 * (from + i);
-		hg_read(addr, k, word, ok);
+		osp_hs_read_words(addr, k, word, ok);
 		for (uint32_t i = 0; i < k; i++)
 			addr[i] = ok[i] && word[i] ? word[i] + hg.tag : 0;
 		for (uint32_t i = 0; i < k; i++)
 			if (!addr[i])
 				addr[i] = 8; /* unreadable: fails below */
-		hg_read(addr, k, word, ok);
+		osp_hs_read_words(addr, k, word, ok);
 		for (uint32_t i = 0; i < k; i++) {
 			uint64_t r = from + i, g;
 			uint32_t tag = (uint32_t)word[i];
