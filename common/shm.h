@@ -115,7 +115,42 @@ struct os_slot_stats {
 	_Atomic uint64_t tracked_bytes;
 	_Atomic uint64_t reentered;     /* hook calls passed through by the recursion guard */
 	_Atomic uint64_t truncated;     /* alloc paths cut at OS_MAX_FRAMES */
+	/* time inside the recording hooks (between osp_enter and osp_leave:
+	 * stack walks, ring writes; the pass-through of blocks below
+	 * min_size is not counted), in os_ticks() units, and their number */
+	_Atomic uint64_t hook_ticks;
+	_Atomic uint64_t hook_calls;
+	/* rare heavy hooks (GC end, JVM start: osp_enter_heavy) in the
+	 * thread's CPU clock, ns; and the light hooks whose TSC time passed
+	 * OS_HOOK_CLIP_TICKS (preempted inside: counted at the clip) */
+	_Atomic uint64_t hook_cpu_ns;
+	_Atomic uint64_t hook_clipped;
 };
+/* A light hook takes a few µs at most: a longer TSC interval was a
+ * preemption (or an interrupt) inside it, whose wall time is not the hook's
+ * cost; it is counted as this many ticks (~20-40 µs at 2.5-5 GHz). */
+#define OS_HOOK_CLIP_TICKS 100000u
+
+/* A cheap clock for the hooks' own time: the TSC on x86-64 (no syscall, no
+ * vDSO page), CLOCK_MONOTONIC ns elsewhere; the collector converts with
+ * the rate it sees over its run (attacher/core/overhead.c). */
+#if defined(__x86_64__)
+static inline uint64_t os_ticks(void)
+{
+	return __builtin_ia32_rdtsc();
+}
+#define OS_TICKS_ARE_NS 0
+#else
+#include <time.h>
+static inline uint64_t os_ticks(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+#define OS_TICKS_ARE_NS 1
+#endif
 
 /* Ring slot header; the data area follows at offset OS_SLOT_HDR. */
 struct os_slot {
@@ -131,6 +166,7 @@ struct os_slot {
 	uint8_t pad2[256 - 128 - 16 - sizeof(struct os_slot_stats)];
 };
 #define OS_SLOT_HDR 256
+_Static_assert(sizeof(struct os_slot) == OS_SLOT_HDR, "slot header size");
 
 /* Flags in os_shm_header.flags (set by the collector before launch). */
 #define OS_SHM_F_TRACK_MMAP  0x1  /* report anonymous mmaps as objects */

@@ -115,6 +115,8 @@ struct osp_thread {
 	 * 1 while the block being recorded was picked */
 	uint64_t small_left, small_rng;
 	int small_pick;
+	uint64_t hook_t0;       /* os_ticks() at osp_enter */
+	uint64_t hook_cpu0;     /* osp_enter_heavy: the thread's CPU clock (ns), else 0 */
 };
 
 /* Enters a hook that wants to record: returns the thread state with the guard
@@ -122,6 +124,10 @@ struct osp_thread {
  * re-entered call, which is counted in the slot's `reentered`). Pair with
  * osp_leave(). */
 struct osp_thread *osp_enter(void);
+/* osp_enter for a rare hook that may run for milliseconds (GC end, JVM
+ * start): its time is read from the thread's CPU clock (a system call),
+ * not the TSC, so a preemption inside it is not counted. */
+struct osp_thread *osp_enter_heavy(void);
 void osp_leave(struct osp_thread *t);
 
 /* The calling thread's slot, claimed on first use (writes the OS_EV_THREAD

@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "preload/preload.h"
@@ -26,11 +27,50 @@ struct osp_thread *osp_enter(void)
 		return NULL;
 	}
 	t->busy = 1;
+	t->hook_t0 = os_ticks();
 	return t;
 }
 
+static uint64_t osp_thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+struct osp_thread *osp_enter_heavy(void)
+{
+	struct osp_thread *t = osp_enter();
+
+	if (t)
+		t->hook_cpu0 = osp_thread_cpu_ns();
+	return t;
+}
+
+/* The hook's time into its slot's counters (os_slot_stats.hook_*). */
 void osp_leave(struct osp_thread *t)
 {
+	struct os_slot *s = t->slot;
+
+	if (s && t->hook_cpu0) {
+		uint64_t now = osp_thread_cpu_ns();
+
+		if (now > t->hook_cpu0)
+			osp_stat_add(&s->stats.hook_cpu_ns, now - t->hook_cpu0);
+		osp_stat_add(&s->stats.hook_calls, 1);
+	} else if (s) {
+		uint64_t d = os_ticks() - t->hook_t0;
+
+		if (d > OS_HOOK_CLIP_TICKS) {
+			d = OS_HOOK_CLIP_TICKS;
+			osp_stat_add(&s->stats.hook_clipped, 1);
+		}
+		osp_stat_add(&s->stats.hook_ticks, d);
+		osp_stat_add(&s->stats.hook_calls, 1);
+	}
+	t->hook_cpu0 = 0;
 	t->busy = 0;
 }
 

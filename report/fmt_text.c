@@ -243,15 +243,19 @@ static void print_run(const struct os_profile *p, FILE *out)
 		if (o->steered)
 			fprintf(out, "# overhead:    sampling budget %.1f%% of the target's CPU, spent "
 				"~%.1f%% (estimated), %.0f samples/s (%.0f%% of the time sampled); "
-				"fixed costs %.1f%%\n",
+				"fixed costs %.1f%%",
 				o->max_pct, o->spent_pct, o->samples_per_s, 100 * o->sampled_share,
 				o->fixed_pct);
 		else
 			fprintf(out, "# overhead:    fixed rate (-F): the collector spent %.1f%% of the "
-				"target's CPU on samples, %.1f%% fixed; %.0f samples/s\n",
+				"target's CPU on samples, %.1f%% fixed; %.0f samples/s",
 				100 * o->collector_sampling_s /
 					(o->target_cpu_s > 0 ? o->target_cpu_s : 1),
 				o->fixed_pct, o->samples_per_s);
+		if (isfinite(o->hooks_s) && o->target_cpu_s > 0)
+			fprintf(out, "; hooks in the target %.1f%%",
+				100 * o->hooks_s / o->target_cpu_s);
+		fprintf(out, "\n");
 	}
 }
 

@@ -3,6 +3,7 @@
 #include "attacher/core/overhead.h"
 
 #include <fcntl.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,6 +154,8 @@ void os_overhead_open(struct os_collector *c, pid_t pid, const struct perf_event
 			 o->calibrated ? "calibrated" : "not calibrated: the constant",
 			 o->calib_ns / 1e6);
 	}
+	o->ticks0 = os_ticks();
+	o->mono0 = os_now_ns();
 	o->self0 = self_cpu_ns();
 	o->sample_work_ns = 0;
 	o->children0 = children_cpu_ns();
@@ -194,6 +197,8 @@ void os_overhead_stop(struct os_collector *c)
 	if (o->final_read || !c->perf_ready)
 		return;
 	readings(c, &in);
+	o->ticks1 = os_ticks();
+	o->mono1 = os_now_ns();
 	o->b.now = in;
 	if (o->b.on) { /* the stretch sampled up to now */
 		o->b.on_ns += now - o->b.on_since;
@@ -201,6 +206,32 @@ void os_overhead_stop(struct os_collector *c)
 	}
 	o->final_read = true;
 	o->b.t0 = now; /* the end, for the figures */
+}
+
+/* The time the target's threads spent inside objscope's recording hooks
+ * (os_slot_stats.hook_*: light hooks by the TSC, clipped where preempted;
+ * heavy ones by the thread's CPU clock). NaN when no ring was shared or
+ * the ticks' rate could not be read. */
+static double hooks_s(struct os_collector *c)
+{
+	const struct os_overhead_state *o = &c->ovh;
+	struct os_slot_stats_total t;
+	double per_ns = 1, light;
+
+	if (!c->shm_ready)
+		return NAN;
+	os_shm_host_totals(&c->shm, &t);
+	if (!OS_TICKS_ARE_NS) {
+		if (o->mono1 <= o->mono0 + 1000000 || o->ticks1 <= o->ticks0)
+			return NAN; /* under a millisecond: no rate */
+		per_ns = (double)(o->ticks1 - o->ticks0) / (double)(o->mono1 - o->mono0);
+	}
+	light = (double)t.hook_ticks / per_ns / 1e9;
+	os_debug("overhead: hooks in the target: %" PRIu64 " calls; light ones %.3f s "
+		 "(%" PRIu64 " clipped at %u ticks: preempted inside), heavy ones %.3f s of CPU "
+		 "(%.3f ticks/ns)", t.hook_calls, light, t.hook_clipped, OS_HOOK_CLIP_TICKS,
+		 (double)t.hook_cpu_ns / 1e9, per_ns);
+	return light + (double)t.hook_cpu_ns / 1e9;
 }
 
 void os_overhead_profile(struct os_collector *c, struct os_profile *p)
@@ -222,7 +253,7 @@ void os_overhead_profile(struct os_collector *c, struct os_profile *p)
 	f->collector_cpu_s = coll;
 	f->collector_sampling_s = work;
 	f->kernel_s = kern;
-	f->hooks_s = NAN; /* not measured yet */
+	f->hooks_s = hooks_s(c);
 	f->spent_pct = tgt > 0 && !isnan(kern) ? 100.0 * (work + kern) / tgt : NAN;
 	f->fixed_pct = tgt > 0 ? 100.0 * (coll > work ? coll - work : 0) / tgt : NAN;
 	f->sample_ns = o->sample_ns;

@@ -53,6 +53,8 @@ struct os_overhead_state {
 	bool final_read;
 	uint64_t sample_work_ns;  /* collector CPU in steps 1-2 of its rounds */
 	uint64_t self_total_ns;   /* objscope's whole CPU while sampling (at the stop) */
+	uint64_t ticks0, mono0;   /* os_ticks() and CLOCK_MONOTONIC at the open ... */
+	uint64_t ticks1, mono1;   /* ... and at the stop: the ticks' rate */
 };
 
 /* The calling thread's CPU clock (ns). */

@@ -10,10 +10,19 @@
 #include "attacher/core/collector.h"
 #include "common/log.h"
 
+#define WORD_ASIDS 8
+#define WORD_TYPE (1ULL << 32)
+
 struct builder {
 	struct os_collector *c;
 	struct os_profile *p;
 	struct os_hmap frames;   /* asid << 48 | lookup addr (| leaf bit) -> frame id */
+	/* runtime words already named, per address space (the first WORD_ASIDS
+	 * seen; others are named every time): word -> frame id, or
+	 * WORD_TYPE | string id for a type word. A Java run has ~30 words per
+	 * path and tens of thousands of paths sharing most of them. */
+	uint32_t nword_asids, word_asid[WORD_ASIDS];
+	struct os_hmap words[WORD_ASIDS];
 };
 
 /* One frame of address space asid. Return addresses (all frames but the
@@ -84,7 +93,42 @@ static uint32_t frame_of(struct builder *b, uint32_t asid, uint64_t pc, bool exa
 /* A frame word that is not a user address (bits above 47): the runtime
  * adapter's (an interpreted Java method, or the context's type). Returns
  * the frame id, or OS_NONE for a type word (its name goes to *type). */
+static uint32_t runtime_word_named(struct builder *b, uint32_t asid, uint64_t word,
+				   uint32_t *type);
+
+/* runtime_word_named, remembered per (asid, word). */
 static uint32_t runtime_word(struct builder *b, uint32_t asid, uint64_t word, uint32_t *type)
+{
+	struct os_hmap *m = NULL;
+	uint32_t id, t = OS_NONE;
+	uint64_t v;
+
+	for (uint32_t i = 0; i < b->nword_asids && !m; i++)
+		if (b->word_asid[i] == asid)
+			m = &b->words[i];
+	if (!m && b->nword_asids < WORD_ASIDS) {
+		b->word_asid[b->nword_asids] = asid;
+		m = &b->words[b->nword_asids++];
+	}
+	if (m && os_hmap_get(m, word, &v)) {
+		if (!(v & WORD_TYPE))
+			return (uint32_t)v;
+		if (type)
+			*type = (uint32_t)v;
+		return OS_NONE;
+	}
+	id = runtime_word_named(b, asid, word, &t);
+	if (m && (id != OS_NONE || t != OS_NONE))
+		os_hmap_put(m, word, id != OS_NONE ? id : WORD_TYPE | t);
+	if (id == OS_NONE && type && t != OS_NONE)
+		*type = t;
+	return id;
+}
+
+/* Names one runtime word: a frame id, or OS_NONE with *type set for a type
+ * word. */
+static uint32_t runtime_word_named(struct builder *b, uint32_t asid, uint64_t word,
+				   uint32_t *type)
 {
 	struct os_runtime *rt = b->c->attrib.rt;
 	const char *name = NULL, *file = NULL;
@@ -99,7 +143,7 @@ static uint32_t runtime_word(struct builder *b, uint32_t asid, uint64_t word, ui
 		w = rt->ops->name_word(rt, asid, word, &name, &file, &line);
 	}
 	if (w == OS_RT_WORD_TYPE) {
-		if (type && name)
+		if (name)
 			*type = os_profile_string(b->p, name);
 		return OS_NONE;
 	}
@@ -418,6 +462,8 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 	free(ctxmap);
 	free(accmap);
 	os_hmap_destroy(&b.frames);
+	for (uint32_t i = 0; i < b.nword_asids; i++)
+		os_hmap_destroy(&b.words[i]);
 	os_hmap_destroy(&accs);
 	os_hmap_destroy(&ctxs);
 	return b.p;
@@ -425,6 +471,8 @@ oom:
 	free(ctxmap);
 	free(accmap);
 	os_hmap_destroy(&b.frames);
+	for (uint32_t i = 0; i < b.nword_asids; i++)
+		os_hmap_destroy(&b.words[i]);
 	os_hmap_destroy(&accs);
 	os_hmap_destroy(&ctxs);
 	os_profile_free(b.p);

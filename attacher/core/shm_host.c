@@ -145,6 +145,10 @@ static void add_stats(struct os_slot_stats_total *t, struct os_slot_stats *s)
 	t->tracked_bytes += atomic_load(&s->tracked_bytes);
 	t->reentered += atomic_load(&s->reentered);
 	t->truncated += atomic_load(&s->truncated);
+	t->hook_ticks += atomic_load(&s->hook_ticks);
+	t->hook_calls += atomic_load(&s->hook_calls);
+	t->hook_cpu_ns += atomic_load(&s->hook_cpu_ns);
+	t->hook_clipped += atomic_load(&s->hook_clipped);
 }
 
 /* Gives the pages of consumed ring bytes back (FALLOC_FL_PUNCH_HOLE on the

@@ -274,7 +274,7 @@ Test(e2e_native, threads_later)
  * of the time after the warm-up (the target's first 2 CPU-s, in full);
  * what was spent stays near the budget; both readers are still sampled and
  * the planted answer holds. At 1000/s per thread throughout, sampling
- * costs about 5% here. */
+ * costs about 5% here. The hooks' own time (hooks_s) is measured. */
 Test(e2e_native, budget_steers_the_rate)
 {
 	const char *argv[] = { E2E_FIXTURE("mt_readers"), "3", NULL };
@@ -292,6 +292,14 @@ Test(e2e_native, budget_steers_the_rate)
 	cr_expect_leq(e2e_get_double(o, "spent_pct_estimated"), 2.0, "spent %.2f%% of a 1%% budget",
 		      e2e_get_double(o, "spent_pct_estimated"));
 	cr_expect_gt(e2e_get_double(o, "sample_cost_ns"), 0);
+	/* the hooks' own time is measured (the objects' allocations, frees,
+	 * the threads' starts), and is a small part of the target's CPU */
+	cr_expect(json_object_is_type(e2e_get(o, "hooks_s"), json_type_double),
+		  "hooks_s not measured: %s", json_object_to_json_string(o));
+	cr_expect_gt(e2e_get_double(o, "hooks_s"), 0);
+	cr_expect_lt(e2e_get_double(o, "hooks_s"), 0.05 * e2e_get_double(o, "target_cpu_s"),
+		     "hooks %.3f s of %.2f CPU-s", e2e_get_double(o, "hooks_s"),
+		     e2e_get_double(o, "target_cpu_s"));
 	cr_expect_lt(e2e_get_double(o, "samples_per_cpu_s"), 800,
 		     "%.0f samples per CPU-second: the per-thread rate of -F 1000",
 		     e2e_get_double(o, "samples_per_cpu_s"));

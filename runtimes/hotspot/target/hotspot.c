@@ -327,7 +327,7 @@ static int hs_end_busy;
 
 static void hs_gc_event(const void *heap, uint16_t type)
 {
-	struct osp_thread *t = osp_enter();
+	struct osp_thread *t = osp_enter_heavy();
 	uint64_t flushed = 0, lost = 0, seq, fwd[OS_HS_FWD_WORDS];
 
 	if (!t)
@@ -636,7 +636,7 @@ static void hs_jvm_up(int attach)
 
 	if (osp_vms_open(&v, hs_jvm_handle) != 0)
 		return;
-	t = osp_enter();
+	t = osp_enter_heavy();
 	if (!t)
 		return;
 	memset(&info, 0, sizeof(info));
@@ -928,7 +928,7 @@ static void hs_install_at(void *handle, struct os_rt_plan *plan)
 	/* --runtime generic: the JVM is left to the generic adapter, untouched */
 	if (osp_hdr && (osp_hdr->flags & OS_SHM_F_RT_GENERIC))
 		return;
-	t = osp_enter(); /* our own allocations below pass through the hooks */
+	t = osp_enter_heavy(); /* our own allocations below pass through the hooks */
 	if (!t)
 		return;
 	if (!dladdr1(create, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm || !lm->l_name[0])
