@@ -1,0 +1,27 @@
+#!/bin/sh
+# attach_pair.sh - a prefix for bench/pair.sh that measures `objscope attach`:
+# runs COMMAND, attaches to it after DELAY seconds for DUR seconds, and waits
+# for it; the whole command's CPU (/usr/bin/time around this script) is the
+# program's plus objscope's.
+# Usage: PAIR_B="sh bench/attach_pair.sh [-w DELAY] [-d DUR] [-o OUT] --" \
+#          sh bench/pair.sh --rounds 10 -- COMMAND...
+# (COMMAND must run for longer than DELAY + DUR; defaults: 1 s, 10 s)
+set -eu
+DELAY=1
+DUR=10
+OUT=attach.data
+OBJSCOPE=${OBJSCOPE:-build/objscope}
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-w) DELAY=$2; shift 2 ;;
+	-d) DUR=$2; shift 2 ;;
+	-o) OUT=$2; shift 2 ;;
+	--) shift; break ;;
+	*) echo "usage: attach_pair.sh [-w DELAY] [-d DUR] [-o OUT] -- COMMAND..." >&2; exit 2 ;;
+	esac
+done
+"$@" &
+pid=$!
+sleep "$DELAY"
+"$OBJSCOPE" attach -q -d "$DUR" -o "$OUT" "$pid" || echo "attach_pair.sh: attach failed" >&2
+wait "$pid"
