@@ -637,6 +637,7 @@ static void jlifetimes(struct json_writer *w, const struct report_view *v)
 	}
 	jw_begin_object(w, "lifetime");
 	jw_bool(w, "from_attach", (p->lt.flags & OS_LTP_F_ATTACH) != 0);
+	jw_bool(w, "incomplete", p->c.dropped_events > 0);
 	jw_u64(w, "collections", p->lt.collections);
 	jw_u64(w, "collections_unaged", p->lt.collections_unjudged);
 	jw_u64(w, "objects_unaged", p->lt.unaged);

@@ -644,6 +644,11 @@ static void print_lifetimes(const struct report_view *v, uint32_t top, FILE *out
 	}
 	if (p->lt.flags & OS_LTP_F_ATTACH)
 		fprintf(out, "# attach mode: ages and times count from the attach\n");
+	if (p->c.dropped_events)
+		fprintf(out, "# incomplete: %" PRIu64 " allocation events were dropped (the collector "
+			     "fell behind; a larger --ring-kb helps): their objects, and deaths and "
+			     "moves among them, are missing from these figures\n",
+			p->c.dropped_events);
 	if (p->lt.peak_bytes > 0) {
 		human_d(p->lt.peak_bytes, a, sizeof(a));
 		fprintf(out, "# native objects tracked: %s live at the peak, %.3f s from the start\n",

@@ -140,6 +140,9 @@ static void java_planted(const char *gc, bool promotions)
 	collections = e2e_get_int(run, "collections");
 	cr_assert_geq(collections, 5, "%s: %lld collections", gc, (long long)collections);
 	cr_expect_eq(e2e_get_int(run, "collections_unaged"), 0, "%s", gc);
+	/* the figures say when allocation events were dropped */
+	cr_expect_eq(json_object_get_boolean(e2e_get(run, "incomplete")),
+		     e2e_get_int(e2e_get(r, "meta"), "dropped_events") > 0, "%s", gc);
 	/* kept to the end: every object survived every collection */
 	l = lifetime_of(r, "LifetimeFixture.keepSite");
 	cr_expect_str_eq(json_object_get_string(e2e_get(l, "kind")), "managed");
