@@ -317,6 +317,16 @@ static const char *dp_jit_name(struct os_runtime *rt, uint32_t asid, const char 
 	return NULL;
 }
 
+/* Only the adapter that owns asid names its native memory: a native
+ * program's blocks are never labelled by a runtime's table. */
+static const char *dp_native_type(struct os_runtime *rt, uint32_t asid, const char *const *names,
+				  uint32_t n)
+{
+	struct os_runtime *r = owner(dp_of(rt), asid);
+
+	return r && r->ops->native_type ? r->ops->native_type(r, asid, names, n) : NULL;
+}
+
 static int dp_thread_kind(struct os_runtime *rt, uint32_t pid, const char *name)
 {
 	struct dispatch *d = dp_of(rt);
@@ -376,6 +386,7 @@ static const struct os_runtime_ops dispatch_ops = {
 	.before_symbolize = dp_before_symbolize,
 	.name_word = dp_name_word,
 	.jit_name = dp_jit_name,
+	.native_type = dp_native_type,
 	.thread_kind = dp_thread_kind,
 	.notes = dp_notes,
 	.destroy = dp_destroy,

@@ -166,6 +166,12 @@ struct os_runtime_ops {
 	 * or NULL to keep the name as it is. */
 	const char *(*jit_name)(struct os_runtime *rt, uint32_t asid, const char *raw, char *buf,
 				size_t len);
+	/* The type of a context of asid that has no type word, from its
+	 * allocation path's function names (leaf first; NULL where a frame has
+	 * none): the runtime's own native memory (a JVM's metaspace, code
+	 * cache, arenas), or NULL. The name lives as long as rt. */
+	const char *(*native_type)(struct os_runtime *rt, uint32_t asid, const char *const *names,
+				   uint32_t n);
 	/* enum os_thread_kind of a thread of pid, or -1 when the adapter does
 	 * not know the process. */
 	int (*thread_kind)(struct os_runtime *rt, uint32_t pid, const char *name);

@@ -194,6 +194,18 @@ static uint32_t stack_of(struct builder *b, uint32_t node, bool leaf_exact, uint
 			}
 		}
 	}
+	/* no type word: the runtime may know the memory by who asked for it
+	 * (a JVM's metaspace, code cache), after the cut above, which is for
+	 * Java objects */
+	if (type && *type == OS_NONE && b->c->attrib.rt && b->c->attrib.rt->ops->native_type) {
+		const char *names[OS_MAX_FRAMES], *label;
+
+		for (uint32_t i = 0; i < n; i++)
+			names[i] = os_profile_str(b->p, b->p->frames[ids[i]].name);
+		label = b->c->attrib.rt->ops->native_type(b->c->attrib.rt, asid, names, n);
+		if (label)
+			*type = os_profile_string(b->p, label);
+	}
 	/* a frame-pointer chain through code without frame pointers ends in
 	 * garbage: cut the access path at the first frame outside any code */
 	if (leaf_exact) {

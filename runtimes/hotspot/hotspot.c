@@ -221,6 +221,7 @@ static const struct os_runtime_ops hotspot_ops = {
 	.java_walk = hs_java_walk,
 	.in_heap = hs_in_heap,
 	.jit_name = hs_jit_name,
+	.native_type = hs_native_type,
 	.thread_kind = hs_thread_kind,
 	.attached = os_hs_attached,
 	.detached = os_hs_detached,

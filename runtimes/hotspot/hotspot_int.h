@@ -278,6 +278,13 @@ void hs_name_method(struct hotspot *h, struct hs_jvm *j, uint64_t word);
 void hs_name_path_word(struct hotspot *h, struct hs_jvm *j, uint64_t word);
 void hs_name_pending(struct hotspot *h, struct hs_jvm *j);
 void hs_before_symbolize(struct os_runtime *rt);
+#define HS_NATIVE_METASPACE "[JVM metaspace: class metadata]"
+#define HS_NATIVE_GC "[JVM GC data structures]"
+/* A label for the JVM's own native memory from an allocation path's
+ * function names (leaf first), or NULL (hotspot_naming.c). */
+const char *hs_native_type_of(const char *const *names, uint32_t n);
+const char *hs_native_type(struct os_runtime *rt, uint32_t asid, const char *const *names,
+			   uint32_t n);
 enum os_rt_word hs_name_word(struct os_runtime *rt, uint32_t asid, uint64_t word,
 			     const char **name, const char **file, uint32_t *line);
 uint32_t hs_path_words(struct os_runtime *rt, struct os_aspace *as, const uint64_t *frames,

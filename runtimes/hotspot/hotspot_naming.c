@@ -246,6 +246,52 @@ void hs_before_symbolize(struct os_runtime *rt)
 	}
 }
 
+/* The JVM's own native memory, by the functions that asked for it: the
+ * first frame (leaf first) naming one of these subsystems decides. The
+ * names are HotSpot's C++ classes and namespaces (JDK 11-21). */
+static const struct {
+	const char *needle, *type;
+} hs_native_kinds[] = {
+	{ "metaspace::", HS_NATIVE_METASPACE },
+	{ "Metaspace::", HS_NATIVE_METASPACE },
+	{ "MetaspaceArena", HS_NATIVE_METASPACE },
+	{ "ClassLoaderMetaspace", HS_NATIVE_METASPACE },
+	{ "CodeHeap::", "[JVM code cache: compiled code]" },
+	{ "CodeCache::", "[JVM code cache: compiled code]" },
+	{ "G1CardSet", HS_NATIVE_GC },
+	{ "G1BlockOffsetTable", HS_NATIVE_GC },
+	{ "G1CMBitMap", HS_NATIVE_GC },
+	{ "G1RegionToSpaceMapper", HS_NATIVE_GC },
+	{ "MarkBitMap", HS_NATIVE_GC },
+	{ "ParMarkBitMap", HS_NATIVE_GC },
+	{ "CardTable", HS_NATIVE_GC },
+	{ "G1FromCardCache", HS_NATIVE_GC },
+	{ "HeapRegionManager::", "[JVM: Java heap reservation]" },
+	{ "ReservedHeapSpace", "[JVM: Java heap reservation]" },
+	{ "SymbolTable::", "[JVM symbol and string tables]" },
+	{ "StringTable::", "[JVM symbol and string tables]" },
+	{ "Arena::", "[JVM arena: compiler and runtime scratch]" },
+	{ "ChunkPool", "[JVM arena: compiler and runtime scratch]" },
+};
+
+const char *hs_native_type_of(const char *const *names, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		if (!names[i])
+			continue;
+		for (size_t k = 0; k < sizeof(hs_native_kinds) / sizeof(hs_native_kinds[0]); k++)
+			if (strstr(names[i], hs_native_kinds[k].needle))
+				return hs_native_kinds[k].type;
+	}
+	return NULL;
+}
+
+const char *hs_native_type(struct os_runtime *rt, uint32_t asid, const char *const *names,
+			   uint32_t n)
+{
+	return hs_jvm_find(hs_of(rt), asid) ? hs_native_type_of(names, n) : NULL;
+}
+
 enum os_rt_word hs_name_word(struct os_runtime *rt, uint32_t asid, uint64_t word,
 			     const char **name, const char **file, uint32_t *line)
 {

@@ -285,6 +285,19 @@ static void planted_answer(const char *gc_flag, const char *gc_flag2)
 		cr_expect_eq(e2e_get_int(top, "allocations"), 6000, "%s: %lld allocations", gc_flag,
 			     (long long)e2e_get_int(top, "allocations"));
 	check_no_perf_map(report);
+	/* the JVM's own native memory is named, not "(unknown type)": class
+	 * loading commits metaspace in every run */
+	{
+		size_t meta_ctx = 0;
+
+		for (size_t i = 0; i < json_object_array_length(objects); i++) {
+			const char *t = json_object_get_string(
+				e2e_get(json_object_array_get_idx(objects, i), "type"));
+
+			meta_ctx += t && !strcmp(t, "[JVM metaspace: class metadata]");
+		}
+		cr_expect_gt(meta_ctx, 0, "%s: no context typed as the JVM's metaspace", gc_flag);
+	}
 	json_object_put(report);
 }
 

@@ -1046,3 +1046,23 @@ Test(hotspot, jvm_info_shorter_struct)
 	cr_expect_eq(a.ctx[0].allocations, 200, "sampled mode taken from the short struct");
 	hs_test_end(&a, &tasks, heap);
 }
+
+/* The JVM's own native memory is labelled by the first frame (leaf first)
+ * naming a HotSpot subsystem; a native program's paths are not. */
+Test(hotspot, native_memory_labels)
+{
+	const char *meta[] = { "os::pd_commit_memory", "os::commit_memory", NULL,
+			       "metaspace::VirtualSpaceNode::commit_range", "Arena::grow" };
+	const char *arena[] = { "os::malloc", "Arena::grow", "Compile::Compile" };
+	const char *marena[] = { "os::malloc", "MetaspaceArena::allocate" };
+	const char *gc[] = { "os::pd_commit_memory", "G1RegionToSpaceMapper::commit_regions" };
+	const char *plain[] = { "malloc", "alloc_random_block", "main" };
+
+	cr_expect_str_eq(hs_native_type_of(meta, 5), HS_NATIVE_METASPACE);
+	cr_expect_str_eq(hs_native_type_of(arena, 3), "[JVM arena: compiler and runtime scratch]");
+	cr_expect_str_eq(hs_native_type_of(marena, 2), HS_NATIVE_METASPACE,
+			 "MetaspaceArena is metaspace, not a compiler arena");
+	cr_expect_str_eq(hs_native_type_of(gc, 2), HS_NATIVE_GC);
+	cr_expect_null(hs_native_type_of(plain, 3));
+	cr_expect_null(hs_native_type_of(meta, 0));
+}
