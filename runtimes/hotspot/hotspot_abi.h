@@ -79,6 +79,17 @@ enum {
  * moves read, objects not followed because the target's table was full,
  * mark words that could not be read (or pointed outside the heap). */
 #define OS_HS_FWD_MAX_BYTES 64
+
+/* Hybrid mode: an object below min_size that a TLAB refill exposed is only
+ * the evidence of where its class's objects come from (estimated allocation
+ * paths); one in OS_HS_SMALL_THIN of them is kept (the others counted as
+ * small), marked by OS_HS_THIN_BIT in the JALLOC event's aux (the TLAB
+ * bytes), and weighs OS_HS_SMALL_THIN times its hybrid weight. A stack
+ * walk in the target and a path expansion in the collector each is most of
+ * objscope's fixed cost on allocation-heavy programs (javac: ~40,000 such
+ * events in 25 CPU-seconds). */
+#define OS_HS_SMALL_THIN 2u
+#define OS_HS_THIN_BIT (1ULL << 63)
 enum { OS_HS_FWD_MOVED = 0, OS_HS_FWD_FULL = 1, OS_HS_FWD_UNREAD = 2, OS_HS_FWD_WORDS = 3 };
 
 /* G1: the generations of the heap's regions as the collection left them,

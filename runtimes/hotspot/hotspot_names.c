@@ -164,7 +164,22 @@ uint64_t os_hs_weight(uint32_t mode, uint64_t tlab, uint64_t refill_bytes, uint6
 	}
 }
 
+static uint64_t hs_weight_unthinned(const struct os_jvm_info *info, uint64_t refill_bytes,
+				    uint64_t size);
+
 uint64_t os_hs_weight_jvm(const struct os_jvm_info *info, uint64_t refill_bytes, uint64_t size)
+{
+	uint64_t w;
+
+	if (!(refill_bytes & OS_HS_THIN_BIT))
+		return hs_weight_unthinned(info, refill_bytes, size);
+	/* kept with probability 1 / OS_HS_SMALL_THIN besides (hotspot_abi.h) */
+	w = hs_weight_unthinned(info, refill_bytes & ~OS_HS_THIN_BIT, size);
+	return w > OS_W_MAX / OS_HS_SMALL_THIN ? OS_W_MAX : w * OS_HS_SMALL_THIN;
+}
+
+static uint64_t hs_weight_unthinned(const struct os_jvm_info *info, uint64_t refill_bytes,
+				    uint64_t size)
 {
 	double t = (double)info->tlab_bytes, s = (double)size, p, q;
 

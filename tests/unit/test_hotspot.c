@@ -96,6 +96,11 @@ Test(hotspot, weights_with_random_tlab_sizes)
 
 	cr_expect_eq(os_hs_weight_jvm(&info, 0, 4096), 4 * OS_W_ONE);
 	cr_expect_eq(os_hs_weight_jvm(&info, 16384, 8192), 2 * OS_W_ONE);
+	/* a thinned event below min-size (hotspot_abi.h OS_HS_THIN_BIT) was
+	 * kept with probability 1 / OS_HS_SMALL_THIN besides */
+	cr_expect_eq(os_hs_weight_jvm(&info, 16384 | OS_HS_THIN_BIT, 512),
+		     32 * OS_HS_SMALL_THIN * OS_W_ONE);
+	cr_expect_eq(os_hs_weight_jvm(&info, OS_HS_THIN_BIT, 4096), 4 * OS_HS_SMALL_THIN * OS_W_ONE);
 	/* s = T: P = (3 - 1 - 1/4) / 2 = 0.875 */
 	w = (double)os_hs_weight_jvm(&info, 0, 16384) / OS_W_ONE;
 	cr_expect(w > 1.1428 && w < 1.1430, "weight at s = T: %f, want 1/0.875", w);
