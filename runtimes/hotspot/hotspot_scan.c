@@ -66,20 +66,57 @@ static bool fwd_mark(const uint8_t *hdr)
 	return (mark & 3) == 3;
 }
 
-static bool name_ok(const char *n, uint16_t len)
+/* A binary class name: '/'-separated parts, none empty, of letters,
+ * digits, "_$.+-" and well-formed UTF-8; not starting with a digit (a
+ * hidden class's last part, "0x0000000800c03000", may). */
+static bool class_path_ok(const unsigned char *n, uint16_t len)
 {
-	if (!len)
+	if (!len || n[0] == '/' || n[len - 1] == '/' || (n[0] >= '0' && n[0] <= '9'))
 		return false;
 	for (uint16_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)n[i];
+		unsigned char c = n[i];
+		uint16_t more;
 
-		if (!(c >= 0x80 || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		      (c >= '0' && c <= '9') || strchr("_$/[;.+-", c)))
+		if (c == '/' && n[i + 1] == '/')
 			return false;
+		if (c < 0x80) {
+			if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			      (c >= '0' && c <= '9') || (c && strchr("_$/.+-", c))))
+				return false;
+			continue;
+		}
+		/* UTF-8 (HotSpot's modified UTF-8 writes U+0000 as C0 80) */
+		if (c >= 0xc0 && c <= 0xdf)
+			more = 1;
+		else if (c >= 0xe0 && c <= 0xef)
+			more = 2;
+		else if (c >= 0xf0 && c <= 0xf4)
+			more = 3;
+		else
+			return false; /* a continuation byte without a lead */
+		if (i + more >= len)
+			return false;
+		for (; more; more--)
+			if ((n[++i] & 0xc0) != 0x80)
+				return false;
 	}
-	if (n[0] == '[') /* an array descriptor: [J, [[I, [Ljava/lang/Object; */
-		return len >= 2;
 	return true;
+}
+
+bool os_hs_class_name_ok(const char *name, uint16_t len)
+{
+	const unsigned char *n = (const unsigned char *)name;
+	uint16_t i = 0;
+
+	while (i < len && n[i] == '[')
+		i++;
+	if (!i)
+		return class_path_ok(n, len);
+	/* an array descriptor: [J, [[I, [Ljava/lang/Object; */
+	if (i + 1 == len)
+		return n[i] && strchr("BCDFIJSZ", n[i]);
+	return i + 3 <= len && n[i] == 'L' && n[len - 1] == ';' &&
+	       class_path_ok(n + i + 1, (uint16_t)(len - i - 2));
 }
 
 /* Layout helper of a real Klass at k (cached); false when k is not one. */
@@ -104,7 +141,7 @@ static bool klass_ok(struct os_hs_scan *s, const struct os_hs_vm *vm, const stru
 	    m->read(m->arg, pid, sym + (uint64_t)vm->lay.symbol_length, &len, 2) == 2 && len &&
 	    len < sizeof(name) &&
 	    m->read(m->arg, pid, sym + (uint64_t)vm->lay.symbol_body, name, len) == len &&
-	    name_ok(name, len))
+	    os_hs_class_name_ok(name, len))
 		ok = (name[0] == '[') == (*lh < 0);
 	if (s->klass.count < KLASS_CACHE_MAX)
 		os_hmap_put(&s->klass, k, ok ? (1ULL << 32 | (uint32_t)*lh) : 0);

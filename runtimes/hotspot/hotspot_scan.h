@@ -61,6 +61,10 @@ struct os_hs_found {
 	                              from-space by a collection, dead */
 };
 
+/* A plausible HotSpot class name (a Symbol's len bytes, "java/lang/String",
+ * "[J", "[Ljava/lang/Object;"): what a header found by the scan must name,
+ * so that a word that only looks like a Klass* is not taken for one. */
+bool os_hs_class_name_ok(const char *name, uint16_t len);
 void os_hs_scan_init(struct os_hs_scan *s);
 void os_hs_scan_destroy(struct os_hs_scan *s);
 /* The object of pid's heap [lo, hi) that holds addr, at time now_ns. The

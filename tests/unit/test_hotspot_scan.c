@@ -281,3 +281,22 @@ Test(hotspot_scan, window_limited_by_back)
 	cr_assert_eq(find(HEAP + 856 + 3000, 3 * SEC, &f), 1, "found with the full window");
 	cr_expect_eq(f.start, HEAP + 856);
 }
+
+/* Class names a found header must carry: binary names and array
+ * descriptors; single bytes of garbage (seen as types ";", "\x80") are not. */
+Test(hotspot_scan, class_names_checked)
+{
+	const char *good[] = { "java/lang/String", "[J", "[[I", "[Ljava/lang/Object;", "Y",
+			       "ObjFixture$Cell", "java/lang/invoke/LambdaForm$MH/0x0000000800c0c800",
+			       "caf\xc3\xa9/Cr\xc3\xa8me" };
+	const char *bad[] = { ";", "\x80", "\xc3", "[", "[L;", "[Q", "[Ljava/lang/Object",
+			      "java//lang", "/x", "x/", "9abc", "a b", "a;b", "[[", "\xc3(" };
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		cr_expect(os_hs_class_name_ok(good[i], (uint16_t)strlen(good[i])), "%s refused",
+			  good[i]);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		cr_expect(!os_hs_class_name_ok(bad[i], (uint16_t)strlen(bad[i])), "%s taken",
+			  bad[i]);
+	cr_expect(!os_hs_class_name_ok("", 0));
+}
