@@ -24,12 +24,10 @@
 #define JAVA_CP "build/java"
 #define MIN_REUSES 20          /* finite reuses per site before medians are compared */
 #define CAP_S 240              /* time cap of the gathering */
-/* The issue aims at a factor of 2 between the sampled and the exact median:
- * met in quiet runs (1.2-1.4x here), not always under load (the small set
- * once at 2.07x and once at 2.34x on this shared machine: the model's
- * access rate, docs/REUSE.md "Error of the model"). The test holds the
- * factor the tool meets reliably; the gap is stated, not hidden. */
-#define MEDIAN_FACTOR 3.0
+/* The issue's factor of 2 between the sampled and the exact median (the
+ * access rate from the sampled objects, docs/REUSE.md "Validation": the
+ * ratios seen are listed there). */
+#define MEDIAN_FACTOR 2.0
 
 static char *tmp;
 
@@ -158,6 +156,8 @@ Test(e2e_reuse, native_small_and_large_against_the_exact_engine)
 
 	exact_medians(&small, &large);
 	report = gather(argv, 1, 2000, opts, sites, 2);
+	cr_expect_str_eq(json_object_get_string(e2e_get(e2e_get(report, "reuse"), "rate_source")),
+			 "objects");
 	ms = expect_median(report, "alloc_small", small);
 	ml = expect_median(report, "alloc_large", large);
 	cr_expect_lt(ms, ml, "the small set reuses at shorter distances");
@@ -254,11 +254,11 @@ Test(e2e_reuse, java_identities_survive_gc_moves)
 	cr_expect_gt(lost_count(report, "moved with their object"), 0,
 		     "no pair followed its object through a collection");
 	cr_expect_eq(lost_count(report, "hits of ended pairs"), 0);
-	/* The median against the planted 1 MiB is NOT asserted: the model's
-	 * access rate is 3 to 5 times too high on this JIT loop (a chain of
-	 * dependent adds: docs/REUSE.md "Validation"); the signature exists
-	 * and is labelled an estimate. */
-	cr_expect(json_object_get_boolean(e2e_get(reuse_of(report, "ReuseFixture.smallSite"),
-						  "estimate")));
+	/* the planted distance: the small array's 1 MiB between two reads of
+	 * an element (the access rate from the sampled objects, not from a
+	 * calibration loop's instructions: docs/REUSE.md "Access rate") */
+	expect_median(report, "ReuseFixture.smallSite", 1 << 20);
+	cr_expect_str_eq(json_object_get_string(e2e_get(e2e_get(report, "reuse"), "rate_source")),
+			 "objects");
 	json_object_put(report);
 }
