@@ -681,8 +681,9 @@ static void obs_event(void *self, const struct os_obj_event *ev, uint64_t time)
 }
 
 struct lo_idx {
-	uint64_t lo;
+	uint64_t lo;           /* the entry's address before the collection: the sort key */
 	uint32_t i;
+	bool moved;
 };
 
 static int by_lo(const void *a, const void *b)
@@ -705,7 +706,7 @@ static void objs_collected(struct ru_obs *o, const struct os_gc_report *rep,
 		return;
 	for (uint32_t i = 0; i < o->nobjs; i++)
 		if (!o->objs[i].dead && o->objs[i].asid == rep->asid)
-			v[n++] = (struct lo_idx){ o->objs[i].lo, i };
+			v[n++] = (struct lo_idx){ o->objs[i].lo, i, false };
 	qsort(v, n, sizeof(*v), by_lo);
 	for (size_t k = 0; n && k < rep->nmoves; k++) {
 		uint32_t a = 0, b = n;
@@ -723,14 +724,14 @@ static void objs_collected(struct ru_obs *o, const struct os_gc_report *rep,
 
 			e->hi = rep->moves[k].to + (e->hi - e->lo);
 			e->lo = rep->moves[k].to;
-			v[a].lo = 1; /* moved: not dead */
+			v[a].moved = true;
 		}
 	}
 	for (uint32_t k = 0; k < n; k++) {
 		struct ru_obj *e = &o->objs[v[k].i];
 		uint64_t s, x;
 
-		if (v[k].lo == 1)
+		if (v[k].moved)
 			continue;
 		if (!as || !as->objects || !os_iv_lookup(as->objects, e->lo, &s, &x, NULL) ||
 		    s != e->lo || x != e->hi)
