@@ -14,8 +14,9 @@
  *     fp(t) = L * integral_0^t P(RT > s) ds
  * and a reuse of time t has distance fp(t). P(RT > s) comes from the
  * sampled reuse times themselves (censored ones, never reused within the
- * watchpoint's age, count as longer than any s). Return convention: as
- * stated per function. */
+ * watchpoint's age, count as longer than any s); L from the sampled
+ * objects (os_kac_rate, below). Return convention: as stated per
+ * function. */
 #ifndef OBJSCOPE_COMMON_REUSE_MATH_H
 #define OBJSCOPE_COMMON_REUSE_MATH_H
 

@@ -12,13 +12,16 @@
  * OS_RU_PER_THREAD pairs per thread at a time, at most OS_RU_RATE pairs per second in all.
  *
  * Model: reuse times become distances by the footprint formula
- * (common/reuse_math.h) with the access rate
+ * (common/reuse_math.h) with an access rate, an ESTIMATE (docs/REUSE.md
+ * "Access rate"): from the sampled objects (os_kac_rate: each object with
+ * enough reuse times gives its size over its mean reuse time, Kac's lemma;
+ * over them, divided by their shares of their threads' pairs), else the
+ * calibrated one
  *     bytes/ns = instructions/ns (calibrated at start on this CPU)
  *              * share of sampled instructions that access memory
  *              * mean width of the watched accesses,
- * an ESTIMATE: its error is the target's instruction rate against the
- * calibration loop's (docs/REUSE.md). With a PMU, counted instructions or
- * memory operations would replace the calibration. */
+ * whose error is the target's instruction rate against the calibration
+ * loop's. With a PMU, counted memory operations would replace both. */
 #ifndef OBJSCOPE_REUSE_H
 #define OBJSCOPE_REUSE_H
 

@@ -6,6 +6,9 @@
  *                                program) gives the reference signatures
  *   tests/java/ReuseFixture      the same pattern on two long[] that
  *                                System.gc() slides between reuses
+ * Each signature's median must be within a factor of 2 of the exact one
+ * (docs/REUSE.md "Validation" lists the ratios seen), with the model's
+ * access rate taken from the sampled objects.
  * Runs are count-driven: a run too short for enough reuses is done again
  * with more rounds, up to a time cap. The target's output must be
  * unchanged. Run from the repository root after `make all fixtures
