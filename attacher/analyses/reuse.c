@@ -681,9 +681,8 @@ static void obs_event(void *self, const struct os_obj_event *ev, uint64_t time)
 }
 
 struct lo_idx {
-	uint64_t lo;           /* the entry's address before the collection: the sort key */
-	uint32_t i;
-	bool moved;
+	uint64_t lo;           /* the address before the collection: the sort key */
+	size_t i;
 };
 
 static int by_lo(const void *a, const void *b)
@@ -693,51 +692,77 @@ static int by_lo(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* A collection applied: the objects counted for the access rate follow
- * their moves (the entries' old addresses sorted, each move looked up);
- * those neither moved nor in place are dead. */
-static void objs_collected(struct ru_obs *o, const struct os_gc_report *rep,
-			   struct os_aspace *as)
+int os_ru_follow_moves(uint64_t *lo, bool *moved, size_t n, const struct os_obj_move *moves,
+		       size_t nmoves)
 {
-	struct lo_idx *v;
-	uint32_t n = 0;
+	struct lo_idx *v = malloc((n ? n : 1) * sizeof(*v));
 
-	if (!o->nobjs || !(v = malloc(o->nobjs * sizeof(*v))))
-		return;
-	for (uint32_t i = 0; i < o->nobjs; i++)
-		if (!o->objs[i].dead && o->objs[i].asid == rep->asid)
-			v[n++] = (struct lo_idx){ o->objs[i].lo, i, false };
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		v[i] = (struct lo_idx){ lo[i], i };
+		moved[i] = false;
+	}
 	qsort(v, n, sizeof(*v), by_lo);
-	for (size_t k = 0; n && k < rep->nmoves; k++) {
-		uint32_t a = 0, b = n;
+	for (size_t k = 0; n && k < nmoves; k++) {
+		size_t a = 0, b = n;
 
 		while (a < b) {
-			uint32_t m = (a + b) / 2;
+			size_t m = (a + b) / 2;
 
-			if (v[m].lo < rep->moves[k].from)
+			if (v[m].lo < moves[k].from)
 				a = m + 1;
 			else
 				b = m;
 		}
-		for (; a < n && v[a].lo == rep->moves[k].from; a++) {
-			struct ru_obj *e = &o->objs[v[a].i];
-
-			e->hi = rep->moves[k].to + (e->hi - e->lo);
-			e->lo = rep->moves[k].to;
-			v[a].moved = true;
+		/* v keeps the old addresses: a chain of moves (A to B, B to C)
+		 * moves each object once */
+		for (; a < n && v[a].lo == moves[k].from; a++) {
+			lo[v[a].i] = moves[k].to;
+			moved[v[a].i] = true;
 		}
 	}
-	for (uint32_t k = 0; k < n; k++) {
-		struct ru_obj *e = &o->objs[v[k].i];
-		uint64_t s, x;
-
-		if (v[k].moved)
-			continue;
-		if (!as || !as->objects || !os_iv_lookup(as->objects, e->lo, &s, &x, NULL) ||
-		    s != e->lo || x != e->hi)
-			e->dead = true;
-	}
 	free(v);
+	return 0;
+}
+
+/* A collection applied: the objects counted for the access rate follow
+ * their moves; those neither moved nor in place are dead. */
+static void objs_collected(struct ru_obs *o, const struct os_gc_report *rep,
+			   struct os_aspace *as)
+{
+	uint32_t *idx, n = 0;
+	uint64_t *lo;
+	bool *moved;
+
+	if (!o->nobjs)
+		return;
+	idx = malloc(o->nobjs * sizeof(*idx));
+	lo = malloc(o->nobjs * sizeof(*lo));
+	moved = malloc(o->nobjs * sizeof(*moved));
+	for (uint32_t i = 0; idx && lo && moved && i < o->nobjs; i++)
+		if (!o->objs[i].dead && o->objs[i].asid == rep->asid) {
+			idx[n] = i;
+			lo[n++] = o->objs[i].lo;
+		}
+	if (n && !os_ru_follow_moves(lo, moved, n, rep->moves, rep->nmoves)) {
+		for (uint32_t k = 0; k < n; k++) {
+			struct ru_obj *e = &o->objs[idx[k]];
+			uint64_t s, x;
+
+			if (moved[k]) {
+				e->hi = lo[k] + (e->hi - e->lo);
+				e->lo = lo[k];
+			} else if (!as || !as->objects ||
+				   !os_iv_lookup(as->objects, e->lo, &s, &x, NULL) || s != e->lo ||
+				   x != e->hi) {
+				e->dead = true;
+			}
+		}
+	}
+	free(idx);
+	free(lo);
+	free(moved);
 }
 
 /* A collection applied: pairs on moved objects follow them, pairs on dead

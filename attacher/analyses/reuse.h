@@ -25,6 +25,7 @@
 #ifndef OBJSCOPE_REUSE_H
 #define OBJSCOPE_REUSE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -51,6 +52,14 @@ double os_ru_trap_once(struct watch_set *self, uint64_t cookie);
 double os_ru_median(double *v, size_t n);
 /* This machine's cache sizes in bytes (sysfs: L1d, L2, LLC; 0 unknown). */
 void os_ru_cache_sizes(uint64_t out[3]);
+
+/* Addresses lo[n] of objects before a collection, after its moves: each
+ * lo[i] that is a move's `from` becomes its `to` and moved[i] is set, the
+ * others unset (a chain A -> B, B -> C moves each object once; O(moves x
+ * log n)). 0, -ENOMEM. */
+struct os_obj_move;
+int os_ru_follow_moves(uint64_t *lo, bool *moved, size_t n, const struct os_obj_move *moves,
+		       size_t nmoves);
 
 struct os_observer_ops;
 extern const struct os_observer_ops os_reuse_observer;

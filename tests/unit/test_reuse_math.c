@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "attacher/analyses/reuse.h"
+#include "attacher/core/attrib.h"
 #include "common/reuse_exact.h"
 #include "common/reuse_math.h"
 
@@ -218,6 +220,30 @@ Test(reuse_rate, touched_bytes)
 	o.span = 8;
 	o.npairs = 2;
 	cr_expect_float_eq(os_kac_touched(&o), 1 << 20, 1e-9, "2 samples say nothing");
+}
+
+/* The objects counted for the access rate follow a collection's moves:
+ * a heap sliding down by one chunk (the Java fixture's), moves in no
+ * particular order, the middle object's move first (a lookup that lost
+ * its order after one move missed the others), two entries on one
+ * object (two threads), one object not moved. */
+Test(reuse_rate, entries_follow_sliding_moves)
+{
+	const struct os_obj_move moves[] = {
+		{ .from = 0x3000, .to = 0x2000 }, { .from = 0x5000, .to = 0x4000 },
+		{ .from = 0x2000, .to = 0x1000 }, { .from = 0x4000, .to = 0x3000 },
+		{ .from = 0x6000, .to = 0x5000 },
+	};
+	uint64_t lo[] = { 0x6000, 0x2000, 0x4000, 0x9000, 0x4000, 0x3000 };
+	const uint64_t want[] = { 0x5000, 0x1000, 0x3000, 0x9000, 0x3000, 0x2000 };
+	bool moved[6];
+
+	cr_assert_eq(os_ru_follow_moves(lo, moved, 6, moves, 5), 0);
+	for (int i = 0; i < 6; i++) {
+		cr_expect_eq(lo[i], want[i], "entry %d at 0x%llx", i, (unsigned long long)lo[i]);
+		cr_expect_eq(moved[i], i != 3, "entry %d", i);
+	}
+	cr_expect_eq(os_ru_follow_moves(lo, moved, 0, moves, 5), 0, "no entries");
 }
 
 static uint64_t exact(struct os_rx *x, uint64_t addr, unsigned width, int want_cold)
