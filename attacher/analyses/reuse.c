@@ -839,6 +839,7 @@ static void obs_stop(void *self)
 
 		if (r->used && !r->has_hit) {
 			o->st.stopped++;
+			r->obj = NO_OBJ; /* cut short by the stop: not lost to its object */
 			rec_disarm(o, r);
 		}
 	}
