@@ -394,14 +394,13 @@ static double thread_add(struct ru_obs *o, pid_t tid, double w)
 /* An attributed pair: counted with its object (found or added). */
 static void obj_count(struct ru_obs *o, struct ru_rec *r)
 {
-	double before = -1, after = thread_add(o, r->tid, r->len);
+	double after = thread_add(o, r->tid, r->len), before = after - r->len;
 	uint64_t off = r->addr - r->lo;
 	struct ru_obj *e = NULL;
 	uint32_t i;
 
 	if (after < 0)
 		return;
-	before = after - r->len;
 	for (i = 0; i < o->nobjs; i++) {
 		e = &o->objs[i];
 		if (!e->dead && e->tid == r->tid && e->asid == r->asid && e->lo == r->lo &&
