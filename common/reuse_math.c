@@ -206,6 +206,7 @@ double os_kac_rate(const struct os_kac_obj *o, size_t n, size_t *used)
 		unsigned all = x->ndone + x->nlost;
 
 		if (x->ndone < OS_KAC_MIN_DONE || (double)x->nlost > OS_KAC_MAX_LOST * all ||
+		    (double)x->nshort > OS_KAC_MAX_SHORT * x->ndone ||
 		    !(x->rt_w > 0) || !(x->done_w > 0) || !(x->window_w > 0) || !(x->bytes > 0))
 			continue;
 		lambda += os_kac_touched(x) / (x->rt_w / x->done_w);

@@ -90,20 +90,25 @@ struct os_kac_obj {
 	unsigned npairs;  /* pairs attributed to it */
 	unsigned ndone;   /* ... completed with a reuse time */
 	unsigned nlost;   /* ... ended without one (censored, freed, moved away, ...) */
+	unsigned nshort;  /* completed ones not resolved: at 0 once the trap's cost is subtracted */
 	double pairs_w;   /* pairs attributed to it, width-weighted */
 	double window_w;  /* pairs of its thread (all objects and none) while it was sampled, width-weighted */
 	double done_w;    /* completed pairs, width-weighted */
 	double rt_w;      /* sum of their reuse times (ns) x width */
 };
 #define OS_KAC_MIN_DONE 8  /* completed pairs an object needs */
-#define OS_KAC_MAX_LOST 0.1 /* ... and at most this share of its pairs lost */
+#define OS_KAC_MAX_LOST 0.1 /* ... and at most this share of its pairs lost, */
+#define OS_KAC_MAX_SHORT 0.1 /* ... and of its reuse times not resolved */
 /* The bytes of the object its accesses touch: its size, or less when its
  * sampled offsets span less of it (the span of n uniform samples over B
  * bytes is B (n-1)/(n+1) on average: scaled up by (n+1)/(n-1)). */
 double os_kac_touched(const struct os_kac_obj *o);
 /* Bytes per ns from the objects that qualify (OS_KAC_MIN_DONE completed
- * pairs, at most OS_KAC_MAX_LOST of their pairs lost); *used: how many
- * did (may be NULL). 0 when none does. */
+ * pairs, at most OS_KAC_MAX_LOST of their pairs lost, at most
+ * OS_KAC_MAX_SHORT of their reuse times not resolved: an object reused
+ * faster than the trap's cost can be told has a mean reuse time made of
+ * the cost's jitter); *used: how many did (may be NULL). 0 when none
+ * does. */
 double os_kac_rate(const struct os_kac_obj *o, size_t n, size_t *used);
 
 #endif

@@ -902,6 +902,7 @@ static void kac_model(struct ru_obs *o)
 		if (j >= o->nobjs)
 			continue;
 		k[j].ndone++;
+		k[j].nshort += !(o->times[i].ns > 0);
 		k[j].done_w += o->times[i].len;
 		k[j].rt_w += o->times[i].ns * o->times[i].len;
 	}

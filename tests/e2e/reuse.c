@@ -5,7 +5,8 @@
  *                                over valgrind lackey's trace of the same
  *                                program) gives the reference signatures
  *   tests/java/ReuseFixture      the same pattern on two long[] that
- *                                System.gc() slides between reuses
+ *                                System.gc() slides between reuses, JIT-
+ *                                compiled and interpreted (-Xint)
  * Each signature's median must be within a factor of 2 of the exact one
  * (docs/REUSE.md "Validation" lists the ratios seen), with the model's
  * access rate taken from the sampled objects.
@@ -264,6 +265,29 @@ Test(e2e_reuse, java_identities_survive_gc_moves)
 	/* the planted distance: the small array's 1 MiB between two reads of
 	 * an element (the access rate from the sampled objects, not from a
 	 * calibration loop's instructions: docs/REUSE.md "Access rate") */
+	expect_median(report, "ReuseFixture.smallSite", 1 << 20);
+	cr_expect_str_eq(json_object_get_string(e2e_get(e2e_get(report, "reuse"), "rate_source")),
+			 "objects");
+	json_object_put(report);
+}
+
+/* The same fixture interpreted (-Xint): the code is ~25 times slower per
+ * element and most samples land on the bytecode, yet the small array's
+ * distance is the same 1 MiB: the access rate comes from the sampled
+ * objects, not from any code's speed (a calibrated instruction rate is
+ * ~20 times too high here: docs/REUSE.md "Validation"). */
+Test(e2e_reuse, java_interpreted_same_distances)
+{
+	static const char *const sites[] = { "ReuseFixture.smallSite" };
+	const char *argv[] = { "java", "-Xint", "-XX:+UseSerialGC", "-XX:MarkSweepDeadRatio=0",
+			       "-Xmx256m", "-cp", JAVA_CP, "ReuseFixture", NULL, NULL };
+	const char *const opts[] = { "-q", "--reuse", "-F", "2000", "--java-objects", "exact",
+				     NULL };
+	json_object *report;
+
+	cr_assert(access(JAVA_CP "/ReuseFixture.class", R_OK) == 0,
+		  "run `make build/java/ReuseFixture.class`");
+	report = gather(argv, 8, 4, opts, sites, 1);
 	expect_median(report, "ReuseFixture.smallSite", 1 << 20);
 	cr_expect_str_eq(json_object_get_string(e2e_get(e2e_get(report, "reuse"), "rate_source")),
 			 "objects");

@@ -205,6 +205,13 @@ Test(reuse_rate, kac_which_objects)
 	cr_expect_float_eq(os_kac_rate(k, 3, &used),
 			   ((1 << 20) / 1e5 + 1024.0 / 1.0) / (0.1 + 184.0 / 184), 1e-9);
 	cr_expect_eq(used, 2);
+	/* reused faster than the trap's cost tells: 3 of 20 times at 0 (the
+	 * interpreter's bytecode under -Xint: its mean is the cost's jitter) */
+	k[2].nshort = 3;
+	cr_expect_float_eq(os_kac_rate(k, 3, &used), (1 << 20) / 1e5 / 0.1, 1e-9);
+	cr_expect_eq(used, 1);
+	k[2].nshort = 2;
+	cr_expect_eq(os_kac_rate(&k[2], 1, &used) > 0, true, "2 of 20: within 10 %%");
 }
 
 /* An object's touched bytes: its size, or the span of its sampled offsets
