@@ -280,13 +280,22 @@ struct os_reuses {
 	struct os_reuse *ctx;      /* by context index */
 	uint64_t cache[3];         /* L1d, L2, LLC bytes of the recording machine, 0 unknown */
 	double bytes_per_ns;       /* access rate of the model (bytes per ns of CPU), 0: none */
-	double insn_per_ns;        /* ... its factors: instructions per ns (calibrated), */
+	uint32_t rate_source;      /* enum os_reuse_rate_source: where bytes_per_ns comes from */
+	/* the calibrated rate's factors (its product is bytes_per_ns when
+	 * rate_source is OS_RU_RATE_CALIBRATED): instructions per ns, */
+	double insn_per_ns;
 	double mem_share;          /* share of sampled instructions that access memory, */
 	double width;              /* mean access width of the reuses (bytes) */
 	double trap_ns;            /* calibrated watchpoint cost subtracted from each time */
 	uint64_t pairs;            /* reuses measured (watchpoint pairs completed) */
 	uint64_t censored;         /* pairs with no reuse within the age (the last bin) */
 	uint64_t max_age_ns;       /* the watchpoints' age */
+};
+
+/* The model's access rate (docs/REUSE.md "Access rate"). */
+enum os_reuse_rate_source {
+	OS_RU_RATE_CALIBRATED = 0, /* a calibration loop's instructions/ns x memory share x width */
+	OS_RU_RATE_OBJECTS = 1,    /* the sampled objects' sizes over their mean reuse times (Kac) */
 };
 
 enum os_thread_kind { OS_THR_NATIVE = 0, OS_THR_JAVA, OS_THR_GC, OS_THR_JIT, OS_THR_VM };

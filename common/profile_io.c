@@ -479,7 +479,7 @@ static void serialize(const struct os_profile *p, struct wbuf *b)
 			n += ru_any(&p->ru.ctx[i]);
 		off = sec_begin(b, OS_SEC_REUSE);
 		put_u32(b, OS_REUSE_NBINS);
-		put_u32(b, 0);
+		put_u32(b, p->ru.rate_source); /* 0 in files before it: calibrated */
 		for (j = 0; j < 3; j++)
 			put_u64(b, p->ru.cache[j]);
 		put_f64(b, p->ru.bytes_per_ns);
@@ -1186,7 +1186,9 @@ static int read_reuse(struct cur *c, struct os_profile *p)
 	uint32_t bins = get_u32(c), n;
 	struct os_reuses ru = { 0 };
 
-	get_u32(c);
+	ru.rate_source = get_u32(c);
+	if (ru.rate_source > OS_RU_RATE_OBJECTS)
+		ru.rate_source = OS_RU_RATE_CALIBRATED;
 	for (int k = 0; k < 3; k++)
 		ru.cache[k] = get_u64(c);
 	ru.bytes_per_ns = get_f64(c);

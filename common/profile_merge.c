@@ -763,6 +763,7 @@ static int merge_reuse(struct os_profile *dst, const struct os_profile *src,
 	if (!(dst->analyses & OS_AN_REUSE) || !d->bytes_per_ns) {
 		memcpy(d->cache, s->cache, sizeof(d->cache));
 		d->bytes_per_ns = s->bytes_per_ns;
+		d->rate_source = s->rate_source;
 		d->insn_per_ns = s->insn_per_ns;
 		d->mem_share = s->mem_share;
 		d->width = s->width;

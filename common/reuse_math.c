@@ -182,3 +182,38 @@ void os_fp_destroy(struct os_fp *fp)
 	free(fp->surv);
 	memset(fp, 0, sizeof(*fp));
 }
+
+double os_kac_touched(const struct os_kac_obj *o)
+{
+	double b = o->bytes;
+
+	if (o->span > 0 && o->npairs >= 3) {
+		double est = o->span * (o->npairs + 1.0) / (o->npairs - 1.0);
+
+		if (est < b)
+			b = est;
+	}
+	return b;
+}
+
+double os_kac_rate(const struct os_kac_obj *o, size_t n, size_t *used)
+{
+	double lambda = 0, share = 0;
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct os_kac_obj *x = &o[i];
+		unsigned all = x->ndone + x->nlost;
+
+		if (x->ndone < OS_KAC_MIN_DONE || (double)x->nlost > OS_KAC_MAX_LOST * all ||
+		    (double)x->nshort > OS_KAC_MAX_SHORT * x->ndone ||
+		    !(x->rt_w > 0) || !(x->done_w > 0) || !(x->window_w > 0) || !(x->bytes > 0))
+			continue;
+		lambda += os_kac_touched(x) / (x->rt_w / x->done_w);
+		share += x->pairs_w / x->window_w;
+		k++;
+	}
+	if (used)
+		*used = k;
+	return k && share > 0 ? lambda / share : 0;
+}

@@ -14,8 +14,9 @@
  *     fp(t) = L * integral_0^t P(RT > s) ds
  * and a reuse of time t has distance fp(t). P(RT > s) comes from the
  * sampled reuse times themselves (censored ones, never reused within the
- * watchpoint's age, count as longer than any s). Return convention: as
- * stated per function. */
+ * watchpoint's age, count as longer than any s); L from the sampled
+ * objects (os_kac_rate, below). Return convention: as stated per
+ * function. */
 #ifndef OBJSCOPE_COMMON_REUSE_MATH_H
 #define OBJSCOPE_COMMON_REUSE_MATH_H
 
@@ -72,5 +73,42 @@ int os_fp_build(struct os_fp *fp, const double *times, const double *w, size_t n
 /* Estimated distance in bytes of a reuse of time t ns. */
 double os_fp_distance(const struct os_fp *fp, double t);
 void os_fp_destroy(struct os_fp *fp);
+
+/* The access rate from the sampled objects themselves (Kac's lemma; docs/
+ * REUSE.md "Access rate"). For a stationary stream, the mean reuse time of
+ * the accesses to a set of elements (weighted by access) is the number of
+ * elements touched over their access rate: an object of B bytes, all of
+ * them touched, whose accesses reuse after a mean of T ns is accessed at
+ * B / T bytes per ns, and if it takes the share s of its thread's accesses
+ * the thread accesses (B / T) / s bytes per ns. Over the objects with
+ * enough reuses, L = sum(B / T) / sum(s): the objects with the larger
+ * shares weigh more. One object's figures (widths as weights, so that the
+ * rate is in bytes): */
+struct os_kac_obj {
+	double bytes;     /* the object's size */
+	double span;      /* sampled offsets: highest end - lowest start (0: unknown) */
+	unsigned npairs;  /* pairs attributed to it */
+	unsigned ndone;   /* ... completed with a reuse time */
+	unsigned nlost;   /* ... ended without one (censored, freed, moved away, ...) */
+	unsigned nshort;  /* completed ones not resolved: at 0 once the trap's cost is subtracted */
+	double pairs_w;   /* pairs attributed to it, width-weighted */
+	double window_w;  /* pairs of its thread (all objects and none) while it was sampled, width-weighted */
+	double done_w;    /* completed pairs, width-weighted */
+	double rt_w;      /* sum of their reuse times (ns) x width */
+};
+#define OS_KAC_MIN_DONE 8  /* completed pairs an object needs */
+#define OS_KAC_MAX_LOST 0.1 /* ... and at most this share of its pairs lost, */
+#define OS_KAC_MAX_SHORT 0.1 /* ... and of its reuse times not resolved */
+/* The bytes of the object its accesses touch: its size, or less when its
+ * sampled offsets span less of it (the span of n uniform samples over B
+ * bytes is B (n-1)/(n+1) on average: scaled up by (n+1)/(n-1)). */
+double os_kac_touched(const struct os_kac_obj *o);
+/* Bytes per ns from the objects that qualify (OS_KAC_MIN_DONE completed
+ * pairs, at most OS_KAC_MAX_LOST of their pairs lost, at most
+ * OS_KAC_MAX_SHORT of their reuse times not resolved: an object reused
+ * faster than the trap's cost can be told has a mean reuse time made of
+ * the cost's jitter); *used: how many did (may be NULL). 0 when none
+ * does. */
+double os_kac_rate(const struct os_kac_obj *o, size_t n, size_t *used);
 
 #endif

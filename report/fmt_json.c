@@ -610,6 +610,8 @@ static void jreuse_model(struct json_writer *w, const struct os_profile *p)
 	jw_begin_object(w, "reuse");
 	jw_string(w, "model", "footprint (Xiang et al.) over sampled reuse times; estimates");
 	jnum_or_null(w, "bytes_per_ns", m->bytes_per_ns > 0 ? m->bytes_per_ns : NAN);
+	jw_string(w, "rate_source",
+		  m->rate_source == OS_RU_RATE_OBJECTS ? "objects" : "calibration");
 	jnum_or_null(w, "insn_per_ns", m->insn_per_ns > 0 ? m->insn_per_ns : NAN);
 	jw_double(w, "mem_share", m->mem_share);
 	jnum_or_null(w, "width", m->width > 0 ? m->width : NAN);

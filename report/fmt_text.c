@@ -1001,9 +1001,11 @@ int report_render_text(const struct report_view *v, const struct report_opts *o,
 		print_lifetimes(v, o->top ? o->top : 20, out);
 	if (p->analyses & OS_AN_REUSE)
 		fprintf(out, "\n# Reuse distances (--reuse) are ESTIMATES: the footprint model over "
-			     "%" PRIu64 " sampled reuse times at %.2f bytes/ns (docs/REUSE.md; the "
-			     "notes, -v, say what was lost)\n",
-			p->ru.pairs, p->ru.bytes_per_ns);
+			     "%" PRIu64 " sampled reuse times at %.2f bytes/ns (%s; docs/REUSE.md; "
+			     "the notes, -v, say what was lost)\n",
+			p->ru.pairs, p->ru.bytes_per_ns,
+			p->ru.rate_source == OS_RU_RATE_OBJECTS ? "from the sampled objects"
+								 : "calibrated");
 	print_threads(v, out);
 	return 0;
 }

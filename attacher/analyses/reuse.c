@@ -18,6 +18,9 @@
 #include "common/reuse_math.h"
 
 #define MAX_PROCS 16
+#define MAX_OBJS 4096   /* objects whose pairs are counted for the access rate */
+#define MAX_THREADS 1024
+#define NO_OBJ UINT32_MAX
 
 /* One pair: armed at `take`, attributed at `sample`, hit by `poll`,
  * taken (committed) in time order at `flush`. */
@@ -32,12 +35,29 @@ struct ru_rec {
 	uint64_t lo, hi;       /* the object now */
 	uint64_t deadline;     /* CLOCK_MONOTONIC: censored when not hit by then */
 	uint64_t gc_since;     /* a collection of its space began then (0: none) */
+	uint32_t obj;          /* its object's entry in ru_obs.objs (NO_OBJ: none) */
 	struct watch_hit hit;
+};
+
+/* One sampled object, for the access rate (os_kac_rate): the pairs its
+ * thread's samples put on it. Followed through collections' moves; a
+ * native object freed is not marked (a later object of the same context,
+ * size and address on the same thread continues its entry). */
+struct ru_obj {
+	pid_t tid;
+	uint32_t asid, ctx;
+	bool dead;
+	uint64_t lo, hi;
+	uint64_t off_lo, off_hi;  /* sampled offsets: lowest start, highest end */
+	unsigned npairs, nlost;
+	double pairs_w;
+	double first_w, last_w;   /* its thread's pairs (width-weighted) before its first, after its last */
 };
 
 /* One reuse taken. */
 struct ru_time {
 	uint32_t ctx;
+	uint32_t obj;          /* NO_OBJ: not counted for the access rate */
 	unsigned len;
 	double ns;             /* CPU time, trap cost subtracted */
 };
@@ -79,9 +99,20 @@ struct ru_obs {
 	uint64_t cache[3];
 	double width_sum;
 	struct ru_stats st;
+	/* objects and threads for the access rate */
+	struct ru_obj *objs;
+	uint32_t nobjs;
+	uint64_t objs_full;
+	struct {
+		pid_t tid;
+		double w;
+	} thr[MAX_THREADS];
+	unsigned nthr;
 	/* the model, made at profile_notes */
 	bool modelled;
-	double rate, mem_share, width;
+	double rate, mem_share, width, calib_rate;
+	size_t kac_used;
+	double kac_share;          /* of the attributed pairs, on the objects used */
 };
 
 static struct watch_set *set_of(struct ru_obs *o, pid_t pid)
@@ -144,10 +175,18 @@ static struct ru_rec *rec_find(struct ru_obs *o, uint64_t cookie)
 	return NULL;
 }
 
+/* A pair of an object ends without its reuse time. */
+static void obj_lost(struct ru_obs *o, const struct ru_rec *r)
+{
+	if (r->obj != NO_OBJ && r->obj < o->nobjs)
+		o->objs[r->obj].nlost++;
+}
+
 static void rec_disarm(struct ru_obs *o, struct ru_rec *r)
 {
 	struct watch_set *w = set_of(o, r->pid);
 
+	obj_lost(o, r);
 	if (w)
 		watch_disarm(w, r->cookie); /* -ENOENT: hit or gone already */
 	r->used = false;
@@ -320,6 +359,7 @@ static void obs_take(void *self, const struct os_obs_take *t, void *data)
 	r->addr = t->addr;
 	r->len = width;
 	r->deadline = os_now_ns() + OS_RU_MAX_AGE_NS;
+	r->obj = NO_OBJ;
 	o->st.armed++;
 	{
 		unsigned ni, nm;
@@ -330,6 +370,72 @@ static void obs_take(void *self, const struct os_obs_take *t, void *data)
 		}
 	}
 	memcpy(data, &r->cookie, 8);
+}
+
+/* Its thread's attributed pairs, width-weighted, with `w` more (-1: the
+ * table is full). */
+static double thread_add(struct ru_obs *o, pid_t tid, double w)
+{
+	unsigned i;
+
+	for (i = 0; i < o->nthr && o->thr[i].tid != tid; i++)
+		;
+	if (i == o->nthr) {
+		if (i == MAX_THREADS)
+			return -1;
+		o->thr[i].tid = tid;
+		o->thr[i].w = 0;
+		o->nthr++;
+	}
+	o->thr[i].w += w;
+	return o->thr[i].w;
+}
+
+/* An attributed pair: counted with its object (found or added). */
+static void obj_count(struct ru_obs *o, struct ru_rec *r)
+{
+	double after = thread_add(o, r->tid, r->len), before = after - r->len;
+	uint64_t off = r->addr - r->lo;
+	struct ru_obj *e = NULL;
+	uint32_t i;
+
+	if (after < 0)
+		return;
+	for (i = 0; i < o->nobjs; i++) {
+		e = &o->objs[i];
+		if (!e->dead && e->tid == r->tid && e->asid == r->asid && e->lo == r->lo &&
+		    e->hi == r->hi && e->ctx == r->ctx)
+			break;
+	}
+	if (i == o->nobjs) {
+		if (!o->objs) {
+			o->objs = calloc(MAX_OBJS, sizeof(*o->objs));
+			if (!o->objs)
+				return;
+		}
+		if (o->nobjs == MAX_OBJS) {
+			o->objs_full++;
+			return;
+		}
+		e = &o->objs[o->nobjs++];
+		memset(e, 0, sizeof(*e));
+		e->tid = r->tid;
+		e->asid = r->asid;
+		e->ctx = r->ctx;
+		e->lo = r->lo;
+		e->hi = r->hi;
+		e->first_w = before;
+		e->off_lo = off;
+		e->off_hi = off + r->len;
+	}
+	r->obj = i;
+	e->npairs++;
+	e->pairs_w += r->len;
+	e->last_w = after;
+	if (off < e->off_lo)
+		e->off_lo = off;
+	if (off + r->len > e->off_hi)
+		e->off_hi = off + r->len;
 }
 
 /* Stage 4: the sample attributed: the element's object and context. */
@@ -355,6 +461,7 @@ static void obs_sample(void *self, const struct os_obs_sample *x)
 	}
 	r->ctx = os_val_ctx(v);
 	r->attributed = true;
+	obj_count(o, r);
 	/* a collection began after the sample: its address may be stale */
 	if (x->asid < 64 && o->gc_begin[x->asid] > x->time)
 		r->gc_since = o->gc_begin[x->asid];
@@ -394,10 +501,12 @@ static void commit(struct ru_obs *o, struct ru_rec *r)
 	}
 	if (stale) {
 		o->st.stale_hit++;
+		obj_lost(o, r);
 		return;
 	}
 	if (!h->run_ns) {
 		o->st.no_cpu_time++;
+		obj_lost(o, r);
 		return;
 	}
 	if (o->ntimes == o->cap) {
@@ -410,6 +519,7 @@ static void commit(struct ru_obs *o, struct ru_rec *r)
 		o->cap = n;
 	}
 	o->times[o->ntimes].ctx = r->ctx;
+	o->times[o->ntimes].obj = r->obj;
 	o->times[o->ntimes].len = r->len;
 	o->times[o->ntimes].ns = (double)h->run_ns; /* the trap's cost: at the model */
 	o->width_sum += h->width ? h->width : r->len;
@@ -467,6 +577,7 @@ static void obs_poll(void *self)
 		if (w && watch_disarm(w, r->cookie) == 0) {
 			if (r->attributed)
 				censor(o, r->ctx);
+			obj_lost(o, r);
 		} else {
 			o->st.thread_gone++;
 		}
@@ -568,12 +679,99 @@ static void obs_event(void *self, const struct os_obj_event *ev, uint64_t time)
 		end_range(o, ev->asid, lo, hi, time, &o->st.freed);
 }
 
+struct lo_idx {
+	uint64_t lo;           /* the address before the collection: the sort key */
+	size_t i;
+};
+
+static int by_lo(const void *a, const void *b)
+{
+	uint64_t x = ((const struct lo_idx *)a)->lo, y = ((const struct lo_idx *)b)->lo;
+
+	return x < y ? -1 : x > y;
+}
+
+int os_ru_follow_moves(uint64_t *lo, bool *moved, size_t n, const struct os_obj_move *moves,
+		       size_t nmoves)
+{
+	struct lo_idx *v = malloc((n ? n : 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		v[i] = (struct lo_idx){ lo[i], i };
+		moved[i] = false;
+	}
+	qsort(v, n, sizeof(*v), by_lo);
+	for (size_t k = 0; n && k < nmoves; k++) {
+		size_t a = 0, b = n;
+
+		while (a < b) {
+			size_t m = (a + b) / 2;
+
+			if (v[m].lo < moves[k].from)
+				a = m + 1;
+			else
+				b = m;
+		}
+		/* v keeps the old addresses: a chain of moves (A to B, B to C)
+		 * moves each object once */
+		for (; a < n && v[a].lo == moves[k].from; a++) {
+			lo[v[a].i] = moves[k].to;
+			moved[v[a].i] = true;
+		}
+	}
+	free(v);
+	return 0;
+}
+
+/* A collection applied: the objects counted for the access rate follow
+ * their moves; those neither moved nor in place are dead. */
+static void objs_collected(struct ru_obs *o, const struct os_gc_report *rep,
+			   struct os_aspace *as)
+{
+	uint32_t *idx, n = 0;
+	uint64_t *lo;
+	bool *moved;
+
+	if (!o->nobjs)
+		return;
+	idx = malloc(o->nobjs * sizeof(*idx));
+	lo = malloc(o->nobjs * sizeof(*lo));
+	moved = malloc(o->nobjs * sizeof(*moved));
+	for (uint32_t i = 0; idx && lo && moved && i < o->nobjs; i++)
+		if (!o->objs[i].dead && o->objs[i].asid == rep->asid) {
+			idx[n] = i;
+			lo[n++] = o->objs[i].lo;
+		}
+	if (n && !os_ru_follow_moves(lo, moved, n, rep->moves, rep->nmoves)) {
+		for (uint32_t k = 0; k < n; k++) {
+			struct ru_obj *e = &o->objs[idx[k]];
+			uint64_t s, x;
+
+			if (moved[k]) {
+				e->hi = lo[k] + (e->hi - e->lo);
+				e->lo = lo[k];
+			} else if (!as || !as->objects ||
+				   !os_iv_lookup(as->objects, e->lo, &s, &x, NULL) || s != e->lo ||
+				   x != e->hi) {
+				e->dead = true;
+			}
+		}
+	}
+	free(idx);
+	free(lo);
+	free(moved);
+}
+
 /* A collection applied: pairs on moved objects follow them, pairs on dead
  * ones end. */
 static void obs_collected(void *self, const struct os_gc_report *rep)
 {
 	struct ru_obs *o = self;
 	struct os_aspace *as = os_tasks_get(&o->c->tasks, rep->asid);
+
+	objs_collected(o, rep, as);
 
 	for (unsigned i = 0; i < OS_RU_MAX_ARMED; i++) {
 		struct ru_rec *r = &o->rec[i];
@@ -640,6 +838,7 @@ static void obs_stop(void *self)
 
 		if (r->used && !r->has_hit) {
 			o->st.stopped++;
+			r->obj = NO_OBJ; /* cut short by the stop: not lost to its object */
 			rec_disarm(o, r);
 		}
 	}
@@ -669,9 +868,59 @@ static void obs_destroy(void *self)
 	watch_close(o->self_w);
 	free(o->times);
 	free(o->cens);
+	free(o->objs);
 	os_hmap_destroy(&o->mix);
 	os_decoder_free(o->dec);
 	free(o);
+}
+
+/* The access rate from the sampled objects (os_kac_rate, docs/REUSE.md
+ * "Access rate"), when enough of them qualify: it replaces the calibrated
+ * one. Reuse times with the trap's cost subtracted. */
+static void kac_model(struct ru_obs *o)
+{
+	struct os_kac_obj *k;
+	double all = 0, on = 0;
+
+	o->kac_used = 0;
+	o->kac_share = 0;
+	if (!o->nobjs || !(k = calloc(o->nobjs, sizeof(*k))))
+		return;
+	for (uint32_t i = 0; i < o->nobjs; i++) {
+		const struct ru_obj *e = &o->objs[i];
+
+		k[i].bytes = (double)(e->hi - e->lo);
+		k[i].span = (double)(e->off_hi - e->off_lo);
+		k[i].npairs = e->npairs;
+		k[i].nlost = e->nlost;
+		k[i].pairs_w = e->pairs_w;
+		k[i].window_w = e->last_w - e->first_w;
+	}
+	for (size_t i = 0; i < o->ntimes; i++) {
+		uint32_t j = o->times[i].obj;
+
+		if (j >= o->nobjs)
+			continue;
+		k[j].ndone++;
+		k[j].nshort += !(o->times[i].ns > 0);
+		k[j].done_w += o->times[i].len;
+		k[j].rt_w += o->times[i].ns * o->times[i].len;
+	}
+	o->rate = os_kac_rate(k, o->nobjs, &o->kac_used);
+	if (!(o->rate > 0)) {
+		o->rate = o->calib_rate;
+		o->kac_used = 0;
+	}
+	/* the share of the attributed pairs that the objects used carry */
+	for (uint32_t i = 0; i < o->nobjs; i++) {
+		size_t one;
+
+		all += k[i].pairs_w;
+		if (os_kac_rate(&k[i], 1, &one) > 0)
+			on += k[i].pairs_w;
+	}
+	o->kac_share = all > 0 ? on / all : 0;
+	free(k);
 }
 
 /* The model's access rate: the share of memory-accessing instructions in
@@ -687,7 +936,9 @@ static void model(struct ru_obs *o)
 	o->modelled = true;
 	o->mem_share = o->mix_insns > 0 ? o->mix_mem / o->mix_insns : 0;
 	o->width = o->ntimes ? o->width_sum / (double)o->ntimes : 0;
-	o->rate = o->ips * o->mem_share * o->width;
+	o->calib_rate = o->ips * o->mem_share * o->width;
+	o->rate = o->calib_rate;
+	kac_model(o);
 }
 
 static void obs_notes(void *self, struct os_profile *p)
@@ -711,6 +962,7 @@ static void obs_notes(void *self, struct os_profile *p)
 	p->analyses |= OS_AN_REUSE;
 	memcpy(p->ru.cache, o->cache, sizeof(p->ru.cache));
 	p->ru.bytes_per_ns = o->rate;
+	p->ru.rate_source = o->kac_used ? OS_RU_RATE_OBJECTS : OS_RU_RATE_CALIBRATED;
 	p->ru.insn_per_ns = o->ips;
 	p->ru.mem_share = o->mem_share;
 	p->ru.width = o->width;
@@ -726,12 +978,28 @@ static void obs_notes(void *self, struct os_profile *p)
 			strerror(-o->trap_err));
 		return;
 	}
-	snprintf(note, sizeof(note),
-		 "reuse: distances are ESTIMATES (footprint model, docs/REUSE.md) from %llu "
-		 "reuse times of watchpoint pairs (thread CPU time, %.0f ns trap cost "
-		 "subtracted: the median of %zu calibrations); access rate %.2f bytes/ns = %.2f instructions/ns (calibrated "
-		 "loop) x %.3f memory share of the sampled code's instructions x %.2f bytes mean width",
-		 (unsigned long long)o->ntimes, o->trap_ns, o->ntraps, o->rate, o->ips, o->mem_share, o->width);
+	if (o->kac_used)
+		snprintf(note, sizeof(note),
+			 "reuse: distances are ESTIMATES (footprint model, docs/REUSE.md) from %llu "
+			 "reuse times of watchpoint pairs (thread CPU time, %.0f ns trap cost "
+			 "subtracted: the median of %zu calibrations); access rate %.2f bytes/ns "
+			 "from %zu sampled objects (their sizes over their mean reuse times, by "
+			 "their shares of the pairs: %.1f%% of the pairs; the calibrated rate "
+			 "would be %.2f = %.2f instructions/ns x %.3f memory share x %.2f bytes)",
+			 (unsigned long long)o->ntimes, o->trap_ns, o->ntraps, o->rate, o->kac_used,
+			 100 * o->kac_share, o->calib_rate, o->ips, o->mem_share, o->width);
+	else
+		snprintf(note, sizeof(note),
+			 "reuse: distances are ESTIMATES (footprint model, docs/REUSE.md) from %llu "
+			 "reuse times of watchpoint pairs (thread CPU time, %.0f ns trap cost "
+			 "subtracted: the median of %zu calibrations); access rate %.2f bytes/ns = "
+			 "%.2f instructions/ns (calibrated loop) x %.3f memory share of the sampled "
+			 "code's instructions x %.2f bytes mean width (no sampled object had %d "
+			 "reuses with at most %.0f%% of its pairs lost: %llu objects counted, %llu "
+			 "past the table)",
+			 (unsigned long long)o->ntimes, o->trap_ns, o->ntraps, o->rate, o->ips,
+			 o->mem_share, o->width, OS_KAC_MIN_DONE, 100 * OS_KAC_MAX_LOST,
+			 (unsigned long long)o->nobjs, (unsigned long long)o->objs_full);
 	os_profile_add_note(p, note);
 	snprintf(note, sizeof(note),
 		 "reuse lost: %llu samples offered, %llu pairs armed; not armed: %llu thread "

@@ -12,16 +12,20 @@
  * OS_RU_PER_THREAD pairs per thread at a time, at most OS_RU_RATE pairs per second in all.
  *
  * Model: reuse times become distances by the footprint formula
- * (common/reuse_math.h) with the access rate
+ * (common/reuse_math.h) with an access rate, an ESTIMATE (docs/REUSE.md
+ * "Access rate"): from the sampled objects (os_kac_rate: each object with
+ * enough reuse times gives its size over its mean reuse time, Kac's lemma;
+ * over them, divided by their shares of their threads' pairs), else the
+ * calibrated one
  *     bytes/ns = instructions/ns (calibrated at start on this CPU)
  *              * share of sampled instructions that access memory
  *              * mean width of the watched accesses,
- * an ESTIMATE: its error is the target's instruction rate against the
- * calibration loop's (docs/REUSE.md). With a PMU, counted instructions or
- * memory operations would replace the calibration. */
+ * whose error is the target's instruction rate against the calibration
+ * loop's. With a PMU, counted memory operations would replace both. */
 #ifndef OBJSCOPE_REUSE_H
 #define OBJSCOPE_REUSE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -48,6 +52,14 @@ double os_ru_trap_once(struct watch_set *self, uint64_t cookie);
 double os_ru_median(double *v, size_t n);
 /* This machine's cache sizes in bytes (sysfs: L1d, L2, LLC; 0 unknown). */
 void os_ru_cache_sizes(uint64_t out[3]);
+
+/* Addresses lo[n] of objects before a collection, after its moves: each
+ * lo[i] that is a move's `from` becomes its `to` and moved[i] is set, the
+ * others unset (a chain A -> B, B -> C moves each object once; O(moves x
+ * log n)). 0, -ENOMEM. */
+struct os_obj_move;
+int os_ru_follow_moves(uint64_t *lo, bool *moved, size_t n, const struct os_obj_move *moves,
+		       size_t nmoves);
 
 struct os_observer_ops;
 extern const struct os_observer_ops os_reuse_observer;

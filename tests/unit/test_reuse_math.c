@@ -4,8 +4,11 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
+#include "attacher/analyses/reuse.h"
+#include "attacher/core/attrib.h"
 #include "common/reuse_exact.h"
 #include "common/reuse_math.h"
 
@@ -101,6 +104,155 @@ Test(reuse_model, censored_and_bad_input)
 	os_fp_destroy(&fp);
 }
 
+/* The native fixture's pattern (tests/fixtures/reuse_sets.c) at L bytes/ns
+ * of 8-byte reads: a small set of S bytes swept 4 times, then a large one
+ * of 4 S once; each gets half the accesses (and of the time-uniform
+ * samples). Small reuses: 3 of 4 after T = S / L (distance S), 1 of 4
+ * after 5 T (2.5 MiB of data in between, the first of a round); large:
+ * after 8 T (5 S). Kac's lemma: the mean reuse time of each set is its
+ * size over its access rate, so the rate comes out exact, without any
+ * instruction rate; the footprint then gives S and 5 S exactly. */
+#define KS (512.0 * 1024)
+static void two_sets(double L, double *t, double *w, size_t n, struct os_kac_obj k[2])
+{
+	double T = KS / L;
+
+	memset(k, 0, 2 * sizeof(*k));
+	for (size_t i = 0; i < n; i++) {
+		struct os_kac_obj *x = &k[i % 2];
+
+		t[i] = i % 2 ? 8 * T : (i / 2) % 4 == 3 ? 5 * T : T;
+		w[i] = 8;
+		x->npairs++;
+		x->ndone++;
+		x->pairs_w += 8;
+		x->done_w += 8;
+		x->rt_w += t[i] * 8;
+	}
+	k[0].bytes = KS;
+	k[1].bytes = 4 * KS;
+	k[0].window_w = k[1].window_w = 8.0 * (double)n;
+}
+
+Test(reuse_rate, kac_two_sets_exact)
+{
+	enum { N = 800 };
+	double t[N], w[N], L = 10;
+	struct os_kac_obj k[2];
+	struct os_fp fp;
+	size_t used = 9;
+
+	two_sets(L, t, w, N, k);
+	cr_expect_float_eq(os_kac_rate(k, 2, &used), L, 1e-9);
+	cr_expect_eq(used, 2);
+	cr_expect_float_eq(os_kac_rate(&k[0], 1, NULL), L, 1e-9, "one set alone: the same");
+	cr_assert_eq(os_fp_build(&fp, t, w, N, 0, os_kac_rate(k, 2, NULL)), 0);
+	cr_expect_float_eq(os_fp_distance(&fp, KS / L), KS, 1e-6, "small: S");
+	cr_expect_float_eq(os_fp_distance(&fp, 8 * KS / L), 5 * KS, 1e-6, "large: 5 S");
+	/* the model's own error (non-stationary rounds): the first small read of
+	 * a round is at 5 S exactly, the footprint says 3.5 S; the medians (3 of
+	 * 4 small reuses at S) are exact */
+	cr_expect_float_eq(os_fp_distance(&fp, 5 * KS / L), 3.5 * KS, 1e-6);
+	os_fp_destroy(&fp);
+}
+
+/* Code 3 times slower (lower IPC, cache misses) stretches every reuse time
+ * by 3: the rate from the objects falls by 3 and the distances stay,
+ * where a calibrated instruction rate would make them 3 times longer. */
+Test(reuse_rate, distances_do_not_depend_on_the_speed)
+{
+	enum { N = 800 };
+	double t[N], w[N], t3[N];
+	struct os_kac_obj k[2], k3[2];
+	struct os_fp fp, fp3;
+
+	two_sets(12, t, w, N, k);
+	two_sets(4, t3, w, N, k3);
+	for (size_t i = 0; i < N; i++)
+		cr_assert_float_eq(t3[i], 3 * t[i], 1e-6);
+	cr_expect_float_eq(os_kac_rate(k3, 2, NULL) * 3, os_kac_rate(k, 2, NULL), 1e-9);
+	cr_assert_eq(os_fp_build(&fp, t, w, N, 0, os_kac_rate(k, 2, NULL)), 0);
+	cr_assert_eq(os_fp_build(&fp3, t3, w, N, 0, os_kac_rate(k3, 2, NULL)), 0);
+	for (size_t i = 0; i < 8; i++)
+		cr_expect_float_eq(os_fp_distance(&fp3, t3[i]), os_fp_distance(&fp, t[i]), 1e-6);
+	os_fp_destroy(&fp);
+	os_fp_destroy(&fp3);
+}
+
+/* Objects that do not qualify are left out: too few reuses, too many lost
+ * (censored: their mean reuse time would be too short); none: 0. The
+ * shares weigh: one object with half its thread's pairs at rate 2 L / 2. */
+Test(reuse_rate, kac_which_objects)
+{
+	struct os_kac_obj k[3] = {
+		/* 1 MiB reused after 1e5 ns, 10 % of its thread's pairs: 104.9 bytes/ns */
+		{ .bytes = 1 << 20, .npairs = 20, .ndone = 20, .pairs_w = 160, .window_w = 1600,
+		  .done_w = 160, .rt_w = 1e5 * 160 },
+		/* 7 reuses only */
+		{ .bytes = 1 << 10, .npairs = 7, .ndone = 7, .pairs_w = 56, .window_w = 56,
+		  .done_w = 56, .rt_w = 1.0 * 56 },
+		/* 20 reuses, 3 lost (> 10 %) */
+		{ .bytes = 1 << 10, .npairs = 23, .ndone = 20, .nlost = 3, .pairs_w = 184,
+		  .window_w = 184, .done_w = 160, .rt_w = 1.0 * 160 },
+	};
+	size_t used = 9;
+
+	cr_expect_float_eq(os_kac_rate(k, 3, &used), (1 << 20) / 1e5 / 0.1, 1e-9);
+	cr_expect_eq(used, 1);
+	cr_expect_eq(os_kac_rate(k + 1, 2, &used), 0);
+	cr_expect_eq(used, 0);
+	k[2].nlost = 2; /* 2 of 22: within 10 % */
+	cr_expect_float_eq(os_kac_rate(k, 3, &used),
+			   ((1 << 20) / 1e5 + 1024.0 / 1.0) / (0.1 + 184.0 / 184), 1e-9);
+	cr_expect_eq(used, 2);
+	/* reused faster than the trap's cost tells: 3 of 20 times at 0 (the
+	 * interpreter's bytecode under -Xint: its mean is the cost's jitter) */
+	k[2].nshort = 3;
+	cr_expect_float_eq(os_kac_rate(k, 3, &used), (1 << 20) / 1e5 / 0.1, 1e-9);
+	cr_expect_eq(used, 1);
+	k[2].nshort = 2;
+	cr_expect_eq(os_kac_rate(&k[2], 1, &used) > 0, true, "2 of 20: within 10 %%");
+}
+
+/* An object's touched bytes: its size, or the span of its sampled offsets
+ * scaled up by (n + 1) / (n - 1) when that is less (a buffer used in
+ * part). */
+Test(reuse_rate, touched_bytes)
+{
+	struct os_kac_obj o = { .bytes = 1 << 20, .span = 1 << 19, .npairs = 9 };
+
+	cr_expect_float_eq(os_kac_touched(&o), (1 << 19) * 10.0 / 8, 1e-9);
+	o.span = (1 << 20) - 8;
+	cr_expect_float_eq(os_kac_touched(&o), 1 << 20, 1e-9, "never more than its size");
+	o.span = 8;
+	o.npairs = 2;
+	cr_expect_float_eq(os_kac_touched(&o), 1 << 20, 1e-9, "2 samples say nothing");
+}
+
+/* The objects counted for the access rate follow a collection's moves:
+ * a heap sliding down by one chunk (the Java fixture's), moves in no
+ * particular order, the middle object's move first (a lookup that lost
+ * its order after one move missed the others), two entries on one
+ * object (two threads), one object not moved. */
+Test(reuse_rate, entries_follow_sliding_moves)
+{
+	const struct os_obj_move moves[] = {
+		{ .from = 0x3000, .to = 0x2000 }, { .from = 0x5000, .to = 0x4000 },
+		{ .from = 0x2000, .to = 0x1000 }, { .from = 0x4000, .to = 0x3000 },
+		{ .from = 0x6000, .to = 0x5000 },
+	};
+	uint64_t lo[] = { 0x6000, 0x2000, 0x4000, 0x9000, 0x4000, 0x3000 };
+	const uint64_t want[] = { 0x5000, 0x1000, 0x3000, 0x9000, 0x3000, 0x2000 };
+	bool moved[6];
+
+	cr_assert_eq(os_ru_follow_moves(lo, moved, 6, moves, 5), 0);
+	for (int i = 0; i < 6; i++) {
+		cr_expect_eq(lo[i], want[i], "entry %d at 0x%llx", i, (unsigned long long)lo[i]);
+		cr_expect_eq(moved[i], i != 3, "entry %d", i);
+	}
+	cr_expect_eq(os_ru_follow_moves(lo, moved, 0, moves, 5), 0, "no entries");
+}
+
 static uint64_t exact(struct os_rx *x, uint64_t addr, unsigned width, int want_cold)
 {
 	uint64_t d = 12345;
@@ -183,6 +335,7 @@ Test(reuse_profile, section_roundtrip_and_merge)
 	p->ru.cache[0] = 32768;
 	p->ru.cache[2] = 1 << 25;
 	p->ru.bytes_per_ns = 14.5;
+	p->ru.rate_source = OS_RU_RATE_OBJECTS;
 	p->ru.trap_ns = 47000;
 	p->ru.pairs = 3;
 	p->ru.censored = 1;
@@ -196,6 +349,7 @@ Test(reuse_profile, section_roundtrip_and_merge)
 	cr_expect_eq(q->ru.ctx[1].bins[OS_REUSE_COLD], 1);
 	cr_expect_eq(q->ru.cache[2], 1 << 25);
 	cr_expect_eq(q->ru.bytes_per_ns, 14.5);
+	cr_expect_eq(q->ru.rate_source, OS_RU_RATE_OBJECTS);
 	cr_expect_eq(q->ru.trap_ns, 47000);
 	cr_expect_eq(q->ru.pairs, 3);
 	cr_assert_eq(os_profile_merge(m, q), 0);
@@ -204,6 +358,7 @@ Test(reuse_profile, section_roundtrip_and_merge)
 	cr_expect_eq(m->ru.ctx[1].bins[13], 6);
 	cr_expect_eq(m->ru.pairs, 6);
 	cr_expect_eq(m->ru.bytes_per_ns, 14.5, "the model's rate is not summed");
+	cr_expect_eq(m->ru.rate_source, OS_RU_RATE_OBJECTS);
 	os_profile_free(p);
 	os_profile_free(q);
 	os_profile_free(m);
