@@ -129,8 +129,13 @@ Test(attach_live, stop_others_holds_every_thread)
 			pthread_create(&th, NULL, spin, (void *)i);
 		spin((void *)0);
 	}
-	while (total() < 1000000)
-		usleep(1000);
+	/* every spinner started (on a loaded machine the main thread alone
+	 * passed a million while the last one was not created yet: 4 held) */
+	for (int i = 0, waited = 0; i <= SPINNERS; i++)
+		while (atomic_load(&counters[i]) < 1000) {
+			cr_assert_lt(waited++, 30000, "spinner %d never ran", i);
+			usleep(1000);
+		}
 	rc = os_inject_stop_others(&g, child, 0, 2000);
 	if (rc == -EPERM) {
 		kill(child, SIGKILL);
