@@ -195,7 +195,9 @@ static void check_report(const char *what, const char *profile, const char *gc_l
 		json_object *o = json_object_array_get_idx(objects, i);
 		const char *type = json_object_get_string(e2e_get(o, "type"));
 
-		if (!type || !*type)
+		/* untyped, or the JVM's own native memory ("[JVM metaspace: class
+		 * metadata]", docs/JAVA.md): not a Java object */
+		if (!type || !*type || !strncmp(type, "[JVM", 4))
 			continue;
 		java_samples += e2e_get_int(o, "samples");
 		/* a class without an allocation path: objects smaller than
