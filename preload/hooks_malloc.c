@@ -43,13 +43,9 @@ static double osp_neg_ln(double u)
 /* An exponential interval of mean `mean` bytes (at least 1). */
 static uint64_t osp_small_draw(struct osp_thread *t, uint64_t mean)
 {
-	uint64_t x = t->small_rng;
+	uint64_t x = osp_rng_next(t);
 	double u, v;
 
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	t->small_rng = x;
 	u = (double)((x >> 11) + 1) * (1.0 / 9007199254740992.0); /* (0, 1] */
 	v = osp_neg_ln(u) * (double)mean;
 	return v < 1 ? 1 : v > 1e18 ? (uint64_t)1e18 : (uint64_t)v;
@@ -66,12 +62,11 @@ int osp_small_due(struct osp_thread *t, size_t size)
 		t->small_left = UINT64_MAX;
 		return 0;
 	}
-	if (osp_unlikely(!t->small_rng)) { /* the thread's first small block */
-		t->small_rng = ((uint64_t)(uintptr_t)t * 0x9e3779b97f4a7c15ULL) ^
-			       ((uint64_t)t->tid << 32 | (uint64_t)osp_self.pid) ^
-			       (uint64_t)(uintptr_t)&mean;
-		if (!t->small_rng)
-			t->small_rng = 0x2545f4914f6cdd1dULL;
+	/* the thread's first small block: no countdown drawn yet (small_left
+	 * stays >= 1 once drawn). Not the rng's state: another draw (HotSpot's
+	 * thinning) may have seeded it, and this block would then be taken
+	 * with probability 1 instead of by its countdown. */
+	if (osp_unlikely(!t->small_left)) {
 		t->small_left = osp_small_draw(t, mean);
 		if (t->small_left > size)
 			return 0;

@@ -113,7 +113,8 @@ struct osp_thread {
 	/* byte sampling of blocks below min_size (hooks_malloc.c): bytes left
 	 * before the next sampled block, the xorshift state (0: not seeded),
 	 * 1 while the block being recorded was picked */
-	uint64_t small_left, small_rng;
+	uint64_t small_left;
+	uint64_t rng;           /* xorshift64 state of osp_rng_next (0: not seeded) */
 	int small_pick;
 	uint64_t hook_t0;       /* os_ticks() at osp_enter */
 	uint64_t hook_cpu0;     /* osp_enter_heavy: the thread's CPU clock (ns), else 0 */
@@ -159,6 +160,11 @@ extern OSP_TLS struct osp_thread osp_self;
  * run: disarmed, no slot yet, or re-entered. Detach never unmaps a cached
  * slot (attach.c), so a late store lands in the placeholder. */
 int osp_small_due(struct osp_thread *t, size_t size);
+
+/* The thread's xorshift64: the next value, seeding the state at its first
+ * use (thread.c). Shared by the native small-block sampling and the
+ * runtimes' draws (HotSpot's thinning). */
+uint64_t osp_rng_next(struct osp_thread *t);
 
 static inline int osp_count_small(size_t size)
 {

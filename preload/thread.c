@@ -31,6 +31,23 @@ struct osp_thread *osp_enter(void)
 	return t;
 }
 
+uint64_t osp_rng_next(struct osp_thread *t)
+{
+	uint64_t x = t->rng;
+
+	if (osp_unlikely(!x)) {
+		x = ((uint64_t)(uintptr_t)t * 0x9e3779b97f4a7c15ULL) ^ os_ticks() ^
+		    ((uint64_t)t->tid << 32 | (uint64_t)t->pid);
+		if (!x)
+			x = 0x2545f4914f6cdd1dULL;
+	}
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	t->rng = x;
+	return x;
+}
+
 static uint64_t osp_thread_cpu_ns(void)
 {
 	struct timespec ts;

@@ -141,24 +141,6 @@ static int hs_trim_jvm_frames(uint64_t *frames, int n)
 	return n - lead + 1;
 }
 
-/* The thread's xorshift (the state the native small-block sampling uses
- * too, preload/hooks_malloc.c), seeded at its first draw. */
-static uint64_t hs_thin_draw(struct osp_thread *t)
-{
-	uint64_t x = t->small_rng;
-
-	if (osp_unlikely(!x))
-		x = ((uint64_t)(uintptr_t)t * 0x9e3779b97f4a7c15ULL) ^ __builtin_ia32_rdtsc() ^
-		    0x2545f4914f6cdd1dULL;
-	if (!x)
-		x = 0x2545f4914f6cdd1dULL;
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	t->small_rng = x;
-	return x >> 32;
-}
-
 static void hs_alloc(void *klass, void *obj, size_t tlab_bytes, size_t bytes, const void *caller,
 		     const void *fp)
 {
@@ -184,7 +166,7 @@ static void hs_alloc(void *klass, void *obj, size_t tlab_bytes, size_t bytes, co
 	}
 	/* such evidence is thinned: one in OS_HS_SMALL_THIN kept, weighed up */
 	if (bytes < osp_hdr->min_size) {
-		if (hs_thin_draw(t) % OS_HS_SMALL_THIN) {
+		if ((osp_rng_next(t) >> 32) % OS_HS_SMALL_THIN) {
 			osp_stat_add(&s->stats.small_allocs, 1);
 			osp_stat_add(&s->stats.small_bytes, bytes);
 			goto out;
