@@ -245,29 +245,47 @@ Test(e2e_reuse, html_histogram)
 	free(shot);
 }
 
-/* Java: the arrays move at every collection; pairs follow them. */
-Test(e2e_reuse, java_identities_survive_gc_moves)
+/* ReuseFixture under `record --reuse` (exact objects, 2 kHz), gathered
+ * from `rounds` rounds (argv[8], doubled per try) until every site has its
+ * reuses. */
+static json_object *gather_java(const char **argv, long rounds, const char *const sites[],
+				size_t nsites)
 {
-	static const char *const sites[] = { "ReuseFixture.smallSite" };
-	const char *argv[] = { "java", "-XX:+UseSerialGC", "-XX:MarkSweepDeadRatio=0",
-			       "-XX:-UseSuperWord", "-Xmx256m", "-cp", JAVA_CP, "ReuseFixture",
-			       NULL, NULL };
-	const char *const opts[] = { "-q", "--reuse", "-F", "2000", "--java-objects", "exact",
-				     NULL };
-	json_object *report;
+	static const char *const opts[] = { "-q", "--reuse", "-F", "2000", "--java-objects",
+					    "exact", NULL };
 
 	cr_assert(access(JAVA_CP "/ReuseFixture.class", R_OK) == 0,
 		  "run `make build/java/ReuseFixture.class`");
-	report = gather(argv, 8, 10, opts, sites, 1);
+	return gather(argv, 8, rounds, opts, sites, nsites);
+}
+
+/* The access rate came from the sampled objects (docs/REUSE.md). */
+static void expect_rate_from_objects(json_object *report)
+{
+	cr_expect_str_eq(json_object_get_string(e2e_get(e2e_get(report, "reuse"), "rate_source")),
+			 "objects");
+}
+
+/* Java: the arrays move at every collection; pairs follow them. */
+Test(e2e_reuse, java_identities_survive_gc_moves)
+{
+	static const char *const sites[] = { "ReuseFixture.smallSite", "ReuseFixture.largeSite" };
+	const char *argv[] = { "java", "-XX:+UseSerialGC", "-XX:MarkSweepDeadRatio=0",
+			       "-XX:-UseSuperWord", "-Xmx256m", "-cp", JAVA_CP, "ReuseFixture",
+			       NULL, NULL };
+	json_object *report;
+
+	report = gather_java(argv, 10, sites, 2);
 	cr_expect_gt(lost_count(report, "moved with their object"), 0,
 		     "no pair followed its object through a collection");
 	cr_expect_eq(lost_count(report, "hits of ended pairs"), 0);
-	/* the planted distance: the small array's 1 MiB between two reads of
-	 * an element (the access rate from the sampled objects, not from a
-	 * calibration loop's instructions: docs/REUSE.md "Access rate") */
+	/* the planted distances: the small array's 1 MiB between two reads of
+	 * an element, the large one's 8 MiB + the small 1 MiB (the access rate
+	 * from the sampled objects, not from a calibration loop's
+	 * instructions: docs/REUSE.md "Access rate") */
 	expect_median(report, "ReuseFixture.smallSite", 1 << 20);
-	cr_expect_str_eq(json_object_get_string(e2e_get(e2e_get(report, "reuse"), "rate_source")),
-			 "objects");
+	expect_median(report, "ReuseFixture.largeSite", 9 << 20);
+	expect_rate_from_objects(report);
 	json_object_put(report);
 }
 
@@ -280,16 +298,11 @@ Test(e2e_reuse, java_interpreted_same_distances)
 {
 	static const char *const sites[] = { "ReuseFixture.smallSite" };
 	const char *argv[] = { "java", "-Xint", "-XX:+UseSerialGC", "-XX:MarkSweepDeadRatio=0",
-			       "-Xmx256m", "-cp", JAVA_CP, "ReuseFixture", NULL, NULL };
-	const char *const opts[] = { "-q", "--reuse", "-F", "2000", "--java-objects", "exact",
-				     NULL };
+			       "-Xmx256m", "-cp", JAVA_CP, "ReuseFixture", NULL, "4096", NULL };
 	json_object *report;
 
-	cr_assert(access(JAVA_CP "/ReuseFixture.class", R_OK) == 0,
-		  "run `make build/java/ReuseFixture.class`");
-	report = gather(argv, 8, 4, opts, sites, 1);
+	report = gather_java(argv, 4, sites, 1);
 	expect_median(report, "ReuseFixture.smallSite", 1 << 20);
-	cr_expect_str_eq(json_object_get_string(e2e_get(e2e_get(report, "reuse"), "rate_source")),
-			 "objects");
+	expect_rate_from_objects(report);
 	json_object_put(report);
 }
