@@ -220,6 +220,7 @@ void os_rep_watch_free(struct os_rep_watch *w);
  * and reports. What could not be compared is counted here. */
 struct os_rep_tgt_stats {
 	uint64_t published;    /* entries published */
+	uint64_t after_alloc;  /* ... of them for a context whose allocations were just drained */
 	uint64_t hits;         /* ... hit and compared */
 	uint64_t withdrawn;    /* no object of the site allocated in time (1 s) */
 	uint64_t expired;      /* armed, no access at the offset within max_age_ns */

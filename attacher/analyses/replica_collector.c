@@ -306,7 +306,7 @@ static void obs_notes(void *self, struct os_profile *p)
 	struct os_rep_stats st;
 	struct watch_stats ws;
 	const char *werr = NULL;
-	char note[768];
+	char note[1024];
 
 	p->analyses |= OS_AN_REPLICAS;
 	os_rep_get_stats(o->rep, &st);
@@ -362,7 +362,7 @@ static void obs_notes(void *self, struct os_profile *p)
 		os_rep_tgt_get_stats(o->tgt, &ts);
 		snprintf(note, sizeof(note),
 			 "replicas in target (allocation hooks arm the next object of a "
-			 "context): %llu published, %llu compared, %llu references taken; not "
+			 "context): %llu published (%llu of them as their context allocated), %llu compared, %llu references taken; not "
 			 "compared: %llu withdrawn (no object of the site in 1 s; the site then "
 			 "waits 1-32 s), %llu expired unhit, %llu object freed or collected before "
 			 "a hit, %llu no free debug register, %llu arm errors (last errno %d), "
@@ -373,7 +373,8 @@ static void obs_notes(void *self, struct os_profile *p)
 			 "%llu freed unhashed, %llu unreadable or larger "
 			 "than 1 MiB; %llu sampled objects freed before they could be hashed, "
 			 "%llu not hashed (their context's objects are hashed in the target)",
-			 (unsigned long long)ts.published, (unsigned long long)ts.hits,
+			 (unsigned long long)ts.published, (unsigned long long)ts.after_alloc,
+			 (unsigned long long)ts.hits,
 			 (unsigned long long)ts.calibrated, (unsigned long long)ts.withdrawn,
 			 (unsigned long long)ts.expired, (unsigned long long)ts.dead,
 			 (unsigned long long)ts.enospc, (unsigned long long)ts.failed, ts.last_err,

@@ -36,6 +36,7 @@
 #define JAVA_MARK 8                            /* the mark word is no content */
 #define HOT 16                                 /* sites visited every round */
 #define LAST 4                                 /* values seen by hits, per context */
+#define RECENT 64                              /* contexts whose allocations were just drained */
 
 struct seen {                  /* value a hit saw at off of an object of the context */
 	uint32_t off;
@@ -78,6 +79,12 @@ struct os_rep_tgt {
 	 * cut its in-target comparisons to a third) */
 	uint32_t hot[HOT];
 	uint64_t hot_until[HOT];
+	/* contexts whose allocation events were just drained, newest last:
+	 * visited after the hot sites and before the round-robin, so that a
+	 * site that allocates gets its entry while it allocates (publishing
+	 * driven by allocations; issue 21) */
+	uint32_t recent[RECENT];
+	uint32_t recent_head;  /* pushes so far; recent[(head - 1) % RECENT] the newest */
 	struct shadow sh[OS_REP_SLOTS];
 	uint64_t gen;
 	uint32_t rr;
@@ -139,6 +146,8 @@ void os_rep_tgt_site(struct os_rep_tgt *t, uint32_t ctx, uint32_t asid, uint32_t
 	t->site[ctx].key = os_rep_site_key(frames, n);
 	t->site[ctx].pid = pid;
 	t->site[ctx].asid = asid;
+	if (!t->recent_head || t->recent[(t->recent_head - 1) % RECENT] != ctx)
+		t->recent[t->recent_head++ % RECENT] = ctx;
 }
 
 static void release(struct os_rep_tgt *t, unsigned i)
@@ -388,95 +397,109 @@ static bool choose(struct os_rep_tgt *t, struct os_rep *r, uint32_t ci, struct s
 	return true;
 }
 
+/* One entry for context ci if it may have one now. 1: published; 0: not
+ * (no key, gap, backoff, no reference); -1: the round is over (the
+ * per-second bound, or every entry in flight). */
+static int publish_one(struct os_rep_tgt *t, struct os_rep *r, uint32_t nctx, uint32_t ci,
+		       unsigned *free_i, uint64_t now)
+{
+	struct site *st;
+	struct os_rep_entry *e;
+	uint32_t off;
+	unsigned width;
+	uint64_t v, f[4];
+	bool calibrate;
+
+	if (ci >= t->nsite || ci >= nctx)
+		return 0;
+	st = &t->site[ci];
+	if (!st->key || st->inflight >= PER_CTX || now < st->next_ok ||
+	    now < st->last_pub + CTX_GAP_NS)
+		return 0;
+	if (now >= t->sec_start + 1000000000ULL) {
+		t->sec_start = now;
+		t->sec_pub = 0;
+	}
+	if (t->sec_pub >= PER_SECOND) {
+		t->st.rate_bound++;
+		return -1;
+	}
+	/* the samples give where (off, width); the reference value is the one
+	 * an earlier hit saw there: both values are then taken at an object's
+	 * first access at off, from objects whose bounds came from their
+	 * allocation events */
+	if (!choose(t, r, ci, st, &off, &width, &v, &calibrate)) {
+		/* no reference yet (no sample of the context): look again in
+		 * CTX_GAP_NS */
+		if (st->next_ok < now + CTX_GAP_NS)
+			st->next_ok = now + CTX_GAP_NS;
+		return 0;
+	}
+	while (*free_i < OS_REP_SLOTS && t->sh[*free_i].used)
+		(*free_i)++;
+	if (*free_i == OS_REP_SLOTS) {
+		t->st.table_full++;
+		return -1;
+	}
+	e = &t->h->rep[*free_i];
+	e->key = st->key;
+	e->pid = st->pid;
+	e->off = off;
+	e->width = (uint8_t)width;
+	e->err = 0;
+	e->obj = 0;
+	e->time = 0;
+	atomic_store_explicit(&e->alive, 0, memory_order_relaxed);
+	t->sh[*free_i] = (struct shadow){ .used = true, .calibrate = calibrate, .ctx = ci,
+					  .asid = st->asid, .v = v, .published = now,
+					  .java = st->java };
+	for (unsigned b = 0; b < 4; b++)
+		f[b] = atomic_load_explicit(&t->h->rep_filter[b], memory_order_relaxed);
+	filter_set(f, st->key);
+	filter_store(t, f);
+	st->inflight++;
+	st->last_pub = now;
+	t->sec_pub++;
+	t->st.published++;
+	atomic_fetch_add_explicit(&t->h->rep_live, 1, memory_order_release);
+	atomic_store_explicit(&e->sg, OS_REP_SG(t->gen++, OS_REP_PENDING), memory_order_release);
+	return 1;
+}
+
+/* The sites visited in a round, in this order: the hot ones (their objects
+ * came lately), those whose allocations were just drained (newest first),
+ * then at most SCAN_PER_ROUND of the others, round-robin from where the
+ * last round stopped (with thousands of sites a visit of each in every
+ * round cost more than everything else of --replicas: javac, 17-39% of the
+ * collector), for at most PER_SECOND publications a second. */
 static void publish(struct os_rep_tgt *t, struct os_rep *r, uint64_t now)
 {
-	uint32_t nctx = os_rep_nctx(r), n = (uint32_t)t->nkeyed, k;
+	uint32_t nctx = os_rep_nctx(r), n = (uint32_t)t->nkeyed, k, m;
 	unsigned free_i = 0;
+	int rc;
 
-	/* at most SCAN_PER_ROUND sites a round, going on from where the last
-	 * round stopped: with thousands of sites a visit of each in every
-	 * round cost more than everything else of --replicas (javac: 17-39%
-	 * of the collector), for at most 64 publications a second */
-	for (k = 0; k < HOT + n && k < HOT + SCAN_PER_ROUND; k++) {
-		/* the hot sites first (k < HOT), then the round-robin */
-		uint32_t ki = k < HOT ? 0 : (t->rr + k - HOT) % n;
-		uint32_t ci = k < HOT ? t->hot[k] : t->keyed[ki];
-		struct site *st;
+	for (k = 0; k < HOT; k++)
+		if (t->hot_until[k] >= now &&
+		    publish_one(t, r, nctx, t->hot[k], &free_i, now) < 0)
+			return;
+	m = t->recent_head < RECENT ? t->recent_head : RECENT;
+	for (k = 0; k < m; k++) {
+		rc = publish_one(t, r, nctx, t->recent[(t->recent_head - 1 - k) % RECENT], &free_i,
+				 now);
+		if (rc < 0)
+			return;
+		t->st.after_alloc += (uint64_t)rc;
+	}
+	for (k = 0; k < n && k < SCAN_PER_ROUND; k++) {
+		uint32_t ki = (t->rr + k) % n;
 
-		if (k < HOT && (t->hot_until[k] < now || ci >= t->nsite))
-			continue;
-		if (k >= HOT && !n)
-			break;
-		st = &t->site[ci];
-		struct os_rep_entry *e;
-		uint32_t off;
-		unsigned width;
-		uint64_t v;
-		bool calibrate;
-
-		if (ci >= nctx || !st->key || st->inflight >= PER_CTX || now < st->next_ok ||
-		    now < st->last_pub + CTX_GAP_NS)
-			continue;
-		if (now >= t->sec_start + 1000000000ULL) {
-			t->sec_start = now;
-			t->sec_pub = 0;
-		}
-		if (t->sec_pub >= PER_SECOND) {
-			t->st.rate_bound++;
-			if (k >= HOT)
-				t->rr = ki;
+		if (publish_one(t, r, nctx, t->keyed[ki], &free_i, now) < 0) {
+			t->rr = ki; /* this context first next time */
 			return;
 		}
-		/* the samples give where (off, width); the reference value is the
-		 * one an earlier hit saw there: both values are then taken at an
-		 * object's first access at off, from objects whose bounds came
-		 * from their allocation events */
-		if (!choose(t, r, ci, st, &off, &width, &v, &calibrate)) {
-			/* no reference yet (no sample of the context): look again
-			 * in CTX_GAP_NS */
-			if (st->next_ok < now + CTX_GAP_NS)
-				st->next_ok = now + CTX_GAP_NS;
-			continue;
-		}
-		while (free_i < OS_REP_SLOTS && t->sh[free_i].used)
-			free_i++;
-		if (free_i == OS_REP_SLOTS) {
-			t->st.table_full++;
-			if (k >= HOT) /* this context first next time */
-				t->rr = ki;
-			return;
-		}
-		e = &t->h->rep[free_i];
-		e->key = st->key;
-		e->pid = st->pid;
-		e->off = off;
-		e->width = (uint8_t)width;
-		e->err = 0;
-		e->obj = 0;
-		e->time = 0;
-		atomic_store_explicit(&e->alive, 0, memory_order_relaxed);
-		t->sh[free_i] = (struct shadow){ .used = true, .calibrate = calibrate, .ctx = ci,
-						 .asid = st->asid, .v = v, .published = now,
-						 .java = st->java };
-		{
-			uint64_t f[4];
-
-			for (unsigned b = 0; b < 4; b++)
-				f[b] = atomic_load_explicit(&t->h->rep_filter[b],
-							    memory_order_relaxed);
-			filter_set(f, st->key);
-			filter_store(t, f);
-		}
-		st->inflight++;
-		st->last_pub = now;
-		t->sec_pub++;
-		t->st.published++;
-		atomic_fetch_add_explicit(&t->h->rep_live, 1, memory_order_release);
-		atomic_store_explicit(&e->sg, OS_REP_SG(t->gen++, OS_REP_PENDING),
-				      memory_order_release);
 	}
 	if (n)
-		t->rr = (t->rr + (k > HOT ? k - HOT : 1)) % n;
+		t->rr = (t->rr + (k ? k : 1)) % n;
 }
 
 void os_rep_tgt_poll(struct os_rep_tgt *t, struct os_rep *r)

@@ -122,19 +122,23 @@ Test(e2e_native, small_blocks_estimated_paths)
 	json_object *report = NULL, *objects, *meta, *top;
 	int64_t heap = 0, attributed = 0;
 	double hot = 0, cold = 0, hot_est = 0;
+	int runs = 0;
 	char buf[1024];
 
-	for (int run = 0; run < 4; run++) {
+	/* The split of one run depends on which blocks it sampled (about five
+	 * per 2.5 MiB run of a site: hot shares 0.71-0.91 in 12 runs here), not
+	 * on the reads: the figures of three runs at least are summed. */
+	for (int run = 0; run < 5; run++) {
 		if (report)
 			json_object_put(report);
-		snprintf(scale, sizeof(scale), "%d", 1 << run);
+		snprintf(scale, sizeof(scale), "%d", 1 << (run < 3 ? 0 : run - 2));
 		report = record_and_report("small_sites.data", argv);
+		runs++;
 		meta = e2e_get(report, "meta");
-		heap = e2e_get_int(meta, "samples_heap");
-		attributed = e2e_get_int(meta, "samples_attributed");
+		heap += e2e_get_int(meta, "samples_heap");
+		attributed += e2e_get_int(meta, "samples_attributed");
 		objects = e2e_get(report, "objects");
 		cr_assert(objects && json_object_is_type(objects, json_type_array), "no objects[]");
-		hot = cold = hot_est = 0;
 		for (size_t i = 0; i < json_object_array_length(objects); i++) {
 			json_object *o = json_object_array_get_idx(objects, i);
 
@@ -146,16 +150,17 @@ Test(e2e_native, small_blocks_estimated_paths)
 				cold += e2e_get_double(o, "samples_estimated");
 			}
 		}
-		if (hot + cold >= 300)
+		if (runs >= 3 && hot + cold >= 300)
 			break;
 	}
-	cr_assert_geq(hot + cold, 300, "only %.0f samples on the small sites after 4 runs",
-		      hot + cold);
+	cr_assert_geq(hot + cold, 300, "only %.0f samples on the small sites after %d runs",
+		      hot + cold, runs);
 	cr_expect_geq((double)attributed, 0.9 * (double)heap,
 		      "%lld of %lld heap samples with an allocation path", (long long)attributed,
 		      (long long)heap);
 	cr_expect_gt(hot_est, 0, "no estimated part on the hot site");
-	cr_expect_geq(hot, 0.75 * (hot + cold), "hot site %.0f, cold site %.0f", hot, cold);
+	cr_expect_geq(hot, 0.75 * (hot + cold), "hot site %.0f, cold site %.0f (%d runs)", hot,
+		      cold, runs);
 	top = json_object_array_get_idx(e2e_get(report, "objects"), 0);
 	cr_expect(e2e_stack_has(top, "alloc_hot_node", 1), "top object is not the hot site: %s",
 		  e2e_stack_str(top, buf, sizeof(buf)));

@@ -247,3 +247,35 @@ Test(replica_target, stop_and_failures_counted)
 	os_rep_tgt_get_stats(T, &st);
 	cr_expect_eq(st.published, 2, "published after the stop");
 }
+
+/* Publishing driven by allocations: of 600 keyed sites, the one whose
+ * allocation was just drained gets its entry in the first round, although
+ * the round-robin (128 sites a round) would reach it in the third. */
+Test(replica_target, just_allocated_site_first)
+{
+	struct os_rep_tgt_stats st;
+	uint64_t p400[3] = { 0x500000 + 400 * 16, 0x402000, 0x403000 }, key400;
+	struct os_rep_sample s = { .time = 3, .pid = 1, .tid = 1, .ctx = 400, .lo = 0x3000,
+				   .hi = 0x3000 + OBJ, .addr = 0x3040, .width = 8,
+				   .value_ok = true, .word8 = 0x2222 };
+	unsigned found = 0, n = 0;
+
+	for (uint32_t c = 100; c < 700; c++) {
+		uint64_t p[3] = { 0x500000 + c * 16, 0x402000, 0x403000 };
+
+		os_rep_tgt_site(T, c, 0, (uint32_t)getpid(), p, 3);
+	}
+	os_rep_sample(R, &s); /* a reference of context 400 only */
+	os_rep_tgt_site(T, 400, 0, (uint32_t)getpid(), p400, 3); /* its allocation, drained now */
+	key400 = os_rep_site_key(p400, 3);
+	os_rep_tgt_poll(T, R);
+	for (unsigned i = 0; i < OS_REP_SLOTS; i++)
+		if (OS_REP_ST(atomic_load(&H->rep[i].sg)) == OS_REP_PENDING) {
+			n++;
+			found += H->rep[i].key == key400;
+		}
+	cr_expect_eq(found, 1, "context 400 not published in the first round (%u pending)", n);
+	os_rep_tgt_get_stats(T, &st);
+	cr_expect_eq(st.after_alloc, 1, "%llu published after an allocation",
+		     (unsigned long long)st.after_alloc);
+}
