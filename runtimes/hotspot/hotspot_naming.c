@@ -262,6 +262,13 @@ static const struct {
 	{ "G1BlockOffsetTable", HS_NATIVE_GC },
 	{ "G1CMBitMap", HS_NATIVE_GC },
 	{ "G1RegionToSpaceMapper", HS_NATIVE_GC },
+	/* the heap's auxiliary tables (card table, block offset table, mark
+	 * bitmaps) are committed region by region through the same mappers as
+	 * the heap: the heap's own commits leave the index (attrib.c in_heap),
+	 * so what stays under these is GC data, not the heap */
+	{ "G1RegionsLargerThanCommitSizeMapper", HS_NATIVE_GC },
+	{ "G1RegionsSmallerThanCommitSizeMapper", HS_NATIVE_GC },
+	{ "G1PageBasedVirtualSpace", HS_NATIVE_GC },
 	{ "MarkBitMap", HS_NATIVE_GC },
 	{ "ParMarkBitMap", HS_NATIVE_GC },
 	{ "CardTable", HS_NATIVE_GC },

@@ -1062,6 +1062,13 @@ Test(hotspot, native_memory_labels)
 	const char *marena[] = { "os::malloc", "MetaspaceArena::allocate" };
 	const char *gc[] = { "os::pd_commit_memory", "G1RegionToSpaceMapper::commit_regions" };
 	const char *plain[] = { "malloc", "alloc_random_block", "main" };
+	/* G1's card table committed with the heap's regions (javac: accessed
+	 * from g1_post_barrier_slow) */
+	const char *cards[] = { "os::pd_commit_memory_or_exit", "os::commit_memory_or_exit",
+				"G1PageBasedVirtualSpace::commit",
+				"G1RegionsLargerThanCommitSizeMapper::commit_regions",
+				"HeapRegionManager::commit_regions", "HeapRegionManager::expand" };
+	const char *heap[] = { "os::reserve_memory", "ReservedHeapSpace::ReservedHeapSpace" };
 
 	cr_expect_str_eq(hs_native_type_of(meta, 5), HS_NATIVE_METASPACE);
 	cr_expect_str_eq(hs_native_type_of(arena, 3), "[JVM arena: compiler and runtime scratch]");
@@ -1070,4 +1077,7 @@ Test(hotspot, native_memory_labels)
 	cr_expect_str_eq(hs_native_type_of(gc, 2), HS_NATIVE_GC);
 	cr_expect_null(hs_native_type_of(plain, 3));
 	cr_expect_null(hs_native_type_of(meta, 0));
+	cr_expect_str_eq(hs_native_type_of(cards, 6), HS_NATIVE_GC,
+			 "the heap's auxiliary tables are GC data, not the heap");
+	cr_expect_str_eq(hs_native_type_of(heap, 2), "[JVM: Java heap reservation]");
 }
