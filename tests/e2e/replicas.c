@@ -694,6 +694,57 @@ Test(e2e_replicas, attach_detach_closes_armed_ptrace, .timeout = 120)
 	attach_detach_closes("ptrace");
 }
 
+/* A program with a handler of its own for signal 40 (the in-target hits'
+ * signal), attached with --replicas: its handler stays (the library
+ * installs none and arms nothing in the target: every published entry is
+ * withdrawn), it receives no signal, and its output and status are those of
+ * a plain run. */
+Test(e2e_replicas, attach_keeps_program_signal_handler, .timeout = 60)
+{
+	char secs[16] = "1", spid[16], want[256];
+	char *profile = e2e_path(tmp, "attach_sig.data");
+	const char *argv[] = { E2E_FIXTURE("replica_churn"), secs, NULL };
+	const char *att[] = { E2E_OBJSCOPE, "attach", "-q", "--replicas", "-d", "3", "-o", profile,
+			      spid, NULL };
+	struct os_profile *p = NULL;
+	struct e2e_result res;
+	char err[512] = "";
+	const char *note = NULL;
+	unsigned long long pub = 0, cmp = 0;
+	pid_t pid;
+	int st;
+
+	setenv("REPLICA_CHURN_READY", "1", 1);
+	setenv("REPLICA_CHURN_SIG40", "1", 1);
+	cr_assert_eq(wait_status(spawn_to("plain", argv)), 0, "%s", slurp("plain.err"));
+	snprintf(want, sizeof(want), "%s", slurp("plain.out"));
+	cr_assert_str_eq(slurp("plain.err"), "", "plain run: %s", slurp("plain.err"));
+	snprintf(secs, sizeof(secs), "8");
+	pid = spawn_to("target", argv);
+	cr_assert(e2e_wait_output(tmp, "target", pid, "ready", 30000), "the target did not start");
+	snprintf(spid, sizeof(spid), "%d", (int)pid);
+	cr_assert_eq(e2e_run(tmp, att, NULL, &res), 0, "cannot run objscope");
+	st = wait_status(pid);
+	cr_assert_eq(res.status, 0, "attach exited %d: %s", res.status, res.err);
+	e2e_result_free(&res);
+	cr_assert_eq(st, 0, "the target exited %d: %s", st, slurp("target.err"));
+	cr_expect_str_eq(slurp("target.out"), want, "output changed");
+	cr_expect_str_eq(slurp("target.err"), "", "the program's handler was touched");
+	cr_assert_eq(os_profile_read(profile, &p, err, sizeof(err)), 0, "%s", err);
+	for (uint32_t i = 0; i < p->meta.nnotes && !note; i++) {
+		const char *n = os_profile_str(p, p->meta.notes[i]);
+
+		if (n && strstr(n, "replicas in target"))
+			note = strstr(n, "): ");
+	}
+	cr_assert_not_null(note, "no in-target note");
+	cr_assert_eq(sscanf(note, "): %llu published, %llu compared", &pub, &cmp), 2, "%s", note);
+	cr_log_info("program's own signal 40 handler: %llu published, %llu compared", pub, cmp);
+	cr_expect_eq(cmp, 0, "compared in the target without its handler: %s", note);
+	os_profile_free(p);
+	free(profile);
+}
+
 /* A bad route is refused with one line naming the choices. */
 Test(e2e_replicas, bad_route_refused)
 {
