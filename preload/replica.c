@@ -129,7 +129,7 @@ static void osp_rep_signal(int sig, siginfo_t *si, void *uc)
 		if (!tok || OSP_REP_FD(tok) != si->si_fd)
 			continue;
 		if (!osp_rep_cell_drop(t->rep_cell[k], tok))
-			break; /* closed meanwhile (detach): nothing to report */
+			continue; /* closed meanwhile (detach, reap): nothing to report */
 		ioctl(OSP_REP_FD(tok), PERF_EVENT_IOC_DISABLE, 0); /* before the read below */
 		/* detached (osp_hdr then points at the disarmed static header):
 		 * only the close. A header disarmed after this check is the
