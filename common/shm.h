@@ -173,7 +173,7 @@ _Static_assert(sizeof(struct os_slot) == OS_SLOT_HDR, "slot header size");
 #define OS_SHM_F_MOVES       0x2  /* a runtime adapter wants memcpy/memmove moves */
 #define OS_SHM_F_RT_GENERIC  0x4  /* --runtime generic: runtime-specific in-target sides
 				   * stay off (runtimes/generic/) */
-#define OS_SHM_F_REPLICAS    0x8  /* record --replicas: the allocation hooks arm pending
+#define OS_SHM_F_REPLICAS    0x8  /* --replicas (record, attach): the allocation hooks arm pending
 				   * replica comparisons (rep[], preload/replica.c) */
 
 /* In-target replica comparisons (docs/REPLICAS.md, "Routes"): the collector

@@ -4,8 +4,9 @@
  *   int objscope_attach(const char *shm_path)  maps the shm, arms the hooks,
  *       patches the GOT of the loaded objects; returns the number of GOT
  *       entries patched (>= 0) or -errno. Calling it again re-arms.
- *   int objscope_detach(void)  disarms, restores the GOT, releases the shm;
- *       returns 0.
+ *   int objscope_detach(void)  disarms, restores the GOT, releases the shm,
+ *       closes the in-target replica breakpoints still armed; returns how
+ *       many of those it closed (>= 0).
  *   struct os_attach_orphan *objscope_orphan(void)  what objscope_attach found
  *       left armed by an attach that never detached (common/attach_orphan.h).
  *   struct os_rt_plan *objscope_rt_plan(void), int objscope_rt_commit(void)
@@ -26,7 +27,9 @@
  * at a static header that stays disarmed. The next attach maps its shm over
  * the placeholder and gives each live thread back the slot index it cached,
  * so a cached slot pointer is never dangling nor shared. What stays after a
- * detach: this library (and its dependencies) and the placeholder mapping.
+ * detach: this library (and its dependencies), the placeholder mapping and,
+ * under --replicas, the hit signal's handler (replica.c): every in-target
+ * breakpoint is closed by the detach, none is left armed.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -280,6 +283,7 @@ OSP_EXPORT int objscope_detach(void)
 {
 	struct os_shm_header *h = osp_hdr;
 	pid_t me = getpid();
+	unsigned n;
 
 	if (!osp_attached || !h)
 		return 0;
@@ -302,8 +306,13 @@ OSP_EXPORT int objscope_detach(void)
 	osp_dormant.version = OS_SHM_VERSION;
 	osp_dormant.min_size = UINT64_MAX;
 	atomic_store(&osp_dormant.disarmed, 1);
-	__atomic_store_n(&osp_hdr, &osp_dormant, __ATOMIC_RELEASE);
+	__atomic_store_n(&osp_hdr, &osp_dormant, __ATOMIC_SEQ_CST);
+	/* in-target replica breakpoints (replica.c) of every thread: closed
+	 * now, after osp_hdr changed (a hook arming one meanwhile sees the
+	 * change and closes its own); a hit signal already queued finds its
+	 * token gone and returns */
+	n = osp_rep_detach();
 	osp_attach_placeholder();
 	osp_attached = 0;
-	return 0;
+	return (int)n;
 }

@@ -103,10 +103,12 @@ struct osp_thread {
 	/* per-thread state of a runtime's in-target side (preload/adapter.h),
 	 * laid out by the runtime (zero at the thread's start) */
 	uint64_t rt_state[4];
-	/* in-target replica breakpoints (replica.c): perf fd + 1 (0: none,
-	 * exchanged atomically with the signal handler), the entry armed and
-	 * its sg word, the watched address */
-	int rep_fd[2];
+	/* in-target replica breakpoints (replica.c): the token of each (0:
+	 * none; the open breakpoint itself is owned by the process-wide cell
+	 * rep_cell[k], which detach can close), the entry armed and its sg
+	 * word, the watched address; written by this thread only */
+	uint64_t rep_tok[2];
+	uint16_t rep_cell[2];
 	uint8_t rep_idx[2];
 	uint64_t rep_sg[2];
 	uint64_t rep_addr[2];
@@ -243,7 +245,13 @@ void osp_rep_alloc(struct osp_thread *t, uint64_t addr, uint64_t size, const uin
 /* The object at addr of process pid dies (before its memory is given
  * back); addr 0: every object of pid (a collection began). */
 void osp_rep_dead(uint64_t addr, uint32_t pid);
-/* The thread ends, or a fork child drops the parent's breakpoints. */
+/* The thread ends: its breakpoints are closed. */
 void osp_rep_thread_gone(struct osp_thread *t);
+/* In a fork child: every breakpoint inherited from the parent's threads is
+ * closed (not disabled: the events are the parent's). */
+void osp_rep_after_fork(struct osp_thread *t);
+/* objscope_detach (attach.c), after osp_hdr points at the disarmed header:
+ * closes every in-target breakpoint of every thread. Returns how many. */
+unsigned osp_rep_detach(void);
 
 #endif

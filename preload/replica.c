@@ -60,40 +60,86 @@ static uint64_t osp_rep_read(uint64_t a, unsigned width)
 	}
 }
 
-/* Closes breakpoint k of t if it is still open (whoever takes the fd out
- * of the slot first closes it: the thread or its signal handler). */
+/* The open breakpoints of every thread, process-wide (file descriptors
+ * are), so that objscope_detach can close those of all threads: a cell
+ * holds seq << 32 | (fd + 1) (0: free), seq from osp_rep_seq, so that a
+ * token is never the same twice. Whoever takes a token out of its cell
+ * (CAS or exchange) closes its fd, once: the arming thread (reap, thread
+ * exit), its signal handler (the hit), detach, a fork child. */
+#define OSP_REP_CELLS 1024
+static uint64_t osp_rep_cells[OSP_REP_CELLS];
+static uint32_t osp_rep_seq;
+
+#define OSP_REP_FD(tok) ((int)(uint32_t)(tok) - 1)
+
+/* Takes a free cell for tok: its index, or -1 when all are taken. */
+static int osp_rep_cell_take(uint64_t tok)
+{
+	for (unsigned c = 0; c < OSP_REP_CELLS; c++) {
+		uint64_t want = 0;
+
+		if (__atomic_load_n(&osp_rep_cells[c], __ATOMIC_RELAXED) == 0 &&
+		    __atomic_compare_exchange_n(&osp_rep_cells[c], &want, tok, 0, __ATOMIC_SEQ_CST,
+						__ATOMIC_RELAXED))
+			return (int)c;
+	}
+	return -1;
+}
+
+/* Takes tok out of cell c if it is still there: 1 when the caller now owns
+ * (and must close) its fd. */
+static int osp_rep_cell_drop(unsigned c, uint64_t tok)
+{
+	return __atomic_compare_exchange_n(&osp_rep_cells[c], &tok, 0, 0, __ATOMIC_SEQ_CST,
+					   __ATOMIC_RELAXED);
+}
+
+static void osp_rep_fd_close(uint64_t tok, int disable)
+{
+	if (disable)
+		ioctl(OSP_REP_FD(tok), PERF_EVENT_IOC_DISABLE, 0);
+	close(OSP_REP_FD(tok));
+}
+
+/* Breakpoint k of t: closed if still open, and forgotten (thread only). */
 static void osp_rep_close(struct osp_thread *t, unsigned k)
 {
-	int fd1 = __atomic_exchange_n(&t->rep_fd[k], 0, __ATOMIC_ACQ_REL);
+	uint64_t tok = t->rep_tok[k];
 
-	if (fd1) {
-		ioctl(fd1 - 1, PERF_EVENT_IOC_DISABLE, 0);
-		close(fd1 - 1);
-	}
+	if (!tok)
+		return;
+	if (osp_rep_cell_drop(t->rep_cell[k], tok))
+		osp_rep_fd_close(tok, 1);
+	__atomic_store_n(&t->rep_tok[k], 0, __ATOMIC_RELAXED);
 }
 
 static void osp_rep_signal(int sig, siginfo_t *si, void *uc)
 {
 	struct osp_thread *t = &osp_self;
-	struct os_shm_header *h = osp_hdr;
 	int saved = errno;
 
 	(void)sig;
 	(void)uc;
+	if (si->si_code <= 0)
+		return; /* sent by a process (kill, sigqueue), not by an event */
 	for (unsigned k = 0; k < OSP_REP_PER_THREAD; k++) {
-		struct os_rep_entry *e;
-		uint64_t sg = t->rep_sg[k], gen;
-		int fd1;
+		uint64_t tok = __atomic_load_n(&t->rep_tok[k], __ATOMIC_ACQUIRE);
+		struct os_shm_header *h;
 
-		if (__atomic_load_n(&t->rep_fd[k], __ATOMIC_ACQUIRE) != si->si_fd + 1)
+		if (!tok || OSP_REP_FD(tok) != si->si_fd)
 			continue;
-		fd1 = __atomic_exchange_n(&t->rep_fd[k], 0, __ATOMIC_ACQ_REL);
-		if (!fd1)
-			break;
-		ioctl(fd1 - 1, PERF_EVENT_IOC_DISABLE, 0); /* before the read below */
-		if (h) {
-			e = &h->rep[t->rep_idx[k]];
-			gen = sg >> 8;
+		if (!osp_rep_cell_drop(t->rep_cell[k], tok))
+			continue; /* closed meanwhile (detach, reap): nothing to report */
+		ioctl(OSP_REP_FD(tok), PERF_EVENT_IOC_DISABLE, 0); /* before the read below */
+		/* detached (osp_hdr then points at the disarmed static header):
+		 * only the close. A header disarmed after this check is the
+		 * placeholder (attach.c) or the unmapped-never shm: still memory,
+		 * the CAS below fails there or lands in nothing read. */
+		h = __atomic_load_n(&osp_hdr, __ATOMIC_ACQUIRE);
+		if (h && !__atomic_load_n((const uint32_t *)&h->disarmed, __ATOMIC_ACQUIRE)) {
+			struct os_rep_entry *e = &h->rep[t->rep_idx[k]];
+			uint64_t sg = t->rep_sg[k], gen = sg >> 8;
+
 			if (osp_rep_cas(e, sg, OS_REP_SG(gen, OS_REP_HITTING))) {
 				e->value = osp_rep_read(t->rep_addr[k], e->width);
 				e->time = os_now_ns();
@@ -101,38 +147,62 @@ static void osp_rep_signal(int sig, siginfo_t *si, void *uc)
 						      memory_order_release);
 			}
 		}
-		close(fd1 - 1);
+		close(OSP_REP_FD(tok));
 		break;
 	}
 	errno = saved;
 }
 
+/* Installs the hit handler once h asks for in-target comparisons. A handler
+ * the program installed itself for OSP_REP_SIG is left in place (then
+ * nothing is armed in the target: -EBUSY); SIG_DFL and SIG_IGN are
+ * replaced (the handler ignores signals it did not ask for). Ours, from an
+ * earlier attach, stays. */
 int osp_rep_setup(struct os_shm_header *h)
 {
-	struct sigaction sa;
+	struct sigaction sa, old;
 
-	if (!(h->flags & OS_SHM_F_REPLICAS) || osp_rep_on)
+	if (!(h->flags & OS_SHM_F_REPLICAS))
 		return 0;
+	if (sigaction(OSP_REP_SIG, NULL, &old) != 0)
+		return -errno;
+	if ((old.sa_flags & SA_SIGINFO) && old.sa_sigaction == osp_rep_signal) {
+		__atomic_store_n(&osp_rep_on, 1, __ATOMIC_RELEASE);
+		return 0;
+	}
+	if ((old.sa_flags & SA_SIGINFO) ||
+	    (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN)) {
+		__atomic_store_n(&osp_rep_on, 0, __ATOMIC_RELEASE);
+		return -EBUSY;
+	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = osp_rep_signal;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(OSP_REP_SIG, &sa, NULL) != 0)
 		return -errno;
-	osp_rep_on = 1;
+	__atomic_store_n(&osp_rep_on, 1, __ATOMIC_RELEASE);
 	return 0;
 }
 
 /* Breakpoints whose entry is no longer armed by this thread (dead,
- * expired): closed. */
+ * expired, another shm since) are closed; those closed by their hit or by
+ * a detach are forgotten. */
 static void osp_rep_reap(struct osp_thread *t, struct os_shm_header *h)
 {
-	for (unsigned k = 0; k < OSP_REP_PER_THREAD; k++)
-		if (__atomic_load_n(&t->rep_fd[k], __ATOMIC_ACQUIRE) &&
-		    osp_rep_load_sg(&h->rep[t->rep_idx[k]]) != t->rep_sg[k])
+	for (unsigned k = 0; k < OSP_REP_PER_THREAD; k++) {
+		uint64_t tok = t->rep_tok[k];
+
+		if (!tok)
+			continue;
+		if (__atomic_load_n(&osp_rep_cells[t->rep_cell[k]], __ATOMIC_ACQUIRE) != tok)
+			__atomic_store_n(&t->rep_tok[k], 0, __ATOMIC_RELAXED);
+		else if (osp_rep_load_sg(&h->rep[t->rep_idx[k]]) != t->rep_sg[k])
 			osp_rep_close(t, k);
+	}
 }
 
+/* A breakpoint on addr for this thread, enabled: its fd or -errno. */
 static int osp_rep_open(uint64_t addr, unsigned width, uint32_t tid)
 {
 	struct perf_event_attr a;
@@ -153,8 +223,11 @@ static int osp_rep_open(uint64_t addr, unsigned width, uint32_t tid)
 	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	/* enabled while the fd is ours alone (no cell yet: nobody else can
+	 * close it); no access to the object can trap before the hook
+	 * returns */
 	if (fcntl(fd, F_SETOWN_EX, &own) != 0 || fcntl(fd, F_SETSIG, OSP_REP_SIG) != 0 ||
-	    fcntl(fd, F_SETFL, O_ASYNC) != 0) {
+	    fcntl(fd, F_SETFL, O_ASYNC) != 0 || ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
 		int err = -errno;
 
 		close(fd);
@@ -163,19 +236,25 @@ static int osp_rep_open(uint64_t addr, unsigned width, uint32_t tid)
 	return fd;
 }
 
+static void osp_rep_fail(struct os_rep_entry *e, uint64_t gen, int err)
+{
+	e->err = (int16_t)err;
+	atomic_store_explicit(&e->sg, OS_REP_SG(gen, OS_REP_FAILED), memory_order_release);
+}
+
 void osp_rep_alloc(struct osp_thread *t, uint64_t addr, uint64_t size, const uint64_t *frames,
 		   uint32_t n)
 {
-	struct os_shm_header *h = osp_hdr;
+	struct os_shm_header *h = __atomic_load_n(&osp_hdr, __ATOMIC_ACQUIRE);
 	uint64_t key;
 	unsigned k;
 
-	if (!osp_rep_on || !h)
+	if (!__atomic_load_n(&osp_rep_on, __ATOMIC_RELAXED) || !h)
 		return;
 	osp_rep_reap(t, h);
 	if (!atomic_load_explicit(&h->rep_live, memory_order_acquire))
 		return;
-	for (k = 0; k < OSP_REP_PER_THREAD && t->rep_fd[k]; k++)
+	for (k = 0; k < OSP_REP_PER_THREAD && t->rep_tok[k]; k++)
 		;
 	if (k == OSP_REP_PER_THREAD)
 		return; /* the entry waits for another object of the site */
@@ -184,8 +263,8 @@ void osp_rep_alloc(struct osp_thread *t, uint64_t addr, uint64_t size, const uin
 		return; /* the common case: no comparison pending for this site */
 	for (unsigned i = 0; i < OS_REP_SLOTS; i++) {
 		struct os_rep_entry *e = &h->rep[i];
-		uint64_t sg = osp_rep_load_sg(e), gen = sg >> 8;
-		int fd;
+		uint64_t sg = osp_rep_load_sg(e), gen = sg >> 8, tok;
+		int fd, c;
 
 		if (OS_REP_ST(sg) != OS_REP_PENDING || e->pid != t->pid)
 			continue;
@@ -199,18 +278,34 @@ void osp_rep_alloc(struct osp_thread *t, uint64_t addr, uint64_t size, const uin
 		e->time = os_now_ns();
 		fd = osp_rep_open(addr + e->off, e->width, t->tid);
 		if (fd < 0) {
-			e->err = (int16_t)fd;
-			atomic_store_explicit(&e->sg, OS_REP_SG(gen, OS_REP_FAILED),
-					      memory_order_release);
+			osp_rep_fail(e, gen, fd);
 			return;
 		}
-		atomic_store_explicit(&e->alive, 1, memory_order_relaxed);
+		tok = (uint64_t)(__atomic_add_fetch(&osp_rep_seq, 1, __ATOMIC_RELAXED)) << 32 |
+		      (uint32_t)(fd + 1);
+		c = osp_rep_cell_take(tok);
+		if (c < 0) {
+			osp_rep_fd_close(tok, 1);
+			osp_rep_fail(e, gen, -EMFILE);
+			return;
+		}
+		/* from here detach may close it. A detach that began before the
+		 * cell was taken is seen now (both sequentially consistent: the
+		 * detach's osp_hdr store comes before its sweep of the cells),
+		 * and the breakpoint is closed here; else its sweep finds it. */
+		if (__atomic_load_n(&osp_hdr, __ATOMIC_SEQ_CST) != h) {
+			if (osp_rep_cell_drop((unsigned)c, tok))
+				osp_rep_fd_close(tok, 1);
+			return;
+		}
+		t->rep_cell[k] = (uint16_t)c;
 		t->rep_sg[k] = OS_REP_SG(gen, OS_REP_ARMED);
 		t->rep_idx[k] = (uint8_t)i;
 		t->rep_addr[k] = addr + e->off;
+		/* last: the signal handler (this thread) matches the token */
+		__atomic_store_n(&t->rep_tok[k], tok, __ATOMIC_RELEASE);
+		atomic_store_explicit(&e->alive, 1, memory_order_relaxed);
 		atomic_store_explicit(&e->sg, t->rep_sg[k], memory_order_release);
-		__atomic_store_n(&t->rep_fd[k], fd + 1, __ATOMIC_RELEASE);
-		ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
 		return;
 	}
 }
@@ -267,4 +362,31 @@ void osp_rep_thread_gone(struct osp_thread *t)
 {
 	for (unsigned k = 0; k < OSP_REP_PER_THREAD; k++)
 		osp_rep_close(t, k);
+}
+
+void osp_rep_after_fork(struct osp_thread *t)
+{
+	for (unsigned c = 0; c < OSP_REP_CELLS; c++) {
+		uint64_t tok = __atomic_exchange_n(&osp_rep_cells[c], 0, __ATOMIC_SEQ_CST);
+
+		if (tok)
+			osp_rep_fd_close(tok, 0);
+	}
+	for (unsigned k = 0; k < OSP_REP_PER_THREAD; k++)
+		t->rep_tok[k] = 0;
+}
+
+unsigned osp_rep_detach(void)
+{
+	unsigned n = 0;
+
+	for (unsigned c = 0; c < OSP_REP_CELLS; c++) {
+		uint64_t tok = __atomic_exchange_n(&osp_rep_cells[c], 0, __ATOMIC_SEQ_CST);
+
+		if (tok) {
+			osp_rep_fd_close(tok, 1);
+			n++;
+		}
+	}
+	return n;
 }

@@ -170,7 +170,7 @@ void osp_thread_after_fork(void)
 	struct osp_thread *t = &osp_self;
 
 	/* The parent still owns the slot; the child must never write to it. */
-	osp_rep_thread_gone(t); /* copies of the parent thread's breakpoints */
+	osp_rep_after_fork(t); /* copies of the parent threads' breakpoints */
 	t->slot = NULL;
 	t->no_slot = 0;
 	t->pid = 0;

@@ -245,8 +245,9 @@ static void obs_poll(void *self)
 	struct os_collector *c = o->c;
 
 	os_rep_poll(o->rep);
-	/* record --replicas (cmd_record.c sets the flag before the launch;
-	 * not attach): the allocation hooks arm comparisons themselves */
+	/* --replicas (cmd_record.c sets the flag before the launch,
+	 * cmd_attach.c before objscope_attach): the allocation hooks arm
+	 * comparisons themselves */
 	if (!o->tgt && c->shm_ready && (c->shm.hdr->flags & OS_SHM_F_REPLICAS)) {
 		o->tgt = os_rep_tgt_new(c->shm.hdr, 500000000ULL); /* NULL: tried again */
 		/* the target's threads arm OS_REP_PER_THREAD registers themselves */

@@ -87,6 +87,8 @@ struct attach_ctx {
 	char fate[192];            /* how the target ended, when it did */
 	char orphan_note[320];
 	char rt_note[640];         /* the runtime's note after the detach (runtime.h detached) */
+	uint32_t bp_closed;        /* in-target replica breakpoints the detach closed */
+	char bp_note[160];
 };
 
 /* The preload library: $OBJSCOPE_LIB, else next to this executable, else
@@ -461,12 +463,13 @@ fail:
 	return rc;
 }
 
-/* objscope_detach() in the target; 0 when done or nothing to do. */
+/* objscope_detach() in the target; 0 when done or nothing to do. The
+ * in-target replica breakpoints it closed: in a->bp_closed. */
 static int disarm_target(struct attach_ctx *a)
 {
 	struct os_inject in;
 	char err[512] = "";
-	uint64_t fn, ret;
+	uint64_t fn, ret = 0;
 	int rc;
 
 	rc = os_inject_symbol(a->pid, a->lib_target, "objscope_detach", &fn);
@@ -476,6 +479,8 @@ static int disarm_target(struct attach_ctx *a)
 	if (rc == 0)
 		rc = os_inject_call(&in, fn, NULL, 0, 0, INJECT_CALL_MS, &ret, err, sizeof(err));
 	os_inject_end(&in);
+	if (rc == 0 && (int)ret > 0)
+		a->bp_closed = (uint32_t)(int)ret;
 	if (rc < 0 && rc != -ESRCH)
 		os_warn("attach: could not detach cleanly from process %d: %s — its hooks stay "
 			"disarmed (pass-through)", (int)a->pid, err);
@@ -708,6 +713,14 @@ int cmd_attach(int argc, char **argv)
 		goto out;
 	}
 
+	/* the allocation hooks arm comparisons in the target, as under record
+	 * (docs/REPLICAS.md, "Routes"; the detach closes those still armed);
+	 * OBJSCOPE_REPLICAS_IN_TARGET=0 leaves them to the collector. Before
+	 * objscope_attach reads the flags. */
+	if (o.replicas && !(getenv("OBJSCOPE_REPLICAS_IN_TARGET") &&
+			    strcmp(getenv("OBJSCOPE_REPLICAS_IN_TARGET"), "0") == 0))
+		c.shm.hdr->flags |= OS_SHM_F_REPLICAS;
+
 	os_run_catch_signals();
 
 	rc = inject_and_arm(&c, a, &perf_open);
@@ -769,12 +782,18 @@ int cmd_attach(int argc, char **argv)
 		 (t_detached - t_req) / 1e6);
 	{
 		char fate_note[256];
-		const char *notes[] = { a->orphan_note, fate_note, a->rt_note };
+		const char *notes[] = { a->orphan_note, fate_note, a->rt_note, a->bp_note };
 
 		snprintf(fate_note, sizeof(fate_note), "%s%s", a->fate,
 			 gone ? " during the attach" : "");
+		/* docs/REPLICAS.md "Routes": breakpoints armed by the target
+		 * itself and unhit when it detached */
+		if ((c.shm.hdr->flags & OS_SHM_F_REPLICAS) && !gone)
+			snprintf(a->bp_note, sizeof(a->bp_note),
+				 "detach: %u in-target replica breakpoint(s) still armed, closed by "
+				 "the detach", a->bp_closed);
 		ret = os_session_write_profile_notes(&c, &o, "attach", a->argc, a->argv, notes,
-						     3) < 0 ? OS_EXIT_FAIL : 0;
+						     4) < 0 ? OS_EXIT_FAIL : 0;
 	}
 out:
 	os_run_release();

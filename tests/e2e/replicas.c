@@ -10,6 +10,9 @@
  * objscope options (tests/java/ReplicaAttachFixture.java), whose planted
  * arrays and instances were all built before the attach: found from their
  * header, grouped by class (docs/REPLICAS.md).
+ * attach_churn_* / attach_detach_closes_armed_*: `objscope attach --replicas`
+ * on the churn fixtures, whose comparisons the target arms itself; the
+ * detach closes every breakpoint still armed and the target runs on.
  * Run from the repository root after `make all fixtures build/java/ReplicaFixture.class
  * build/java/ReplicaAttachFixture.class`.
  */
@@ -23,6 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/profile.h"
 #include "common/replica_math.h"
 #include "tests/e2e/helpers.h"
@@ -443,6 +447,304 @@ Test(e2e_replicas, attach_java_perf, .timeout = 60)
 Test(e2e_replicas, attach_java_ptrace, .timeout = 60)
 {
 	attach_java("ptrace");
+}
+
+/* Perf event fds open in process pid (/proc/PID/fd): the in-target
+ * breakpoints still open (the churn fixtures and the JVM open none). */
+static int perf_fds(pid_t pid)
+{
+	char dir[64], path[128], link[128];
+	int n = 0;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
+	for (int fd = 0; fd < 4096; fd++) {
+		ssize_t len;
+
+		snprintf(path, sizeof(path), "%s/%d", dir, fd);
+		len = readlink(path, link, sizeof(link) - 1);
+		if (len <= 0)
+			continue;
+		link[len] = 0;
+		if (strstr(link, "perf_event"))
+			n++;
+	}
+	return n;
+}
+
+/* Issue 21 under attach: `objscope attach --replicas -d D` on a churn
+ * fixture (objects living a few ms) that runs on after the detach. The
+ * allocation hooks arm the comparisons in the target as under record; the
+ * detach closes every breakpoint still armed: none is left open in the
+ * target, which runs on for ATTACH_AFTER_S or more and ends with the output
+ * and status of a run without objscope (a stray hit signal or a breakpoint
+ * left armed would show there). D doubles from 8 s until both sites have
+ * CHURN_MIN comparisons and 10 hashed objects (count-driven); the target
+ * runs D + slack + ATTACH_AFTER_S seconds, the slack doubling when the
+ * attach itself took longer. */
+#define ATTACH_AFTER_S 3
+
+static void attach_churn(const char *route, bool java)
+{
+	const char *same = java ? "ReplicaChurnFixture.makeSame" : "churn_same";
+	const char *rnd = java ? "ReplicaChurnFixture.makeRand" : "churn_rand";
+	char cp[PATH_MAX], secs[16], spid[16], dur[16], want[256], err[512] = "";
+	char *profile = e2e_path(tmp, "attach_churn.data");
+	const char *nargv[] = { E2E_FIXTURE("replica_churn"), secs, NULL };
+	const char *jargv[] = { "/usr/bin/java", "-cp", cp, "ReplicaChurnFixture", secs, NULL };
+	const char *const *argv = java ? jargv : nargv;
+	const char *att[] = { E2E_OBJSCOPE, "attach", "-q", "--replicas", "--watch-route", route,
+			      "-d", dur, "-o", profile, spid, NULL };
+	struct os_profile *p = NULL;
+	int d = 8, slack = java ? 6 : 3, runs = 0;
+
+	if (java && (access(JAVA_CP "/ReplicaChurnFixture.class", R_OK) != 0 ||
+		     access("/usr/bin/java", X_OK) != 0))
+		cr_skip_test("needs java and " JAVA_CP "/ReplicaChurnFixture.class");
+	cr_assert_not_null(realpath(JAVA_CP, cp));
+	setenv("REPLICA_CHURN_READY", "1", 1);
+	/* the answer without objscope (the checksum does not depend on time) */
+	snprintf(secs, sizeof(secs), "1");
+	cr_assert_eq(wait_status(spawn_to("plain", argv)), 0, "%s", slurp("plain.err"));
+	snprintf(want, sizeof(want), "%s", slurp("plain.out"));
+	cr_assert(strstr(want, "ready\n") && strstr(want, "checksum"), "plain run printed: %s",
+		  want);
+	for (;;) {
+		const struct os_context *c1, *c2;
+		struct os_replica_figures f1, f2;
+		struct e2e_result res;
+		uint64_t t_detach;
+		pid_t pid;
+		int st, open_fds;
+		bool alive;
+
+		snprintf(secs, sizeof(secs), "%d", d + slack + ATTACH_AFTER_S);
+		snprintf(dur, sizeof(dur), "%d", d);
+		pid = spawn_to("target", argv);
+		if (!e2e_wait_output(tmp, "target", pid, "ready", 30000)) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			cr_assert_fail("the target did not start: %s", slurp("target.err"));
+		}
+		snprintf(spid, sizeof(spid), "%d", (int)pid);
+		cr_assert_eq(e2e_run(tmp, att, NULL, &res), 0, "cannot run objscope");
+		t_detach = os_now_ns();
+		alive = waitpid(pid, &st, WNOHANG) == 0;
+		open_fds = alive ? perf_fds(pid) : 0;
+		if (alive)
+			st = wait_status(pid);
+		else
+			st = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+		runs++;
+		cr_assert_eq(res.status, 0, "attach exited %d: %s", res.status, res.err);
+		cr_expect(strstr(res.err, "could not detach") == NULL, "%s route: %s", route,
+			  res.err);
+		e2e_result_free(&res);
+		cr_assert_eq(st, 0, "the target exited %d after the detach: %s", st,
+			     slurp("target.err"));
+		cr_expect_str_eq(slurp("target.out"), want, "output changed (%s route)", route);
+		cr_expect_str_eq(slurp("target.err"), "", "the target wrote on stderr (%s route)",
+				 route);
+		if (!alive) { /* the attach took more than the slack: nothing ran after it */
+			cr_assert_lt(slack, 48, "the target ended before the detach %d times",
+				     runs);
+			slack *= 2;
+			continue;
+		}
+		cr_log_info("attach churn %s %s route: target ran %.1f s after the detach",
+			    java ? "java" : "native", route, (os_now_ns() - t_detach) / 1e9);
+		cr_expect_eq(open_fds, 0, "%d perf event fds left open in the target after the "
+			     "detach (%s route)", open_fds, route);
+		cr_assert_eq(os_profile_read(profile, &p, err, sizeof(err)), 0, "%s", err);
+		for (uint32_t i = 0; i < p->meta.nnotes; i++) {
+			const char *note = os_profile_str(p, p->meta.notes[i]);
+
+			if (note && strstr(note, "watch_open failed"))
+				cr_skip_test("no watchpoints on this kernel (%s route): %s", route,
+					     note);
+		}
+		c1 = find_ctx(p, same);
+		c2 = find_ctx(p, rnd);
+		cr_assert(c1 && c2, "no allocation context at %s or %s", same, rnd);
+		os_replica_figures(&c1->replica, c1->allocations, &f1);
+		os_replica_figures(&c2->replica, c2->allocations, &f2);
+		cr_log_info("attach churn %s %s route, -d %d: %s theta %.2f (%llu) exact %.2f "
+			    "(%llu); %s theta %.2f (%llu) exact %.2f (%llu)",
+			    java ? "java" : "native", route, d, same, f1.theta,
+			    (unsigned long long)f1.comparisons, f1.exact,
+			    (unsigned long long)c1->replica.exact_objects, rnd, f2.theta,
+			    (unsigned long long)f2.comparisons, f2.exact,
+			    (unsigned long long)c2->replica.exact_objects);
+		if ((f1.comparisons >= CHURN_MIN && f2.comparisons >= CHURN_MIN &&
+		     c1->replica.exact_objects >= 10 && c2->replica.exact_objects >= 10) ||
+		    d >= CHURN_MAX_S)
+			break;
+		os_profile_free(p);
+		p = NULL;
+		d *= 2;
+	}
+	check_site(p, same, true, CHURN_MIN);
+	check_site(p, rnd, false, CHURN_MIN);
+	check_target_note(p);
+	os_profile_free(p);
+	free(profile);
+}
+
+Test(e2e_replicas, attach_churn_native_perf, .timeout = 200)
+{
+	attach_churn("perf", false);
+}
+
+Test(e2e_replicas, attach_churn_native_ptrace, .timeout = 200)
+{
+	attach_churn("ptrace", false);
+}
+
+Test(e2e_replicas, attach_churn_java_perf, .timeout = 200)
+{
+	attach_churn("perf", true);
+}
+
+Test(e2e_replicas, attach_churn_java_ptrace, .timeout = 200)
+{
+	attach_churn("ptrace", true);
+}
+
+/* The number N of "detach: N in-target replica breakpoint(s) still armed"
+ * in the profile's notes, -1 when there is no such note. */
+static int closed_at_detach(const char *profile)
+{
+	struct os_profile *p = NULL;
+	char err[512] = "";
+	int n = -1;
+
+	cr_assert_eq(os_profile_read(profile, &p, err, sizeof(err)), 0, "%s", err);
+	for (uint32_t i = 0; i < p->meta.nnotes && n < 0; i++) {
+		const char *note = os_profile_str(p, p->meta.notes[i]);
+
+		if (note && strncmp(note, "detach: ", 8) == 0 &&
+		    sscanf(note, "detach: %d in-target replica", &n) != 1)
+			n = -1;
+	}
+	os_profile_free(p);
+	return n;
+}
+
+/* A detach while the target holds breakpoints it armed and did not hit yet
+ * (replica_churn with REPLICA_CHURN_HOLD_MS: it sleeps holding untouched
+ * blocks of both sites): the detach closes them — no perf event fd is left
+ * in the target — and the target runs on to its normal end. Attached again
+ * and again (-d 2: the handler of the first attach stays, the threads'
+ * stale breakpoints are forgotten) until a detach closed at least one, at
+ * most until the target's end. */
+static void attach_detach_closes(const char *route)
+{
+	char secs[16] = "1", spid[16], want[256];
+	char *profile = e2e_path(tmp, "attach_hold.data");
+	const char *argv[] = { E2E_FIXTURE("replica_churn"), secs, NULL };
+	const char *att[] = { E2E_OBJSCOPE, "attach", "-q", "-F", "5000", "--replicas",
+			      "--watch-route", route, "-d", "2", "-o", profile, spid, NULL };
+	int attaches = 0, closed = 0, st;
+	pid_t pid;
+
+	setenv("REPLICA_CHURN_READY", "1", 1);
+	setenv("REPLICA_CHURN_HOLD_MS", "100", 1);
+	cr_assert_eq(wait_status(spawn_to("plain", argv)), 0, "%s", slurp("plain.err"));
+	snprintf(want, sizeof(want), "%s", slurp("plain.out"));
+	cr_assert(strstr(want, "checksum"), "plain run printed: %s", want);
+	snprintf(secs, sizeof(secs), "20");
+	pid = spawn_to("target", argv);
+	cr_assert(e2e_wait_output(tmp, "target", pid, "ready", 30000), "the target did not start");
+	snprintf(spid, sizeof(spid), "%d", (int)pid);
+	while (closed == 0 || attaches < 2) {
+		struct e2e_result res;
+		int n, fds;
+
+		cr_assert_eq(e2e_run(tmp, att, NULL, &res), 0, "cannot run objscope");
+		if (waitpid(pid, &st, WNOHANG) != 0) { /* ended during this attach */
+			e2e_result_free(&res);
+			cr_assert_gt(closed, 0, "no detach (of %d) closed a breakpoint before the "
+				     "target ended", attaches);
+			cr_assert_fail("the target ended during attach %d", attaches + 1);
+		}
+		fds = perf_fds(pid);
+		attaches++;
+		cr_assert_eq(res.status, 0, "attach exited %d: %s", res.status, res.err);
+		cr_expect(strstr(res.err, "could not detach") == NULL, "%s", res.err);
+		e2e_result_free(&res);
+		n = closed_at_detach(profile);
+		cr_log_info("detach %d (%s route): %d breakpoint(s) closed, %d perf fds left", attaches,
+			    route, n, fds);
+		cr_assert_geq(n, 0, "no detach note in the profile");
+		cr_assert_eq(fds, 0, "%d perf event fds left in the target after detach %d", fds,
+			     attaches);
+		closed += n;
+	}
+	st = wait_status(pid);
+	cr_assert_eq(st, 0, "the target exited %d: %s", st, slurp("target.err"));
+	cr_expect_str_eq(slurp("target.out"), want, "output changed (%s route)", route);
+	cr_expect_str_eq(slurp("target.err"), "", "the target wrote on stderr");
+	free(profile);
+}
+
+Test(e2e_replicas, attach_detach_closes_armed_perf, .timeout = 120)
+{
+	attach_detach_closes("perf");
+}
+
+Test(e2e_replicas, attach_detach_closes_armed_ptrace, .timeout = 120)
+{
+	attach_detach_closes("ptrace");
+}
+
+/* A program with a handler of its own for signal 40 (the in-target hits'
+ * signal), attached with --replicas: its handler stays (the library
+ * installs none and arms nothing in the target: every published entry is
+ * withdrawn), it receives no signal, and its output and status are those of
+ * a plain run. */
+Test(e2e_replicas, attach_keeps_program_signal_handler, .timeout = 60)
+{
+	char secs[16] = "1", spid[16], want[256];
+	char *profile = e2e_path(tmp, "attach_sig.data");
+	const char *argv[] = { E2E_FIXTURE("replica_churn"), secs, NULL };
+	const char *att[] = { E2E_OBJSCOPE, "attach", "-q", "--replicas", "-d", "3", "-o", profile,
+			      spid, NULL };
+	struct os_profile *p = NULL;
+	struct e2e_result res;
+	char err[512] = "";
+	const char *note = NULL;
+	unsigned long long pub = 0, cmp = 0;
+	pid_t pid;
+	int st;
+
+	setenv("REPLICA_CHURN_READY", "1", 1);
+	setenv("REPLICA_CHURN_SIG40", "1", 1);
+	cr_assert_eq(wait_status(spawn_to("plain", argv)), 0, "%s", slurp("plain.err"));
+	snprintf(want, sizeof(want), "%s", slurp("plain.out"));
+	cr_assert_str_eq(slurp("plain.err"), "", "plain run: %s", slurp("plain.err"));
+	snprintf(secs, sizeof(secs), "8");
+	pid = spawn_to("target", argv);
+	cr_assert(e2e_wait_output(tmp, "target", pid, "ready", 30000), "the target did not start");
+	snprintf(spid, sizeof(spid), "%d", (int)pid);
+	cr_assert_eq(e2e_run(tmp, att, NULL, &res), 0, "cannot run objscope");
+	st = wait_status(pid);
+	cr_assert_eq(res.status, 0, "attach exited %d: %s", res.status, res.err);
+	e2e_result_free(&res);
+	cr_assert_eq(st, 0, "the target exited %d: %s", st, slurp("target.err"));
+	cr_expect_str_eq(slurp("target.out"), want, "output changed");
+	cr_expect_str_eq(slurp("target.err"), "", "the program's handler was touched");
+	cr_assert_eq(os_profile_read(profile, &p, err, sizeof(err)), 0, "%s", err);
+	for (uint32_t i = 0; i < p->meta.nnotes && !note; i++) {
+		const char *n = os_profile_str(p, p->meta.notes[i]);
+
+		if (n && strstr(n, "replicas in target"))
+			note = strstr(n, "): ");
+	}
+	cr_assert_not_null(note, "no in-target note");
+	cr_assert_eq(sscanf(note, "): %llu published, %llu compared", &pub, &cmp), 2, "%s", note);
+	cr_log_info("program's own signal 40 handler: %llu published, %llu compared", pub, cmp);
+	cr_expect_eq(cmp, 0, "compared in the target without its handler: %s", note);
+	os_profile_free(p);
+	free(profile);
 }
 
 /* A bad route is refused with one line naming the choices. */

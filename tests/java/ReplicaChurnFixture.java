@@ -9,7 +9,8 @@
  * and the exact figure >= 0.9 for makeSame, <= 0.1 for makeRand. Prints a
  * checksum that does not depend on the run time.
  *
- * Usage: java ReplicaChurnFixture [seconds]   (default 3)
+ * Usage: java ReplicaChurnFixture [seconds]   (default 3; a "ready" line
+ * first when REPLICA_CHURN_READY is set: a target for `objscope attach`)
  */
 public class ReplicaChurnFixture {
 	static final int KEEP = 128;
@@ -52,6 +53,10 @@ public class ReplicaChurnFixture {
 		for (int i = 0; i < LEN; i++) {
 			x ^= x << 13; x ^= x >>> 7; x ^= x << 17;
 			input[i] = (byte) x;
+		}
+		if (System.getenv("REPLICA_CHURN_READY") != null) { /* objscope attach (e2e) */
+			System.out.println("ready");
+			System.out.flush();
 		}
 		do {
 			int i = (int) (it % KEEP), old = (i + KEEP / 2) % KEEP;
