@@ -3,25 +3,29 @@
 # runs COMMAND, attaches to it after DELAY seconds for DUR seconds, and waits
 # for it; the whole command's CPU (/usr/bin/time around this script) is the
 # program's plus objscope's.
-# Usage: PAIR_B="sh bench/attach_pair.sh [-w DELAY] [-d DUR] [-o OUT] --" \
+# Usage: PAIR_B="sh bench/attach_pair.sh [-w DELAY] [-d DUR] [-o OUT] [-a OPT] --" \
 #          sh bench/pair.sh --rounds 10 -- COMMAND...
-# (COMMAND must run for longer than DELAY + DUR; defaults: 1 s, 10 s)
+# (COMMAND must run for longer than DELAY + DUR; defaults: 1 s, 10 s; -a adds an
+# option to the attach, e.g. -a --replicas; repeatable)
 set -eu
 DELAY=1
 DUR=10
 OUT=attach.data
+OPTS=
 OBJSCOPE=${OBJSCOPE:-build/objscope}
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-w) DELAY=$2; shift 2 ;;
 	-d) DUR=$2; shift 2 ;;
 	-o) OUT=$2; shift 2 ;;
+	-a) OPTS="$OPTS $2"; shift 2 ;;
 	--) shift; break ;;
-	*) echo "usage: attach_pair.sh [-w DELAY] [-d DUR] [-o OUT] -- COMMAND..." >&2; exit 2 ;;
+	*) echo "usage: attach_pair.sh [-w DELAY] [-d DUR] [-o OUT] [-a OPT] -- COMMAND..." >&2; exit 2 ;;
 	esac
 done
 "$@" &
 pid=$!
 sleep "$DELAY"
-"$OBJSCOPE" attach -q -d "$DUR" -o "$OUT" "$pid" || echo "attach_pair.sh: attach failed" >&2
+# shellcheck disable=SC2086 # OPTS: options, split on purpose
+"$OBJSCOPE" attach -q $OPTS -d "$DUR" -o "$OUT" "$pid" || echo "attach_pair.sh: attach failed" >&2
 wait "$pid"
