@@ -64,6 +64,41 @@ static json_object *record_argv(const char *const argv[], const char *const opts
 	return report;
 }
 
+/* record_java with `-q --ring-kb 4096` and the options in extra, run
+ * again with rings four and eight times larger (three runs at most) while
+ * allocation events were dropped: a collector that falls behind (a loaded
+ * machine, make asan) drops some of the start-up burst's events, and the
+ * arrays whose allocations it lost are not makeRandom's context (exact
+ * mode, G1: --ring-kb 256 dropped 5,186 events and left makeRandom a share
+ * of 0.56, below the 0.6 asserted; 0.91-0.94 without drops), which the
+ * planted-answer checks are not about. Returns the last run's report (the
+ * drops of the runs before logged). */
+static json_object *record_java_complete(const char *gc_flag, const char *gc_flag2,
+					 const char *const extra[])
+{
+	static const char *const rings[] = { "4096", "16384", "32768" };
+	json_object *report = NULL;
+
+	for (size_t k = 0; k < sizeof(rings) / sizeof(rings[0]); k++) {
+		const char *opts[16] = { "-q", "--ring-kb", rings[k] };
+		size_t n = 3;
+		int64_t dropped;
+
+		for (size_t i = 0; extra[i] && n < 15; i++)
+			opts[n++] = extra[i];
+		opts[n] = NULL;
+		if (report)
+			json_object_put(report);
+		report = record_java(gc_flag, gc_flag2, opts);
+		dropped = e2e_get_int(e2e_get(report, "meta"), "dropped_events");
+		if (dropped <= 0)
+			break;
+		cr_log_warn("%s: %lld allocation events dropped with --ring-kb %s", gc_flag,
+			    (long long)dropped, rings[k]);
+	}
+	return report;
+}
+
 /* Whether frame string f is method name, with or without its source line
  * ("Cls.m" or "Cls.m(Cls.java:12)"). */
 static bool method_is(const char *f, const char *name)
@@ -236,8 +271,8 @@ Test(e2e_java, allocation_paths_without_frame_pointers)
  * exact counts). */
 static void planted_answer(const char *gc_flag, const char *gc_flag2)
 {
-	const char *opts[] = { "-q", RING, "--java-objects", "exact", NULL };
-	json_object *report = record_java(gc_flag, gc_flag2, opts), *meta, *objects, *top;
+	const char *exact[] = { "--java-objects", "exact", NULL };
+	json_object *report = record_java_complete(gc_flag, gc_flag2, exact), *meta, *objects, *top;
 	int64_t heap, attributed, jheap, jattr;
 	char buf[2048];
 
@@ -253,9 +288,10 @@ static void planted_answer(const char *gc_flag, const char *gc_flag2)
 		    (long long)e2e_get_int(meta, "dropped_events"));
 	cr_assert_gt(e2e_get_int(meta, "samples_total"), 200, "too few samples");
 	cr_assert_gt(heap, 0, "no heap samples");
-	/* 94-98% with every collector; lost moves gave 65-74% (Parallel). Once
-	 * (ASan build, G1) 348 of 689: the counters and notes say which moves
-	 * or collections were missing when it happens again. */
+	/* 94-98% with every collector (99.4-99.9% in session 16, ASan too);
+	 * lost moves gave 65-74% (Parallel). Once (CI, ASan build, G1) 348 of
+	 * 689: the counters and notes say which moves or collections were
+	 * missing when it happens again. */
 	if (attributed * 10 < heap * 8) {
 		json_object *k = e2e_get(meta, "counters");
 
@@ -442,9 +478,9 @@ static bool path_kind_is(json_object *o, const char *kind)
  * Horvitz-Thompson estimates, the planted answer still comes out. */
 Test(e2e_java, hybrid_default_planted_answer)
 {
-	const char *opts[] = { "-q", RING, NULL };
-	json_object *report = record_java("-XX:+UseG1GC", "-Xshare:auto", opts), *meta, *objects,
-											   *top, *c;
+	const char *none[] = { NULL };
+	json_object *report = record_java_complete("-XX:+UseG1GC", "-Xshare:auto", none), *meta,
+		    *objects, *top, *c;
 	double est_attr, est_jattr, prev = -1;
 	int64_t jheap, seen, estimated;
 	char buf[2048];
