@@ -441,6 +441,9 @@ static json_object *java_check(const char *name, pid_t child, const char *profil
 			allocs += e2e_get_int(o, "allocations");
 		}
 	}
+	cr_log_info("%s: %lld samples, %lld attributed, %lld on the planted arrays (%lld "
+		    "allocations)", name, (long long)e2e_get_int(meta, "samples_total"),
+		    (long long)attributed, (long long)planted, (long long)allocs);
 	cr_expect_gt(allocs, 10, "only %lld planted allocations seen", (long long)allocs);
 	cr_expect_geq(planted * 2, attributed, "planted site has %lld of %lld attributed samples",
 		      (long long)planted, (long long)attributed);
@@ -818,6 +821,8 @@ Test(e2e_attach, java_objects_born_before_attach_found)
 				  (long long)n);
 		}
 	}
+	cr_log_info("before the attach: %lld of %lld Java-heap samples (long[] %lld, Node %lld)",
+		    (long long)before, (long long)heap, (long long)longs, (long long)nodes);
 	cr_expect_geq(before * 2, heap, "before-attach contexts have %lld of %lld Java-heap "
 		      "samples", (long long)before, (long long)heap);
 	cr_expect_gt(longs, 0, "no sample on a before-attach long[]");

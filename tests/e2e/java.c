@@ -64,6 +64,41 @@ static json_object *record_argv(const char *const argv[], const char *const opts
 	return report;
 }
 
+/* record_java with `-q --ring-kb 4096` and the options in extra, run
+ * again with rings four and eight times larger (three runs at most) while
+ * allocation events were dropped: a collector that falls behind (a loaded
+ * machine, make asan) drops some of the start-up burst's events, and the
+ * arrays whose allocations it lost are not makeRandom's context (exact
+ * mode, G1: --ring-kb 256 dropped 5,186 events and left makeRandom a share
+ * of 0.56, below the 0.6 asserted; 0.91-0.94 without drops), which the
+ * planted-answer checks are not about. Returns the last run's report (the
+ * drops of the runs before logged). */
+static json_object *record_java_complete(const char *gc_flag, const char *gc_flag2,
+					 const char *const extra[])
+{
+	static const char *const rings[] = { "4096", "16384", "32768" };
+	json_object *report = NULL;
+
+	for (size_t k = 0; k < sizeof(rings) / sizeof(rings[0]); k++) {
+		const char *opts[16] = { "-q", "--ring-kb", rings[k] };
+		size_t n = 3;
+		int64_t dropped;
+
+		for (size_t i = 0; extra[i] && n < 15; i++)
+			opts[n++] = extra[i];
+		opts[n] = NULL;
+		if (report)
+			json_object_put(report);
+		report = record_java(gc_flag, gc_flag2, opts);
+		dropped = e2e_get_int(e2e_get(report, "meta"), "dropped_events");
+		if (dropped <= 0)
+			break;
+		cr_log_warn("%s: %lld allocation events dropped with --ring-kb %s", gc_flag,
+			    (long long)dropped, rings[k]);
+	}
+	return report;
+}
+
 /* Whether frame string f is method name, with or without its source line
  * ("Cls.m" or "Cls.m(Cls.java:12)"). */
 static bool method_is(const char *f, const char *name)
@@ -236,19 +271,27 @@ Test(e2e_java, allocation_paths_without_frame_pointers)
  * exact counts). */
 static void planted_answer(const char *gc_flag, const char *gc_flag2)
 {
-	const char *opts[] = { "-q", RING, "--java-objects", "exact", NULL };
-	json_object *report = record_java(gc_flag, gc_flag2, opts), *meta, *objects, *top;
+	const char *exact[] = { "--java-objects", "exact", NULL };
+	json_object *report = record_java_complete(gc_flag, gc_flag2, exact), *meta, *objects, *top;
 	int64_t heap, attributed, jheap, jattr;
 	char buf[2048];
 
 	meta = e2e_get(report, "meta");
 	heap = e2e_get_int(meta, "samples_heap");
 	attributed = e2e_get_int(meta, "samples_attributed");
+	jheap = e2e_get_int(meta, "samples_java_heap");
+	jattr = e2e_get_int(meta, "samples_java_attributed");
+	cr_log_info("%s: %lld samples, %lld on the heap, %lld attributed; Java heap %lld, %lld on "
+		    "Java objects; %lld allocation events dropped", gc_flag,
+		    (long long)e2e_get_int(meta, "samples_total"), (long long)heap,
+		    (long long)attributed, (long long)jheap, (long long)jattr,
+		    (long long)e2e_get_int(meta, "dropped_events"));
 	cr_assert_gt(e2e_get_int(meta, "samples_total"), 200, "too few samples");
 	cr_assert_gt(heap, 0, "no heap samples");
-	/* 94-98% with every collector; lost moves gave 65-74% (Parallel). Once
-	 * (ASan build, G1) 348 of 689: the counters and notes say which moves
-	 * or collections were missing when it happens again. */
+	/* 94-98% with every collector (99.4-99.9% in session 16, ASan too);
+	 * lost moves gave 65-74% (Parallel). Once (CI, ASan build, G1) 348 of
+	 * 689: the counters and notes say which moves or collections were
+	 * missing when it happens again. */
 	if (attributed * 10 < heap * 8) {
 		json_object *k = e2e_get(meta, "counters");
 
@@ -260,8 +303,6 @@ static void planted_answer(const char *gc_flag, const char *gc_flag2)
 		      gc_flag, (long long)attributed, (long long)heap);
 	cr_expect_gt(e2e_get_int(meta, "gc_count"), 0, "%s: no collection seen", gc_flag);
 	/* the fixture's reads land in the Java heap, on tracked arrays */
-	jheap = e2e_get_int(meta, "samples_java_heap");
-	jattr = e2e_get_int(meta, "samples_java_attributed");
 	cr_expect_geq(jheap * 10, heap * 5, "%s: only %lld of %lld heap samples in the Java heap",
 		      gc_flag, (long long)jheap, (long long)heap);
 	cr_expect_geq(jattr * 10, jheap * 8, "%s: only %lld of %lld Java-heap samples on Java objects",
@@ -270,6 +311,8 @@ static void planted_answer(const char *gc_flag, const char *gc_flag2)
 	objects = e2e_get(report, "objects");
 	cr_assert(objects && json_object_array_length(objects) > 0, "objects[] is empty");
 	top = json_object_array_get_idx(objects, 0);
+	cr_log_info("%s: top object %lld samples, share %.3f", gc_flag,
+		    (long long)e2e_get_int(top, "samples"), e2e_get_double(top, "share"));
 	cr_expect(e2e_stack_has(top, "ObjFixture.makeRandom", STACK_DEPTH),
 		  "%s: top object is not from ObjFixture.makeRandom: %s", gc_flag,
 		  e2e_stack_str(top, buf, sizeof(buf)));
@@ -435,9 +478,9 @@ static bool path_kind_is(json_object *o, const char *kind)
  * Horvitz-Thompson estimates, the planted answer still comes out. */
 Test(e2e_java, hybrid_default_planted_answer)
 {
-	const char *opts[] = { "-q", RING, NULL };
-	json_object *report = record_java("-XX:+UseG1GC", "-Xshare:auto", opts), *meta, *objects,
-											   *top, *c;
+	const char *none[] = { NULL };
+	json_object *report = record_java_complete("-XX:+UseG1GC", "-Xshare:auto", none), *meta,
+		    *objects, *top, *c;
 	double est_attr, est_jattr, prev = -1;
 	int64_t jheap, seen, estimated;
 	char buf[2048];
@@ -980,8 +1023,11 @@ Test(e2e_java, small_min_size_does_not_deadlock)
 }
 
 /* tests/java/SmallSites.java in `mode`, recorded with `java_objects`
- * (--java-objects) at 4 kHz for SECONDS seconds, longer while the rings'
- * objects have fewer than `want` samples (the shared machine is slow):
+ * (--java-objects) at 4 kHz for 8 seconds, 16 and 32 while the figures
+ * compared have fewer than `want` samples (the shared machine is slow; a
+ * collector that falls behind, make asan, may leave samples without a
+ * site): the two sites' samples of class `type`, or with other_type the
+ * samples of the two classes. It fills in
  * the samples (estimated, where there are estimates) of the objects of
  * class `type` allocated at makeHot and at makeCold, and of class
  * `other_type` (split mode: the cold site's own class) wherever allocated. */
@@ -1034,9 +1080,13 @@ static json_object *small_sites(const char *mode, const char *java_objects, cons
 		report = record_argv(argv, opts);
 		site_figures(report, type, other_type, t);
 		cr_log_info("SmallSites %s (%s, %d s): %s hot %.1f, cold %.1f, all %.1f; other "
-			    "class %.1f", mode, java_objects, secs, type, t->hot, t->cold, t->all,
-			    t->other);
-		if (t->all + t->other >= want)
+			    "class %.1f; %lld allocation events dropped", mode, java_objects, secs,
+			    type, t->hot, t->cold, t->all, t->other,
+			    (long long)e2e_get_int(e2e_get(report, "meta"), "dropped_events"));
+		/* the figures compared: the two sites' (a sample of `type` left
+		 * without a site, class-only, counts in all but not here), or the
+		 * two classes' */
+		if ((other_type ? t->all + t->other : t->hot + t->cold) >= want)
 			break;
 	}
 	return report;
@@ -1060,7 +1110,11 @@ Test(e2e_java, small_objects_two_sites_hot_site_first, .timeout = 900)
 					  &est);
 	double share, ref_share;
 
-	cr_assert_gt(est.all, 1000, "too few samples on the rings' objects: %.0f", est.all);
+	/* CI once had no sample on either site (hot 0.0, cold 0.0, a share of
+	 * nan): the samples are gathered on the sites now, and too few fail
+	 * here, with the class's samples left without a site in the message */
+	cr_assert_gt(est.hot + est.cold, 1000, "too few samples on the two sites: hot %.1f, cold "
+		     "%.1f, of %.1f on the class", est.hot, est.cold, est.all);
 	cr_expect_gt(est.hot, est.cold, "the hot site (%.1f) does not rank above the cold one (%.1f)",
 		     est.hot, est.cold);
 	check_one_count(report);

@@ -186,6 +186,29 @@ Test(e2e_lifetimes, java_serial)
 	java_planted("-XX:+UseSerialGC", true);
 }
 
+/* Every byte[] context of report r (its first frames, allocations and
+ * lifetime estimate), the dropped events and the notes, for a figure out
+ * of its bounds. */
+static void log_byte_arrays(json_object *r)
+{
+	json_object *objects = e2e_get(r, "objects");
+	char buf[1024];
+
+	for (size_t i = 0; objects && i < json_object_array_length(objects); i++) {
+		json_object *o = json_object_array_get_idx(objects, i);
+		const char *type = json_object_get_string(e2e_get(o, "type"));
+
+		if (type && !strcmp(type, "byte[]"))
+			cr_log_warn("byte[] context %zu: %lld allocations, %.0f objects estimated: %s",
+				    i + 1, (long long)e2e_get_int(o, "allocations"),
+				    e2e_get_double(e2e_get(o, "lifetime"), "objects"),
+				    e2e_stack_str(o, buf, sizeof(buf)));
+	}
+	cr_log_warn("%lld allocation events dropped; notes %s",
+		    (long long)e2e_get_int(e2e_get(r, "meta"), "dropped_events"),
+		    json_object_to_json_string(e2e_get(e2e_get(r, "meta"), "notes")));
+}
+
 /* Hybrid mode (the default): small objects are tracked with a probability
  * and weighted; the lifetime counts are the weighted estimates. Bounds
  * +-15% as the hybrid allocation estimates (e2e_java). */
@@ -204,6 +227,12 @@ Test(e2e_lifetimes, java_hybrid_weighted)
 	cr_expect_str_eq(rule_of(l), "pretenure");
 	l = lifetime_of(r, "LifetimeFixture.churnSite");
 	n = e2e_get_double(l, "objects");
+	/* 202,585-204,284 in 34 of 35 runs here (5 normal build, 30 ASan
+	 * objscope, 10 of them beside two busy loops); once, under ASan,
+	 * 153,092 with no event dropped and one churnSite context: the byte[]
+	 * contexts and the notes are logged when it happens again */
+	if (n < 170000 || n > 230000)
+		log_byte_arrays(r);
 	cr_expect(n >= 170000 && n <= 230000, "churnSite: %.0f objects estimated for 200000", n);
 	cr_expect_geq(e2e_get_double(l, "young_share"), 0.9);
 	cr_expect_str_eq(rule_of(l), "dies-young");
