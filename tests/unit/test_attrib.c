@@ -7,6 +7,7 @@
 #include "attacher/core/attrib.h"
 #include "attacher/core/slices.h"
 #include "common/ring.h"
+#include "tests/unit/unit_helpers.h"
 
 #define PID 999999999u /* no such process: nothing is read from /proc */
 
@@ -31,25 +32,7 @@ static void teardown(void)
 /* Feeds one ring event through prepare + apply, as the collector does. */
 static void event(uint16_t type, uint64_t addr, uint64_t size, uint64_t aux, uint64_t site)
 {
-	uint64_t buf[64];
-	struct os_event *ev = (struct os_event *)buf;
-	struct os_obj_event oe;
-
-	memset(buf, 0, sizeof(buf));
-	ev->type = type;
-	ev->pid = PID;
-	ev->tid = PID;
-	ev->addr = addr;
-	ev->size = size;
-	ev->aux = aux;
-	if (site) {
-		ev->nframes = 2;
-		ev->frames[0] = site;
-		ev->frames[1] = 0x400100; /* main */
-	}
-	ev->len = os_event_len(ev->nframes);
-	if (os_attrib_prepare(&at, ev, &oe))
-		os_attrib_event(&at, &oe);
+	ut_attrib_event(&at, PID, type, addr, size, aux, 0, site);
 }
 
 static void sample(uint64_t addr, uint64_t sp)

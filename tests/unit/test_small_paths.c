@@ -9,6 +9,7 @@
 
 #include "attacher/core/attrib.h"
 #include "common/ring.h"
+#include "tests/unit/unit_helpers.h"
 
 #define PID 999999998u /* no such process: nothing is read from /proc */
 #define MEAN 4096
@@ -38,25 +39,7 @@ static void teardown(void)
 /* A block the malloc hooks sampled by bytes (aux2 tagged), or a FREE. */
 static void event(uint16_t type, uint64_t addr, uint64_t size, uint64_t aux2, uint64_t site)
 {
-	uint64_t buf[64];
-	struct os_event *ev = (struct os_event *)buf;
-	struct os_obj_event oe;
-
-	memset(buf, 0, sizeof(buf));
-	ev->type = type;
-	ev->pid = PID;
-	ev->tid = PID;
-	ev->addr = addr;
-	ev->size = size;
-	ev->aux2 = aux2;
-	if (site) {
-		ev->nframes = 2;
-		ev->frames[0] = site;
-		ev->frames[1] = 0x400100;
-	}
-	ev->len = os_event_len(ev->nframes);
-	if (os_attrib_prepare(&at, ev, &oe))
-		os_attrib_event(&at, &oe);
+	ut_attrib_event(&at, PID, type, addr, size, 0, aux2, site);
 }
 
 static void small(uint64_t addr, uint64_t site)

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attacher/core/attrib.h"
+#include "common/ring.h"
 #include "runtimes/runtime.h"
 
 void ut_mkdtemp(char *dir, size_t len, const char *name)
@@ -121,4 +123,29 @@ char *ut_notes_text(struct os_profile *p)
 	}
 	cr_assert_not_null(all);
 	return all;
+}
+
+void ut_attrib_event(struct os_attrib *at, uint32_t pid, uint16_t type, uint64_t addr,
+		     uint64_t size, uint64_t aux, uint64_t aux2, uint64_t site)
+{
+	uint64_t buf[64];
+	struct os_event *ev = (struct os_event *)buf;
+	struct os_obj_event oe;
+
+	memset(buf, 0, sizeof(buf));
+	ev->type = type;
+	ev->pid = pid;
+	ev->tid = pid;
+	ev->addr = addr;
+	ev->size = size;
+	ev->aux = aux;
+	ev->aux2 = aux2;
+	if (site) {
+		ev->nframes = 2;
+		ev->frames[0] = site;
+		ev->frames[1] = 0x400100; /* main */
+	}
+	ev->len = os_event_len(ev->nframes);
+	if (os_attrib_prepare(at, ev, &oe))
+		os_attrib_event(at, &oe);
 }

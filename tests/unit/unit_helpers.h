@@ -47,4 +47,11 @@ bool ut_mem_read(void *arg, uint64_t addr, void *out, size_t n);
  * 192 + digit, the last one below 192 (or the fifth). */
 void ut_write_int(uint8_t *buf, size_t *at, uint32_t v);
 
+/* One ring event of process pid fed through prepare + apply, as the
+ * collector does: type, addr, size, aux, aux2, and when site is non-zero the
+ * two-frame path site <- 0x400100 (main). */
+struct os_attrib;
+void ut_attrib_event(struct os_attrib *at, uint32_t pid, uint16_t type, uint64_t addr,
+		     uint64_t size, uint64_t aux, uint64_t aux2, uint64_t site);
+
 #endif
