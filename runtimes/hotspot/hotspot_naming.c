@@ -258,6 +258,9 @@ static const struct {
 	{ "ClassLoaderMetaspace", HS_NATIVE_METASPACE },
 	{ "CodeHeap::", "[JVM code cache: compiled code]" },
 	{ "CodeCache::", "[JVM code cache: compiled code]" },
+	/* compiled code's own metadata outside the code heap (oop maps) */
+	{ "ImmutableOopMapSet", "[JVM code cache: compiled code]" },
+	{ "CodeBlob::", "[JVM code cache: compiled code]" },
 	{ "G1CardSet", HS_NATIVE_GC },
 	{ "G1BlockOffsetTable", HS_NATIVE_GC },
 	{ "G1CMBitMap", HS_NATIVE_GC },
@@ -275,7 +278,13 @@ static const struct {
 	{ "G1FromCardCache", HS_NATIVE_GC },
 	{ "HeapRegionManager::", "[JVM: Java heap reservation]" },
 	{ "ReservedHeapSpace", "[JVM: Java heap reservation]" },
+	/* Thread::operator new: a thread's C++ object (JavaThread, GC and
+	 * compiler threads), touched by the code it runs (TLAB top, state):
+	 * H2's first "object" at defaults was the main JavaThread */
+	{ "Thread::allocate", "[JVM thread: its C++ Thread object]" },
 	{ "SymbolTable::", "[JVM symbol and string tables]" },
+	{ "SystemDictionary::", "[JVM class loading: dictionaries]" },
+	{ "PlaceholderTable::", "[JVM class loading: dictionaries]" },
 	{ "StringTable::", "[JVM symbol and string tables]" },
 	{ "Arena::", "[JVM arena: compiler and runtime scratch]" },
 	{ "ChunkPool", "[JVM arena: compiler and runtime scratch]" },

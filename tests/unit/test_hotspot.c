@@ -1069,6 +1069,12 @@ Test(hotspot, native_memory_labels)
 				"G1RegionsLargerThanCommitSizeMapper::commit_regions",
 				"HeapRegionManager::commit_regions", "HeapRegionManager::expand" };
 	const char *heap[] = { "os::reserve_memory", "ReservedHeapSpace::ReservedHeapSpace" };
+	const char *oopmaps[] = { "os::malloc", "AllocateHeap", "ImmutableOopMapSet::build_from",
+				  "CodeBlob::CodeBlob", "nmethod::nmethod" };
+	const char *dict[] = { "os::malloc", "AllocateHeap", "Hashtable::new_entry",
+			       "PlaceholderTable::find_and_add", "SystemDictionary::find_or_define_helper" };
+	const char *thr[] = { "os::malloc", "AllocateHeap", "Thread::allocate(unsigned long, bool, MEMFLAGS)",
+			      "Threads::create_vm(JavaVMInitArgs*, bool*)" };
 
 	cr_expect_str_eq(hs_native_type_of(meta, 5), HS_NATIVE_METASPACE);
 	cr_expect_str_eq(hs_native_type_of(arena, 3), "[JVM arena: compiler and runtime scratch]");
@@ -1080,4 +1086,7 @@ Test(hotspot, native_memory_labels)
 	cr_expect_str_eq(hs_native_type_of(cards, 6), HS_NATIVE_GC,
 			 "the heap's auxiliary tables are GC data, not the heap");
 	cr_expect_str_eq(hs_native_type_of(heap, 2), "[JVM: Java heap reservation]");
+	cr_expect_str_eq(hs_native_type_of(thr, 4), "[JVM thread: its C++ Thread object]");
+	cr_expect_str_eq(hs_native_type_of(oopmaps, 5), "[JVM code cache: compiled code]");
+	cr_expect_str_eq(hs_native_type_of(dict, 5), "[JVM class loading: dictionaries]");
 }
