@@ -381,10 +381,13 @@ struct os_overhead {
 	double sampled_share;     /* share of the time the sampling events were on */
 	double samples_per_s;     /* the effective rate: samples per second (whole process) */
 	double samples_per_cpu_s; /* ... per CPU-second of the target */
+	double build_s;           /* objscope's CPU building this profile at the end
+				   * (symbolizing, estimates; measured, the process's CPU
+				   * clock): after the target, outside collector_cpu_s */
 	uint32_t calibrated;      /* sample_ns measured on this machine (else a constant) */
 	uint32_t steered;         /* the budget steered the sampling (not -F) */
 };
-#define OS_OVERHEAD_NF 13 /* doubles of struct os_overhead, in order */
+#define OS_OVERHEAD_NF 14 /* doubles of struct os_overhead, in order */
 
 /* Names of the levels as reports show them ("L1", ... "remote RAM") and
  * as JSON keys ("l1", ... "remote_ram"). */

@@ -285,6 +285,7 @@ static void joverhead(struct json_writer *w, const struct os_profile *p)
 	jfinite(w, "fixed_pct", o->fixed_pct);
 	jfinite(w, "kernel_sampling_s_estimated", o->kernel_s);
 	jfinite(w, "hooks_s", o->hooks_s);
+	jfinite(w, "profile_build_s", o->build_s);
 	jfinite(w, "sample_cost_ns", o->sample_ns);
 	jw_string(w, "sample_cost_source", !o->steered ? "none"
 					   : o->calibrated ? "calibrated" : "constant");

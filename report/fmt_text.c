@@ -255,6 +255,9 @@ static void print_run(const struct os_profile *p, FILE *out)
 		if (isfinite(o->hooks_s) && o->target_cpu_s > 0)
 			fprintf(out, "; hooks in the target %.1f%%",
 				100 * o->hooks_s / o->target_cpu_s);
+		if (isfinite(o->build_s) && o->target_cpu_s > 0)
+			fprintf(out, "; building this profile %.1f%%",
+				100 * o->build_s / o->target_cpu_s);
 		fprintf(out, "\n");
 	}
 }

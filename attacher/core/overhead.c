@@ -263,6 +263,7 @@ void os_overhead_profile(struct os_collector *c, struct os_profile *p)
 		f->sampled_share = 1;
 	f->samples_per_s = secs > 0 ? (double)o->b.now.samples / secs : NAN;
 	f->samples_per_cpu_s = tgt > 0 ? (double)o->b.now.samples / tgt : NAN;
+	f->build_s = NAN; /* set when the build ends (profile_build.c) */
 	f->calibrated = o->calibrated;
 	f->steered = o->steer;
 	p->analyses |= OS_AN_OVERHEAD;

@@ -317,6 +317,8 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 	struct os_hmap accs, ctxs;
 	uint32_t *ctxmap = NULL, *accmap = NULL;
 	char note[512];
+	struct timespec cpu0, cpu1;
+	bool timed = clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu0) == 0;
 
 	b.p = os_profile_new();
 	if (!b.p)
@@ -478,6 +480,11 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 		os_hmap_destroy(&b.words[i]);
 	os_hmap_destroy(&accs);
 	os_hmap_destroy(&ctxs);
+	/* what this build cost (the write that follows is not in it) */
+	if ((b.p->analyses & OS_AN_OVERHEAD) && timed &&
+	    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu1) == 0)
+		b.p->ovh.build_s = (double)(cpu1.tv_sec - cpu0.tv_sec) +
+				   (double)(cpu1.tv_nsec - cpu0.tv_nsec) / 1e9;
 	return b.p;
 oom:
 	free(ctxmap);

@@ -305,6 +305,11 @@ Test(e2e_native, budget_steers_the_rate)
 	cr_expect_lt(e2e_get_double(o, "hooks_s"), 0.05 * e2e_get_double(o, "target_cpu_s"),
 		     "hooks %.3f s of %.2f CPU-s", e2e_get_double(o, "hooks_s"),
 		     e2e_get_double(o, "target_cpu_s"));
+	/* and so is the profile's build at the end (a fraction of a second) */
+	cr_expect(json_object_is_type(e2e_get(o, "profile_build_s"), json_type_double),
+		  "profile_build_s not measured: %s", json_object_to_json_string(o));
+	cr_expect(e2e_get_double(o, "profile_build_s") > 0 && e2e_get_double(o, "profile_build_s") < 5,
+		  "profile build %.3f s", e2e_get_double(o, "profile_build_s"));
 	cr_expect_lt(e2e_get_double(o, "samples_per_cpu_s"), 800,
 		     "%.0f samples per CPU-second: the per-thread rate of -F 1000",
 		     e2e_get_double(o, "samples_per_cpu_s"));
