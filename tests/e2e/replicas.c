@@ -217,6 +217,37 @@ static void check_target_note(const struct os_profile *p)
 #define CHURN_MIN 30
 #define CHURN_MAX_S 32
 
+/* The churn fixture's two sites in p, logged: true when both have
+ * CHURN_MIN comparisons and 10 objects hashed (enough to check). */
+static bool churn_enough(const struct os_profile *p, const char *what, bool java,
+			 const char *route, int secs, const char *same, const char *rnd)
+{
+	const struct os_context *c1 = find_ctx(p, same), *c2 = find_ctx(p, rnd);
+	struct os_replica_figures f1, f2;
+
+	cr_assert(c1 && c2, "no allocation context at %s or %s", same, rnd);
+	os_replica_figures(&c1->replica, c1->allocations, &f1);
+	os_replica_figures(&c2->replica, c2->allocations, &f2);
+	cr_log_info("%s %s %s route, %d s: %s theta %.2f (%llu) exact %.2f (%llu); "
+		    "%s theta %.2f (%llu) exact %.2f (%llu)",
+		    what, java ? "java" : "native", route, secs, same, f1.theta,
+		    (unsigned long long)f1.comparisons, f1.exact,
+		    (unsigned long long)c1->replica.exact_objects, rnd, f2.theta,
+		    (unsigned long long)f2.comparisons, f2.exact,
+		    (unsigned long long)c2->replica.exact_objects);
+	return f1.comparisons >= CHURN_MIN && f2.comparisons >= CHURN_MIN &&
+	       c1->replica.exact_objects >= 10 && c2->replica.exact_objects >= 10;
+}
+
+/* The churn tests' verdict: copies and unique contents told apart, every
+ * published in-target comparison accounted for. */
+static void churn_check(const struct os_profile *p, const char *same, const char *rnd)
+{
+	check_site(p, same, true, CHURN_MIN);
+	check_site(p, rnd, false, CHURN_MIN);
+	check_target_note(p);
+}
+
 static void churn(const char *route, bool java)
 {
 	const char *same = java ? "ReplicaChurnFixture.makeSame" : "churn_same";
@@ -230,32 +261,14 @@ static void churn(const char *route, bool java)
 	for (int s = 8;; s *= 2) {
 		const char *nargv[] = { E2E_FIXTURE("replica_churn"), secs, NULL };
 		const char *jargv[] = { "java", "-cp", JAVA_CP, "ReplicaChurnFixture", secs, NULL };
-		const struct os_context *c1, *c2;
-		struct os_replica_figures f1, f2;
 
 		snprintf(secs, sizeof(secs), "%d", s);
 		p = record(java ? jargv : nargv, route, "churn.data", false);
-		c1 = find_ctx(p, same);
-		c2 = find_ctx(p, rnd);
-		cr_assert(c1 && c2, "no allocation context at %s or %s", same, rnd);
-		os_replica_figures(&c1->replica, c1->allocations, &f1);
-		os_replica_figures(&c2->replica, c2->allocations, &f2);
-		cr_log_info("churn %s %s route, %d s: %s theta %.2f (%llu) exact %.2f (%llu); "
-			    "%s theta %.2f (%llu) exact %.2f (%llu)",
-			    java ? "java" : "native", route, s, same, f1.theta,
-			    (unsigned long long)f1.comparisons, f1.exact,
-			    (unsigned long long)c1->replica.exact_objects, rnd, f2.theta,
-			    (unsigned long long)f2.comparisons, f2.exact,
-			    (unsigned long long)c2->replica.exact_objects);
-		if ((f1.comparisons >= CHURN_MIN && f2.comparisons >= CHURN_MIN &&
-		     c1->replica.exact_objects >= 10 && c2->replica.exact_objects >= 10) ||
-		    s >= CHURN_MAX_S)
+		if (churn_enough(p, "churn", java, route, s, same, rnd) || s >= CHURN_MAX_S)
 			break;
 		os_profile_free(p);
 	}
-	check_site(p, same, true, CHURN_MIN);
-	check_site(p, rnd, false, CHURN_MIN);
-	check_target_note(p);
+	churn_check(p, same, rnd);
 	os_profile_free(p);
 }
 
@@ -509,8 +522,6 @@ static void attach_churn(const char *route, bool java)
 	cr_assert(strstr(want, "ready\n") && strstr(want, "checksum"), "plain run printed: %s",
 		  want);
 	for (;;) {
-		const struct os_context *c1, *c2;
-		struct os_replica_figures f1, f2;
 		struct e2e_result res;
 		uint64_t t_detach;
 		pid_t pid;
@@ -562,29 +573,13 @@ static void attach_churn(const char *route, bool java)
 				cr_skip_test("no watchpoints on this kernel (%s route): %s", route,
 					     note);
 		}
-		c1 = find_ctx(p, same);
-		c2 = find_ctx(p, rnd);
-		cr_assert(c1 && c2, "no allocation context at %s or %s", same, rnd);
-		os_replica_figures(&c1->replica, c1->allocations, &f1);
-		os_replica_figures(&c2->replica, c2->allocations, &f2);
-		cr_log_info("attach churn %s %s route, -d %d: %s theta %.2f (%llu) exact %.2f "
-			    "(%llu); %s theta %.2f (%llu) exact %.2f (%llu)",
-			    java ? "java" : "native", route, d, same, f1.theta,
-			    (unsigned long long)f1.comparisons, f1.exact,
-			    (unsigned long long)c1->replica.exact_objects, rnd, f2.theta,
-			    (unsigned long long)f2.comparisons, f2.exact,
-			    (unsigned long long)c2->replica.exact_objects);
-		if ((f1.comparisons >= CHURN_MIN && f2.comparisons >= CHURN_MIN &&
-		     c1->replica.exact_objects >= 10 && c2->replica.exact_objects >= 10) ||
-		    d >= CHURN_MAX_S)
+		if (churn_enough(p, "attach churn", java, route, d, same, rnd) || d >= CHURN_MAX_S)
 			break;
 		os_profile_free(p);
 		p = NULL;
 		d *= 2;
 	}
-	check_site(p, same, true, CHURN_MIN);
-	check_site(p, rnd, false, CHURN_MIN);
-	check_target_note(p);
+	churn_check(p, same, rnd);
 	os_profile_free(p);
 	free(profile);
 }
