@@ -713,13 +713,9 @@ int cmd_attach(int argc, char **argv)
 		goto out;
 	}
 
-	/* the allocation hooks arm comparisons in the target, as under record
-	 * (docs/REPLICAS.md, "Routes"; the detach closes those still armed);
-	 * OBJSCOPE_REPLICAS_IN_TARGET=0 leaves them to the collector. Before
-	 * objscope_attach reads the flags. */
-	if (o.replicas && !(getenv("OBJSCOPE_REPLICAS_IN_TARGET") &&
-			    strcmp(getenv("OBJSCOPE_REPLICAS_IN_TARGET"), "0") == 0))
-		c.shm.hdr->flags |= OS_SHM_F_REPLICAS;
+	/* before objscope_attach reads the flags; the detach closes the
+	 * in-target breakpoints still armed */
+	os_session_replicas_in_target(&c, &o);
 
 	os_run_catch_signals();
 

@@ -134,12 +134,7 @@ int cmd_record(int argc, char **argv)
 		os_err("record: %s", err);
 		goto out;
 	}
-	/* the allocation hooks arm comparisons (docs/REPLICAS.md, "Short-lived
-	 * objects"); OBJSCOPE_REPLICAS_IN_TARGET=0 leaves them to the collector
-	 * (a diagnostic: the cost and figures of each part) */
-	if (o.replicas && !(getenv("OBJSCOPE_REPLICAS_IN_TARGET") &&
-			    strcmp(getenv("OBJSCOPE_REPLICAS_IN_TARGET"), "0") == 0))
-		c.shm.hdr->flags |= OS_SHM_F_REPLICAS;
+	os_session_replicas_in_target(&c, &o);
 	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(ep, O_CLOEXEC) < 0) {
 		os_err("record: pipe: %s", strerror(errno));
 		goto out;

@@ -33,6 +33,14 @@ int os_session_find_preload(char *out, size_t len)
 	return realpath(cand, out) ? 0 : -ENOENT;
 }
 
+void os_session_replicas_in_target(struct os_collector *c, const struct os_opts *o)
+{
+	const char *e = getenv("OBJSCOPE_REPLICAS_IN_TARGET");
+
+	if (o->replicas && !(e && strcmp(e, "0") == 0))
+		c->shm.hdr->flags |= OS_SHM_F_REPLICAS;
+}
+
 int os_session_write_profile(struct os_collector *c, const struct os_opts *o, const char *mode,
 			     int argc, char *const argv[])
 {

@@ -13,6 +13,12 @@
  * executable, else ../lib/objscope/ relative to it (installed layout).
  * out must hold PATH_MAX bytes. */
 int os_session_find_preload(char *out, size_t len);
+/* --replicas: the allocation hooks arm comparisons in the target
+ * (docs/REPLICAS.md, "Routes"), unless OBJSCOPE_REPLICAS_IN_TARGET=0 leaves
+ * them to the collector (a diagnostic: the cost and figures of each part).
+ * Sets OS_SHM_F_REPLICAS in c's shared header; call before the target
+ * reads its flags. */
+void os_session_replicas_in_target(struct os_collector *c, const struct os_opts *o);
 
 /* Builds the profile of collector c, writes it to o->output atomically and,
  * unless -q, prints the one-line summary on stderr. `mode` is "record" or
