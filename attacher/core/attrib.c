@@ -240,6 +240,32 @@ uint32_t os_attrib_acc(struct os_attrib *a, uint32_t ci, uint32_t access_node)
 	return (uint32_t)*slot;
 }
 
+void os_attrib_time_normalize(struct os_attrib *a)
+{
+	double f;
+
+	if (!a->time_weighted || a->tw_attributed <= 0)
+		return;
+	f = (double)a->c.samples_attributed / a->tw_attributed;
+	a->tw_scale = (a->tw_scale > 0 ? a->tw_scale : 1) * f;
+	for (uint32_t i = 0; i < a->nctx; i++) {
+		a->ctx[i].tsamples *= f;
+		a->ctx[i].est_samples *= f;
+	}
+	for (uint32_t i = 0; i < a->nacc; i++) {
+		a->acc[i].tsamples *= f;
+		a->acc[i].est_samples *= f;
+	}
+	for (uint32_t i = 0; i < a->nsmall_votes; i++)
+		a->small_votes[i].v *= f;
+	a->small_voted *= f;
+	a->est_attributed *= f;
+	a->est_java_attributed *= f;
+	a->tw_attributed *= f;
+	a->tw_java_attributed *= f;
+	a->weighted = true;
+}
+
 void os_attrib_sample(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64_t sp,
 		      uint32_t access_node)
 {
@@ -262,7 +288,7 @@ static uint32_t sample(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64
 	struct os_aspace *as = os_tasks_get(a->tasks, asid);
 	uint64_t val, ci;
 	uint32_t slot_i;
-	double w;
+	double w, tw;
 	bool managed, opaque;
 
 	*acc = OS_NONE;
@@ -299,16 +325,24 @@ static uint32_t sample(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64
 			a->c.samples_java_heap++;
 		return OS_NONE;
 	}
-	w = os_val_weight(val);
+	tw = a->tw > 0 ? a->tw : 1;
+	if (tw != 1)
+		a->time_weighted = true;
+	if (a->tw_scale > 0) /* normalized before (os_attrib_time_normalize) */
+		tw *= a->tw_scale;
+	w = os_val_weight(val) * tw;
 	a->c.samples_heap++;
 	a->c.samples_attributed++;
 	a->est_attributed += w;
+	a->tw_attributed += tw;
 	if (managed) {
 		a->c.samples_java_heap++;
 		a->c.samples_java_attributed++;
 		a->est_java_attributed += w;
+		a->tw_java_attributed += tw;
 	}
 	a->ctx[ci].samples++;
+	a->ctx[ci].tsamples += tw;
 	a->ctx[ci].est_samples += w;
 	if (access_node == OS_CCT_NONE)
 		return (uint32_t)ci;
@@ -316,6 +350,7 @@ static uint32_t sample(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64
 	if (slot_i == OS_NONE)
 		return (uint32_t)ci;
 	a->acc[slot_i].samples++;
+	a->acc[slot_i].tsamples += tw;
 	a->acc[slot_i].est_samples += w;
 	*acc = slot_i;
 	return (uint32_t)ci;

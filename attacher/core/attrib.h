@@ -95,6 +95,7 @@ struct os_ctx {
 	uint32_t node;            /* allocation path in the CCT */
 	uint64_t allocations, bytes, samples;
 	uint64_t metrics[OS_M_COUNT];
+	double tsamples;          /* samples, each of its time weight (os_attrib.tw) */
 	/* Estimates (sums of weights; equal to the counts for objects of
 	 * weight 1): allocations and bytes (runtime adapters with weighted
 	 * objects keep allocations/bytes = these rounded), samples. */
@@ -121,6 +122,7 @@ struct os_acc {
 	uint32_t node;            /* access path in the CCT */
 	uint64_t samples;
 	uint64_t metrics[OS_M_COUNT];
+	double tsamples;          /* samples, each of its time weight */
 	double est_samples;       /* sum of the weights of the objects sampled */
 	double path_est;          /* as os_ctx.path_est (its context's path_kind) */
 };
@@ -139,6 +141,18 @@ struct os_attrib {
 	 * c.samples_java_attributed; weighted: some object had weight != 1. */
 	double est_attributed, est_java_attributed;
 	bool weighted;
+	/* Time weights (the overhead budget, issue 23): the sample being
+	 * charged stands for tw samples (1 / the sampled share of the interval
+	 * it was taken in; 0 is read as 1), so that stretches sampled less
+	 * are not under-represented. Every estimate (tsamples, est_samples,
+	 * est_*attributed) carries it; the counts stay raw. tw_attributed:
+	 * the sum over the attributed samples; time_weighted: some tw != 1
+	 * (then os_attrib_time_normalize scales the sums so that they add up
+	 * to the attributed samples, and the profile has estimates; tw_scale:
+	 * the factor applied so far, which later samples' weights carry too,
+	 * so a profile built again is of one scale). */
+	double tw, tw_attributed, tw_java_attributed, tw_scale;
+	bool time_weighted;
 	struct os_runtime *rt;     /* runtime adapters (runtime.h os_runtimes_new), NULL: native only */
 	uint64_t min_size;         /* --min-size: smaller objects are not tracked */
 	uint64_t small_sample;     /* --small-sample: mean bytes (0: off) */
@@ -179,6 +193,12 @@ static inline void os_attrib_collected(struct os_attrib *a, const struct os_gc_r
 	if (a->collected)
 		a->collected(a->collected_arg, r);
 }
+
+/* Scales the time-weighted sums to the count of attributed samples (a
+ * sample's weight is then relative: what a stretch sampled in full would
+ * have given, at the run's mean rate). Repeatable; before the estimators
+ * (os_small_estimate, the runtimes' notes) and the profile's build. */
+void os_attrib_time_normalize(struct os_attrib *a);
 
 /* The path word of the holder context of native heap samples outside any
  * tracked block (blocks below --min-size not sampled): user addresses

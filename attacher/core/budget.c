@@ -17,6 +17,31 @@ static double smooth(double old, double v)
 	return old > 0 ? old + SMOOTH * (v - old) : v;
 }
 
+static void hist_push(struct os_budget *b, uint64_t t0, double duty)
+{
+	uint32_t i = b->nhist++ % OS_BUDGET_HIST;
+
+	b->hist[i].t0 = t0;
+	b->hist[i].duty = duty;
+	if (b->nhist == 1 || duty < b->min_duty)
+		b->min_duty = duty;
+}
+
+double os_budget_time_weight(const struct os_budget *b, uint64_t t)
+{
+	uint32_t n = b->nhist < OS_BUDGET_HIST ? b->nhist : OS_BUDGET_HIST;
+	double duty = 1;
+
+	for (uint32_t k = 0; k < n; k++) { /* newest first */
+		uint32_t i = (b->nhist - 1 - k) % OS_BUDGET_HIST;
+
+		duty = b->hist[i].duty;
+		if (b->hist[i].t0 <= t)
+			break;
+	}
+	return duty > 0 ? 1.0 / duty : 1;
+}
+
 void os_budget_init(struct os_budget *b, double frac, double sample_ns, uint64_t now)
 {
 	memset(b, 0, sizeof(*b));
@@ -30,6 +55,7 @@ void os_budget_init(struct os_budget *b, double frac, double sample_ns, uint64_t
 	b->on_from = now;
 	b->on_until = now + b->len;
 	b->rng = now | 1;
+	hist_push(b, now, 1);
 }
 
 uint64_t os_budget_on_ns(const struct os_budget *b, uint64_t now)
@@ -84,6 +110,7 @@ static void decide(struct os_budget *b, uint64_t now, const struct os_budget_in 
 	}
 	b->last = *in;
 	b->last_on_ns = on;
+	hist_push(b, now, b->duty);
 }
 
 bool os_budget_tick(struct os_budget *b, uint64_t now, const struct os_budget_in *in)

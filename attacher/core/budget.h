@@ -42,6 +42,7 @@
 #define OS_BUDGET_MIN_DUTY 0.025           /* one 5 ms loop tick of 200 ms */
 #define OS_BUDGET_DEFAULT_PCT 2.0          /* --max-overhead default (docs/BENCHMARKS.md) */
 #define OS_BUDGET_WARMUP_CPU_NS 2000000000ULL /* the target's first 2 CPU-s in full */
+#define OS_BUDGET_HIST 64                  /* intervals remembered for the samples' weights */
 
 /* Cumulative readings since the start (ns, samples). */
 struct os_budget_in {
@@ -68,6 +69,11 @@ struct os_budget {
 	uint64_t rng;              /* jitter */
 	uint64_t intervals, toggles;
 	struct os_budget_in now;   /* latest readings */
+	/* the last OS_BUDGET_HIST intervals: start and sampled share, for the
+	 * weights of the samples taken in them (os_budget_time_weight) */
+	struct { uint64_t t0; double duty; } hist[OS_BUDGET_HIST];
+	uint32_t nhist;            /* intervals begun (hist is a ring) */
+	double min_duty;           /* the smallest share an interval was given */
 };
 
 /* frac: the budget (0.02 for 2%); sample_ns: the calibrated cost of a
@@ -79,6 +85,12 @@ void os_budget_init(struct os_budget *b, double frac, double sample_ns, uint64_t
 bool os_budget_tick(struct os_budget *b, uint64_t now, const struct os_budget_in *in);
 /* The cost spent so far, estimated: collector + samples x sample_ns (ns). */
 double os_budget_spent_ns(const struct os_budget *b);
+/* The weight of a sample taken at t (CLOCK_MONOTONIC ns): 1 / the share
+ * of its interval that was sampled, so that a stretch sampled at a fifth of
+ * the time counts as much as one sampled in full (the warm-up's, the
+ * payback's and the steady intervals' samples are then of one scale).
+ * A time before the intervals remembered: the oldest one's. */
+double os_budget_time_weight(const struct os_budget *b, uint64_t t);
 /* The time sampled so far (ns), the current on-stretch included. */
 uint64_t os_budget_on_ns(const struct os_budget *b, uint64_t now);
 

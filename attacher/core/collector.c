@@ -786,6 +786,9 @@ static void apply_sample(struct os_collector *c, const struct os_qitem *q)
 	struct os_obs_sample s;
 	uint32_t acc;
 
+	/* under the budget a sample stands for 1 / the sampled share of its
+	 * interval (attrib.h tw) */
+	c->attrib.tw = os_overhead_time_weight(c, q->time);
 	s.ctx = os_attrib_charge(&c->attrib, q->s.asid, q->s.addr, q->s.sp, q->s.node, &acc);
 	if (!c->nobs)
 		return;

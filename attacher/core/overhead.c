@@ -188,6 +188,11 @@ void os_overhead_round(struct os_collector *c)
 	os_perf_steer(c->perf, os_budget_tick(&o->b, now, &in));
 }
 
+double os_overhead_time_weight(const struct os_collector *c, uint64_t t)
+{
+	return c->ovh.steer ? os_budget_time_weight(&c->ovh.b, t) : 1;
+}
+
 void os_overhead_stop(struct os_collector *c)
 {
 	struct os_overhead_state *o = &c->ovh;

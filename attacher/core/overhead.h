@@ -65,6 +65,10 @@ uint64_t os_overhead_thread_ns(void);
 void os_overhead_open(struct os_collector *c, pid_t pid, const struct perf_event_attr *attr);
 /* Each round: switches the sampling events as the budget says. */
 void os_overhead_round(struct os_collector *c);
+/* The weight of a sample taken at t (CLOCK_MONOTONIC ns) under the budget:
+ * 1 / the sampled share of its interval (os_budget_time_weight); 1 with -F
+ * or before the sampling opened. */
+double os_overhead_time_weight(const struct os_collector *c, uint64_t t);
 /* Sampling stops: the last readings. */
 void os_overhead_stop(struct os_collector *c);
 /* The figures into the profile (p->ovh, OS_AN_OVERHEAD). */

@@ -272,7 +272,7 @@ static void fill_counters(struct builder *b)
  * allocation paths its samples plus (or less) its estimated part. */
 static double ctx_est(const struct os_ctx *x)
 {
-	double d = x->path_kind == OS_PATH_NONE ? x->est_samples : (double)x->samples + x->path_est;
+	double d = x->path_kind == OS_PATH_NONE ? x->est_samples : x->tsamples + x->path_est;
 
 	return d > 0 ? d : 0; /* all given away: 0, not a rounding error below it */
 }
@@ -280,7 +280,7 @@ static double ctx_est(const struct os_ctx *x)
 static double acc_est(const struct os_attrib *a, const struct os_acc *x)
 {
 	double d = a->ctx[x->ctx].path_kind == OS_PATH_NONE ? x->est_samples
-							    : (double)x->samples + x->path_est;
+							    : x->tsamples + x->path_est;
 
 	return d > 0 ? d : 0;
 }
@@ -354,6 +354,20 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 		os_profile_add_note(b.p, "the preload library was not loaded by the target (static "
 					 "binary, or LD_PRELOAD cleared): no objects were tracked");
 	os_overhead_profile(c, b.p); /* what objscope cost (OS_SEC_OVERHEAD) */
+	/* under the budget, a sample stands for 1 / the sampled share of its
+	 * interval (attrib.h tw): scaled to the samples' count, before the
+	 * estimators share held samples out */
+	os_attrib_time_normalize(&c->attrib);
+	if (c->attrib.time_weighted) {
+		snprintf(note, sizeof(note),
+			 "overhead budget: sampling was on %.0f%% of the time (from %.1f%% to 100%% "
+			 "of a 200 ms interval; the first 2 CPU-seconds in full), so each sample is "
+			 "weighted by 1 / the share of its interval: objects' figures and shares are "
+			 "these estimates, in which stretches sampled less count as much as the "
+			 "others (sample counts are as taken)",
+			 100.0 * b.p->ovh.sampled_share, 100.0 * c->ovh.b.min_duty);
+		os_profile_add_note(b.p, note);
+	}
 	for (unsigned i = 0; i < c->nobs; i++) /* analyses: their notes */
 		if (c->obs[i].ops->profile_notes)
 			c->obs[i].ops->profile_notes(c->obs[i].self, b.p);

@@ -102,7 +102,7 @@ void os_small_vote(struct os_attrib *a, struct os_aspace *as, uint64_t addr, uin
 {
 	uint64_t w = a->small_sample, lo = addr > w ? addr - w : 0;
 	struct nb n = { .a = a, .addr = addr, .below = OS_NONE, .above = OS_NONE };
-	double db, da;
+	double db, da, t = (a->tw > 0 ? a->tw : 1) * (a->tw_scale > 0 ? a->tw_scale : 1);
 
 	if (!as->objects)
 		return;
@@ -110,17 +110,17 @@ void os_small_vote(struct os_attrib *a, struct os_aspace *as, uint64_t addr, uin
 	if (n.below == OS_NONE && n.above == OS_NONE)
 		return;
 	if (n.above == OS_NONE || n.below == n.above) {
-		add_vote(a, n.below == OS_NONE ? n.above : n.below, node, 1);
+		add_vote(a, n.below == OS_NONE ? n.above : n.below, node, t);
 		return;
 	}
 	if (n.below == OS_NONE) {
-		add_vote(a, n.above, node, 1);
+		add_vote(a, n.above, node, t);
 		return;
 	}
 	db = (double)(addr - n.below_end) + 1;
 	da = (double)(n.above_start - addr) + 1;
-	add_vote(a, n.below, node, da / (da + db));
-	add_vote(a, n.above, node, db / (da + db));
+	add_vote(a, n.below, node, t * da / (da + db));
+	add_vote(a, n.above, node, t * db / (da + db));
 }
 
 static bool is_holder(const struct os_attrib *a, const struct os_ctx *x)
@@ -169,7 +169,7 @@ static double votes(const struct os_attrib *a, uint32_t asid, uint32_t site, uin
 static void share(struct os_attrib *a, uint32_t hd, const uint32_t *S, uint32_t n, double *q,
 		  double *h)
 {
-	double sh = 0, sb = 0, m = 0, r, U = (double)a->ctx[hd].samples, with_path = 0;
+	double sh = 0, sb = 0, m = 0, r, U = a->ctx[hd].tsamples, with_path = 0;
 	double V = 0, VN, rest;
 	uint32_t asid = a->ctx[hd].asid;
 	uint64_t seen = 0;
@@ -178,7 +178,7 @@ static void share(struct os_attrib *a, uint32_t hd, const uint32_t *S, uint32_t 
 	for (uint32_t k = 0; k < n; k++) {
 		const struct os_ctx *x = &a->ctx[S[k]];
 
-		sh += pos(x->est_samples - (double)x->samples);
+		sh += pos(x->est_samples - x->tsamples);
 		sb += pos(x->est_bytes - (double)x->bytes);
 		m += (double)x->samples;
 		seen += x->small_seen;
@@ -202,7 +202,7 @@ static void share(struct os_attrib *a, uint32_t hd, const uint32_t *S, uint32_t 
 	r = sh > 0 ? m / (m + SP_PRIOR) : 0;
 	for (uint32_t k = 0; k < n; k++) {
 		const struct os_ctx *x = &a->ctx[S[k]];
-		double hk = pos(x->est_samples - (double)x->samples);
+		double hk = pos(x->est_samples - x->tsamples);
 		double bk = pos(x->est_bytes - (double)x->bytes);
 
 		q[k] = (sh > 0 ? r * hk / sh : 0) +
@@ -219,7 +219,7 @@ static void share(struct os_attrib *a, uint32_t hd, const uint32_t *S, uint32_t 
 		if (a->acc[ai].ctx != hd)
 			continue;
 		node = a->acc[ai].node;
-		s = (double)a->acc[ai].samples;
+		s = a->acc[ai].tsamples;
 		with_path += s;
 		va = votes(a, asid, OS_NONE, node);
 		rest = pos(s - va);
@@ -227,7 +227,7 @@ static void share(struct os_attrib *a, uint32_t hd, const uint32_t *S, uint32_t 
 			h[k] = 0;
 			if (os_hmap_get(&a->acc_map, (uint64_t)S[k] << 32 | node, &idx)) {
 				const struct os_acc *y = &a->acc[idx];
-				double u = y->est_samples - (double)y->samples;
+				double u = y->est_samples - y->tsamples;
 
 				if (u > 0) {
 					h[k] = u;
@@ -297,11 +297,11 @@ void os_small_estimate(struct os_attrib *a)
 	/* each sample counts once: the estimates are the figures' sum */
 	for (uint32_t i = 0; i < a->nctx; i++)
 		est += a->ctx[i].path_kind == OS_PATH_NONE ? a->ctx[i].est_samples
-							   : (double)a->ctx[i].samples + a->ctx[i].path_est;
+							   : a->ctx[i].tsamples + a->ctx[i].path_est;
 	a->est_attributed = est;
 	/* no Java sample: exactly 0, not a rounding error below it (a profile
 	 * with a negative estimate is refused as corrupt) */
-	est -= (double)(a->c.samples_attributed - a->c.samples_java_attributed);
+	est -= a->tw_attributed - a->tw_java_attributed; /* the native samples */
 	a->est_java_attributed = a->c.samples_java_attributed && est > 0 ? est : 0;
 	a->weighted = true;
 	(void)nh;

@@ -54,7 +54,7 @@ struct pe_state {
 
 static double unseen_samples(const struct os_ctx *x)
 {
-	double d = x->est_samples - (double)x->samples;
+	double d = x->est_samples - x->tsamples;
 
 	return d > 0 ? d : 0;
 }
@@ -161,7 +161,7 @@ static void pe_share(struct pe_state *st, const struct pe_grp *g, uint32_t hd, d
 	struct os_attrib *a = st->a;
 	struct hs_jvm *j = hs_jvm_find(st->h, g->asid);
 	const uint32_t *S = st->sites + g->off;
-	double U = (double)a->ctx[hd].samples, D = U < cap ? U : cap, f, with_path = 0;
+	double U = a->ctx[hd].tsamples, D = U < cap ? U : cap, f, with_path = 0;
 
 	if (U <= 0 || D <= 0)
 		return;
@@ -170,7 +170,7 @@ static void pe_share(struct pe_state *st, const struct pe_grp *g, uint32_t hd, d
 	for (uint32_t ai = st->acc_head[hd]; ai; ai = st->acc_next[ai - 1]) {
 		/* give_acc may move a->acc: no pointer into it is kept */
 		uint32_t node = a->acc[ai - 1].node;
-		double s = (double)a->acc[ai - 1].samples, sum = 0, m = 0, r;
+		double s = a->acc[ai - 1].tsamples, sum = 0, m = 0, r;
 		uint64_t idx;
 
 		with_path += s;
@@ -178,7 +178,7 @@ static void pe_share(struct pe_state *st, const struct pe_grp *g, uint32_t hd, d
 			st->h_a[k] = 0;
 			if (os_hmap_get(&a->acc_map, (uint64_t)S[k] << 32 | node, &idx)) {
 				const struct os_acc *y = &a->acc[idx];
-				double u = y->est_samples - (double)y->samples;
+				double u = y->est_samples - y->tsamples;
 
 				if (u > 0) {
 					st->h_a[k] = u;
@@ -232,7 +232,7 @@ static void pe_class(struct pe_state *st, const struct pe_grp *g)
 	}
 	for (int i = 0; i < 2; i++)
 		if (g->holder[i] != OS_NONE) {
-			held += (double)a->ctx[g->holder[i]].samples;
+			held += a->ctx[g->holder[i]].tsamples;
 			if (!g->nsites) /* no site seen: its path is not known */
 				a->ctx[g->holder[i]].path_kind = OS_PATH_CLASS;
 		}
@@ -321,10 +321,10 @@ void hs_paths_estimate(struct hotspot *h)
 	/* each sample counts once: the profile's estimates are the figures' sum */
 	for (uint32_t i = 0; i < a->nctx; i++)
 		est += a->ctx[i].path_kind == OS_PATH_NONE ? a->ctx[i].est_samples
-							   : (double)a->ctx[i].samples + a->ctx[i].path_est;
+							   : a->ctx[i].tsamples + a->ctx[i].path_est;
 	a->est_attributed = est;
 	a->est_java_attributed =
-		est - (double)(a->c.samples_attributed - a->c.samples_java_attributed);
+		est - (a->tw_attributed - a->tw_java_attributed); /* less the native samples */
 	a->weighted = true;
 out:
 	free(grp_of);

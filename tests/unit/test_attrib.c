@@ -294,3 +294,45 @@ Test(attrib, managed_heap_mappings_are_no_objects)
 	cr_assert_eq(at.c.samples_attributed, 1);
 	at.rt = NULL;
 }
+
+/* Samples under the overhead budget carry a time weight (1 / the sampled
+ * share of their interval): a stretch sampled a quarter of the time counts
+ * as much as one sampled in full. The estimates carry the weight, the
+ * counts stay raw, and the normalization scales the estimates to the count
+ * of attributed samples, repeatably (samples after it keep one scale). */
+Test(attrib, time_weighted_samples)
+{
+	double sum = 0;
+
+	event(OS_EV_ALLOC, 0x10001000, 4096, 0, 0x400200); /* site A */
+	event(OS_EV_ALLOC, 0x10100000, 4096, 0, 0x400300); /* site B */
+	cr_assert_eq(at.nctx, 2);
+	/* A: 4 samples in full; B: 1 sample in a stretch sampled 1/4 */
+	for (int i = 0; i < 4; i++)
+		sample(0x10001100, 0);
+	at.tw = 4;
+	sample(0x10100100, 0);
+	at.tw = 1;
+	cr_expect_eq(at.ctx[0].samples, 4);
+	cr_expect_eq(at.ctx[1].samples, 1, "counts stay raw");
+	cr_assert(at.time_weighted);
+	cr_expect_float_eq(at.ctx[1].tsamples, 4.0, 1e-12);
+	cr_expect_float_eq(at.ctx[1].est_samples, 4.0, 1e-12);
+	os_attrib_time_normalize(&at);
+	cr_assert(at.weighted, "the profile has estimates");
+	/* scaled by 5 / 8: A and B have one share each, summing to the count */
+	cr_expect_float_eq(at.ctx[0].est_samples, 2.5, 1e-12);
+	cr_expect_float_eq(at.ctx[1].est_samples, 2.5, 1e-12);
+	cr_expect_float_eq(at.ctx[1].tsamples, 2.5, 1e-12);
+	cr_expect_float_eq(at.est_attributed, 5.0, 1e-12);
+	for (uint32_t i = 0; i < at.nacc; i++)
+		sum += at.acc[i].est_samples;
+	cr_expect_float_eq(sum, 5.0, 1e-12, "the access paths carry the weights too");
+	/* a later sample in full and a second build: one scale */
+	sample(0x10001100, 0);
+	os_attrib_time_normalize(&at);
+	cr_expect_float_eq(at.est_attributed, 6.0, 1e-9);
+	cr_expect_float_eq(at.ctx[0].est_samples + at.ctx[1].est_samples, 6.0, 1e-9);
+	cr_expect_float_eq(at.ctx[0].est_samples / at.ctx[1].est_samples, 5.0 / 4.0, 1e-9,
+			   "A: 5 samples in full, B: 1 standing for 4");
+}

@@ -177,3 +177,40 @@ Test(budget, warm_up_in_full_then_paid_back)
 	sim_run(&s, 0.02, 60000 * MS);
 	cr_assert_leq(spent_share(&s), 0.0205, "not paid back: %.4f", spent_share(&s));
 }
+
+/* Each sample is weighted by 1 / the sampled share of the interval it was
+ * taken in (issue 23: stretches sampled less are not under-represented):
+ * the warm-up's intervals in full weigh 1, the steered ones 1 / duty, a
+ * time before the remembered intervals the oldest one's weight. */
+Test(budget, samples_weighted_by_their_intervals_share)
+{
+	struct sim s = { .threads = 1, .sample_ns = 8000, .coll_ns = 30000, .coll_fixed = 0.001 };
+	uint32_t n, steered = 0;
+
+	sim_run(&s, 0.02, 20000 * MS);
+	n = s.b.nhist < OS_BUDGET_HIST ? s.b.nhist : OS_BUDGET_HIST;
+	cr_assert_geq(s.b.nhist, 60u, "%u intervals in 20 s", s.b.nhist);
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t i = (s.b.nhist - 1 - k) % OS_BUDGET_HIST;
+		uint64_t mid = s.b.hist[i].t0 + 1000; /* inside that interval */
+		double w = os_budget_time_weight(&s.b, mid);
+
+		cr_assert_gt(s.b.hist[i].duty, 0);
+		cr_assert_float_eq(w, 1.0 / s.b.hist[i].duty, 1e-9, "interval %u: weight %f, duty %f",
+				   k, w, s.b.hist[i].duty);
+		steered += s.b.hist[i].duty < 1;
+	}
+	cr_assert_gt(steered, 0u, "after the warm-up the intervals are steered below 1");
+	cr_assert_geq(s.b.min_duty, OS_BUDGET_MIN_DUTY);
+	cr_assert_leq(s.b.min_duty, 0.5);
+	/* before every remembered interval: the oldest one's weight */
+	{
+		uint32_t oldest = s.b.nhist % OS_BUDGET_HIST;
+
+		cr_assert_float_eq(os_budget_time_weight(&s.b, 0), 1.0 / s.b.hist[oldest].duty, 1e-9);
+	}
+	/* a fresh controller: in full, weight 1 */
+	os_budget_init(&s.b, 0.02, 8000, 1000 * MS);
+	cr_assert_float_eq(os_budget_time_weight(&s.b, 1000 * MS + 5), 1.0, 1e-12);
+	cr_assert_float_eq(os_budget_time_weight(&s.b, 5), 1.0, 1e-12);
+}

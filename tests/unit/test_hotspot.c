@@ -1000,10 +1000,15 @@ Test(hotspot, estimated_paths_share_held_samples)
 	ax = os_attrib_acc(&a, hd, nx);
 	ay = os_attrib_acc(&a, hd, ny);
 	a.acc[ax].samples = 15;
+	a.acc[ax].tsamples = 15;
 	a.acc[ay].samples = 5;
+	a.acc[ay].tsamples = 5;
 	a.ctx[hd].samples = 20;
+	a.ctx[hd].tsamples = 20;
 	a.c.samples_attributed += 20;
 	a.c.samples_java_attributed += 20;
+	a.tw_attributed += 20;
+	a.tw_java_attributed += 20;
 	hs_paths_estimate(h);
 	cr_expect_eq(a.ctx[0].path_kind, OS_PATH_SITE);
 	cr_expect_eq(a.ctx[hd].path_kind, OS_PATH_CLASS);
