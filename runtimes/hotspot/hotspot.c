@@ -51,6 +51,7 @@ struct hs_jvm *hs_jvm_get(struct hotspot *h, struct os_aspace *as)
 	j->pid = as->pid;
 	jvm_owner(j);
 	os_hmap_init(&j->names);
+	os_hmap_init(&j->enum_of);
 	os_hmap_init(&j->unnamed);
 	os_hmap_init(&j->pre);
 	os_hmap_init(&j->nm_at);
@@ -71,6 +72,7 @@ static void jvm_free(struct hs_jvm *j)
 {
 	os_hs_vm_free(&j->vm);
 	os_hmap_destroy(&j->names);
+	os_hmap_destroy(&j->enum_of);
 	os_hmap_destroy(&j->paths);
 	os_hmap_destroy(&j->unnamed);
 	os_hmap_destroy(&j->pre);

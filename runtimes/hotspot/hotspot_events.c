@@ -269,16 +269,52 @@ static uint64_t object_size(struct hotspot *h, struct hs_jvm *j, uint64_t oop, i
 	return ((((uint32_t)lh >> 16) & 0xff) + ((uint64_t)len << (lh & 0x3f)) + 7) & ~7ULL;
 }
 
+/* Whether a class's name (internal form) is kname. */
+static bool klass_is(struct hotspot *h, struct hs_jvm *j, uint64_t klass, const char *kname)
+{
+	char buf[64];
+
+	return os_hs_klass_name(&j->vm, &h->mem, j->pid, klass, buf, sizeof(buf)) >= 0 &&
+	       !strcmp(buf, kname);
+}
+
+/* The enum whose constant an object of this class is (the class itself, or
+ * the enum above a constant's own body class), 0 if none: read once per
+ * class (two or three remote reads) while the JVM runs. */
+static uint64_t enum_of(struct hotspot *h, struct hs_jvm *j, uint64_t klass)
+{
+	uint64_t v, s1 = 0, s2 = 0, e = 0;
+
+	if (os_hmap_get(&j->enum_of, klass, &v))
+		return v - 1;
+	if (j->vm_ok && os_hs_klass_super(&j->vm, &h->mem, j->pid, klass, &s1) == 0 && s1) {
+		if (klass_is(h, j, s1, "java/lang/Enum"))
+			e = klass;
+		else if (os_hs_klass_super(&j->vm, &h->mem, j->pid, s1, &s2) == 0 && s2 &&
+			 klass_is(h, j, s2, "java/lang/Enum"))
+			e = s1;
+	}
+	os_hmap_put(&j->enum_of, klass, e + 1);
+	return e;
+}
+
 /* The context "class, then a synthetic frame" (word: HS_WORD_BEFORE or
- * HS_WORD_SMALL) of objects found without their allocation path. */
+ * HS_WORD_SMALL) of objects found without their allocation path; an enum
+ * constant's is "class, E.<clinit>" (HS_TAG_CLINIT): Java makes them there
+ * only, so that path is known without having seen the allocation. */
 uint32_t hs_class_ctx(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as,
 		   uint64_t klass, uint64_t word)
 {
-	uint64_t frames[2];
+	uint64_t frames[2], e = enum_of(h, j, klass);
 	uint32_t node, ci;
 
 	frames[0] = OS_HS_TAG_KLASS | (klass & OS_HS_WORD_MASK);
 	frames[1] = word;
+	if (e) {
+		frames[1] = HS_TAG_CLINIT | (e & OS_HS_WORD_MASK);
+		hs_name_clinit(h, j, e);
+		j->enum_found++;
+	}
 	node = os_attrib_path(h->a, j->asid, frames, 2);
 	ci = node == OS_CCT_NONE ? OS_NONE : os_attrib_context(h->a, as->id, node);
 	if (ci == OS_NONE)

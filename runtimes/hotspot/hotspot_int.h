@@ -47,6 +47,12 @@ struct hs_blob_ent {
 /* ... and of the objects smaller than --min-size found at a sample. */
 #define HS_WORD_SMALL 0x2000000000000002ULL
 #define HS_SMALL_NAME "[not seen at allocation: found at the sample, path estimated from its class]"
+/* Frame word of an enum constant's context: HS_TAG_CLINIT | its enum's
+ * Klass* (hs_class_ctx). Java creates enum constants only in their enum's
+ * static initializer (JLS 8.9: no other instance can exist), so the path
+ * of one found at a sample is "E.<clinit>", inferred, without its callers. */
+#define HS_TAG_CLINIT 0x3000000000000000ULL
+#define HS_CLINIT_SUFFIX ".<clinit> [enum constant: created by its class initializer, path inferred]"
 #define HS_BEFORE_NAME "[allocated before attach (or not sampled at allocation)]"
 /* Why a Java-heap sample that no tracked object holds has no object
  * ("Java heap, object not identified", hs_heap_miss). */
@@ -147,6 +153,8 @@ struct hs_jvm {
 	uint64_t *pend;            /* read while a collection ran: read again after it */
 	size_t npend, cappend;
 	uint64_t small_found;      /* on an object < --min-size: charged to its class */
+	uint64_t enum_found;       /* ... of them on enum constants: path E.<clinit> */
+	struct os_hmap enum_of;    /* Klass* -> its enum's Klass* + 1 (1: not an enum constant) */
 	uint64_t small_big;        /* on an untracked object >= --min-size (estimates) */
 	uint64_t small_gc;         /* not looked up: a collection since the sample */
 	uint64_t unid[HS_UNID_N];  /* Java-heap samples whose object was not identified */
@@ -274,6 +282,7 @@ bool hs_rd_i32(struct hotspot *h, struct hs_jvm *j, uint64_t addr, int32_t *v);
 int64_t hs_str_add(struct hotspot *h, const char *s);
 bool hs_name_known(struct hs_jvm *j, uint64_t word);
 void hs_name_klass(struct hotspot *h, struct hs_jvm *j, uint64_t klass);
+void hs_name_clinit(struct hotspot *h, struct hs_jvm *j, uint64_t klass);
 void hs_name_method(struct hotspot *h, struct hs_jvm *j, uint64_t word);
 void hs_name_path_word(struct hotspot *h, struct hs_jvm *j, uint64_t word);
 void hs_name_pending(struct hotspot *h, struct hs_jvm *j);

@@ -62,6 +62,24 @@ void hs_name_klass(struct hotspot *h, struct hs_jvm *j, uint64_t klass)
 	name_put(h, j, word, java);
 }
 
+/* The frame word of an enum's class initializer (HS_TAG_CLINIT): named
+ * "pkg.E.<clinit> [enum constant: ...]" from the enum's class name. */
+void hs_name_clinit(struct hotspot *h, struct hs_jvm *j, uint64_t klass)
+{
+	uint64_t word = HS_TAG_CLINIT | (klass & OS_HS_WORD_MASK), idx;
+	char name[NAME_MAX_LEN + sizeof(HS_CLINIT_SUFFIX)];
+	const char *cls;
+
+	if (hs_name_known(j, word))
+		return;
+	hs_name_klass(h, j, klass);
+	if (!os_hmap_get(&j->names, OS_HS_TAG_KLASS | (klass & OS_HS_WORD_MASK), &idx) ||
+	    !(cls = str_at(h, idx)))
+		return;
+	snprintf(name, sizeof(name), "%s%s", cls, HS_CLINIT_SUFFIX);
+	name_put(h, j, word, name);
+}
+
 /* "pkg.Class.method": the class name from the names of j's classes (the
  * same holder for many methods), the method's own name read. A word with a
  * line is named by its method's name (its file and line: hs_name_word). */
@@ -315,6 +333,7 @@ enum os_rt_word hs_name_word(struct os_runtime *rt, uint32_t asid, uint64_t word
 	struct hs_jvm *j = hs_jvm_find(h, asid);
 	uint64_t idx;
 	bool klass = (word & ~OS_HS_WORD_MASK) == OS_HS_TAG_KLASS;
+	bool clinit = (word & ~OS_HS_WORD_MASK) == HS_TAG_CLINIT;
 	bool method = OS_FRAME_IS_METHOD(word);
 	uint32_t ln = method ? (uint32_t)((word & OS_FRAME_POS_MASK) >> OS_FRAME_POS_SHIFT) : 0;
 
@@ -334,6 +353,13 @@ enum os_rt_word hs_name_word(struct os_runtime *rt, uint32_t asid, uint64_t word
 	if (word == OS_RT_WORD_GC_THREAD) {
 		*name = OS_RT_GC_THREAD_NAME;
 		return OS_RT_WORD_SYNTHETIC;
+	}
+	if (clinit) { /* an enum constant's inferred path (hs_class_ctx) */
+		if (j && os_hmap_get(&j->names, word, &idx))
+			*name = str_at(h, idx);
+		if (!*name)
+			*name = "[an enum's class initializer: enum constant, path inferred]";
+		return OS_RT_WORD_FRAME;
 	}
 	if (!klass && !method)
 		return OS_RT_WORD_UNKNOWN;

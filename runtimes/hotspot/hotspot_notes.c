@@ -156,6 +156,7 @@ void hs_notes(struct os_runtime *rt, struct os_profile *p)
 		if (!h->att.on && (j->small_found || j->small_big || j->small_gc)) {
 			n = ng_begin(p, "hotspot.small", j->pid);
 			ng_u64(n, "charged", j->small_found);
+			ng_u64(n, "enum_constants", j->enum_found);
 			ng_u64(n, "min_size", h->a->min_size);
 			ng_u64(n, "tracked_size", j->small_big);
 			ng_u64(n, "during_gc", j->small_gc);
@@ -347,13 +348,14 @@ static int note_small(struct hs_nr r, char *note, size_t len)
 			"--min-size %llu and %llu on untracked objects of a tracked size (not "
 			"sampled at allocation): each object was found by reading its header "
 			"at the sampled address and its sample charged to its class, "
-			"\"" HS_SMALL_NAME "\"; %llu were not looked up because "
+			"\"" HS_SMALL_NAME "\" (%llu on enum constants: their path is their "
+			"enum's class initializer, \"E.<clinit>\", inferred); %llu were not looked up because "
 			"a collection had begun since the sample (%llu heap lookups: %llu "
 			"found, %llu of them followed by old data, the newest object of a TLAB; "
 			"%llu not found, %llu skipped by the per-page negative cache "
 			"or the %u/s cap; %.1f ms collector CPU)",
 			(unsigned)nv_u(r, "pid"), nv_u(r, "charged"), nv_u(r, "min_size"),
-			nv_u(r, "tracked_size"), nv_u(r, "during_gc"), nv_u(r, "lookups"), nv_u(r, "found"),
+			nv_u(r, "tracked_size"), nv_u(r, "enum_constants"), nv_u(r, "during_gc"), nv_u(r, "lookups"), nv_u(r, "found"),
 			nv_u(r, "unverified_end"), nv_u(r, "not_found"), nv_u(r, "skipped"), (unsigned)nv_u(r, "max_per_sec"),
 			nv_f(r, "cpu_ms"));
 }

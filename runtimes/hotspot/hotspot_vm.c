@@ -227,6 +227,7 @@ int os_hs_vm_finish(struct os_hs_vm *vm, const struct os_hs_mem *m, uint32_t pid
 
 	qsort(vm->e, vm->n, sizeof(*vm->e), cmp_entry);
 	l->klass_name = FIRST(vm, "Klass::_name");
+	l->klass_super = FIRST(vm, "Klass::_super");
 	l->symbol_length = FIRST(vm, "Symbol::_length");
 	l->symbol_body = FIRST(vm, "Symbol::_body", "Symbol::_body[0]");
 	l->method_const = FIRST(vm, "Method::_constMethod");
@@ -435,6 +436,16 @@ int os_hs_klass_name(const struct os_hs_vm *vm, const struct os_hs_mem *m, uint3
 	if (!klass || rd_u64(m, pid, klass + (uint64_t)vm->lay.klass_name, &sym) < 0)
 		return -EFAULT;
 	return symbol_str(vm, m, pid, sym, buf, len);
+}
+
+int os_hs_klass_super(const struct os_hs_vm *vm, const struct os_hs_mem *m, uint32_t pid,
+		      uint64_t klass, uint64_t *super)
+{
+	if (vm->lay.klass_super < 0)
+		return -ENOENT;
+	if (!klass || rd_u64(m, pid, klass + (uint64_t)vm->lay.klass_super, super) < 0)
+		return -EFAULT;
+	return 0;
 }
 
 int os_hs_symbol_str(const struct os_hs_vm *vm, const struct os_hs_mem *m, uint32_t pid,

@@ -55,6 +55,7 @@ struct os_hs_entry {
  * the table's value lies outside [0, OS_HS_FIELD_MAX]). */
 struct os_hs_layout {
 	int64_t klass_name;          /* Klass::_name (Symbol*) */
+	int64_t klass_super;         /* Klass::_super (Klass*), optional */
 	int64_t symbol_length;       /* Symbol::_length (u2) */
 	int64_t symbol_body;         /* Symbol::_body (u1[]) */
 	int64_t method_const;        /* Method::_constMethod */
@@ -97,6 +98,10 @@ int os_hs_vm_field(const struct os_hs_vm *vm, const char *name, int64_t *value);
 /* Internal name of the Klass* ("[B", "java/lang/String") into buf. */
 int os_hs_klass_name(const struct os_hs_vm *vm, const struct os_hs_mem *m, uint32_t pid,
 		     uint64_t klass, char *buf, size_t len);
+/* Klass::_super of the Klass* (0 for java.lang.Object); -ENOENT when the
+ * tables do not have the field. */
+int os_hs_klass_super(const struct os_hs_vm *vm, const struct os_hs_mem *m, uint32_t pid,
+		      uint64_t klass, uint64_t *super);
 /* The text of a Symbol* into buf. */
 int os_hs_symbol_str(const struct os_hs_vm *vm, const struct os_hs_mem *m, uint32_t pid,
 		     uint64_t sym, char *buf, size_t len);

@@ -358,7 +358,7 @@ struct i_ent { const char *name; int32_t value; };
 struct l_ent { const char *name; uint64_t value; };
 
 struct f_symbol { uint32_t hash; uint16_t length; uint8_t body[64]; };
-struct f_klass { uint64_t pad[2]; struct f_symbol *name; };
+struct f_klass { uint64_t pad[2]; struct f_symbol *name; struct f_klass *super; };
 struct f_cpool { uint64_t pad[3]; struct f_klass *holder; struct f_symbol *slots[8]; };
 struct f_constm { uint64_t pad; struct f_cpool *constants; uint16_t name_index, sig_index; };
 struct f_method { uint64_t pad; struct f_constm *cm; };
@@ -372,6 +372,7 @@ static struct f_heap *universe_heap = &fheap;
 
 static struct s_ent S[] = {
 	{ "Klass", "_name", "Symbol*", 0, offsetof(struct f_klass, name), NULL },
+	{ "Klass", "_super", "Klass*", 0, offsetof(struct f_klass, super), NULL },
 	{ "Symbol", "_length", "u2", 0, offsetof(struct f_symbol, length), NULL },
 	{ "Symbol", "_body[0]", "u1", 0, offsetof(struct f_symbol, body), NULL },
 	{ "Method", "_constMethod", "ConstMethod*", 0, offsetof(struct f_method, cm), NULL },
@@ -403,9 +404,16 @@ static struct f_symbol sym_long_arr = { 0, 2, "[J" };
 static struct f_symbol sym_string = { 0, 16, "java/lang/String" };
 static struct f_symbol sym_holder = { 0, 11, "pkg/Fixture" };
 static struct f_symbol sym_meth = { 0, 8, "makeData" };
-static struct f_klass k_long_arr = { { 0, 0 }, &sym_long_arr };
-static struct f_klass k_string = { { 0, 0 }, &sym_string };
-static struct f_klass k_holder = { { 0, 0 }, &sym_holder };
+static struct f_klass k_long_arr = { { 0, 0 }, &sym_long_arr, NULL };
+static struct f_klass k_string = { { 0, 0 }, &sym_string, NULL };
+static struct f_klass k_holder = { { 0, 0 }, &sym_holder, NULL };
+/* an enum, a constant of it with a body of its own, and their root */
+static struct f_symbol sym_enum = { 0, 14, "java/lang/Enum" };
+static struct f_symbol sym_color = { 0, 9, "pkg/Color" };
+static struct f_symbol sym_color1 = { 0, 11, "pkg/Color$1" };
+static struct f_klass k_enum = { { 0, 0 }, &sym_enum, NULL };
+static struct f_klass k_color = { { 0, 0 }, &sym_color, &k_enum };
+static struct f_klass k_color1 = { { 0, 0 }, &sym_color1, &k_color };
 static struct f_cpool cpool = { { 0, 0, 0 }, &k_holder, { NULL, NULL, NULL, &sym_meth } };
 static struct f_constm constm = { 0, &cpool, 3, 0 };
 static struct f_method method = { 0, &constm };
@@ -447,7 +455,7 @@ Test(hotspot, symbol_names_near_unmapped_pages_and_long)
 	uint8_t *m = mmap(NULL, (size_t)(2 * pg), PROT_READ | PROT_WRITE,
 			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), *sym;
 	static uint8_t big[sizeof(struct f_symbol) + 200];
-	struct f_klass k = { { 0, 0 }, NULL };
+	struct f_klass k = { { 0, 0 }, NULL, NULL };
 	const char *shortname = "endOfPage";
 	uint16_t len = (uint16_t)strlen(shortname);
 	char buf[300], want[201];
@@ -1094,4 +1102,60 @@ Test(hotspot, native_memory_labels)
 	cr_expect_str_eq(hs_native_type_of(thr, 4), "[JVM thread: its C++ Thread object]");
 	cr_expect_str_eq(hs_native_type_of(oopmaps, 5), "[JVM code cache: compiled code]");
 	cr_expect_str_eq(hs_native_type_of(dict, 5), "[JVM class loading: dictionaries]");
+}
+
+/* An enum constant found at a sample (not seen at its allocation) gets
+ * the path its language gives it: its enum's class initializer (JLS 8.9),
+ * "pkg.Color.<clinit>", marked inferred; a constant with a body of its own
+ * (pkg.Color$1) too; any other class stays with the class-only context. */
+Test(hotspot, enum_constants_get_their_class_initializer_path)
+{
+	struct os_tasks tasks;
+	struct os_attrib a;
+	struct os_jvm_info info;
+	uint64_t *heap = calloc(8192, 8), base = (uintptr_t)heap, fr[3];
+	struct hotspot *h;
+	struct hs_jvm *j;
+	struct os_aspace *as;
+	uint32_t c1, c2, c3, asid;
+	const char *name = NULL;
+
+	hs_test_begin(&a, &tasks, heap);
+	a.min_size = 1024;
+	fill_info(&info, base, base + 8192 * 8);
+	info.mode = OS_JVM_MODE_HYBRID;
+	info.tlab_bytes = 16384;
+	feed(&a, mk_event(OS_EV_JVM, base, 8192 * 8, (uintptr_t)S, 0, &info, sizeof(info)));
+	as = os_tasks_aspace(&tasks, (uint32_t)getpid());
+	cr_assert_not_null(as);
+	h = (struct hotspot *)a.rt;
+	j = hs_jvm_find(h, as->id);
+	cr_assert(j && j->vm_ok, "vmStructs read");
+	c1 = hs_class_ctx(h, j, as, (uintptr_t)&k_color, HS_WORD_SMALL);
+	c2 = hs_class_ctx(h, j, as, (uintptr_t)&k_color1, HS_WORD_SMALL);
+	c3 = hs_class_ctx(h, j, as, (uintptr_t)&k_string, HS_WORD_SMALL);
+	cr_assert_neq(c1, OS_NONE);
+	cr_assert_neq(c2, OS_NONE);
+	cr_assert_neq(c1, c2, "one context per class");
+	cr_assert_eq(os_attrib_unpath(&a, a.ctx[c1].node, fr, 3, &asid), 2);
+	cr_expect_eq(fr[1], HS_TAG_CLINIT | (uintptr_t)&k_color);
+	cr_assert_eq(a.rt->ops->name_word(a.rt, asid, fr[1], &name, NULL, NULL), OS_RT_WORD_FRAME);
+	cr_expect_str_eq(name, "pkg.Color" HS_CLINIT_SUFFIX);
+	cr_assert_eq(os_attrib_unpath(&a, a.ctx[c2].node, fr, 3, &asid), 2);
+	cr_expect_eq(fr[1], HS_TAG_CLINIT | (uintptr_t)&k_color, "a constant's body: its enum's");
+	cr_assert_eq(os_attrib_unpath(&a, a.ctx[c3].node, fr, 3, &asid), 2);
+	cr_expect_eq(fr[1], HS_WORD_SMALL, "not an enum: class only");
+	cr_expect_eq(j->enum_found, 2);
+	/* the estimator keeps their samples as exact ones of their site */
+	os_attrib_sample(&a, as->id, base + 64, 0, OS_CCT_NONE); /* nothing there: not charged */
+	a.ctx[c1].samples = a.ctx[c1].tsamples = 3;
+	a.ctx[c1].est_samples = 3;
+	a.c.samples_attributed += 3;
+	a.c.samples_java_attributed += 3;
+	a.tw_attributed += 3;
+	a.tw_java_attributed += 3;
+	hs_paths_estimate(h);
+	cr_expect_neq(a.ctx[c1].path_kind, OS_PATH_CLASS, "an enum constant has its path");
+	cr_expect_eq(a.ctx[c3].path_kind, OS_PATH_CLASS);
+	hs_test_end(&a, &tasks, heap);
 }
