@@ -5,6 +5,12 @@
 
 #define SMOOTH 0.5    /* weight of the newest interval in the smoothed figures */
 #define PAYBACK 0.25  /* share of the budget's balance spent or paid back per interval */
+/* ... but an interval paying back keeps this share of what it would be
+ * given with no balance: the samples are weighted by 1 / the share sampled
+ * (os_budget_time_weight), and a payback at the floor would make a few
+ * samples of weight 40 carry a stretch of the run (their variance); at
+ * half the steady share the warm-up is paid back over about twice as long */
+#define PAYBACK_KEEP 0.5
 
 static double uniform(struct os_budget *b)
 {
@@ -75,7 +81,7 @@ static void decide(struct os_budget *b, uint64_t now, const struct os_budget_in 
 	uint64_t dn = in->samples - b->last.samples, elapsed = now - b->t0;
 	double dcpu = (double)(in->target_cpu_ns - b->last.target_cpu_ns);
 	double dcoll = (double)(in->collector_cpu_ns - b->last.collector_cpu_ns);
-	double credit, allowed, per_sample, want, on_len;
+	double credit, allowed, base, per_sample, want, on_len;
 
 	b->intervals++;
 	if (dn && don)
@@ -90,7 +96,10 @@ static void decide(struct os_budget *b, uint64_t now, const struct os_budget_in 
 		/* the balance since the start, and the next interval's share */
 		credit = b->frac * (double)in->target_cpu_ns -
 			 ((double)in->collector_cpu_ns + (double)in->samples * b->sample_ns);
-		allowed = b->frac * dcpu / (double)elapsed * (double)b->len + PAYBACK * credit;
+		base = b->frac * dcpu / (double)elapsed * (double)b->len;
+		allowed = base + PAYBACK * credit;
+		if (allowed < PAYBACK_KEEP * base)
+			allowed = PAYBACK_KEEP * base;
 		want = allowed > 0 ? allowed / per_sample : 0; /* samples */
 		on_len = want / b->rate_on;
 		b->duty = on_len / (double)b->len;

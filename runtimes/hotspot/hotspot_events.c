@@ -305,17 +305,19 @@ static uint64_t enum_of(struct hotspot *h, struct hs_jvm *j, uint64_t klass)
 uint32_t hs_class_ctx(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as,
 		   uint64_t klass, uint64_t word)
 {
-	uint64_t frames[2], e = enum_of(h, j, klass);
-	uint32_t node, ci;
+	uint64_t frames[3], e = enum_of(h, j, klass);
+	uint32_t node, ci, n = 2;
 
 	frames[0] = OS_HS_TAG_KLASS | (klass & OS_HS_WORD_MASK);
 	frames[1] = word;
 	if (e) {
 		frames[1] = HS_TAG_CLINIT | (e & OS_HS_WORD_MASK);
+		frames[2] = HS_WORD_ENUM;
+		n = 3;
 		hs_name_clinit(h, j, e);
 		j->enum_found++;
 	}
-	node = os_attrib_path(h->a, j->asid, frames, 2);
+	node = os_attrib_path(h->a, j->asid, frames, n);
 	ci = node == OS_CCT_NONE ? OS_NONE : os_attrib_context(h->a, as->id, node);
 	if (ci == OS_NONE)
 		return OS_NONE;

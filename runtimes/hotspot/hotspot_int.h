@@ -47,12 +47,14 @@ struct hs_blob_ent {
 /* ... and of the objects smaller than --min-size found at a sample. */
 #define HS_WORD_SMALL 0x2000000000000002ULL
 #define HS_SMALL_NAME "[not seen at allocation: found at the sample, path estimated from its class]"
-/* Frame word of an enum constant's context: HS_TAG_CLINIT | its enum's
- * Klass* (hs_class_ctx). Java creates enum constants only in their enum's
- * static initializer (JLS 8.9: no other instance can exist), so the path
- * of one found at a sample is "E.<clinit>", inferred, without its callers. */
+/* Frame words of an enum constant's context: HS_TAG_CLINIT | its enum's
+ * Klass*, then HS_WORD_ENUM (hs_class_ctx). Java creates enum constants
+ * only in their enum's static initializer (JLS 8.9: no other instance can
+ * exist), so the path of one found at a sample is "E.<clinit>", inferred,
+ * without its callers. */
 #define HS_TAG_CLINIT 0x3000000000000000ULL
-#define HS_CLINIT_SUFFIX ".<clinit> [enum constant: created by its class initializer, path inferred]"
+#define HS_WORD_ENUM 0x2000000000000003ULL
+#define HS_ENUM_NAME "[enum constant: made by its class initializer (JLS 8.9), path inferred, callers not known]"
 #define HS_BEFORE_NAME "[allocated before attach (or not sampled at allocation)]"
 /* Why a Java-heap sample that no tracked object holds has no object
  * ("Java heap, object not identified", hs_heap_miss). */

@@ -63,11 +63,11 @@ void hs_name_klass(struct hotspot *h, struct hs_jvm *j, uint64_t klass)
 }
 
 /* The frame word of an enum's class initializer (HS_TAG_CLINIT): named
- * "pkg.E.<clinit> [enum constant: ...]" from the enum's class name. */
+ * "pkg.E.<clinit>" from the enum's class name. */
 void hs_name_clinit(struct hotspot *h, struct hs_jvm *j, uint64_t klass)
 {
 	uint64_t word = HS_TAG_CLINIT | (klass & OS_HS_WORD_MASK), idx;
-	char name[NAME_MAX_LEN + sizeof(HS_CLINIT_SUFFIX)];
+	char name[NAME_MAX_LEN + 16];
 	const char *cls;
 
 	if (hs_name_known(j, word))
@@ -76,7 +76,7 @@ void hs_name_clinit(struct hotspot *h, struct hs_jvm *j, uint64_t klass)
 	if (!os_hmap_get(&j->names, OS_HS_TAG_KLASS | (klass & OS_HS_WORD_MASK), &idx) ||
 	    !(cls = str_at(h, idx)))
 		return;
-	snprintf(name, sizeof(name), "%s%s", cls, HS_CLINIT_SUFFIX);
+	snprintf(name, sizeof(name), "%s.<clinit>", cls);
 	name_put(h, j, word, name);
 }
 
@@ -350,6 +350,10 @@ enum os_rt_word hs_name_word(struct os_runtime *rt, uint32_t asid, uint64_t word
 		*name = HS_SMALL_NAME;
 		return OS_RT_WORD_SYNTHETIC;
 	}
+	if (word == HS_WORD_ENUM) {
+		*name = HS_ENUM_NAME;
+		return OS_RT_WORD_SYNTHETIC;
+	}
 	if (word == OS_RT_WORD_GC_THREAD) {
 		*name = OS_RT_GC_THREAD_NAME;
 		return OS_RT_WORD_SYNTHETIC;
@@ -358,7 +362,7 @@ enum os_rt_word hs_name_word(struct os_runtime *rt, uint32_t asid, uint64_t word
 		if (j && os_hmap_get(&j->names, word, &idx))
 			*name = str_at(h, idx);
 		if (!*name)
-			*name = "[an enum's class initializer: enum constant, path inferred]";
+			*name = "[an enum's class initializer]";
 		return OS_RT_WORD_FRAME;
 	}
 	if (!klass && !method)
