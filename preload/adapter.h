@@ -35,6 +35,15 @@ typedef int (*osp_move_filter_fn)(const void *dst, const void *src, size_t n,
 
 extern osp_move_filter_fn osp_move_filter;
 
+/* A test made before the filter and the hook's own bookkeeping (its guard,
+ * its clock readings: ~150 ns a copy, most of a JVM's 2.5 million copies
+ * a javac run are its compilers' and not moves): a copy of at most
+ * osp_move_min bytes, or whose source lies outside [osp_move_lo,
+ * osp_move_hi), is no move. An adapter sets them before installing its
+ * filter. Default: every copy is shown to the filter. */
+extern size_t osp_move_min;
+extern uintptr_t osp_move_lo, osp_move_hi;
+
 /* Native allocation paths (record.c) are unwound with libunwind's
  * unw_backtrace. Where a JIT runs, its code has no unwind information and
  * (often) no frame pointer: libunwind

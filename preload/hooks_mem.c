@@ -23,8 +23,9 @@ static __attribute__((noinline)) void osp_maybe_move(void *dst, const void *src,
 	struct osp_thread *t;
 	uint64_t tag = 0;
 
-	if (!filter)
-		return;
+	if (!filter || n <= osp_move_min || (uintptr_t)src < osp_move_lo ||
+	    (uintptr_t)src >= osp_move_hi)
+		return; /* not a move: no bookkeeping (adapter.h) */
 	t = osp_enter();
 	if (!t)
 		return;

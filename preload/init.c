@@ -19,6 +19,8 @@ struct osp_real osp_real = {
 struct os_shm_header *osp_hdr;
 uint32_t osp_move_flags;
 osp_move_filter_fn osp_move_filter;
+size_t osp_move_min;
+uintptr_t osp_move_lo, osp_move_hi = UINTPTR_MAX;
 osp_path_jit_fn osp_path_jit;
 
 static int osp_resolve_state; /* 0 not started, 1 in progress, 2 done */

@@ -702,6 +702,13 @@ static void hs_jvm_up(int attach)
 	osp_hs_emit(t, OS_EV_JVM, info.heap_start, info.heap_end - info.heap_start,
 		    info.libjvm_base, info.flags, (const uint64_t *)&info, OS_JVM_INFO_WORDS);
 	if (info.heap_end > info.heap_start) {
+		/* the filter's own first tests, made before the hook's bookkeeping
+		 * (ZGC's colored views are not one range: the size only) */
+		osp_move_min = OSP_HS_MOVE_MIN;
+		if (!osp_hs.zgc_offset_mask) {
+			osp_move_lo = info.heap_start;
+			osp_move_hi = info.heap_end;
+		}
 		osp_move_filter = osp_hs_move_filter;
 		__atomic_store_n(&osp_move_flags, OS_SHM_F_MOVES, __ATOMIC_RELEASE);
 	}

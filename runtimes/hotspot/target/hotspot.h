@@ -106,7 +106,9 @@ int osp_hs_walk_fp(uint64_t *frames, int max, const void *caller, const void *fp
 /* ---- hotspot_moves.c ---- */
 
 /* The memcpy/memmove filter (adapter.h): buffers GC object moves per GC
- * thread, never asks hooks_mem.c to log single OS_EV_MOVE events (returns 0). */
+ * thread, never asks hooks_mem.c to log single OS_EV_MOVE events (returns 0).
+ * Copies of at most OSP_HS_MOVE_MIN bytes are not looked at (osp_move_min). */
+#define OSP_HS_MOVE_MIN 64
 int osp_hs_move_filter(const void *dst, const void *src, size_t n, enum osp_copy_kind kind,
 		       uint64_t *tag);
 

@@ -18,7 +18,7 @@
 #include "runtimes/hotspot/hotspot_abi.h"
 #include "runtimes/hotspot/target/hotspot.h"
 
-#define HM_MIN_BYTES 64
+#define HM_MIN_BYTES OSP_HS_MOVE_MIN
 #define HM_BATCH 256            /* moves per OS_EV_MOVES record */
 #define HM_BUFS 128             /* GC threads with their own buffer */
 
