@@ -190,7 +190,7 @@ static struct hs_fx *fx_slot(struct hs_jvm *j, uint64_t w)
 /* A method word of an allocation path as hs_canon_word makes it, through
  * the memo: kept once its canonical word is named (a name not readable yet
  * is tried again next time); a hit counts its line as the call would. */
-static uint64_t fx_method(struct hotspot *h, struct hs_jvm *j, uint64_t w)
+static uint64_t fx_method(struct hotspot *h, struct hs_jvm *j, uint64_t w, bool *named)
 {
 	struct hs_fx *f = fx_slot(j, w);
 	uint64_t lf = j->line_frames, ln = j->line_none, c;
@@ -203,7 +203,11 @@ static uint64_t fx_method(struct hotspot *h, struct hs_jvm *j, uint64_t w)
 	}
 	j->fx_misses++;
 	c = hs_canon_word(h, j, w);
-	if (f && w && hs_name_known(j, c)) {
+	if (!hs_name_known(j, c)) {
+		*named = false;
+		return c;
+	}
+	if (f && w) {
 		f->raw = w;
 		f->val = c;
 		f->kind = HS_FX_METHOD;
@@ -249,14 +253,18 @@ static uint32_t fx_pc(struct hotspot *h, struct hs_jvm *j, struct hs_walk *w, ui
 }
 
 /* An allocation path from the preload (its compiled frames' pcs are return
- * addresses) with compiled frames expanded, into out. Returns its length. */
+ * addresses) with compiled frames expanded, into out. Returns its length;
+ * *named: every method word in out is named already. */
 uint32_t hs_expand_path(struct hotspot *h, struct hs_jvm *j, const uint64_t *in, uint32_t n,
-		     uint64_t *out, uint32_t max)
+		     uint64_t *out, uint32_t max, bool *named)
 {
 	struct hs_walk w = { h, j };
 	uint32_t k = 0;
 
+	/* the words of compiled frames' expansions are named (hs_jit_expand) */
+	*named = true;
 	if (!j->frames.ok || !j->scl.ok || !j->vm_ok) {
+		*named = false;
 		n = n < max ? n : max;
 		for (uint32_t i = 0; i < n; i++)
 			out[i] = hs_canon_word(h, j, in[i]);
@@ -267,7 +275,7 @@ uint32_t hs_expand_path(struct hotspot *h, struct hs_jvm *j, const uint64_t *in,
 		uint32_t e = 0;
 
 		if (OS_FRAME_IS_METHOD(in[i])) {
-			out[k++] = fx_method(h, j, in[i]);
+			out[k++] = fx_method(h, j, in[i], named);
 			continue;
 		}
 		if (os_hsf_in_code(&j->frames, in[i]) && !os_hsf_in_interp(&j->frames, in[i]))

@@ -363,7 +363,7 @@ uint64_t hs_frame_word(struct os_runtime *rt, uint32_t asid, uint64_t pc, uint64
 uint32_t hs_jit_expand(struct hotspot *h, struct hs_jvm *j, const struct os_hsf_blob *b,
 		    uint64_t pc, bool exact, uint64_t *out, uint32_t max);
 uint32_t hs_expand_path(struct hotspot *h, struct hs_jvm *j, const uint64_t *in, uint32_t n,
-		     uint64_t *out, uint32_t max);
+		     uint64_t *out, uint32_t max, bool *named);
 
 /* hotspot_notes.c */
 /* The sentence of a perf map issue (the note and the warning). */
