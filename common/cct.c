@@ -68,6 +68,7 @@ int os_cct_init(struct os_cct *t)
 	t->nodes[0].pc = 0;
 	t->nodes[0].parent = OS_CCT_NONE;
 	t->nodes[0].depth = 0;
+	t->nodes[0].hint = 0;
 	t->count = 1;
 	t->cache = NULL;
 	t->clock = 0;
@@ -107,6 +108,12 @@ static uint32_t child(struct os_cct *t, uint32_t parent, uint64_t pc)
 	uint64_t *slot;
 	struct os_cct_node *n;
 
+	uint32_t h = t->nodes[parent].hint;
+
+	/* the child met last under this parent: a hint only ever names a child
+	 * of its node, so the same pc is the same pair */
+	if (h && t->nodes[h].pc == pc)
+		return h;
 	if (k == UINT64_MAX)
 		k = next_key(k);
 	if (t->count == t->cap && grow(t) < 0)
@@ -118,13 +125,17 @@ static uint32_t child(struct os_cct *t, uint32_t parent, uint64_t pc)
 		if (*slot == t->count)
 			break;
 		n = &t->nodes[*slot];
-		if (n->parent == parent && n->pc == pc)
+		if (n->parent == parent && n->pc == pc) {
+			t->nodes[parent].hint = (uint32_t)*slot;
 			return (uint32_t)*slot;
+		}
 	}
 	n = &t->nodes[t->count];
 	n->pc = pc;
 	n->parent = parent;
 	n->depth = t->nodes[parent].depth + 1;
+	n->hint = 0;
+	t->nodes[parent].hint = t->count;
 	return t->count++;
 }
 

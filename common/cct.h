@@ -19,6 +19,7 @@ struct os_cct_node {
 	uint64_t pc;
 	uint32_t parent;
 	uint32_t depth;
+	uint32_t hint; /* the child last found or made under it (0: none yet) */
 };
 
 /* A recently inserted path, outermost first: pc[i] is the frame at depth

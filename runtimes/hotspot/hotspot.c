@@ -91,6 +91,7 @@ static void jvm_free(struct hs_jvm *j)
 	free(j->jx);
 	free(j->jxw);
 	os_hmap_destroy(&j->jx_at);
+	free(j->fx);
 	for (size_t i = 0; i < j->nmls; i++)
 		os_hs_mlines_free(&j->mls[i].ml);
 	free(j->mls);

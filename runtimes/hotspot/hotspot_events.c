@@ -66,6 +66,7 @@ static bool prepare_alloc(struct hotspot *h, struct hs_jvm *j, const struct os_e
 	uint64_t buf[OS_MAX_FRAMES], key, node;
 	uint32_t n = ev->nframes < OS_MAX_FRAMES - 1 ? ev->nframes : OS_MAX_FRAMES - 1;
 	uint64_t klass = ev->aux2 & OS_HS_WORD_MASK;
+	bool named;
 
 	if (!ev->size)
 		return false;
@@ -90,18 +91,19 @@ static bool prepare_alloc(struct hotspot *h, struct hs_jvm *j, const struct os_e
 	}
 	j->paths_misses++;
 	buf[0] = OS_HS_TAG_KLASS | klass;
-	n = hs_expand_path(h, j, ev->frames, n, buf + 1, OS_MAX_FRAMES - 1);
+	n = hs_expand_path(h, j, ev->frames, n, buf + 1, OS_MAX_FRAMES - 1, &named);
 	hs_name_path_word(h, j, buf[0]);
-	for (uint32_t i = 1; i <= n; i++)
+	for (uint32_t i = 1; i <= n && !named; i++)
 		if (OS_FRAME_IS_METHOD(buf[i]))
 			hs_name_path_word(h, j, buf[i]);
 	*oe = os_obj_ev(ev->type, hs_canon(j, ev->addr), ev->size,
 			os_hs_weight_jvm(&j->info, ev->aux, ev->size), j->asid,
 			os_attrib_path(h->a, j->asid, buf, n + 1));
 	if (oe->node != OS_CCT_NONE) {
-		bool named = hs_name_known(j, buf[0]);
+		bool all = named;
 
-		for (uint32_t i = 1; named && i <= n; i++)
+		named = hs_name_known(j, buf[0]);
+		for (uint32_t i = 1; named && !all && i <= n; i++)
 			if (OS_FRAME_IS_METHOD(buf[i]))
 				named = hs_name_known(j, buf[i]);
 		os_hmap_put(&h->node2klass, oe->node, klass);

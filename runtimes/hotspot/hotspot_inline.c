@@ -64,9 +64,10 @@ static const struct hs_jx *jx_get(const struct hs_jvm *j, const struct os_hs_nm 
 	return e;
 }
 
-/* Keeps an expansion (best effort: out of memory just leaves it uncached). */
-static void jx_put(struct hs_jvm *j, const struct os_hs_nm *nm, uint64_t pc, bool exact,
-		   const uint64_t *w, uint32_t n, bool outer)
+/* Keeps an expansion (best effort: out of memory just leaves it uncached):
+ * its index into jx, UINT32_MAX when not kept. */
+static uint32_t jx_put(struct hs_jvm *j, const struct os_hs_nm *nm, uint64_t pc, bool exact,
+		       const uint64_t *w, uint32_t n, bool outer)
 {
 	uint64_t *slot, *w2;
 	struct hs_jx *e, *x;
@@ -75,18 +76,19 @@ static void jx_put(struct hs_jvm *j, const struct os_hs_nm *nm, uint64_t pc, boo
 		os_hmap_destroy(&j->jx_at);
 		os_hmap_init(&j->jx_at);
 		j->njx = j->njxw = 0;
+		j->jx_gen++;
 	}
 	x = os_grow(j->jx, &j->capjx, j->njx + 1, sizeof(*j->jx), 1024);
 	if (!x)
-		return;
+		return UINT32_MAX;
 	j->jx = x;
 	w2 = os_grow(j->jxw, &j->capjxw, j->njxw + n, sizeof(*j->jxw), 4096);
 	if (!w2)
-		return;
+		return UINT32_MAX;
 	j->jxw = w2;
 	slot = os_hmap_ref(&j->jx_at, pc << 1 | exact, UINT64_MAX);
 	if (!slot)
-		return;
+		return UINT32_MAX;
 	if (*slot == UINT64_MAX)
 		*slot = j->njx++;
 	e = &j->jx[*slot];
@@ -98,14 +100,15 @@ static void jx_put(struct hs_jvm *j, const struct os_hs_nm *nm, uint64_t pc, boo
 	e->outer = outer;
 	memcpy(j->jxw + j->njxw, w, n * sizeof(*w));
 	j->njxw += n;
+	return (uint32_t)*slot;
 }
 
 /* A compiled frame at pc (in blob b) as the Java methods running there,
  * innermost first, as named Method* words into out: their count, 0 when
  * the frame keeps its pc (not an nmethod, no scope there, a method not
  * readable). exact: pc is a return address. */
-uint32_t hs_jit_expand(struct hotspot *h, struct hs_jvm *j, const struct os_hsf_blob *b,
-		    uint64_t pc, bool exact, uint64_t *out, uint32_t max)
+static uint32_t jit_expand(struct hotspot *h, struct hs_jvm *j, const struct os_hsf_blob *b,
+			   uint64_t pc, bool exact, uint64_t *out, uint32_t max, uint32_t *jxi)
 {
 	uint64_t m[OS_HS_SCOPE_DEPTH];
 	int32_t bci[OS_HS_SCOPE_DEPTH];
@@ -126,6 +129,7 @@ uint32_t hs_jit_expand(struct hotspot *h, struct hs_jvm *j, const struct os_hsf_
 	 * with room for every scope */
 	e = jx_get(j, nm, pc, exact);
 	if (e && e->n <= max) {
+		*jxi = (uint32_t)(e - j->jx);
 		memcpy(out, j->jxw + e->off, e->n * sizeof(*out));
 		j->jx_hits++;
 		j->jit_outer += e->outer;
@@ -163,20 +167,104 @@ uint32_t hs_jit_expand(struct hotspot *h, struct hs_jvm *j, const struct os_hsf_
 	j->jit_expanded++;
 	j->jit_inlined += n - 1;
 	if (!outer || max >= OS_HS_SCOPE_DEPTH)
-		jx_put(j, nm, pc, exact, out, n, outer);
+		*jxi = jx_put(j, nm, pc, exact, out, n, outer);
 	return n;
 }
 
+uint32_t hs_jit_expand(struct hotspot *h, struct hs_jvm *j, const struct os_hsf_blob *b,
+		    uint64_t pc, bool exact, uint64_t *out, uint32_t max)
+{
+	uint32_t jxi;
+
+	return jit_expand(h, j, b, pc, exact, out, max, &jxi);
+}
+
+/* The memo slot of raw frame word w (NULL: no memo, out of memory). */
+static struct hs_fx *fx_slot(struct hs_jvm *j, uint64_t w)
+{
+	if (!j->fx && !(j->fx = calloc(HS_FX_SLOTS, sizeof(*j->fx))))
+		return NULL;
+	return &j->fx[os_hash64(w) & (HS_FX_SLOTS - 1)];
+}
+
+/* A method word of an allocation path as hs_canon_word makes it, through
+ * the memo: kept once its canonical word is named (a name not readable yet
+ * is tried again next time); a hit counts its line as the call would. */
+static uint64_t fx_method(struct hotspot *h, struct hs_jvm *j, uint64_t w, bool *named)
+{
+	struct hs_fx *f = fx_slot(j, w);
+	uint64_t lf = j->line_frames, ln = j->line_none, c;
+
+	if (f && f->raw == w && f->kind == HS_FX_METHOD) {
+		j->fx_hits++;
+		j->line_frames += f->line == 1;
+		j->line_none += f->line == 2;
+		return f->val;
+	}
+	j->fx_misses++;
+	c = hs_canon_word(h, j, w);
+	if (!hs_name_known(j, c)) {
+		*named = false;
+		return c;
+	}
+	if (f && w) {
+		f->raw = w;
+		f->val = c;
+		f->kind = HS_FX_METHOD;
+		f->line = j->line_frames != lf ? 1 : j->line_none != ln ? 2 : 0;
+	}
+	return c;
+}
+
+/* A compiled pc (a return address) of an allocation path expanded, through
+ * the memo: valid while the code epoch and the jx cache stay; a hit counts
+ * as a hit of hs_jit_expand's own cache. */
+static uint32_t fx_pc(struct hotspot *h, struct hs_jvm *j, struct hs_walk *w, uint64_t pc,
+		      uint64_t *out, uint32_t max)
+{
+	struct hs_fx *f = fx_slot(j, pc);
+	struct os_hsf_blob b;
+	uint32_t e = 0, jxi = UINT32_MAX;
+
+	if (f && f->raw == pc && f->kind == HS_FX_PC && f->epoch == j->code_epoch &&
+	    f->gen == j->jx_gen && f->val < j->njx && j->jx[f->val].n <= max) {
+		const struct hs_jx *x = &j->jx[f->val];
+
+		memcpy(out, j->jxw + x->off, x->n * sizeof(*out));
+		j->fx_hits++;
+		j->jit_frames++;
+		j->jx_hits++;
+		j->jit_outer += x->outer;
+		j->jit_expanded++;
+		j->jit_inlined += x->n - 1;
+		return x->n;
+	}
+	j->fx_misses++;
+	if (hs_walk_find(w, pc, &b))
+		e = jit_expand(h, j, &b, pc, true, out, max, &jxi);
+	if (f && e && jxi != UINT32_MAX && pc) {
+		f->raw = pc;
+		f->val = jxi;
+		f->kind = HS_FX_PC;
+		f->epoch = j->code_epoch;
+		f->gen = j->jx_gen;
+	}
+	return e;
+}
+
 /* An allocation path from the preload (its compiled frames' pcs are return
- * addresses) with compiled frames expanded, into out. Returns its length. */
+ * addresses) with compiled frames expanded, into out. Returns its length;
+ * *named: every method word in out is named already. */
 uint32_t hs_expand_path(struct hotspot *h, struct hs_jvm *j, const uint64_t *in, uint32_t n,
-		     uint64_t *out, uint32_t max)
+		     uint64_t *out, uint32_t max, bool *named)
 {
 	struct hs_walk w = { h, j };
-	struct os_hsf_blob b;
 	uint32_t k = 0;
 
+	/* the words of compiled frames' expansions are named (hs_jit_expand) */
+	*named = true;
 	if (!j->frames.ok || !j->scl.ok || !j->vm_ok) {
+		*named = false;
 		n = n < max ? n : max;
 		for (uint32_t i = 0; i < n; i++)
 			out[i] = hs_canon_word(h, j, in[i]);
@@ -187,12 +275,11 @@ uint32_t hs_expand_path(struct hotspot *h, struct hs_jvm *j, const uint64_t *in,
 		uint32_t e = 0;
 
 		if (OS_FRAME_IS_METHOD(in[i])) {
-			out[k++] = hs_canon_word(h, j, in[i]);
+			out[k++] = fx_method(h, j, in[i], named);
 			continue;
 		}
-		if (os_hsf_in_code(&j->frames, in[i]) && !os_hsf_in_interp(&j->frames, in[i]) &&
-		    hs_walk_find(&w, in[i], &b))
-			e = hs_jit_expand(h, j, &b, in[i], true, out + k, max - k);
+		if (os_hsf_in_code(&j->frames, in[i]) && !os_hsf_in_interp(&j->frames, in[i]))
+			e = fx_pc(h, j, &w, in[i], out + k, max - k);
 		if (e)
 			k += e;
 		else

@@ -207,6 +207,13 @@ struct hs_jvm {
 	uint64_t *jxw;             /* the words, jx[i].n at jx[i].off */
 	size_t njxw, capjxw;
 	uint64_t jx_hits;
+	uint32_t jx_gen;           /* counts restarts of the jx cache (indices then stale) */
+	/* hs_expand_path's answers by raw frame word (direct mapped, HS_FX_SLOTS):
+	 * a method word's canonical word (named), a compiled pc's expansion in
+	 * jx for one code epoch; allocation paths repeat frames far more than
+	 * whole paths (hotspot_inline.c) */
+	struct hs_fx *fx;
+	uint64_t fx_hits, fx_misses;
 	/* source lines of Java frames (runtimes/hotspot/hotspot_lines.h) */
 	struct os_hs_line_layout lil;
 	struct hs_ml *mls;         /* methods read */
@@ -217,6 +224,17 @@ struct hs_jvm {
 	uint64_t line_none;        /* ... left without one (no table, no file, bcp not known) */
 	uint64_t ml_failed;        /* methods whose line table could not be read */
 };
+
+/* One raw frame word of allocation paths, as hs_expand_path made it. */
+struct hs_fx {
+	uint64_t raw;              /* the word as the preload sent it; 0: empty */
+	uint64_t val;              /* method word: its canonical word; pc: index into jx */
+	uint32_t epoch, gen;       /* pc: code_epoch and jx_gen it was made in */
+	uint8_t kind;              /* HS_FX_METHOD, HS_FX_PC */
+	uint8_t line;              /* method word: 1 counted in line_frames, 2 in line_none */
+};
+enum { HS_FX_METHOD = 1, HS_FX_PC = 2 };
+#define HS_FX_SLOTS 16384
 
 /* One cached expansion of a compiled frame (hs_jit_expand). */
 struct hs_jx {
@@ -356,7 +374,7 @@ uint64_t hs_frame_word(struct os_runtime *rt, uint32_t asid, uint64_t pc, uint64
 uint32_t hs_jit_expand(struct hotspot *h, struct hs_jvm *j, const struct os_hsf_blob *b,
 		    uint64_t pc, bool exact, uint64_t *out, uint32_t max);
 uint32_t hs_expand_path(struct hotspot *h, struct hs_jvm *j, const uint64_t *in, uint32_t n,
-		     uint64_t *out, uint32_t max);
+		     uint64_t *out, uint32_t max, bool *named);
 
 /* hotspot_notes.c */
 /* The sentence of a perf map issue (the note and the warning). */

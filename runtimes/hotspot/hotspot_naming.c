@@ -396,6 +396,7 @@ uint32_t hs_path_words(struct os_runtime *rt, struct os_aspace *as, const uint64
 {
 	struct hotspot *h = hs_of(rt);
 	struct hs_jvm *j = NULL;
+	bool named;
 
 	for (uint32_t i = 0; i < n && !j; i++)
 		if (OS_FRAME_IS_METHOD(frames[i]))
@@ -408,8 +409,8 @@ uint32_t hs_path_words(struct os_runtime *rt, struct os_aspace *as, const uint64
 			out[i] = hs_canon_word(h, NULL, frames[i]);
 		return n;
 	}
-	n = hs_expand_path(h, j, frames, n, out, max);
-	for (uint32_t i = 0; i < n; i++)
+	n = hs_expand_path(h, j, frames, n, out, max, &named);
+	for (uint32_t i = 0; i < n && !named; i++)
 		if (OS_FRAME_IS_METHOD(out[i]))
 			hs_name_path_word(h, j, out[i]);
 	return n;

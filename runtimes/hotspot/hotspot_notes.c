@@ -131,6 +131,9 @@ void hs_notes(struct os_runtime *rt, struct os_profile *p)
 			os_debug("hotspot: pid %u: %zu nmethods' debug info kept, %zu KiB; %llu "
 				 "compiled frames expanded from the cache of %zu pcs", j->pid,
 				 j->nnms, bytes >> 10, (unsigned long long)j->jx_hits, j->njx);
+			os_debug("hotspot: pid %u: allocation path frames: %llu expanded from the memo "
+				 "of raw frame words, %llu not", j->pid,
+				 (unsigned long long)j->fx_hits, (unsigned long long)j->fx_misses);
 		}
 		if (!j->vm_ok)
 			ng_begin(p, "hotspot.no_vmstructs", 0);
