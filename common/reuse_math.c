@@ -217,3 +217,29 @@ double os_kac_rate(const struct os_kac_obj *o, size_t n, size_t *used)
 		*used = k;
 	return k && share > 0 ? lambda / share : 0;
 }
+
+void os_kac_weights(const struct os_kac_obj *o, size_t n, const uint32_t *group, double *mult)
+{
+	for (size_t i = 0; i < n; i++)
+		mult[i] = -1; /* not yet seen */
+	for (size_t i = 0; i < n; i++) {
+		double done = 0, rates = 0;
+
+		if (mult[i] >= 0)
+			continue;
+		if (!(os_kac_rate(&o[i], 1, NULL) > 0)) {
+			mult[i] = 1;
+			continue;
+		}
+		/* i is its group's first qualifying object: the group's sums */
+		for (size_t j = i; j < n; j++)
+			if (group[j] == group[i] && mult[j] < 0 && os_kac_rate(&o[j], 1, NULL) > 0) {
+				done += o[j].done_w;
+				rates += os_kac_touched(&o[j]) / (o[j].rt_w / o[j].done_w);
+			}
+		for (size_t j = i; j < n; j++)
+			if (group[j] == group[i] && mult[j] < 0 && os_kac_rate(&o[j], 1, NULL) > 0)
+				mult[j] = done * (os_kac_touched(&o[j]) / (o[j].rt_w / o[j].done_w)) /
+					  rates / o[j].done_w;
+	}
+}

@@ -110,5 +110,14 @@ double os_kac_touched(const struct os_kac_obj *o);
  * the cost's jitter); *used: how many did (may be NULL). 0 when none
  * does. */
 double os_kac_rate(const struct os_kac_obj *o, size_t n, size_t *used);
+/* Weights of the reuse times by the objects' access shares: mult[i] is
+ * what each completed reuse time of object i weighs per byte of width in
+ * P(RT > s). Within each group (group[i]: its thread), the qualifying
+ * objects' completed weight (their done_w summed) is shared out in
+ * proportion to their access rates os_kac_touched / mean reuse time (Kac:
+ * the rate of accesses to the object) instead of their pair counts, which
+ * follow the samples: time-weighted, and attributed more often in some
+ * loops than others (docs/REUSE.md "Per-bin shares"); 1 for the others. */
+void os_kac_weights(const struct os_kac_obj *o, size_t n, const uint32_t *group, double *mult);
 
 #endif

@@ -52,6 +52,7 @@ struct ru_obj {
 	unsigned npairs, nlost;
 	double pairs_w;
 	double first_w, last_w;   /* its thread's pairs (width-weighted) before its first, after its last */
+	double wmul;              /* its reuse times' weight per byte in the footprint (os_kac_weights) */
 };
 
 /* One reuse taken. */
@@ -880,10 +881,13 @@ static void obs_destroy(void *self)
 static void kac_model(struct ru_obs *o)
 {
 	struct os_kac_obj *k;
-	double all = 0, on = 0;
+	uint32_t *tid;
+	double all = 0, on = 0, *mult;
 
 	o->kac_used = 0;
 	o->kac_share = 0;
+	for (uint32_t i = 0; i < o->nobjs; i++)
+		o->objs[i].wmul = 1;
 	if (!o->nobjs || !(k = calloc(o->nobjs, sizeof(*k))))
 		return;
 	for (uint32_t i = 0; i < o->nobjs; i++) {
@@ -910,6 +914,20 @@ static void kac_model(struct ru_obs *o)
 	if (!(o->rate > 0)) {
 		o->rate = o->calib_rate;
 		o->kac_used = 0;
+	} else {
+		/* the qualifying objects' reuse times by their access shares, per
+		 * thread (kept 1 when out of memory) */
+		tid = malloc(o->nobjs * sizeof(*tid));
+		mult = malloc(o->nobjs * sizeof(*mult));
+		if (tid && mult) {
+			for (uint32_t i = 0; i < o->nobjs; i++)
+				tid[i] = (uint32_t)o->objs[i].tid;
+			os_kac_weights(k, o->nobjs, tid, mult);
+			for (uint32_t i = 0; i < o->nobjs; i++)
+				o->objs[i].wmul = mult[i];
+		}
+		free(tid);
+		free(mult);
 	}
 	/* the share of the attributed pairs that the objects used carry */
 	for (uint32_t i = 0; i < o->nobjs; i++) {
@@ -1051,8 +1069,11 @@ static int obs_sections(void *self, const struct os_obs_build *b)
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < o->ntimes; i++) {
+		uint32_t j = o->times[i].obj;
+
 		t[i] = o->times[i].ns;
-		w[i] = o->times[i].len;
+		/* by the objects' access shares (kac_model) */
+		w[i] = o->times[i].len * (j < o->nobjs ? o->objs[j].wmul : 1);
 	}
 	ret = os_fp_build(&fp, t, w, o->ntimes, cens * o->width, o->rate);
 	free(t);
