@@ -312,6 +312,7 @@ int os_collector_init(struct os_collector *c, const struct os_opts *o, char *err
 	memset(c, 0, sizeof(*c));
 	c->opts = o;
 	c->shm.fd = -1;
+	os_bpf_filter_init(&c->jitf);
 	c->sym = os_sym_new();
 	if (!c->sym) {
 		snprintf(err, errlen, "out of memory");
@@ -432,6 +433,54 @@ static int collector_open(struct os_collector *c, pid_t pid, bool enable_on_exec
 	return 0;
 }
 
+/* A filtered JIT thread's samples dropped in the kernel so far: into its
+ * counts (and out of the map: its id may be given to another thread). */
+static void jit_filter_take(struct os_collector *c, uint32_t pid, uint32_t tid)
+{
+	uint64_t idx, n;
+	struct os_thread_info *th;
+
+	if (!os_hmap_get(&c->tasks.tid2thr, tid, &idx) || c->tasks.threads[idx].pid != pid)
+		return;
+	th = &c->tasks.threads[idx];
+	if (!th->jit_filtered)
+		return;
+	n = os_bpf_filter_take(&c->jitf, tid, true);
+	th->jit_filtered = false;
+	th->samples += n;
+	c->samples_jit_kernel += n;
+}
+
+void os_collector_jit_filter_collect(struct os_collector *c)
+{
+	for (uint32_t i = 0; i < c->tasks.nthreads; i++)
+		if (c->tasks.threads[i].jit_filtered)
+			jit_filter_take(c, c->tasks.threads[i].pid, c->tasks.threads[i].tid);
+}
+
+/* JIT compiler threads' samples dropped in the kernel (bpf_filter.h), where
+ * a runtime names such threads and --jit-threads is not given. */
+static void jit_filter_open(struct os_collector *c)
+{
+	int n = os_perf_steer_fds(c->perf), rc = 0;
+
+	if (c->opts->jit_threads || !c->attrib.rt || !c->attrib.rt->ops->thread_kind || n <= 0)
+		return;
+	if (os_bpf_filter_open(&c->jitf, c->jitf_why, sizeof(c->jitf_why)) < 0) {
+		os_debug("JIT threads' samples counted in user space: %s", c->jitf_why);
+		return;
+	}
+	for (int i = 0; i < n && rc == 0; i++)
+		rc = os_bpf_filter_attach(&c->jitf, os_perf_steer_fd(c->perf, i));
+	if (rc < 0) {
+		/* some events with the program, some without: none then */
+		snprintf(c->jitf_why, sizeof(c->jitf_why),
+			 "the sampling event refused the BPF program: %s", strerror(-rc));
+		os_debug("JIT threads' samples counted in user space: %s", c->jitf_why);
+		os_bpf_filter_close(&c->jitf);
+	}
+}
+
 /* The overhead budget (overhead.h) once the events are open: the
  * calibration takes the sampler's event as it was opened. */
 static int budget_open(struct os_collector *c, pid_t pid, bool enable_on_exec, int rc)
@@ -440,6 +489,7 @@ static int budget_open(struct os_collector *c, pid_t pid, bool enable_on_exec, i
 
 	if (rc < 0)
 		return rc;
+	jit_filter_open(c);
 	collector_attr(c, &attr, enable_on_exec);
 	os_overhead_open(c, pid, &attr);
 	return 0;
@@ -481,6 +531,7 @@ static void apply_side(struct os_collector *c, struct round *r, const struct sid
 			os_tasks_fork(&c->tasks, e->ppid, e->pid);
 		break;
 	case PERF_RECORD_EXIT:
+		jit_filter_take(c, e->pid, e->tid); /* its id may be reused */
 		/* the thread's ring will not be written again: drain and recycle it */
 		if (c->shm_ready && c->pidns && e->pid == c->pidns->host_pid)
 			os_shm_host_thread_gone(&c->shm, c->pidns->ns_pid,
@@ -684,6 +735,9 @@ static void take_sample(struct os_collector *c, struct raw *w, const uint64_t *c
 	 * attributed, unless --jit-threads. */
 	if (th && jit_thread(c, th) && !c->opts->jit_threads) {
 		c->samples_jit++;
+		/* its later samples: dropped in the kernel, counted there */
+		if (!th->jit_filtered && os_bpf_filter_add(&c->jitf, th->tid) == 0)
+			th->jit_filtered = true;
 		return;
 	}
 	s->chain = chain;
@@ -955,6 +1009,7 @@ void os_collector_stop(struct os_collector *c)
 
 void os_collector_destroy(struct os_collector *c)
 {
+	os_bpf_filter_close(&c->jitf);
 	if (c->perf)
 		os_perf_close(c->perf);
 	c->perf = NULL;

@@ -27,6 +27,7 @@
 #include "attacher/core/unwind.h"
 #include "common/clock.h" /* os_now_ns(): callers of the collector use it */
 #include "common/profile.h"
+#include "attacher/sampling/bpf_filter.h"
 #include "symbolizer/symbolizer.h"
 
 struct os_qitem;
@@ -63,6 +64,12 @@ struct os_collector {
 	bool obs_eager;             /* one of them wants every round applied */
 	bool obs_started;           /* started (collector_open, once) */
 	struct os_overhead_state ovh; /* the overhead budget (overhead.h) */
+	/* JIT compiler threads' samples dropped in the kernel once the threads
+	 * are known (bpf_filter.h); samples_jit_kernel: those counted there and
+	 * taken back (threads that exited, and at the profile's build) */
+	struct os_bpf_filter jitf;
+	uint64_t samples_jit_kernel;
+	char jitf_why[160];         /* why there is no filter ("" when there is) */
 };
 
 /* Shared memory + sampler; call before the target starts. */
@@ -88,6 +95,9 @@ void os_collector_stop(struct os_collector *c);
 /* Whether an analysis wants every round now (observer.h `eager`, `eager_now`):
  * the launcher's loop then runs its rounds every 5 ms, not every 20 ms. */
 bool os_collector_eager(struct os_collector *c);
+/* The JIT threads' samples dropped in the kernel so far into their counts
+ * (samples_jit_kernel); before the profile is built. */
+void os_collector_jit_filter_collect(struct os_collector *c);
 /* Symbolizes and builds the profile. */
 struct os_profile *os_collector_profile(struct os_collector *c, const char *mode, int argc,
 					char *const argv[]);

@@ -249,12 +249,14 @@ static void fill_counters(struct builder *b)
 	struct os_slot_stats_total t;
 
 	*k = c->attrib.c;
-	k->samples_total = c->samples_total;
+	/* the JIT threads' samples dropped in the kernel were taken and
+	 * counted there (bpf_filter.h): samples of theirs like the others */
+	k->samples_total = c->samples_total + c->samples_jit_kernel;
 	k->samples_addressed = c->samples_addressed;
 	k->unaddressed_nomem = c->unaddr_nomem;
 	k->unaddressed_clobbered = c->unaddr_clobbered;
 	k->unaddressed_undecodable = c->unaddr_undecodable;
-	k->samples_jit = c->samples_jit;
+	k->samples_jit = c->samples_jit + c->samples_jit_kernel;
 	k->lost = c->lost + os_perf_bad_records(c->perf);
 	if (c->shm_ready) {
 		os_shm_host_totals(&c->shm, &t);
@@ -327,6 +329,7 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 	os_hmap_init(&accs);
 	os_hmap_init(&ctxs);
 	fill_meta(&b, mode, argc, argv);
+	os_collector_jit_filter_collect(c);
 	fill_counters(&b);
 	if (c->sampler.ops == &os_sampler_soft_ops)
 		os_profile_add_note(b.p, "software sampler: data addresses decoded from the "
@@ -354,6 +357,21 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 		os_profile_add_note(b.p, "the preload library was not loaded by the target (static "
 					 "binary, or LD_PRELOAD cleared): no objects were tracked");
 	os_overhead_profile(c, b.p); /* what objscope cost (OS_SEC_OVERHEAD) */
+	if (os_bpf_filter_on(&c->jitf)) {
+		snprintf(note, sizeof(note),
+			 "JIT compiler threads: %llu of their samples were dropped in the kernel by "
+			 "objscope's BPF filter once each thread was known as one (%u threads; "
+			 "counted there, never copied: part of the samples and JIT threads' counts, "
+			 "not of the budget's cost)%s",
+			 (unsigned long long)c->samples_jit_kernel, c->jitf.added,
+			 c->jitf.full ? "; the filter's map was full for some threads" : "");
+		os_profile_add_note(b.p, note);
+	} else if (c->jitf_why[0] && c->samples_jit) {
+		snprintf(note, sizeof(note),
+			 "JIT compiler threads: their samples were taken and counted in user space "
+			 "(no BPF filter: %s)", c->jitf_why);
+		os_profile_add_note(b.p, note);
+	}
 	/* under the budget, a sample stands for 1 / the sampled share of its
 	 * interval (attrib.h tw): scaled to the samples' count, before the
 	 * estimators share held samples out */

@@ -32,6 +32,7 @@ struct os_thread_info {
 	/* the collector's cache of "a JIT compiler thread" (collector.c) */
 	uint64_t kind_time;        /* name_time it was decided at */
 	bool kind_done, jit;
+	bool jit_filtered;         /* its samples dropped in the kernel (bpf_filter.h) */
 	bool gc;                   /* a GC thread (its access paths marked apart) */
 };
 

@@ -418,6 +418,11 @@ int os_perf_steer_fds(const struct os_perf *p)
 	return p->nsteer;
 }
 
+int os_perf_steer_fd(const struct os_perf *p, int i)
+{
+	return p->steer[i];
+}
+
 int os_perf_nfds(const struct os_perf *p)
 {
 	return p->ncpu;

@@ -107,6 +107,8 @@ int os_perf_steer(struct os_perf *p, bool on);
 double os_perf_sample_cost_ns(const struct perf_event_attr *attr, unsigned buf_pages);
 /* How many sampling events os_perf_steer switches (its cost). */
 int os_perf_steer_fds(const struct os_perf *p);
+/* The i-th of them (0 <= i < os_perf_steer_fds). */
+int os_perf_steer_fd(const struct os_perf *p, int i);
 int os_perf_disable(struct os_perf *p);
 /* Drains every CPU's buffer; returns the number of records parsed. */
 uint64_t os_perf_read(struct os_perf *p, const struct os_perf_cb *cb, void *arg);
