@@ -464,8 +464,14 @@ static void jit_filter_open(struct os_collector *c)
 {
 	int n = os_perf_steer_fds(c->perf), rc = 0;
 
+	const char *env = getenv("OBJSCOPE_BPF_FILTER");
+
 	if (c->opts->jit_threads || !c->attrib.rt || !c->attrib.rt->ops->thread_kind || n <= 0)
 		return;
+	if (env && !strcmp(env, "0")) { /* a diagnostic switch (docs/JAVA.md) */
+		snprintf(c->jitf_why, sizeof(c->jitf_why), "OBJSCOPE_BPF_FILTER=0");
+		return;
+	}
 	if (os_bpf_filter_open(&c->jitf, c->jitf_why, sizeof(c->jitf_why)) < 0) {
 		os_debug("JIT threads' samples counted in user space: %s", c->jitf_why);
 		return;
