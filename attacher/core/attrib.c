@@ -325,11 +325,9 @@ static uint32_t sample(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64
 			a->c.samples_java_heap++;
 		return OS_NONE;
 	}
-	tw = a->tw > 0 ? a->tw : 1;
-	if (tw != 1)
+	if (a->tw > 0 && a->tw != 1)
 		a->time_weighted = true;
-	if (a->tw_scale > 0) /* normalized before (os_attrib_time_normalize) */
-		tw *= a->tw_scale;
+	tw = os_attrib_tw(a);
 	w = os_val_weight(val) * tw;
 	a->c.samples_heap++;
 	a->c.samples_attributed++;

@@ -194,6 +194,13 @@ static inline void os_attrib_collected(struct os_attrib *a, const struct os_gc_r
 		a->collected(a->collected_arg, r);
 }
 
+/* The time weight of the sample being charged, on the scale of the sums
+ * (tw, 0 read as 1, times tw_scale). */
+static inline double os_attrib_tw(const struct os_attrib *a)
+{
+	return (a->tw > 0 ? a->tw : 1) * (a->tw_scale > 0 ? a->tw_scale : 1);
+}
+
 /* Scales the time-weighted sums to the count of attributed samples (a
  * sample's weight is then relative: what a stretch sampled in full would
  * have given, at the run's mean rate). Repeatable; before the estimators

@@ -102,7 +102,7 @@ void os_small_vote(struct os_attrib *a, struct os_aspace *as, uint64_t addr, uin
 {
 	uint64_t w = a->small_sample, lo = addr > w ? addr - w : 0;
 	struct nb n = { .a = a, .addr = addr, .below = OS_NONE, .above = OS_NONE };
-	double db, da, t = (a->tw > 0 ? a->tw : 1) * (a->tw_scale > 0 ? a->tw_scale : 1);
+	double db, da, t = os_attrib_tw(a); /* the sample's time weight */
 
 	if (!as->objects)
 		return;

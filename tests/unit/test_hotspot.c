@@ -756,6 +756,21 @@ static void hs_test_end(struct os_attrib *a, struct os_tasks *tasks, void *heap)
 	free(heap);
 }
 
+/* hs_test_begin, then a hybrid JVM (T = 16 KiB, --min-size 1024) whose
+ * 64 KiB heap is `heap` (8192 words). */
+static void hs_test_hybrid_jvm(struct os_attrib *a, struct os_tasks *tasks, uint64_t *heap)
+{
+	uint64_t base = (uintptr_t)heap;
+	struct os_jvm_info info;
+
+	hs_test_begin(a, tasks, heap);
+	a->min_size = 1024;
+	fill_info(&info, base, base + 8192 * 8);
+	info.mode = OS_JVM_MODE_HYBRID;
+	info.tlab_bytes = 16384;
+	feed(a, mk_event(OS_EV_JVM, base, 8192 * 8, (uintptr_t)S, 0, &info, sizeof(info)));
+}
+
 static const char *ctx_type(struct os_attrib *a, uint32_t ci)
 {
 	uint64_t frames[OS_MAX_FRAMES];
@@ -974,7 +989,6 @@ Test(hotspot, estimated_paths_share_held_samples)
 {
 	struct os_tasks tasks;
 	struct os_attrib a;
-	struct os_jvm_info info;
 	uint64_t *heap = calloc(8192, 8), base = (uintptr_t)heap, kl = (uintptr_t)&k_long_arr;
 	uint64_t f1[1] = { 0x401000 }, f2[1] = { 0x402000 }, wx[1] = { 0x403000 },
 		 wy[1] = { 0x404000 };
@@ -984,12 +998,7 @@ Test(hotspot, estimated_paths_share_held_samples)
 	uint32_t hd, nx, ny, ax, ay;
 	double sum = 0, x1, y1;
 
-	hs_test_begin(&a, &tasks, heap);
-	a.min_size = 1024;
-	fill_info(&info, base, base + 8192 * 8);
-	info.mode = OS_JVM_MODE_HYBRID;
-	info.tlab_bytes = 16384;
-	feed(&a, mk_event(OS_EV_JVM, base, 8192 * 8, (uintptr_t)S, 0, &info, sizeof(info)));
+	hs_test_hybrid_jvm(&a, &tasks, heap);
 	feed(&a, mk_event(OS_EV_JALLOC, base, 4096, 16384, kl, f1, 8));
 	feed(&a, mk_event(OS_EV_JALLOC, base + 8192, 4096, 16384, kl, f2, 8));
 	cr_assert_eq(a.nctx, 2);
@@ -1112,7 +1121,6 @@ Test(hotspot, enum_constants_get_their_class_initializer_path)
 {
 	struct os_tasks tasks;
 	struct os_attrib a;
-	struct os_jvm_info info;
 	uint64_t *heap = calloc(8192, 8), base = (uintptr_t)heap, fr[3];
 	struct hotspot *h;
 	struct hs_jvm *j;
@@ -1120,12 +1128,7 @@ Test(hotspot, enum_constants_get_their_class_initializer_path)
 	uint32_t c1, c2, c3, asid;
 	const char *name = NULL;
 
-	hs_test_begin(&a, &tasks, heap);
-	a.min_size = 1024;
-	fill_info(&info, base, base + 8192 * 8);
-	info.mode = OS_JVM_MODE_HYBRID;
-	info.tlab_bytes = 16384;
-	feed(&a, mk_event(OS_EV_JVM, base, 8192 * 8, (uintptr_t)S, 0, &info, sizeof(info)));
+	hs_test_hybrid_jvm(&a, &tasks, heap);
 	as = os_tasks_aspace(&tasks, (uint32_t)getpid());
 	cr_assert_not_null(as);
 	h = (struct hotspot *)a.rt;
