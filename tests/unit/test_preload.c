@@ -83,6 +83,10 @@ static int pl_exec(struct pl_run *r, const char *preload, const char *shm)
 	pid_t pid;
 	int status = -1;
 
+	if (r->syms_path[0]) { /* a run before on this r: its files go */
+		unlink(r->syms_path);
+		unlink(r->out_path);
+	}
 	snprintf(r->syms_path, sizeof(r->syms_path), "/tmp/objscope-syms-%d-%d", getpid(), n);
 	snprintf(r->out_path, sizeof(r->out_path), "/tmp/objscope-out-%d-%d", getpid(), n++);
 	fflush(NULL);
