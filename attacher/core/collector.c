@@ -451,6 +451,18 @@ static void jit_filter_take(struct os_collector *c, uint32_t pid, uint32_t tid)
 	c->samples_jit_kernel += n;
 }
 
+uint64_t os_collector_jit_dropped(struct os_collector *c)
+{
+	uint64_t n = c->samples_jit_kernel;
+
+	if (!os_bpf_filter_on(&c->jitf))
+		return n;
+	for (uint32_t i = 0; i < c->tasks.nthreads; i++)
+		if (c->tasks.threads[i].jit_filtered)
+			n += os_bpf_filter_take(&c->jitf, c->tasks.threads[i].tid, false);
+	return n;
+}
+
 void os_collector_jit_filter_collect(struct os_collector *c)
 {
 	for (uint32_t i = 0; i < c->tasks.nthreads; i++)

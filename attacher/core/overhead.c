@@ -133,7 +133,10 @@ static void readings(struct os_collector *c, struct os_budget_in *in)
 	o->self_total_ns = self > o->self0 ? self - o->self0 : 0;
 	in->collector_cpu_ns = o->sample_work_ns;
 	in->target_cpu_ns = tgt > o->target0 ? tgt - o->target0 : 0;
-	in->samples = c->samples_total;
+	/* the samples the JIT filter dropped cost the kernel its interrupt
+	 * too: counted with the others (os_collector_jit_dropped) */
+	o->dropped = os_collector_jit_dropped(c);
+	in->samples = c->samples_total + o->dropped;
 }
 
 void os_overhead_open(struct os_collector *c, pid_t pid, const struct perf_event_attr *attr)
@@ -182,7 +185,7 @@ void os_overhead_round(struct os_collector *c)
 		}
 		return;
 	}
-	in.samples = c->samples_total;
+	in.samples = c->samples_total + o->dropped;
 	if (now >= o->b.t0 + o->b.len) /* the controller decides: fresh clocks */
 		readings(c, &in);
 	os_perf_steer(c->perf, os_budget_tick(&o->b, now, &in));

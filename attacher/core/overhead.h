@@ -55,6 +55,7 @@ struct os_overhead_state {
 	uint64_t self_total_ns;   /* objscope's whole CPU while sampling (at the stop) */
 	uint64_t ticks0, mono0;   /* os_ticks() and CLOCK_MONOTONIC at the open ... */
 	uint64_t ticks1, mono1;   /* ... and at the stop: the ticks' rate */
+	uint64_t dropped;         /* samples dropped in the kernel, at the last readings */
 };
 
 /* The calling thread's CPU clock (ns). */

@@ -1005,6 +1005,35 @@ Test(e2e_java, jit_threads_counted_not_attributed)
 	json_object_put(report);
 }
 
+/* Under the budget (defaults), every sample the kernel took is counted in
+ * what the budget spent: the JIT threads' samples too, whether dropped in
+ * the kernel by the BPF filter or counted in user space (each costs the
+ * kernel its interrupt: 0.85-0.9 of a sample taken, measured here). The
+ * budget's own count is overhead.samples_per_cpu_s x target_cpu_s. */
+Test(e2e_java, budget_counts_the_jit_threads_samples)
+{
+	const char *opts[] = { "-q", RING, NULL };
+	/* -Xcomp: every method compiled at its first call, the compiler
+	 * threads busy (a third or more of the samples) */
+	json_object *report = record_java("-XX:+UseG1GC", "-Xcomp", opts);
+	json_object *meta = e2e_get(report, "meta"), *o = e2e_get(meta, "overhead");
+	int64_t total = e2e_get_int(meta, "samples_total");
+	int64_t jit = e2e_get_int(e2e_get(meta, "counters"), "samples_jit");
+	double counted;
+
+	cr_assert_not_null(o, "no overhead figures");
+	counted = e2e_get_double(o, "samples_per_cpu_s") * e2e_get_double(o, "target_cpu_s");
+	cr_log_info("budget: %.0f samples counted; the profile %lld (%lld of JIT threads); %s",
+		    counted, (long long)total, (long long)jit,
+		    e2e_note(report, "dropped in the kernel") ? "BPF filter on" : "no BPF filter");
+	cr_assert_gt(jit, total / 10, "%lld of %lld samples on JIT threads: too few to check",
+		     (long long)jit, (long long)total);
+	cr_expect(counted >= 0.97 * (double)total && counted <= 1.03 * (double)total,
+		  "the budget counted %.0f samples, the profile has %lld (%lld of JIT threads)",
+		  counted, (long long)total, (long long)jit);
+	json_object_put(report);
+}
+
 /* A --min-size below the JVM's own small blocks: the JVM's
  * pthread_getattr_np allocates while it holds its thread's lock, and the
  * path walk of that allocation needs the thread's stack bounds
