@@ -1160,23 +1160,38 @@ Test(e2e_java, small_objects_two_sites_hot_site_first, .timeout = 900)
 
 /* Estimated paths converge to --java-objects exact: 1,616-byte arrays from
  * the same two sites, every one tracked in exact mode, about one in ten
- * in hybrid mode (the others' samples shared out by the estimator). */
+ * in hybrid mode (the others' samples shared out by the estimator). The
+ * program's own split moves from run to run with the machine's load (CI,
+ * a loaded sitting: exact 0.686 against hybrid 0.740; 0.722 and 0.720
+ * unloaded): two runs of each mode, in the order hybrid, exact, exact,
+ * hybrid so that a drift of the load weighs on both alike, their figures
+ * summed. */
 Test(e2e_java, estimated_paths_match_exact_mode, .timeout = 900)
 {
-	struct two_sites hy, ex;
-	json_object *report = small_sites("arrays", "hybrid", "16384", "long[]", NULL, 3000, &hy);
+	static const char *const order[] = { "hybrid", "exact", "exact", "hybrid" };
+	struct two_sites hy = { 0 }, ex = { 0 };
 	double sh_hy, sh_ex;
 
-	check_one_count(report);
-	json_object_put(report);
-	report = small_sites("arrays", "exact", "16384", "long[]", NULL, 3000, &ex);
-	json_object_put(report);
-	cr_assert_gt(hy.hot + hy.cold, 500, "too few samples on the arrays (hybrid)");
-	cr_assert_gt(ex.hot + ex.cold, 500, "too few samples on the arrays (exact)");
+	for (size_t k = 0; k < 4; k++) {
+		struct two_sites t;
+		bool hybrid = !strcmp(order[k], "hybrid");
+		json_object *report = small_sites("arrays", order[k], "16384", "long[]", NULL,
+						  3000, &t);
+
+		if (hybrid)
+			check_one_count(report);
+		json_object_put(report);
+		cr_log_info("run %zu (%s): hot site's share %.3f", k + 1, order[k],
+			    t.hot + t.cold > 0 ? t.hot / (t.hot + t.cold) : -1.0);
+		(hybrid ? &hy : &ex)->hot += t.hot;
+		(hybrid ? &hy : &ex)->cold += t.cold;
+	}
+	cr_assert_gt(hy.hot + hy.cold, 1000, "too few samples on the arrays (hybrid)");
+	cr_assert_gt(ex.hot + ex.cold, 1000, "too few samples on the arrays (exact)");
 	sh_hy = hy.hot / (hy.hot + hy.cold);
 	sh_ex = ex.hot / (ex.hot + ex.cold);
-	cr_log_info("hot site's share of the two sites: hybrid (estimated) %.3f, exact %.3f", sh_hy,
-		    sh_ex);
+	cr_log_info("hot site's share of the two sites, two runs each: hybrid (estimated) %.3f, "
+		    "exact %.3f", sh_hy, sh_ex);
 	cr_expect(fabs(sh_hy - sh_ex) <= 0.05, "hot site's share: hybrid %.3f, exact %.3f", sh_hy,
 		  sh_ex);
 }
