@@ -71,6 +71,8 @@ int os_cct_init(struct os_cct *t)
 	t->nodes[0].hint = 0;
 	t->count = 1;
 	t->cache = NULL;
+	t->memo = NULL;
+	t->memo_hits = t->inserts = 0;
 	t->clock = 0;
 	os_cct_set_cache(t, 1); /* without it inserts are slower, not wrong */
 	return 0;
@@ -80,12 +82,20 @@ int os_cct_set_cache(struct os_cct *t, int on)
 {
 	if (!on) {
 		free(t->cache);
+		free(t->memo);
 		t->cache = NULL;
+		t->memo = NULL;
 		return 0;
 	}
 	if (!t->cache)
 		t->cache = calloc(OS_CCT_CACHE_WAYS, sizeof(*t->cache));
-	return t->cache ? 0 : -ENOMEM;
+	if (!t->memo)
+		t->memo = calloc(OS_CCT_MEMO, sizeof(*t->memo));
+	if (!t->cache || !t->memo) {
+		os_cct_set_cache(t, 0);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 void os_cct_destroy(struct os_cct *t)
@@ -94,7 +104,9 @@ void os_cct_destroy(struct os_cct *t)
 	t->nodes = NULL;
 	t->count = t->cap = 0;
 	free(t->cache);
+	free(t->memo);
 	t->cache = NULL;
+	t->memo = NULL;
 	os_hmap_destroy(&t->children);
 }
 
@@ -151,13 +163,52 @@ static uint32_t insert_walk(struct os_cct *t, const uint64_t *frames, uint32_t n
 	return cur;
 }
 
+/* Two independent hashes of a whole path (n frames). */
+static void path_hashes(const uint64_t *frames, uint32_t n, uint64_t *h1, uint64_t *h2)
+{
+	uint64_t a = 0x9e3779b97f4a7c15ULL ^ n, b = 0xc2b2ae3d27d4eb4fULL + n;
+
+	for (uint32_t i = 0; i < n; i++) {
+		a = (a ^ frames[i]) * 0xff51afd7ed558ccdULL;
+		a ^= a >> 32;
+		b = (b + frames[i]) * 0x94d049bb133111ebULL;
+		b ^= b >> 29;
+	}
+	*h1 = os_hash64(a);
+	*h2 = os_hash64(b ^ 0x2545f4914f6cdd1dULL);
+}
+
+static uint32_t insert_ways(struct os_cct *t, const uint64_t *frames, uint32_t n);
+
 uint32_t os_cct_insert(struct os_cct *t, const uint64_t *frames, uint32_t n)
+{
+	struct os_cct_memo *m;
+	uint64_t h1, h2;
+	uint32_t id;
+
+	if (!t->cache)
+		return insert_walk(t, frames, n);
+	if (!n)
+		return 0;
+	t->inserts++;
+	path_hashes(frames, n, &h1, &h2);
+	m = &t->memo[h1 & (OS_CCT_MEMO - 1)];
+	if (m->node && m->h1 == h1 && m->h2 == h2 && t->nodes[m->node].depth == n &&
+	    t->nodes[m->node].pc == frames[0]) {
+		t->memo_hits++;
+		return m->node;
+	}
+	id = insert_ways(t, frames, n);
+	if (id != OS_CCT_NONE && id)
+		*m = (struct os_cct_memo){ h1, h2, id };
+	return id;
+}
+
+static uint32_t insert_ways(struct os_cct *t, const uint64_t *frames, uint32_t n)
 {
 	struct os_cct_way *best = NULL, *w, *lru;
 	uint32_t common = 0, cur = 0, i, lim;
 
-	if (!t->cache)
-		return insert_walk(t, frames, n);
 	/* the way sharing the longest outer part (frames[n - 1] outermost) */
 	lru = &t->cache[0];
 	for (w = t->cache; w < t->cache + OS_CCT_CACHE_WAYS; w++) {

@@ -36,11 +36,25 @@ struct os_cct_way {
 	uint32_t id[OS_CCT_CACHE_DEPTH];
 };
 
+/* Whole paths met before: a path's two 64-bit hashes -> its leaf node
+ * (direct-mapped). Allocation sites repeat their exact paths: one lookup
+ * then replaces the ways' scan and the walk (javac: the walk's map probes
+ * were a fifth of the collector's CPU). A hit also checks the depth and
+ * the innermost frame. */
+#define OS_CCT_MEMO 4096 /* a power of two */
+
+struct os_cct_memo {
+	uint64_t h1, h2;
+	uint32_t node; /* 0: empty */
+};
+
 struct os_cct {
 	struct os_cct_node *nodes;
 	uint32_t count, cap;
 	struct os_hmap children;  /* (parent, pc) -> child */
 	struct os_cct_way *cache; /* OS_CCT_CACHE_WAYS ways; NULL: no cache */
+	struct os_cct_memo *memo; /* OS_CCT_MEMO entries, with the cache */
+	uint64_t memo_hits, inserts; /* paths served from the memo; inserts with the cache */
 	uint32_t clock;
 };
 

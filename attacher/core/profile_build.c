@@ -330,6 +330,9 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 	os_hmap_init(&ctxs);
 	fill_meta(&b, mode, argc, argv);
 	os_collector_jit_filter_collect(c);
+	os_debug("paths: %u nodes; %llu of %llu inserts served whole from the memo",
+		 c->attrib.cct.count, (unsigned long long)c->attrib.cct.memo_hits,
+		 (unsigned long long)c->attrib.cct.inserts);
 	fill_counters(&b);
 	if (c->sampler.ops == &os_sampler_soft_ops)
 		os_profile_add_note(b.p, "software sampler: data addresses decoded from the "

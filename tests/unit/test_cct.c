@@ -219,6 +219,10 @@ static void cached_vs_uncached(uint64_t seed, uint32_t nthreads, uint32_t maxd, 
 	for (j = 0; j < OS_CCT_CACHE_WAYS; j++)
 		used += c.cache[j].n > 2;
 	cr_assert_gt(used, 0, "the cache holds paths");
+	/* paths met again were served whole from the memo, with the same ids */
+	cr_assert_gt(c.memo_hits, 0, "no path was found in the memo");
+	cr_log_info("%u inserts: %llu from the memo, %u nodes", NINS,
+		    (unsigned long long)c.memo_hits, c.count);
 	cr_assert_gt(c.count, 100, "the streams made a real tree (%u nodes)", c.count);
 	os_cct_destroy(&c);
 	os_cct_destroy(&u);
