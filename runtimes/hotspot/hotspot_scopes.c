@@ -88,7 +88,7 @@ static int section(os_hs_read_fn rd, void *arg, uint64_t lo, uint64_t hi, void *
 	size_t n;
 
 	*out = NULL;
-	if (hi < lo || hi - lo > NM_MAX_SECTION)
+	if (hi < lo || hi - lo > 3 * (uint64_t)NM_MAX_SECTION)
 		return -EINVAL;
 	n = (size_t)(hi - lo);
 	if (!n)
@@ -136,16 +136,29 @@ int os_hs_nm_read(struct os_hs_nm *nm, const struct os_hs_scope_layout *l, os_hs
 	nm->method = os_u64_at(hdr, l->method);
 	nm->sdata_at = data_lo;
 	nm->compile_id = os_i32_at(hdr, l->cid);
-	rc = section(rd, arg, meta_lo, data_lo, (void **)&nm->meta);
-	if (!rc)
-		rc = section(rd, arg, data_lo, pcs_lo, (void **)&nm->data);
-	if (!rc)
-		rc = section(rd, arg, pcs_lo, pcs_hi, (void **)&raw);
+	/* the three sections in one read (each remote read is a system call:
+	 * javac reads ~3,800 nmethods), then apart */
+	if (data_lo - meta_lo > NM_MAX_SECTION || pcs_lo - data_lo > NM_MAX_SECTION ||
+	    pcs_hi - pcs_lo > NM_MAX_SECTION) {
+		os_hs_nm_free(nm);
+		return -EINVAL;
+	}
+	rc = section(rd, arg, meta_lo, pcs_hi, (void **)&raw);
+	if (!rc && data_lo > meta_lo && !(nm->meta = malloc(data_lo - meta_lo)))
+		rc = -ENOMEM;
+	if (!rc && pcs_lo > data_lo && !(nm->data = malloc(pcs_lo - data_lo)))
+		rc = -ENOMEM;
 	if (rc) {
 		free(raw);
 		os_hs_nm_free(nm);
 		return rc;
 	}
+	if (nm->meta)
+		memcpy(nm->meta, raw, data_lo - meta_lo);
+	if (nm->data)
+		memcpy(nm->data, raw + (data_lo - meta_lo), pcs_lo - data_lo);
+	if (raw) /* the PcDescs to the front */
+		memmove(raw, raw + (pcs_lo - meta_lo), pcs_hi - pcs_lo);
 	nm->nmeta = (uint32_t)((data_lo - meta_lo) / 8);
 	nm->ndata = (uint32_t)(pcs_lo - data_lo);
 	nm->npcs = (uint32_t)((pcs_hi - pcs_lo) / l->pcdesc);
