@@ -101,7 +101,7 @@ static int section(os_hs_read_fn rd, void *arg, uint64_t lo, uint64_t hi, void *
 	return 0;
 }
 
-int os_hs_nm_read(struct os_hs_nm *nm, const struct os_hs_scope_layout *l, os_hs_read_fn rd,
+int os_hs_nm_read(struct os_hs_nm *nm, struct os_hs_scope_layout *l, os_hs_read_fn rd,
 		  void *arg, uint64_t start, uint64_t code_begin)
 {
 	uint8_t hdr[1024], *raw = NULL;
@@ -116,10 +116,15 @@ int os_hs_nm_read(struct os_hs_nm *nm, const struct os_hs_scope_layout *l, os_hs
 	if (!read_hdr(l, rd, arg, start, hdr))
 		return -EFAULT;
 	name_at = os_u64_at(hdr, l->name);
-	if (!name_at || !rd(arg, name_at, name, sizeof(name)))
+	if (!name_at)
 		return -EFAULT;
-	if (memcmp(name, "nmethod", 8) != 0)
-		return -ENOENT;
+	if (name_at != l->name_seen) {
+		if (!rd(arg, name_at, name, sizeof(name)))
+			return -EFAULT;
+		if (memcmp(name, "nmethod", 8) != 0)
+			return -ENOENT;
+		l->name_seen = name_at;
+	}
 	meta_off = os_i32_at(hdr, l->meta);
 	pcs_off = os_i32_at(hdr, l->pcs);
 	deps_off = os_i32_at(hdr, l->deps);

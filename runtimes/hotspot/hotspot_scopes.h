@@ -46,6 +46,8 @@ struct os_hs_scope_layout {
 	uint32_t pcdesc;   /* sizeof(PcDesc) */
 	uint32_t hdr_len;  /* bytes of the header to read: past the last field */
 	bool ok;
+	uint64_t name_seen; /* a _name found to read "nmethod" (a string constant of
+			     * libjvm: read once, not once per nmethod), 0 none */
 };
 
 /* The value of vmStructs name (an offset or a size, at most 4096), or -1
@@ -80,7 +82,7 @@ typedef bool (*os_hs_read_fn)(void *arg, uint64_t addr, void *buf, size_t len);
  * code_begin. 0; -ENOENT: not an nmethod (stubs, adapters, buffers);
  * -EFAULT: unreadable; -EINVAL: implausible sizes; -ENOMEM. nm is zeroed
  * on failure. */
-int os_hs_nm_read(struct os_hs_nm *nm, const struct os_hs_scope_layout *l, os_hs_read_fn rd,
+int os_hs_nm_read(struct os_hs_nm *nm, struct os_hs_scope_layout *l, os_hs_read_fn rd,
 		  void *arg, uint64_t start, uint64_t code_begin);
 void os_hs_nm_free(struct os_hs_nm *nm);
 

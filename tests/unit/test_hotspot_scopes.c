@@ -238,6 +238,15 @@ Test(hotspot_scopes, other_blobs_and_bad_sections_are_refused)
 	put(NAME_AT, "Stub  \0", 8);
 	cr_expect_eq(os_hs_nm_read(&nm, &lay, ut_mem_read, &tm, BASE, BASE + CODE), -ENOENT);
 	put(NAME_AT, "nmethod", 8);
+	/* the name "nmethod" is read once per pointer: another blob's name
+	 * pointer is read and checked again */
+	cr_assert_eq(os_hs_nm_read(&nm, &lay, ut_mem_read, &tm, BASE, BASE + CODE), 0);
+	os_hs_nm_free(&nm);
+	cr_expect_eq(lay.name_seen, BASE + NAME_AT);
+	put(NAME_AT + 16, "Stub  \0", 8);
+	put64(96, BASE + NAME_AT + 16);
+	cr_expect_eq(os_hs_nm_read(&nm, &lay, ut_mem_read, &tm, BASE, BASE + CODE), -ENOENT);
+	put64(96, BASE + NAME_AT);
 	put32(PCS_AT + 16 * 2, 5); /* PcDescs out of order */
 	cr_expect_eq(os_hs_nm_read(&nm, &lay, ut_mem_read, &tm, BASE, BASE + CODE), -EINVAL);
 	put32(PCS_AT + 16 * 2, 20);
