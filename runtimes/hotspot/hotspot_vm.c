@@ -467,9 +467,17 @@ int os_hs_method_parts(const struct os_hs_vm *vm, const struct os_hs_mem *m, uin
 	if (rd_u64(m, pid, method + (uint64_t)l->method_const, &cm) < 0 ||
 	    rd_two(m, pid, cm, l->const_constants, &cp, 8, l->const_name_index, &idx, 2) < 0)
 		return -EFAULT;
-	if (rd_u64(m, pid, cp + (uint64_t)l->cpool_holder, holder) < 0 ||
-	    rd_u64(m, pid, cp + (uint64_t)l->cpool_size + (uint64_t)idx * 8, &sym) < 0)
-		return -EFAULT;
+	{
+		/* the holder and the name's constant: one system call */
+		uint64_t at[2] = { cp + (uint64_t)l->cpool_holder,
+				   cp + (uint64_t)l->cpool_size + (uint64_t)idx * 8 }, v[2];
+		bool ok[2];
+
+		if (!cp || os_hs_mem_words(m, pid, at, 2, v, ok) != 2 || !ok[0] || !ok[1])
+			return -EFAULT;
+		*holder = v[0];
+		sym = v[1];
+	}
 	return symbol_str(vm, m, pid, sym, name, len);
 }
 
