@@ -281,8 +281,9 @@ static void expect_shares(json_object *report, const char *site, const double *e
 	cr_expect_leq(err, SHARE_TOL, "%s: a bin's share is %.3f off the exact one", site, err);
 }
 
-/* Whether a run's estimates of `site` are all shifted: its share of the
- * finite reuses in `own`, the exact distance's bin, below 1 - SHARE_TOL.
+/* Whether a run's estimates of a site are shifted off their bin: its share
+ * of the finite reuses in `own`, the exact distance's bin, below
+ * 1 - SHARE_TOL (a run that would fail the share check: one retry).
  * Both mid-bin tests have seen whole runs come out a factor ~2.4 low on
  * both sets at once (native under valgrind beside it, Java at load 9-10,
  * the native one under `make asan` in CI: medians 0.42x, own bins
