@@ -104,7 +104,7 @@ static int section(os_hs_read_fn rd, void *arg, uint64_t lo, uint64_t hi, void *
 int os_hs_nm_read(struct os_hs_nm *nm, struct os_hs_scope_layout *l, os_hs_read_fn rd,
 		  void *arg, uint64_t start, uint64_t code_begin)
 {
-	uint8_t hdr[1024], *raw = NULL;
+	uint8_t hdr[1024], *raw = NULL, *pcs;
 	char name[8];
 	uint64_t name_at, meta_lo, data_lo, pcs_lo, pcs_hi;
 	int32_t pcs_off, deps_off, meta_off;
@@ -162,8 +162,7 @@ int os_hs_nm_read(struct os_hs_nm *nm, struct os_hs_scope_layout *l, os_hs_read_
 		memcpy(nm->meta, raw, data_lo - meta_lo);
 	if (nm->data)
 		memcpy(nm->data, raw + (data_lo - meta_lo), pcs_lo - data_lo);
-	if (raw) /* the PcDescs to the front */
-		memmove(raw, raw + (pcs_lo - meta_lo), pcs_hi - pcs_lo);
+	pcs = raw ? raw + (pcs_lo - meta_lo) : NULL; /* the PcDescs */
 	nm->nmeta = (uint32_t)((data_lo - meta_lo) / 8);
 	nm->ndata = (uint32_t)(pcs_lo - data_lo);
 	nm->npcs = (uint32_t)((pcs_hi - pcs_lo) / l->pcdesc);
@@ -176,8 +175,8 @@ int os_hs_nm_read(struct os_hs_nm *nm, struct os_hs_scope_layout *l, os_hs_read_
 		}
 	}
 	for (uint32_t i = 0; i < nm->npcs; i++) {
-		nm->pcs[2 * i] = os_i32_at(raw + (size_t)i * l->pcdesc, l->pc_off);
-		nm->pcs[2 * i + 1] = os_i32_at(raw + (size_t)i * l->pcdesc, l->scope_off);
+		nm->pcs[2 * i] = os_i32_at(pcs + (size_t)i * l->pcdesc, l->pc_off);
+		nm->pcs[2 * i + 1] = os_i32_at(pcs + (size_t)i * l->pcdesc, l->scope_off);
 		if (i && nm->pcs[2 * i] < nm->pcs[2 * i - 2]) { /* HotSpot keeps them sorted */
 			free(raw);
 			os_hs_nm_free(nm);
