@@ -26,6 +26,30 @@ done
 "$@" &
 pid=$!
 sleep "$DELAY"
+# bench/pair.sh puts /usr/bin/time (and env, nice, ...) before the program:
+# attach to the program, down the chain of wrappers that have one child
+# each (attaching to the wrapper would measure nothing)
+target=$pid
+while :; do
+	case "$(cat "/proc/$target/comm" 2>/dev/null)" in
+	time | env | nice | taskset | timeout) ;;
+	*) break ;;
+	esac
+	kids=$(cat "/proc/$target/task/$target/children" 2>/dev/null || true)
+	# shellcheck disable=SC2086 # kids: pids, split on purpose
+	set -- $kids
+	[ $# -eq 1 ] || break
+	target=$1
+done
+echo "attach_pair.sh: attaching to pid $target ($(cat "/proc/$target/comm" 2>/dev/null))" >&2
+failed=0
 # shellcheck disable=SC2086 # OPTS: options, split on purpose
-"$OBJSCOPE" attach -q $OPTS -d "$DUR" -o "$OUT" "$pid" || echo "attach_pair.sh: attach failed" >&2
-wait "$pid"
+"$OBJSCOPE" attach -q $OPTS -d "$DUR" -o "$OUT" "$target" || {
+	echo "attach_pair.sh: attach failed" >&2
+	failed=1
+}
+status=0
+wait "$pid" || status=$?
+# a failed attach fails the run: bench/pair.sh then says its ratios mean nothing
+[ "$failed" -eq 0 ] || exit 1
+exit "$status"
