@@ -52,6 +52,7 @@ struct hs_jvm *hs_jvm_get(struct hotspot *h, struct os_aspace *as)
 	jvm_owner(j);
 	os_hmap_init(&j->names);
 	os_hmap_init(&j->enum_of);
+	os_hmap_init(&j->klass_lh);
 	os_hmap_init(&j->unnamed);
 	os_hmap_init(&j->pre);
 	os_hmap_init(&j->nm_at);
@@ -73,6 +74,7 @@ static void jvm_free(struct hs_jvm *j)
 	os_hs_vm_free(&j->vm);
 	os_hmap_destroy(&j->names);
 	os_hmap_destroy(&j->enum_of);
+	os_hmap_destroy(&j->klass_lh);
 	os_hmap_destroy(&j->paths);
 	os_hmap_destroy(&j->unnamed);
 	os_hmap_destroy(&j->pre);

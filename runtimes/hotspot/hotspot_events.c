@@ -238,6 +238,35 @@ static bool confirm_quiet(void *arg)
 	return heap_quiet(h, h->checking, h->checking_total);
 }
 
+/* An object's size from its class's Klass::_layout_helper and, for an
+ * array, its length: 0 when that is not an object's. */
+static uint64_t size_of(int32_t lh, int32_t len)
+{
+	if (lh > 0) /* instance: size in bytes, low bit a slow-path flag */
+		return (uint64_t)(lh & ~1);
+	if (lh == 0 || len < 0)
+		return 0;
+	/* array: header bytes in bits 16..23, log2 element size in bits 0..7 */
+	return ((((uint32_t)lh >> 16) & 0xff) + ((uint64_t)len << (lh & 0x3f)) + 7) & ~7ULL;
+}
+
+/* Klass::_layout_helper of klass (fixed while the class lives): one remote
+ * read per class, kept in j->klass_lh. */
+static bool layout_helper(struct hotspot *h, struct hs_jvm *j, uint64_t klass, uint64_t lh_off,
+			  int32_t *lh)
+{
+	uint64_t v;
+
+	if (os_hmap_get(&j->klass_lh, klass, &v)) {
+		*lh = (int32_t)(uint32_t)v;
+		return true;
+	}
+	if (h->mem.read(h->mem.arg, j->pid, klass + lh_off, lh, 4) != 4)
+		return false;
+	os_hmap_put(&j->klass_lh, klass, (uint64_t)(uint32_t)*lh | 1ULL << 32);
+	return true;
+}
+
 /* Size of the object whose header is at oop, read through its klass
  * (Klass::_layout_helper: instance size, or array header and element size
  * with the length in the header); 0 when not an object. *klass gets it. */
@@ -246,7 +275,7 @@ static uint64_t object_size(struct hotspot *h, struct hs_jvm *j, uint64_t oop, i
 {
 	struct os_hs_layout lay = j->vm.lay;
 	uint64_t word, lh_off;
-	int32_t lh, len;
+	int32_t lh, len = 0;
 	int64_t ko;
 
 	lay.compressed_klass = compressed;
@@ -255,20 +284,13 @@ static uint64_t object_size(struct hotspot *h, struct hs_jvm *j, uint64_t oop, i
 	    h->mem.read(h->mem.arg, j->pid, oop + (uint64_t)ko, &word, 8) != 8)
 		return 0;
 	*klass = os_hs_decode_klass(&lay, word);
-	if (!*klass || (*klass & 7) ||
-	    h->mem.read(h->mem.arg, j->pid, *klass + lh_off, &lh, 4) != 4)
+	if (!*klass || (*klass & 7) || !layout_helper(h, j, *klass, lh_off, &lh))
 		return 0;
-	if (lh > 0) /* instance: size in bytes, low bit a slow-path flag */
-		return (uint64_t)(lh & ~1);
-	if (lh == 0)
+	/* an array's length follows the klass word */
+	if (lh < 0 &&
+	    h->mem.read(h->mem.arg, j->pid, oop + (uint64_t)ko + (compressed ? 4 : 8), &len, 4) != 4)
 		return 0;
-	/* array: header bytes in bits 16..23, log2 element size in bits 0..7;
-	 * the length follows the klass word */
-	if (h->mem.read(h->mem.arg, j->pid, oop + (uint64_t)ko + (compressed ? 4 : 8), &len, 4) !=
-		    4 ||
-	    len < 0)
-		return 0;
-	return ((((uint32_t)lh >> 16) & 0xff) + ((uint64_t)len << (lh & 0x3f)) + 7) & ~7ULL;
+	return size_of(lh, len);
 }
 
 /* Whether a class's name (internal form) is kname. */
@@ -334,46 +356,112 @@ uint32_t hs_before_ctx(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as
 	return hs_class_ctx(h, j, as, klass, HS_WORD_BEFORE);
 }
 
+/* A move add_before_attach may add: into the heap, onto no object known. */
+static bool before_candidate(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as,
+			     const struct os_hs_move *m)
+{
+	uint64_t one;
+
+	return m->dst >= j->info.heap_start && m->dst + m->bytes <= j->info.heap_end &&
+	       !os_hmap_get(&h->moved, m->dst, &one) &&
+	       !os_iv_lookup(as->objects, m->dst, NULL, NULL, NULL) &&
+	       !os_iv_lookup(as->objects, m->dst + m->bytes - 1, NULL, NULL, NULL);
+}
+
+/* The object of move m, of class klass, added; false when it cannot be. */
+static bool before_add(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as,
+		       const struct os_hs_move *m, uint64_t klass)
+{
+	uint32_t ci = hs_before_ctx(h, j, as, klass);
+
+	if (ci == OS_NONE)
+		return false;
+	h->a->ctx[ci].allocations++;
+	h->a->ctx[ci].bytes += m->bytes;
+	h->a->ctx[ci].est_allocations += 1;
+	h->a->ctx[ci].est_bytes += (double)m->bytes;
+	os_iv_insert(as->objects, m->dst, m->dst + m->bytes, ci);
+	j->before++;
+	return true;
+}
+
+#define HS_BEFORE_BATCH 256 /* objects whose headers are read in one batch */
+
 /* Attach mode: an object that a collection moved but that was never seen
  * allocated (born before the attach, or not sampled at allocation) is added
  * at its new place with its class, when its header confirms the move's
- * size (a move of a region holding several objects does not). */
+ * size (a move of a region holding several objects does not). Once the
+ * header layout is known the headers are read in batches (the klass word,
+ * and the array length after it: one word with compressed class pointers,
+ * two without) and each class's layout helper once: a javac attach adds
+ * ~60,000 such objects, which took three remote reads each. */
 static void add_before_attach(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as)
 {
-	uint64_t one;
+	uint64_t addrs[2 * HS_BEFORE_BATCH], words[2 * HS_BEFORE_BATCH], lh_off;
+	bool ok[2 * HS_BEFORE_BATCH];
+	size_t idx[HS_BEFORE_BATCH], i = 0;
 	uint32_t added = 0;
 
-	for (size_t i = 0; i < j->nbatch && added < HS_BEFORE_MAX; i++) {
-		const struct os_hs_move *m = &j->batch[i];
-		uint64_t klass = 0, size = 0;
-		uint32_t ci;
+	while (i < j->nbatch && added < HS_BEFORE_MAX) {
+		const struct os_hs_layout *lay = &j->vm.lay;
+		int64_t ko = os_hs_klass_word_offset(lay);
+		size_t n = 0, cw = lay->compressed_klass == 1 ? 1 : 2;
 
-		if (m->dst < j->info.heap_start || m->dst + m->bytes > j->info.heap_end ||
-		    os_hmap_get(&h->moved, m->dst, &one) ||
-		    os_iv_lookup(as->objects, m->dst, NULL, NULL, NULL) ||
-		    os_iv_lookup(as->objects, m->dst + m->bytes - 1, NULL, NULL, NULL))
-			continue;
-		if (j->vm.lay.compressed_klass >= 0) {
-			size = object_size(h, j, m->dst, j->vm.lay.compressed_klass, &klass);
-		} else { /* no allocation seen yet: learn the header layout here */
+		if (lay->compressed_klass < 0 || ko < 0 ||
+		    os_hs_vm_get(&j->vm, "Klass::_layout_helper", &lh_off) != 0) {
+			/* no allocation seen yet: learn the header layout here */
+			const struct os_hs_move *m = &j->batch[i++];
+			uint64_t klass = 0, size = 0;
+
+			if (!before_candidate(h, j, as, m))
+				continue;
 			for (int c = 1; c >= 0 && size != m->bytes; c--) {
 				size = object_size(h, j, m->dst, c, &klass);
 				if (size == m->bytes)
 					j->vm.lay.compressed_klass = c;
 			}
+			if (size == m->bytes && before_add(h, j, as, m, klass))
+				added++;
+			continue;
 		}
-		if (size != m->bytes)
-			continue;
-		ci = hs_before_ctx(h, j, as, klass);
-		if (ci == OS_NONE)
-			continue;
-		h->a->ctx[ci].allocations++;
-		h->a->ctx[ci].bytes += m->bytes;
-		h->a->ctx[ci].est_allocations += 1;
-		h->a->ctx[ci].est_bytes += (double)m->bytes;
-		os_iv_insert(as->objects, m->dst, m->dst + m->bytes, ci);
-		j->before++;
-		added++;
+		for (; i < j->nbatch && n < HS_BEFORE_BATCH; i++) {
+			const struct os_hs_move *m = &j->batch[i];
+
+			if (!before_candidate(h, j, as, m))
+				continue;
+			idx[n] = i;
+			addrs[cw * n] = m->dst + (uint64_t)ko;
+			if (cw == 2)
+				addrs[cw * n + 1] = m->dst + (uint64_t)ko + 8;
+			n++;
+		}
+		if (!n)
+			break;
+		os_hs_mem_words(&h->mem, j->pid, addrs, cw * n, words, ok);
+		for (size_t k = 0; k < n && added < HS_BEFORE_MAX; k++) {
+			const struct os_hs_move *m = &j->batch[idx[k]];
+			uint64_t klass;
+			int32_t lh, len = 0;
+
+			if (!ok[cw * k])
+				continue;
+			klass = os_hs_decode_klass(lay, words[cw * k]);
+			if (!klass || (klass & 7) || !layout_helper(h, j, klass, lh_off, &lh))
+				continue;
+			if (lh < 0) { /* an array: its length follows the klass word */
+				if (cw == 1)
+					len = (int32_t)(uint32_t)(words[k] >> 32);
+				else if (ok[2 * k + 1])
+					len = (int32_t)(uint32_t)words[2 * k + 1];
+				else
+					continue;
+			}
+			if (size_of(lh, len) != m->bytes ||
+			    os_iv_lookup(as->objects, m->dst, NULL, NULL, NULL))
+				continue;
+			if (before_add(h, j, as, m, klass))
+				added++;
+		}
 	}
 }
 

@@ -157,6 +157,7 @@ struct hs_jvm {
 	uint64_t small_found;      /* on an object < --min-size: charged to its class */
 	uint64_t enum_found;       /* ... of them on enum constants: path E.<clinit> */
 	struct os_hmap enum_of;    /* Klass* -> its enum's Klass* + 1 (1: not an enum constant) */
+	struct os_hmap klass_lh;   /* Klass* -> Klass::_layout_helper | 1 << 32 (add_before_attach) */
 	uint64_t small_big;        /* on an untracked object >= --min-size (estimates) */
 	uint64_t small_gc;         /* not looked up: a collection since the sample */
 	uint64_t unid[HS_UNID_N];  /* Java-heap samples whose object was not identified */

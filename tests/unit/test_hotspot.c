@@ -358,7 +358,7 @@ struct i_ent { const char *name; int32_t value; };
 struct l_ent { const char *name; uint64_t value; };
 
 struct f_symbol { uint32_t hash; uint16_t length; uint8_t body[64]; };
-struct f_klass { uint64_t pad[2]; struct f_symbol *name; struct f_klass *super; };
+struct f_klass { uint64_t pad[2]; struct f_symbol *name; struct f_klass *super; int32_t lh; };
 struct f_cpool { uint64_t pad[3]; struct f_klass *holder; struct f_symbol *slots[8]; };
 struct f_constm { uint64_t pad; struct f_cpool *constants; uint16_t name_index, sig_index; };
 struct f_method { uint64_t pad; struct f_constm *cm; };
@@ -373,6 +373,7 @@ static struct f_heap *universe_heap = &fheap;
 static struct s_ent S[] = {
 	{ "Klass", "_name", "Symbol*", 0, offsetof(struct f_klass, name), NULL },
 	{ "Klass", "_super", "Klass*", 0, offsetof(struct f_klass, super), NULL },
+	{ "Klass", "_layout_helper", "jint", 0, offsetof(struct f_klass, lh), NULL },
 	{ "Symbol", "_length", "u2", 0, offsetof(struct f_symbol, length), NULL },
 	{ "Symbol", "_body[0]", "u1", 0, offsetof(struct f_symbol, body), NULL },
 	{ "Method", "_constMethod", "ConstMethod*", 0, offsetof(struct f_method, cm), NULL },
@@ -404,16 +405,16 @@ static struct f_symbol sym_long_arr = { 0, 2, "[J" };
 static struct f_symbol sym_string = { 0, 16, "java/lang/String" };
 static struct f_symbol sym_holder = { 0, 11, "pkg/Fixture" };
 static struct f_symbol sym_meth = { 0, 8, "makeData" };
-static struct f_klass k_long_arr = { { 0, 0 }, &sym_long_arr, NULL };
-static struct f_klass k_string = { { 0, 0 }, &sym_string, NULL };
-static struct f_klass k_holder = { { 0, 0 }, &sym_holder, NULL };
+static struct f_klass k_long_arr = { { 0, 0 }, &sym_long_arr, NULL, 0 };
+static struct f_klass k_string = { { 0, 0 }, &sym_string, NULL, 0 };
+static struct f_klass k_holder = { { 0, 0 }, &sym_holder, NULL, 0 };
 /* an enum, a constant of it with a body of its own, and their root */
 static struct f_symbol sym_enum = { 0, 14, "java/lang/Enum" };
 static struct f_symbol sym_color = { 0, 9, "pkg/Color" };
 static struct f_symbol sym_color1 = { 0, 11, "pkg/Color$1" };
-static struct f_klass k_enum = { { 0, 0 }, &sym_enum, NULL };
-static struct f_klass k_color = { { 0, 0 }, &sym_color, &k_enum };
-static struct f_klass k_color1 = { { 0, 0 }, &sym_color1, &k_color };
+static struct f_klass k_enum = { { 0, 0 }, &sym_enum, NULL, 0 };
+static struct f_klass k_color = { { 0, 0 }, &sym_color, &k_enum, 0 };
+static struct f_klass k_color1 = { { 0, 0 }, &sym_color1, &k_color, 0 };
 static struct f_cpool cpool = { { 0, 0, 0 }, &k_holder, { NULL, NULL, NULL, &sym_meth } };
 static struct f_constm constm = { 0, &cpool, 3, 0 };
 static struct f_method method = { 0, &constm };
@@ -455,7 +456,7 @@ Test(hotspot, symbol_names_near_unmapped_pages_and_long)
 	uint8_t *m = mmap(NULL, (size_t)(2 * pg), PROT_READ | PROT_WRITE,
 			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), *sym;
 	static uint8_t big[sizeof(struct f_symbol) + 200];
-	struct f_klass k = { { 0, 0 }, NULL, NULL };
+	struct f_klass k = { { 0, 0 }, NULL, NULL, 0 };
 	const char *shortname = "endOfPage";
 	uint16_t len = (uint16_t)strlen(shortname);
 	char buf[300], want[201];
@@ -863,6 +864,65 @@ Test(hotspot, adapter_flow)
 	os_attrib_sample(&a, as->id, base + 2048 + 8, 0, OS_CCT_NONE);
 	cr_expect_eq(a.ctx[0].samples, 3, "kept when the heap cannot be read");
 
+	hs_test_end(&a, &tasks, heap);
+}
+
+/* Attach mode: objects a collection moved that were never seen allocated
+ * are added at their new place with their class when the header's size
+ * (Klass::_layout_helper, an array's length) is the move's; the first one
+ * teaches the header layout, the others are read in a batch. */
+Test(hotspot, objects_born_before_attach_from_moves)
+{
+	struct os_tasks tasks;
+	struct os_attrib a;
+	struct os_jvm_info info;
+	uint64_t *heap = calloc(4096, 8);
+	uint64_t base = (uintptr_t)heap, mv[5 * 3];
+	struct f_symbol s_arr = { 0, 2, "[J" }, s_str = { 0, 16, "java/lang/String" };
+	/* long[]: a type array (tag 0xC0), 16 header bytes, 8-byte elements */
+	struct f_klass k_arr = { { 0, 0 }, &s_arr, NULL, (int32_t)0xC0100003u };
+	struct f_klass k_str = { { 0, 0 }, &s_str, NULL, 1040 }; /* instance bytes */
+	struct os_aspace *as;
+	const uint64_t at[5] = { 512, 1024, 1536, 2048, 2560 }; /* word offsets */
+	const uint64_t bytes[5] = { 1040, 16 + 100 * 8, 1040, 1040, 816 };
+
+	hs_test_begin(&a, &tasks, heap);
+	os_hotspot_attached(a.rt, (uint32_t)getpid(), NULL, false, 0, 0);
+	fill_info(&info, base, base + 4096 * 8);
+	feed(&a, mk_event(OS_EV_JVM, base, 4096 * 8, (uintptr_t)S, 0, &info, sizeof(info)));
+	/* uncompressed headers at their new places: mark word, class, length;
+	 * the first (a String) teaches the layout, the rest go in a batch */
+	heap[at[0] + 1] = (uintptr_t)&k_str;
+	heap[at[1] + 1] = (uintptr_t)&k_arr; /* long[100] */
+	heap[at[1] + 2] = 100;
+	heap[at[2] + 1] = (uintptr_t)&k_str;
+	heap[at[3] + 1] = (uintptr_t)&k_str;
+	heap[at[4] + 1] = (uintptr_t)&k_arr; /* long[] whose length says 50: not 816 */
+	heap[at[4] + 2] = 50;
+	for (int i = 0; i < 5; i++) {
+		mv[3 * i] = base + 8 * (3000 + (uint64_t)i * 100);
+		mv[3 * i + 1] = base + 8 * at[i];
+		mv[3 * i + 2] = bytes[i];
+	}
+	mv[3 * 3 + 2] = 1048; /* the third String's move is larger than its header says */
+	fheap.total = 1;
+	feed(&a, mk_event(OS_EV_GC_BEGIN, 0, 0, 1, 0, NULL, 0));
+	feed(&a, mk_event(OS_EV_MOVES, 0, 0, 1, 0, mv, sizeof(mv)));
+	feed(&a, mk_event(OS_EV_GC_END, 0, 0, 1, 0, NULL, 0));
+	as = os_tasks_aspace(&tasks, (uint32_t)getpid());
+	cr_assert_not_null(as);
+	cr_assert_eq(a.nctx, 2, "one context per class: %u", a.nctx);
+	for (int i = 0; i < 3; i++) /* on the objects added (the others: a heap miss) */
+		os_attrib_sample(&a, as->id, base + 8 * at[i] + 16, 0, OS_CCT_NONE);
+	cr_expect_str_eq(ctx_type(&a, 0), "java.lang.String");
+	cr_expect_str_eq(ctx_type(&a, 1), "long[]");
+	cr_expect_eq(a.ctx[0].allocations, 2, "the Strings whose moves match their headers");
+	cr_expect_eq(a.ctx[0].bytes, 2080);
+	cr_expect_eq(a.ctx[1].allocations, 1, "the long[] whose length matches, not the other");
+	cr_expect_eq(a.ctx[1].bytes, 816);
+	cr_expect_eq(a.ctx[0].samples, 2);
+	cr_expect_eq(a.ctx[1].samples, 1);
+	fheap.total = 0;
 	hs_test_end(&a, &tasks, heap);
 }
 
