@@ -93,8 +93,8 @@ static json_object *record_java_complete(const char *gc_flag, const char *gc_fla
 		dropped = e2e_get_int(e2e_get(report, "meta"), "dropped_events");
 		if (dropped <= 0)
 			break;
-		cr_log_warn("%s: %lld allocation events dropped with --ring-kb %s", gc_flag,
-			    (long long)dropped, rings[k]);
+		e2e_diag("%s: %lld allocation events dropped with --ring-kb %s", gc_flag,
+			 (long long)dropped, rings[k]);
 	}
 	return report;
 }
@@ -168,8 +168,8 @@ static void check_startup_paths(json_object *objects)
 			named++;
 		if (stack_has_any(o, interp)) {
 			unnamed++;
-			cr_log_warn("start-up path with an unnamed interpreted frame: %s",
-				    e2e_stack_str(o, buf, sizeof(buf)));
+			e2e_diag("start-up path with an unnamed interpreted frame: %s",
+				 e2e_stack_str(o, buf, sizeof(buf)));
 		}
 	}
 	cr_log_info("start-up contexts: %d, %d through System.initPhase1/2, %d with Interpreter",
@@ -252,7 +252,7 @@ Test(e2e_java, allocation_paths_without_frame_pointers)
 		if (stack_has_any(o, entries) && e2e_stack_has(o, "JitNative.main", 16))
 			whole += n;
 		else
-			cr_log_warn("cut or unnamed path: %s", e2e_stack_str(o, buf, sizeof(buf)));
+			e2e_diag("cut or unnamed path: %s", e2e_stack_str(o, buf, sizeof(buf)));
 	}
 	cr_log_info("zlib allocations under JitNative.round: %lld, %lld with whole paths",
 		    (long long)under, (long long)whole);
@@ -670,7 +670,7 @@ static void tally_lines(json_object *report, const char *alloc, const char *make
 			continue;
 		t->total += n;
 		if (!stack_at(st, 0, alloc) || !stack_at(st, 1, make) || !stack_at(st, 2, build)) {
-			cr_log_warn("long[] context: %s", e2e_stack_str(o, buf, sizeof(buf)));
+			e2e_diag("long[] context: %s", e2e_stack_str(o, buf, sizeof(buf)));
 			continue;
 		}
 		t->exact += n;
@@ -761,7 +761,7 @@ Test(e2e_java, inlined_methods_are_frames)
 		} else if (frame_is(o, 0, "InlineFixture.build"))
 			in_build += n;
 		else
-			cr_log_warn("long[] context: %s", e2e_stack_str(o, buf, sizeof(buf)));
+			e2e_diag("long[] context: %s", e2e_stack_str(o, buf, sizeof(buf)));
 	}
 	cr_assert(total >= 100000, "only %lld long[] allocations from main", (long long)total);
 	cr_expect(in_make >= total * 99 / 100, "%lld of %lld long[] allocations at make <- build",

@@ -199,14 +199,14 @@ static void log_byte_arrays(json_object *r)
 		const char *type = json_object_get_string(e2e_get(o, "type"));
 
 		if (type && !strcmp(type, "byte[]"))
-			cr_log_warn("byte[] context %zu: %lld allocations, %.0f objects estimated: %s",
-				    i + 1, (long long)e2e_get_int(o, "allocations"),
-				    e2e_get_double(e2e_get(o, "lifetime"), "objects"),
-				    e2e_stack_str(o, buf, sizeof(buf)));
+			e2e_diag("byte[] context %zu: %lld allocations, %.0f objects estimated: %s",
+				 i + 1, (long long)e2e_get_int(o, "allocations"),
+				 e2e_get_double(e2e_get(o, "lifetime"), "objects"),
+				 e2e_stack_str(o, buf, sizeof(buf)));
 	}
-	cr_log_warn("%lld allocation events dropped; notes %s",
-		    (long long)e2e_get_int(e2e_get(r, "meta"), "dropped_events"),
-		    json_object_to_json_string(e2e_get(e2e_get(r, "meta"), "notes")));
+	e2e_diag("%lld allocation events dropped; notes %s",
+		 (long long)e2e_get_int(e2e_get(r, "meta"), "dropped_events"),
+		 json_object_to_json_string(e2e_get(e2e_get(r, "meta"), "notes")));
 }
 
 /* Hybrid mode (the default): small objects are tracked with a probability
