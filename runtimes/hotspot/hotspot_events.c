@@ -238,18 +238,6 @@ static bool confirm_quiet(void *arg)
 	return heap_quiet(h, h->checking, h->checking_total);
 }
 
-/* An object's size from its class's Klass::_layout_helper and, for an
- * array, its length: 0 when that is not an object's. */
-static uint64_t size_of(int32_t lh, int32_t len)
-{
-	if (lh > 0) /* instance: size in bytes, low bit a slow-path flag */
-		return (uint64_t)(lh & ~1);
-	if (lh == 0 || len < 0)
-		return 0;
-	/* array: header bytes in bits 16..23, log2 element size in bits 0..7 */
-	return ((((uint32_t)lh >> 16) & 0xff) + ((uint64_t)len << (lh & 0x3f)) + 7) & ~7ULL;
-}
-
 /* Klass::_layout_helper of klass (fixed while the class lives): one remote
  * read per class, kept in j->klass_lh. */
 static bool layout_helper(struct hotspot *h, struct hs_jvm *j, uint64_t klass, uint64_t lh_off,
@@ -290,7 +278,7 @@ static uint64_t object_size(struct hotspot *h, struct hs_jvm *j, uint64_t oop, i
 	if (lh < 0 &&
 	    h->mem.read(h->mem.arg, j->pid, oop + (uint64_t)ko + (compressed ? 4 : 8), &len, 4) != 4)
 		return 0;
-	return size_of(lh, len);
+	return os_hs_object_bytes(lh, len);
 }
 
 /* Whether a class's name (internal form) is kname. */
@@ -456,7 +444,7 @@ static void add_before_attach(struct hotspot *h, struct hs_jvm *j, struct os_asp
 				else
 					continue;
 			}
-			if (size_of(lh, len) != m->bytes ||
+			if (os_hs_object_bytes(lh, len) != m->bytes ||
 			    os_iv_lookup(as->objects, m->dst, NULL, NULL, NULL))
 				continue;
 			if (before_add(h, j, as, m, klass))

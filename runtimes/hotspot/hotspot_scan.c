@@ -172,12 +172,10 @@ static uint64_t size_of(struct os_hs_scan *s, const struct os_hs_vm *vm,
 	*klass = os_hs_decode_klass(&lay, word);
 	if (!klass_ok(s, vm, m, pid, *klass, &lh))
 		return 0;
-	if (lh > 0)
-		return (uint64_t)(lh & ~7);
-	memcpy(&len, hdr + ko + (c ? 4 : 8), 4);
-	if (len < 0)
-		return 0;
-	return ((((uint32_t)lh >> 16) & 0xff) + ((uint64_t)len << (lh & 0x3f)) + 7) & ~7ULL;
+	len = 0;
+	if (lh < 0)
+		memcpy(&len, hdr + ko + (c ? 4 : 8), 4);
+	return os_hs_object_bytes(lh, len);
 }
 
 /* Header layouts to try: the one learnt, else compressed then not. */

@@ -536,6 +536,15 @@ uint64_t os_hs_decode_klass(const struct os_hs_layout *lay, uint64_t word)
 	return 0;
 }
 
+uint64_t os_hs_object_bytes(int32_t lh, int32_t len)
+{
+	if (lh > 0)
+		return (uint64_t)(lh & ~7);
+	if (lh == 0 || len < 0)
+		return 0;
+	return ((((uint32_t)lh >> 16) & 0xff) + ((uint64_t)len << (lh & 0x3f)) + 7) & ~7ULL;
+}
+
 int os_hs_learn_header(struct os_hs_vm *vm, const struct os_hs_mem *m, uint32_t pid, uint64_t oop,
 		       uint64_t klass)
 {

@@ -114,6 +114,12 @@ int os_hs_method_name(const struct os_hs_vm *vm, const struct os_hs_mem *m, uint
 /* The Klass* an object header names now (compressed pointers decoded), 0
  * when the layout is unknown. `word` is the 8 bytes at oop + klass offset. */
 uint64_t os_hs_decode_klass(const struct os_hs_layout *lay, uint64_t word);
+
+/* An object's bytes from its class's Klass::_layout_helper lh (> 0: an
+ * instance, its size with flag bits below 8; < 0: an array, header bytes in
+ * bits 16..23 and log2 element size in bits 0..7) and, for an array, its
+ * length len: 0 when that is not an object's. */
+uint64_t os_hs_object_bytes(int32_t lh, int32_t len);
 /* Offset of the klass word in an object header. */
 int64_t os_hs_klass_word_offset(const struct os_hs_layout *lay);
 /* The collector's state now: CollectedHeap::_total_collections and
