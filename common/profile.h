@@ -384,10 +384,16 @@ struct os_overhead {
 	double build_s;           /* objscope's CPU building this profile at the end
 				   * (symbolizing, estimates; measured, the process's CPU
 				   * clock): after the target, outside collector_cpu_s */
+	double settled_s;         /* when the answer settled (OS_OVH_SETTLE_SE: the
+				   * budget then spent at a share of itself), seconds
+				   * from the sampling's start; NaN: never, or not steered */
+	double settled_share;     /* share of the budget's decisions taken settled */
+	double answer_se;         /* estimate: the largest standard error of a share
+				   * among the top contexts at the end (os_attrib_top_se) */
 	uint32_t calibrated;      /* sample_ns measured on this machine (else a constant) */
 	uint32_t steered;         /* the budget steered the sampling (not -F) */
 };
-#define OS_OVERHEAD_NF 14 /* doubles of struct os_overhead, in order */
+#define OS_OVERHEAD_NF 17 /* doubles of struct os_overhead, in order */
 
 /* Names of the levels as reports show them ("L1", ... "remote RAM") and
  * as JSON keys ("l1", ... "remote_ram"). */

@@ -293,6 +293,9 @@ static void joverhead(struct json_writer *w, const struct os_profile *p)
 	jfinite(w, "sampled_share", o->sampled_share);
 	jfinite(w, "samples_per_s", o->samples_per_s);
 	jfinite(w, "samples_per_cpu_s", o->samples_per_cpu_s);
+	jfinite(w, "settled_s", o->settled_s);
+	jfinite(w, "settled_share", o->settled_share);
+	jfinite(w, "answer_se_estimated", o->answer_se);
 	jw_end_object(w);
 }
 

@@ -251,6 +251,7 @@ void os_attrib_time_normalize(struct os_attrib *a)
 	for (uint32_t i = 0; i < a->nctx; i++) {
 		a->ctx[i].tsamples *= f;
 		a->ctx[i].est_samples *= f;
+		a->ctx[i].tw_sq *= f * f;
 	}
 	for (uint32_t i = 0; i < a->nacc; i++) {
 		a->acc[i].tsamples *= f;
@@ -260,10 +261,50 @@ void os_attrib_time_normalize(struct os_attrib *a)
 		a->small_votes[i].v *= f;
 	a->small_voted *= f;
 	a->est_attributed *= f;
+	a->tw_sq_attributed *= f * f;
 	a->est_java_attributed *= f;
 	a->tw_attributed *= f;
 	a->tw_java_attributed *= f;
 	a->weighted = true;
+}
+
+double os_attrib_top_se(const struct os_attrib *a, unsigned k, double *top)
+{
+	double best[16] = { 0 }, se = 0, w = a->tw_attributed, q = a->tw_sq_attributed;
+	uint32_t at[16];
+	unsigned n = 0;
+
+	if (top)
+		*top = NAN;
+	if (!(w > 0) || !(q > 0))
+		return NAN;
+	if (k > 16)
+		k = 16;
+	/* the k largest est_samples, by insertion (k is small) */
+	for (uint32_t i = 0; i < a->nctx; i++) {
+		double v = a->ctx[i].est_samples;
+		unsigned j;
+
+		if (!(v > 0) || (n == k && v <= best[k - 1]))
+			continue;
+		j = n < k ? n++ : k - 1;
+		for (; j > 0 && best[j - 1] < v; j--) {
+			best[j] = best[j - 1];
+			at[j] = at[j - 1];
+		}
+		best[j] = v;
+		at[j] = i;
+	}
+	for (unsigned j = 0; j < n; j++) {
+		double p = best[j] / w, var;
+
+		var = (a->ctx[at[j]].tw_sq * (1 - 2 * p) + p * p * q) / (w * w);
+		if (var > se * se)
+			se = sqrt(var);
+	}
+	if (top)
+		*top = n ? best[0] / w : NAN;
+	return se;
 }
 
 void os_attrib_sample(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64_t sp,
@@ -342,6 +383,8 @@ static uint32_t sample(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64
 	a->ctx[ci].samples++;
 	a->ctx[ci].tsamples += tw;
 	a->ctx[ci].est_samples += w;
+	a->ctx[ci].tw_sq += tw * tw;
+	a->tw_sq_attributed += tw * tw;
 	if (access_node == OS_CCT_NONE)
 		return (uint32_t)ci;
 	slot_i = os_attrib_acc(a, (uint32_t)ci, access_node);

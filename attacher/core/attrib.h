@@ -96,6 +96,7 @@ struct os_ctx {
 	uint64_t allocations, bytes, samples;
 	uint64_t metrics[OS_M_COUNT];
 	double tsamples;          /* samples, each of its time weight (os_attrib.tw) */
+	double tw_sq;             /* the sum of those weights' squares (os_attrib_top_se) */
 	/* Estimates (sums of weights; equal to the counts for objects of
 	 * weight 1): allocations and bytes (runtime adapters with weighted
 	 * objects keep allocations/bytes = these rounded), samples. */
@@ -152,6 +153,7 @@ struct os_attrib {
 	 * the factor applied so far, which later samples' weights carry too,
 	 * so a profile built again is of one scale). */
 	double tw, tw_attributed, tw_java_attributed, tw_scale;
+	double tw_sq_attributed;   /* sum of the squares of the time weights in tw_attributed */
 	bool time_weighted;
 	struct os_runtime *rt;     /* runtime adapters (runtime.h os_runtimes_new), NULL: native only */
 	uint64_t min_size;         /* --min-size: smaller objects are not tracked */
@@ -206,6 +208,18 @@ static inline double os_attrib_tw(const struct os_attrib *a)
  * have given, at the run's mean rate). Repeatable; before the estimators
  * (os_small_estimate, the runtimes' notes) and the profile's build. */
 void os_attrib_time_normalize(struct os_attrib *a);
+
+/* How settled the answer is: the largest standard error of a share among
+ * the k contexts with the most time-weighted samples, each share the
+ * context's tsamples over tw_attributed, a ratio of sums of weights
+ * (linearised: var = (Q_i (1 - 2 p_i) + p_i^2 Q) / W^2, Q the sums of
+ * squared weights), so stretches sampled less (time weights above 1)
+ * count as the fewer samples they are. The samples' own variance: the
+ * objects' weights (Horvitz-Thompson, hybrid Java objects) and the
+ * estimated paths' split of a class's samples add theirs, not counted
+ * here. *top: the largest share (may be NULL). NaN before any sample was
+ * attributed. */
+double os_attrib_top_se(const struct os_attrib *a, unsigned k, double *top);
 
 /* The path word of the holder context of native heap samples outside any
  * tracked block (blocks below --min-size not sampled): user addresses

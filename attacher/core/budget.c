@@ -52,6 +52,7 @@ void os_budget_init(struct os_budget *b, double frac, double sample_ns, uint64_t
 {
 	memset(b, 0, sizeof(*b));
 	b->frac = frac;
+	b->need = 1;
 	b->sample_ns = sample_ns;
 	b->warmup_cpu_ns = OS_BUDGET_WARMUP_CPU_NS;
 	b->on = true;
@@ -62,6 +63,11 @@ void os_budget_init(struct os_budget *b, double frac, double sample_ns, uint64_t
 	b->on_until = now + b->len;
 	b->rng = now | 1;
 	hist_push(b, now, 1);
+}
+
+void os_budget_set_need(struct os_budget *b, double need)
+{
+	b->need = need > 1 || !(need > 0) ? 1 : need < OS_BUDGET_MIN_NEED ? OS_BUDGET_MIN_NEED : need;
 }
 
 uint64_t os_budget_on_ns(const struct os_budget *b, uint64_t now)
@@ -91,12 +97,16 @@ static void decide(struct os_budget *b, uint64_t now, const struct os_budget_in 
 		b->coll_per_sample = smooth(b->coll_per_sample, dcoll / (double)dn);
 	b->len = (uint64_t)((double)OS_BUDGET_INTERVAL_NS * (0.75 + 0.5 * uniform(b)));
 	per_sample = b->sample_ns + b->coll_per_sample;
-	if (in->target_cpu_ns >= b->warmup_cpu_ns && in->samples && b->rate_on > 0 &&
+	/* a settled answer (need < 1) ends the warm-up: it has its samples */
+	if ((in->target_cpu_ns >= b->warmup_cpu_ns || b->need < 1) && in->samples && b->rate_on > 0 &&
 	    per_sample > 0 && elapsed) {
 		/* the balance since the start, and the next interval's share */
 		credit = b->frac * (double)in->target_cpu_ns -
 			 ((double)in->collector_cpu_ns + (double)in->samples * b->sample_ns);
-		base = b->frac * dcpu / (double)elapsed * (double)b->len;
+		/* settled answers (need < 1): what they leave is not spent later */
+		if (b->need < 1 && credit > 0)
+			credit = 0;
+		base = b->need * b->frac * dcpu / (double)elapsed * (double)b->len;
 		allowed = base + PAYBACK * credit;
 		if (allowed < PAYBACK_KEEP * base)
 			allowed = PAYBACK_KEEP * base;

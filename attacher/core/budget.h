@@ -29,6 +29,16 @@
  * the warm-up's overspend is paid back over the next intervals, down to a
  * floor (OS_BUDGET_MIN_DUTY: never no samples at all).
  *
+ * Settled answers: the collector tells the controller what share of the
+ * budget the answers still need (os_budget_set_need, from the standard
+ * errors of the top objects' shares: overhead.c). Below 1 the intervals
+ * are given that share of the steady budget, and what that leaves unspent
+ * is not spent later while it stays below 1 (an overspend is still paid
+ * back); back at 1 the balance is spent as before. A settled answer also
+ * ends the warm-up early: it has the samples the warm-up is there for. A program whose answer
+ * has settled then costs a fraction of the budget, and the samples taken
+ * at the lower rate keep their time weights, so the shares stay unbiased.
+ *
  * Pure logic over the readings it is given (unit-tested with synthetic
  * input: tests/unit/test_budget.c); the collector reads the clocks.
  */
@@ -42,6 +52,7 @@
 #define OS_BUDGET_MIN_DUTY 0.025           /* one 5 ms loop tick of 200 ms */
 #define OS_BUDGET_DEFAULT_PCT 2.0          /* --max-overhead default (docs/BENCHMARKS.md) */
 #define OS_BUDGET_WARMUP_CPU_NS 2000000000ULL /* the target's first 2 CPU-s in full */
+#define OS_BUDGET_MIN_NEED 0.05            /* os_budget_set_need's floor */
 #define OS_BUDGET_HIST 64                  /* intervals remembered for the samples' weights */
 
 /* Cumulative readings since the start (ns, samples). */
@@ -74,6 +85,7 @@ struct os_budget {
 	struct { uint64_t t0; double duty; } hist[OS_BUDGET_HIST];
 	uint32_t nhist;            /* intervals begun (hist is a ring) */
 	double min_duty;           /* the smallest share an interval was given */
+	double need;               /* share of the budget the answers still need (1: all) */
 };
 
 /* frac: the budget (0.02 for 2%); sample_ns: the calibrated cost of a
@@ -83,6 +95,9 @@ void os_budget_init(struct os_budget *b, double frac, double sample_ns, uint64_t
  * the sampling events should be on now. At an interval's end the next
  * duty is decided from the readings. */
 bool os_budget_tick(struct os_budget *b, uint64_t now, const struct os_budget_in *in);
+/* The share of the budget the answers still need, in (0, 1] (1 at init;
+ * other values are clamped): taken at the next interval's decision. */
+void os_budget_set_need(struct os_budget *b, double need);
 /* The cost spent so far, estimated: collector + samples x sample_ns (ns). */
 double os_budget_spent_ns(const struct os_budget *b);
 /* The weight of a sample taken at t (CLOCK_MONOTONIC ns): 1 / the share

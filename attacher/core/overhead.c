@@ -146,6 +146,11 @@ void os_overhead_open(struct os_collector *c, pid_t pid, const struct perf_event
 
 	o->root = pid;
 	o->steer = c->opts->max_overhead > 0;
+	o->settle = o->steer && !c->opts->reuse && !c->opts->replicas &&
+		    !(getenv("OBJSCOPE_SETTLE") && !strcmp(getenv("OBJSCOPE_SETTLE"), "0"));
+	o->answer_se = NAN;
+	o->settled_at = 0;
+	o->settled_ivals = 0;
 	o->sample_ns = NAN;
 	if (o->steer) { /* -F: the kernel's cost is not estimated (nothing to steer) */
 		o->sample_ns = os_perf_sample_cost_ns(attr, calib_pages(attr));
@@ -169,6 +174,21 @@ void os_overhead_open(struct os_collector *c, pid_t pid, const struct perf_event
 		       os_now_ns());
 }
 
+/* The share of the budget the answers still need (OS_OVH_SETTLE_*). */
+static double answer_need(struct os_collector *c, uint64_t now)
+{
+	struct os_overhead_state *o = &c->ovh;
+
+	o->answer_se = os_attrib_top_se(&c->attrib, OS_OVH_SETTLE_K, NULL);
+	if (!o->settle || isnan(o->answer_se) ||
+	    c->attrib.c.samples_attributed < OS_OVH_SETTLE_MIN || o->answer_se > OS_OVH_SETTLE_SE)
+		return 1;
+	if (!o->settled_at)
+		o->settled_at = now;
+	o->settled_ivals++;
+	return OS_OVH_SETTLED_NEED;
+}
+
 void os_overhead_round(struct os_collector *c)
 {
 	struct os_overhead_state *o = &c->ovh;
@@ -186,8 +206,10 @@ void os_overhead_round(struct os_collector *c)
 		return;
 	}
 	in.samples = c->samples_total + o->dropped;
-	if (now >= o->b.t0 + o->b.len) /* the controller decides: fresh clocks */
+	if (now >= o->b.t0 + o->b.len) { /* the controller decides: fresh clocks */
 		readings(c, &in);
+		os_budget_set_need(&o->b, answer_need(c, now));
+	}
 	os_perf_steer(c->perf, os_budget_tick(&o->b, now, &in));
 }
 
@@ -272,6 +294,10 @@ void os_overhead_profile(struct os_collector *c, struct os_profile *p)
 	f->samples_per_s = secs > 0 ? (double)o->b.now.samples / secs : NAN;
 	f->samples_per_cpu_s = tgt > 0 ? (double)o->b.now.samples / tgt : NAN;
 	f->build_s = NAN; /* set when the build ends (profile_build.c) */
+	f->settled_s = o->settle && o->settled_at ? (double)(o->settled_at - o->b.start) / 1e9 : NAN;
+	f->settled_share = o->settle && o->b.intervals
+				   ? (double)o->settled_ivals / (double)o->b.intervals : NAN;
+	f->answer_se = os_attrib_top_se(&c->attrib, OS_OVH_SETTLE_K, NULL);
 	f->calibrated = o->calibrated;
 	f->steered = o->steer;
 	p->analyses |= OS_AN_OVERHEAD;

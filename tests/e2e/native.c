@@ -362,6 +362,35 @@ Test(e2e_native, budget_follows_processes_born_while_off)
 		      scale, (long long)late);
 }
 
+/* Settled answers (issue 23, docs/INTERFACE.md "Settled answers"): a run
+ * whose top object takes nearly every sample (three_sites: the random
+ * block) settles soon after the warm-up, spends a quarter of the budget
+ * from then on, and its planted answer holds; the report says when it
+ * settled and the standard error it ended with. Work-driven: a slower
+ * machine runs it longer, and settles at the same sample count. */
+Test(e2e_native, settled_answers_spend_less)
+{
+	const char *argv[] = { E2E_FIXTURE("three_sites"), "5", NULL };
+	json_object *report = record_and_report("settled.data", argv), *o, *top;
+
+	check_attribution(report, 50);
+	top = top_object(report, "alloc_random_block");
+	cr_expect_geq(e2e_get_double(top, "share"), 0.6, "share of alloc_random_block is %.3f",
+		      e2e_get_double(top, "share"));
+	o = e2e_get(e2e_get(report, "meta"), "overhead");
+	cr_assert(o && json_object_is_type(o, json_type_object), "meta.overhead missing");
+	cr_assert(json_object_is_type(e2e_get(o, "settled_s"), json_type_double),
+		  "never settled: %s", json_object_to_json_string(o));
+	cr_expect_gt(e2e_get_double(o, "settled_share"), 0.3, "settled %.2f of the decisions: %s",
+		     e2e_get_double(o, "settled_share"), json_object_to_json_string(o));
+	cr_expect_leq(e2e_get_double(o, "answer_se_estimated"), 0.01, "%s",
+		      json_object_to_json_string(o));
+	/* a quarter of the 2% budget for most of the run, the warm-up in full */
+	cr_expect_lt(e2e_get_double(o, "spent_pct_estimated"), 1.5, "spent %.2f%% of a 2%% budget",
+		     e2e_get_double(o, "spent_pct_estimated"));
+	json_object_put(report);
+}
+
 Test(e2e_native, script)
 {
 	const char *argv[] = { "sh", "tests/fixtures/launch.sh", E2E_FIXTURE("three_sites"), "0.5", NULL };

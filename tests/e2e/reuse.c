@@ -336,6 +336,12 @@ Test(e2e_reuse, native_mid_bin_shares)
 	}
 	cr_expect_str_eq(json_object_get_string(e2e_get(e2e_get(report, "reuse"), "rate_source")),
 			 "objects");
+	/* --reuse arms its pairs at the samples: the whole budget is spent,
+	 * however settled the shares (docs/INTERFACE.md "Settled answers") */
+	cr_expect(json_object_is_type(e2e_get(e2e_get(e2e_get(report, "meta"), "overhead"),
+					      "settled_s"), json_type_null),
+		  "--reuse settled: %s",
+		  json_object_to_json_string(e2e_get(e2e_get(report, "meta"), "overhead")));
 	for (int i = 0; i < 2; i++)
 		expect_shares(report, sites[i], exact[i], i ? 23 : 21);
 	expect_median(report, "alloc_small", 1448 << 10);

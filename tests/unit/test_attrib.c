@@ -1,5 +1,6 @@
 /* Tests of object attribution with synthetic events (attacher/core/attrib.h). */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -335,4 +336,51 @@ Test(attrib, time_weighted_samples)
 	cr_expect_float_eq(at.ctx[0].est_samples + at.ctx[1].est_samples, 6.0, 1e-9);
 	cr_expect_float_eq(at.ctx[0].est_samples / at.ctx[1].est_samples, 5.0 / 4.0, 1e-9,
 			   "A: 5 samples in full, B: 1 standing for 4");
+}
+
+/* How settled the answer is (os_attrib_top_se, the overhead budget's
+ * settled answers): the largest standard error of a top context's share,
+ * p(1 - p) / n with samples of one weight; the same estimate from fewer
+ * samples of a larger time weight has the larger error; the normalization
+ * leaves it alone. */
+Test(attrib, top_share_standard_error)
+{
+	double top, se;
+
+	cr_assert(isnan(os_attrib_top_se(&at, 10, &top)), "no sample yet");
+	cr_assert(isnan(top));
+	event(OS_EV_ALLOC, 0x10001000, 4096, 0, 0x400200); /* site A */
+	event(OS_EV_ALLOC, 0x10100000, 4096, 0, 0x400300); /* site B */
+	for (int i = 0; i < 300; i++)
+		sample(0x10001100, 0);
+	for (int i = 0; i < 600; i++)
+		sample(0x10100100, 0);
+	se = os_attrib_top_se(&at, 10, &top);
+	cr_expect_float_eq(top, 2.0 / 3, 1e-12);
+	/* both shares: sqrt((1/3)(2/3) / 900) */
+	cr_expect_float_eq(se, sqrt(2.0 / 9 / 900), 1e-9, "se %.6f", se);
+	/* k = 1: B alone, the same error for a two-way split */
+	cr_expect_float_eq(os_attrib_top_se(&at, 1, NULL), se, 1e-9);
+	os_attrib_time_normalize(&at);
+	cr_expect_float_eq(os_attrib_top_se(&at, 10, NULL), se, 1e-9, "normalization moved it");
+}
+
+Test(attrib, top_share_error_of_weighted_samples)
+{
+	double se_w;
+
+	event(OS_EV_ALLOC, 0x10001000, 4096, 0, 0x400200); /* site A */
+	event(OS_EV_ALLOC, 0x10100000, 4096, 0, 0x400300); /* site B */
+	/* A: 75 samples from stretches sampled a quarter of the time: the same
+	 * estimate (a third) as 300 in full, from a quarter of the samples */
+	at.tw = 4;
+	for (int i = 0; i < 75; i++)
+		sample(0x10001100, 0);
+	at.tw = 1;
+	for (int i = 0; i < 600; i++)
+		sample(0x10100100, 0);
+	se_w = os_attrib_top_se(&at, 10, NULL);
+	/* (Q_A (1 - 2p) + p^2 Q) / W^2 with Q_A = 1200, Q = 1800, W = 900 */
+	cr_expect_float_eq(se_w, sqrt((1200.0 / 3 + 1800.0 / 9) / 810000), 1e-9, "se %.6f", se_w);
+	cr_expect_gt(se_w, sqrt(2.0 / 9 / 900) * 1.5, "fewer samples, same error");
 }

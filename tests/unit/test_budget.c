@@ -15,6 +15,8 @@ struct sim {
 	double sample_ns;     /* the kernel's cost of a sample (as calibrated) */
 	double coll_ns;       /* the collector's cost of a sample */
 	double coll_fixed;    /* the collector's fixed cost, ns per ns */
+	uint64_t settle_from, settle_until; /* the answer settled in [from, until) of
+					     * the run (ns from its start; 0: never) */
 	/* results */
 	struct os_budget b;
 	struct os_budget_in in;
@@ -54,6 +56,12 @@ static void sim_run(struct sim *s, double frac, uint64_t ns)
 			s->samples_first = s->in.samples;
 			on_first += on ? TICK_NS : 0;
 		}
+		if (s->settle_from)
+			os_budget_set_need(&s->b, now - 1000 * MS >= s->settle_from &&
+							  (!s->settle_until ||
+							   now - 1000 * MS < s->settle_until)
+							  ? 0.25
+							  : 1);
 		on = os_budget_tick(&s->b, now, &s->in);
 	}
 	s->frac_on_first = (double)on_first / (double)OS_BUDGET_INTERVAL_NS;
@@ -247,4 +255,74 @@ Test(budget, payback_keeps_the_weights_even)
 	cr_assert_gt(s.b.min_duty, 2 * OS_BUDGET_MIN_DUTY, "paid back above the floor: %.3f",
 		     s.b.min_duty);
 	cr_assert_leq(spent_share(&s), 0.0205, "paid back within 30 s: %.4f", spent_share(&s));
+}
+
+/* Settled answers (os_budget_set_need): from the moment the collector says
+ * the answers need a quarter of the budget, a quarter is spent, and what
+ * that leaves is not spent later while they stay settled; when they are
+ * unsettled again the balance is spent as before. */
+Test(budget, settled_answers_spend_a_share)
+{
+	struct sim s = { .threads = 2, .sample_ns = 8000, .coll_ns = 30000, .coll_fixed = 0.001,
+			 .settle_from = 20000 * MS };
+	struct sim all = s;
+	double third;
+
+	all.settle_from = 0;
+	sim_run(&all, 0.02, 60000 * MS);
+	sim_run(&s, 0.02, 60000 * MS);
+	/* 20 s at the budget, 40 s at a quarter of it: ~0.0100 of the CPU */
+	third = 0.02 / 3 + 0.25 * 0.02 * 2 / 3;
+	cr_assert_leq(spent_share(&s), third * 1.15, "settled: spent %.4f, expected ~%.4f",
+		      spent_share(&s), third);
+	cr_assert_geq(spent_share(&s), third * 0.85, "settled: spent %.4f, expected ~%.4f",
+		      spent_share(&s), third);
+	cr_assert_geq(spent_share(&all), 0.017, "never settled: spent %.4f", spent_share(&all));
+	cr_assert_lt(s.in.samples, all.in.samples * 0.6, "settled: %lu samples, never: %lu",
+		     (unsigned long)s.in.samples, (unsigned long)all.in.samples);
+	/* unsettled again at 40 s: the balance saved is spent from then on */
+	s.settle_until = 40000 * MS;
+	sim_run(&s, 0.02, 60000 * MS);
+	cr_assert_geq(spent_share(&s), 0.015, "unsettled: the balance left unspent (%.4f)",
+		      spent_share(&s));
+	cr_assert_leq(spent_share(&s), 0.0205, "unsettled: over the budget (%.4f)", spent_share(&s));
+}
+
+/* The share asked for is clamped to (0, 1]: nonsense reads as "all". */
+Test(budget, need_clamped)
+{
+	struct os_budget b;
+
+	os_budget_init(&b, 0.02, 8000, 1000);
+	cr_assert_float_eq(b.need, 1.0, 1e-12);
+	os_budget_set_need(&b, 0.25);
+	cr_assert_float_eq(b.need, 0.25, 1e-12);
+	os_budget_set_need(&b, 0.001);
+	cr_assert_float_eq(b.need, OS_BUDGET_MIN_NEED, 1e-12);
+	os_budget_set_need(&b, 0);
+	cr_assert_float_eq(b.need, 1.0, 1e-12);
+	os_budget_set_need(&b, -1);
+	cr_assert_float_eq(b.need, 1.0, 1e-12);
+	os_budget_set_need(&b, 3);
+	cr_assert_float_eq(b.need, 1.0, 1e-12);
+	os_budget_set_need(&b, 0.0 / 0.0);
+	cr_assert_float_eq(b.need, 1.0, 1e-12);
+}
+
+/* An answer settled during the warm-up ends it: from the next interval the
+ * sampling is steered (a quarter of the budget, the warm-up's overspend
+ * paid back) instead of on in full until the target's first 2 CPU-s. */
+Test(budget, settled_answer_ends_the_warm_up)
+{
+	struct sim s = { .threads = 1, .sample_ns = 8000, .coll_ns = 30000,
+			 .settle_from = 500 * MS };
+	struct sim w = s;
+
+	w.settle_from = 0;
+	sim_run(&w, 0.02, OS_BUDGET_WARMUP_CPU_NS - 100 * MS);
+	cr_assert_float_eq(w.b.duty, 1.0, 1e-9, "not settled: the warm-up in full");
+	sim_run(&s, 0.02, OS_BUDGET_WARMUP_CPU_NS - 100 * MS);
+	cr_assert_lt(s.b.duty, 0.5, "settled at 0.5 s: still in full (duty %.2f)", s.b.duty);
+	cr_assert_lt(s.in.samples, w.in.samples * 0.6, "settled: %lu samples, in full: %lu",
+		     (unsigned long)s.in.samples, (unsigned long)w.in.samples);
 }
