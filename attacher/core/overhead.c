@@ -142,12 +142,13 @@ static void readings(struct os_collector *c, struct os_budget_in *in)
 void os_overhead_open(struct os_collector *c, pid_t pid, const struct perf_event_attr *attr)
 {
 	struct os_overhead_state *o = &c->ovh;
+	const char *settle = getenv("OBJSCOPE_SETTLE");
 	uint64_t t = self_cpu_ns();
 
 	o->root = pid;
 	o->steer = c->opts->max_overhead > 0;
 	o->settle = o->steer && !c->opts->reuse && !c->opts->replicas &&
-		    !(getenv("OBJSCOPE_SETTLE") && !strcmp(getenv("OBJSCOPE_SETTLE"), "0"));
+		    !(settle && !strcmp(settle, "0"));
 	o->answer_se = NAN;
 	o->settled_at = 0;
 	o->settled_ivals = 0;
