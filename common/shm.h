@@ -36,7 +36,8 @@ enum os_ev_type {
 	OS_EV_MREMAP = 6,   /* aux=old addr, addr,size, aux2=old size */
 	OS_EV_MOVE = 7,     /* aux=src, addr=dst, size: an object move (runtime adapter) */
 	OS_EV_GC_BEGIN = 8, /* aux = collection number if known (HotSpot: _total_collections,
-			     * aux2 = the adapter's own sequence number, same in BEGIN/END) */
+			     * aux2 = the adapter's own sequence number, same in BEGIN/END),
+			     * size = the header's gc_begun this begin raised (0: none) */
 	OS_EV_GC_END = 9,   /* HotSpot: as BEGIN; size = moves flushed at this end,
 			     * addr = moves not delivered so far (cumulative) */
 	OS_EV_THREAD = 10,  /* a thread claimed this ring; name in frames as bytes */
@@ -297,7 +298,15 @@ struct os_shm_header {
 	/* --small-sample BYTES: mean bytes between two sampled allocations
 	 * below min_size (exponential intervals, docs/NATIVE.md); 0: off */
 	uint64_t small_sample;
-	uint8_t pad0[16];
+	/* Collections of every JVM mapping this shm (runtimes/hotspot/target):
+	 * gc_begun is raised before a collection moves anything (and carried
+	 * by its GC_BEGIN event, in `size`), gc_ended after it ended. The
+	 * collector reads an object late only while they are equal and every
+	 * begin is drained (attacher/analyses/replica_collector.c). 0: none,
+	 * or a library that does not count them. */
+	_Atomic uint32_t gc_begun;
+	_Atomic uint32_t gc_ended;
+	uint8_t pad0[8];
 	struct os_rep_entry rep[OS_REP_SLOTS];
 	/* rep_hash[i]: os_rep_content_hash of rep[i]'s object, taken by the
 	 * target's free hook when a HIT object dies before the collector read

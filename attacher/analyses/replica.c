@@ -412,6 +412,13 @@ static bool read_obj(struct os_rep *r, pid_t pid, uint64_t lo, uint64_t hi, bool
 	return r->be.read(r->be.arg, pid, lo + skip, buf, *n) == (ssize_t)*n;
 }
 
+/* The backend's collection token for a late read of an object (1 where
+ * collections do not matter: native objects, no token). */
+static uint64_t gc_token(const struct os_rep *r, bool java)
+{
+	return java && r->be.gc_token ? r->be.gc_token(r->be.gc_arg) : 1;
+}
+
 /* ---- exact figure ---- */
 
 static uint64_t mask_of(unsigned len)
@@ -483,7 +490,7 @@ static void exact_store(struct os_rep *r, struct ctxst *x, uint64_t j, uint64_t 
 
 static void exact_offer(struct os_rep *r, struct ctxst *x, uint32_t ci, const struct os_rep_sample *s)
 {
-	uint64_t key = obj_key(s->asid, s->lo), j;
+	uint64_t key = obj_key(s->asid, s->lo), j, g;
 	size_t n;
 
 	if (!r->cfg.exact_per_ctx || os_hmap_get(&r->exset, key, &j))
@@ -501,11 +508,20 @@ static void exact_offer(struct os_rep *r, struct ctxst *x, uint32_t ci, const st
 		r->st.exact_dead++;
 		return;
 	}
+	g = gc_token(r, s->java);
+	if (!g) { /* a collection runs or is not drained: maybe next time */
+		r->st.gc_unsettled++;
+		return;
+	}
 	if (os_hmap_put(&r->exset, key, ci + 1ULL) < 0 || !exact_slot(r, x, &j))
 		return;
 	if (!buf_room(r, (size_t)r->cfg.max_object_bytes) ||
 	    !read_obj(r, s->pid, s->lo, s->hi, s->java, r->buf1, &n)) {
 		r->st.exact_read_fail++;
+		return;
+	}
+	if (gc_token(r, s->java) != g) { /* may hold another object's bytes */
+		r->st.gc_unsettled++;
 		return;
 	}
 	exact_store(r, x, j, s->lo, os_rep_content_hash(r->buf1, n));
@@ -703,10 +719,22 @@ static void full_check(struct os_rep *r, struct ctxst *x, const struct cmp *c, b
 	if (c->hi1 - c->lo1 != c->hi2 - c->lo2) {
 		differ = true; /* different lengths are different contents */
 	} else {
+		/* read now, well after the hit: a collection since then moves
+		 * both objects and gives their memory to new ones */
+		uint64_t g = gc_token(r, c->java);
+
+		if (!g) {
+			r->st.gc_unsettled++;
+			return;
+		}
 		if (!buf_room(r, (size_t)r->cfg.max_object_bytes) ||
 		    !read_obj(r, pid, c->lo1, c->hi1, c->java, r->buf1, &n1) ||
 		    !read_obj(r, pid, c->lo2, c->hi2, c->java, r->buf2, &n2)) {
 			r->st.full_read_fail++;
+			return;
+		}
+		if (gc_token(r, c->java) != g) {
+			r->st.gc_unsettled++;
 			return;
 		}
 		differ = n1 != n2 || memcmp(r->buf1, r->buf2, n1) != 0;

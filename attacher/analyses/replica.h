@@ -59,6 +59,13 @@ struct os_rep_backend {
 	/* optional: object [lo, hi) of context ctx is still live in asid */
 	bool (*alive)(void *alive_arg, uint32_t asid, uint64_t lo, uint64_t hi, uint32_t ctx);
 	void *alive_arg;
+	/* optional, for Java objects read late (whole-content checks, the exact
+	 * figure): a token of the target's collections, 0 while one runs or
+	 * while one has begun that the engine has not been told of
+	 * (os_rep_gc_seen) yet. Content read between two equal non-zero tokens
+	 * was not moved or overwritten by a collection the engine did not see. */
+	uint64_t (*gc_token)(void *gc_arg);
+	void *gc_arg;
 };
 
 struct os_rep_cfg {
@@ -115,6 +122,8 @@ struct os_rep_stats {
 	uint64_t full_rate_skipped;/* full checks skipped by the rate bound */
 	uint64_t full_skipped_gone;/* full checks skipped: O1 no longer valid */
 	uint64_t full_read_fail;   /* full checks failed: unreadable / too large */
+	uint64_t gc_unsettled;     /* Java objects not read late, or their content discarded:
+				    * a collection ran, or had begun undrained (gc_token) */
 	uint64_t exact_hashed;     /* objects hashed */
 	uint64_t exact_replaced;   /* reservoir: hashed objects dropped for later ones */
 	uint64_t exact_not_chosen; /* reservoir: objects not hashed */

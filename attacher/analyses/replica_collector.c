@@ -35,6 +35,7 @@ struct rep_obs {
 	uint32_t dying[DYING];
 	uint64_t dying_on_since;  /* wall time frees are followed since; 0: not */
 	uint64_t dying_want;      /* time of the latest sample that wanted it */
+	uint32_t gc_drained;      /* greatest shm gc_begun of a GC_BEGIN drained */
 	struct {                  /* allocation paths whose site key was taken lately */
 		uint32_t node;
 		uint64_t time;
@@ -78,6 +79,24 @@ static bool obj_alive(void *arg, uint32_t asid, uint64_t lo, uint64_t hi, uint32
 	       e == hi && os_val_ctx(v) == ctx; /* weight bits above the context */
 }
 
+/* Backend token: the target's collections begun (shm gc_begun), 0 while
+ * one runs or the begin of one is not drained yet (common/shm.h). The
+ * counters are the target's to write: wrong ones only skip reads. */
+static uint64_t gc_token(void *arg)
+{
+	struct rep_obs *o = arg;
+	const struct os_shm_header *h = o->c->shm_ready ? o->c->shm.hdr : NULL;
+	uint32_t begun, ended;
+
+	if (!h)
+		return 1;
+	begun = atomic_load_explicit(&h->gc_begun, memory_order_acquire);
+	ended = atomic_load_explicit(&h->gc_ended, memory_order_acquire);
+	if (begun != ended || (int32_t)(begun - o->gc_drained) > 0)
+		return 0;
+	return (uint64_t)begun + 1;
+}
+
 static int obs_start(void **self, struct os_collector *c, char *err, size_t errlen)
 {
 	struct rep_obs *o = calloc(1, sizeof(*o));
@@ -100,6 +119,8 @@ static int obs_start(void **self, struct os_collector *c, char *err, size_t errl
 	os_rep_watch_backend(o->repw, &be);
 	be.alive = obj_alive;
 	be.alive_arg = c;
+	be.gc_token = gc_token;
+	be.gc_arg = o;
 	os_rep_cfg_default(&cfg);
 	o->rep = os_rep_new(&cfg, &be);
 	if (!o->rep) {
@@ -142,6 +163,8 @@ static void obs_drained_raw(void *self, const struct os_event *raw, const struct
 	struct rep_obs *o = self;
 	unsigned h;
 
+	if (raw->type == OS_EV_GC_BEGIN && (int32_t)((uint32_t)raw->size - o->gc_drained) > 0)
+		o->gc_drained = (uint32_t)raw->size; /* the shm's gc_begun at this begin */
 	if (!o->tgt || oe->node == OS_CCT_NONE ||
 	    (oe->type != OS_EV_ALLOC && oe->type != OS_EV_REALLOC && oe->type != OS_EV_JALLOC))
 		return;
@@ -342,11 +365,14 @@ static void obs_notes(void *self, struct os_profile *p)
 		 "replicas checks: whole-content comparisons (alpha) %llu skipped by the rate "
 		 "bound, %llu first object gone, %llu unreadable; exact figure: %llu objects "
 		 "hashed, %llu replaced and %llu not taken by the per-context reservoir, %llu "
-		 "unreadable or larger than 1 MiB, %llu not while frees were not followed",
+		 "unreadable or larger than 1 MiB, %llu not while frees were not followed; "
+		 "%llu Java objects not read or their content dropped: a collection ran or "
+		 "was not drained yet",
 		 (unsigned long long)st.full_rate_skipped, (unsigned long long)st.full_skipped_gone,
 		 (unsigned long long)st.full_read_fail, (unsigned long long)st.exact_hashed,
 		 (unsigned long long)st.exact_replaced, (unsigned long long)st.exact_not_chosen,
-		 (unsigned long long)st.exact_read_fail, (unsigned long long)st.exact_unfollowed);
+		 (unsigned long long)st.exact_read_fail, (unsigned long long)st.exact_unfollowed,
+		 (unsigned long long)st.gc_unsettled);
 	os_profile_add_note(p, note);
 	snprintf(note, sizeof(note),
 		 "replicas watch: %llu armed, %llu hits, %llu ENOSPC, %llu lost to thread exit, "

@@ -164,9 +164,11 @@ bool hs_prepare(struct os_runtime *rt, struct os_aspace *as, const struct os_eve
 	}
 	if (ev->type == OS_EV_GC_BEGIN || ev->type == OS_EV_GC_END)
 		hs_blobs_flush(j); /* code is unloaded at collections */
-	if (ev->type == OS_EV_GC_END && h->a->collected && j->vm_ok)
+	if (ev->type == OS_EV_GC_END && j->vm_ok)
 		/* G1: the regions' generations, as the target read them at the
-		 * end (after the small objects' counts), or read now */
+		 * end (after the small objects' counts), or read now; wanted
+		 * by the lifetimes and by every collection's drop of the dead
+		 * (drop_small: what a freed region held died) */
 		hs_gens_drained(h, j, (uint32_t)ev->aux,
 				ev->nframes > OS_HS_FWD_WORDS ? ev->frames + OS_HS_FWD_WORDS : NULL,
 				ev->nframes > OS_HS_FWD_WORDS ? ev->nframes - OS_HS_FWD_WORDS : 0);
@@ -518,7 +520,10 @@ static void drop_dead(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as,
  * old place soon holds another object, maybe of its class (hybrid mode
  * tracks sampled small objects: issue 18). So such objects left outside the
  * old generation without a move are dropped at each collection's end,
- * without reading their headers. */
+ * without reading their headers. So are larger ones left without a move in
+ * a G1 region that the collection freed: the header check of drop_dead
+ * kept them while the dead copy still showed their class, and samples on
+ * the new objects placed there later were charged to them. */
 #define HS_MOVE_MIN 64
 
 struct small_dead {
@@ -535,9 +540,18 @@ static void small_one(uint64_t start, uint64_t end, uint64_t val, void *arg)
 	uint64_t one, *n;
 
 	(void)val;
-	if (end - start > HS_MOVE_MIN || os_hmap_get(&d->h->moved, start, &one) ||
-	    (d->gens && hs_gen_of(d->j, start) == OS_GEN_OLD))
+	if (os_hmap_get(&d->h->moved, start, &one))
 		return;
+	if (end - start > HS_MOVE_MIN) {
+		/* larger: unmoved in a region the collection left free (G1,
+		 * read at this end), it died there; its header may still show
+		 * its class (drop_dead would keep it) until new objects, at
+		 * other offsets, overwrite it */
+		if (!d->gens || hs_gen_of(d->j, start) != OS_GEN_FREE)
+			return;
+	} else if (d->gens && hs_gen_of(d->j, start) == OS_GEN_OLD) {
+		return;
+	}
 	n = os_grow(d->start, &d->cap, d->n + 1, sizeof(*n), 256);
 	if (!n)
 		return;

@@ -447,8 +447,10 @@ size_t os_hotspot_render_note(const struct os_profile *p, const struct os_note_c
 		n = snprintf(note, sizeof(note),
 			     "HotSpot pid %u: %llu collections, %llu object moves applied (%llu not "
 			     "delivered by the target), %llu dead objects dropped after collections "
-			     "(checked at %llu of them; an object replaced by one of the same class "
-			     "at the same address is kept)%s%s",
+			     "(checked at %llu of them: one left unmoved in a region the collection "
+			     "freed (G1) is dead; elsewhere one whose header no longer shows its "
+			     "class, so one replaced by another of its class at the same address "
+			     "is kept)%s%s",
 			     (unsigned)nv_u(r, "pid"), nv_u(r, "collections"), nv_u(r, "moves"),
 			     nv_u(r, "moves_lost"), nv_u(r, "dropped"), nv_u(r, "checked"),
 			     small_moves_note(r, small, sizeof(small)), g1_gens_note(r, g1, sizeof(g1)));

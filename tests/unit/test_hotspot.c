@@ -867,6 +867,73 @@ Test(hotspot, adapter_flow)
 	hs_test_end(&a, &tasks, heap);
 }
 
+/* A GC_END record whose G1 region types (after the OS_HS_FWD_WORDS) give
+ * every 64 KiB region from lo on the type `kind`. */
+static struct os_event *g1_end(uint32_t total, uint64_t lo, unsigned kind)
+{
+	uint64_t w[OS_HS_FWD_WORDS + OS_HS_GENS_HDR + 1] = { 0 };
+	uint64_t *g = w + OS_HS_FWD_WORDS;
+
+	g[0] = OS_HS_GENS_MAGIC | 16ULL << 8;
+	g[1] = lo;
+	g[2] = OS_HS_GENS_PER_WORD;
+	for (unsigned r = 0; r < OS_HS_GENS_PER_WORD; r++)
+		g[OS_HS_GENS_HDR] |= (uint64_t)kind << (4 * r);
+	return mk_event(OS_EV_GC_END, 0, 0, total, total, w, sizeof(w));
+}
+
+/* G1: a tracked object a collection left unmoved in a region it freed is
+ * dead, even when a new object of its class already sits at its address
+ * by the time the end is applied (the header check alone kept it, and the
+ * new object's samples went to it); one in an old region stays. */
+Test(hotspot, unmoved_in_a_freed_region_is_dead)
+{
+	struct os_tasks tasks;
+	struct os_attrib a;
+	struct os_jvm_info info;
+	uint64_t *heap = aligned_alloc(65536, 65536);
+	uint64_t base = (uintptr_t)heap, frames[1];
+	uint64_t kl = (uintptr_t)&k_long_arr;
+	struct os_aspace *as;
+	struct hs_jvm *j;
+
+	cr_assert_not_null(heap);
+	memset(heap, 0, 65536);
+	hs_test_begin(&a, &tasks, heap);
+	fill_info(&info, base, base + 65536);
+	feed(&a, mk_event(OS_EV_JVM, base, 65536, (uintptr_t)S, 0, &info, sizeof(info)));
+	as = os_tasks_aspace(&tasks, (uint32_t)getpid());
+	cr_assert_not_null(as);
+	j = hs_jvm_get(hs_of(a.rt), as);
+	cr_assert_not_null(j);
+	j->gens.kind = HS_GENS_G1; /* as g1_layout finds it in a G1 JVM */
+
+	heap[1] = kl; /* A: long[] at +0, and B at +1024 */
+	heap[128 + 1] = kl;
+	frames[0] = OS_FRAME_METHOD | (uintptr_t)&method;
+	feed(&a, mk_event(OS_EV_JALLOC, base, 1024, 0, kl, frames, sizeof(frames)));
+	feed(&a, mk_event(OS_EV_JALLOC, base + 1024, 1024, 0, kl, frames, sizeof(frames)));
+
+	/* collection 1 moves nothing and leaves the region free: both died;
+	 * a new long[] already sits at each address (headers unchanged) */
+	fheap.total = 1;
+	feed(&a, mk_event(OS_EV_GC_BEGIN, 0, 0, 1, 1, NULL, 0));
+	feed(&a, g1_end(1, base, OS_HS_GENS_FREE));
+	os_attrib_sample(&a, as->id, base + 100, 0, OS_CCT_NONE);
+	os_attrib_sample(&a, as->id, base + 1024 + 100, 0, OS_CCT_NONE);
+	cr_expect_eq(a.ctx[0].samples, 0, "samples charged to a dead object");
+
+	/* the same in a region the collection left old: alive, kept */
+	feed(&a, mk_event(OS_EV_JALLOC, base + 2048, 1024, 0, kl, frames, sizeof(frames)));
+	heap[256 + 1] = kl;
+	fheap.total = 2;
+	feed(&a, mk_event(OS_EV_GC_BEGIN, 0, 0, 2, 2, NULL, 0));
+	feed(&a, g1_end(2, base, OS_HS_GENS_OLD));
+	os_attrib_sample(&a, as->id, base + 2048 + 100, 0, OS_CCT_NONE);
+	cr_expect_eq(a.ctx[0].samples, 1, "an unmoved object of an old region was dropped");
+	hs_test_end(&a, &tasks, heap);
+}
+
 /* Attach mode: objects a collection moved that were never seen allocated
  * are added at their new place with their class when the header's size
  * (Klass::_layout_helper, an array's length) is the move's; the first one

@@ -26,6 +26,9 @@ struct fake {
 	unsigned nw;
 	int force_rc;      /* arm returns this when non-zero */
 	unsigned arms, disarms, reads;
+	uint64_t token;    /* gc_token's answer */
+	uint64_t gc_in_read; /* the next read of this address "collects":
+			      * token + 1, the memory given to other bytes */
 };
 
 static struct fake F;
@@ -77,6 +80,11 @@ static ssize_t f_read(void *arg, pid_t pid, uint64_t addr, void *buf, size_t len
 	(void)pid;
 	if (addr < BASE || addr + len > BASE + MEMSZ)
 		return -1;
+	if (F.gc_in_read >= addr && F.gc_in_read < addr + len) {
+		memset(F.mem + (addr - BASE), 0xee, len);
+		F.token++;
+		F.gc_in_read = 0;
+	}
 	memcpy(buf, F.mem + (addr - BASE), len);
 	F.reads++;
 	return (ssize_t)len;
@@ -322,6 +330,82 @@ Test(replica, free_and_gc_invalidate)
 	os_rep_get_stats(r, &st);
 	cr_assert_eq(st.gc_window, 1);
 	cr_assert_eq(os_rep_armed(r), 0);
+	os_rep_free(r);
+}
+
+static uint64_t f_gc_token(void *arg)
+{
+	(void)arg;
+	return F.token;
+}
+
+/* Samples of two Java objects of context 0 (offset 16): the second is
+ * compared with a reference; hit and taken when `hit`. */
+static void java_pair(struct os_rep *r, uint64_t t, unsigned a, unsigned b, bool hit)
+{
+	sample(r, t, 5, 0, obj(0, a), 16, true);
+	sample(r, t + 1, 5, 0, obj(0, b), 16, true);
+	if (hit) {
+		touch_all(r, t + 2);
+		os_rep_flush(r, UINT64_MAX);
+	}
+}
+
+/* Whole contents and the exact figure are read well after the hit: never
+ * while a collection runs or has begun undrained (token 0), and what was
+ * read across one (the token changed) is dropped. Copies stay copies. */
+Test(replica, late_java_reads_wait_for_collections)
+{
+	struct os_rep_backend be = BE;
+	struct os_rep_cfg cfg;
+	struct os_rep_stats st, st0;
+	struct os_replica c;
+	struct os_rep *r;
+	unsigned reads;
+
+	be.gc_token = f_gc_token;
+	os_rep_cfg_default(&cfg);
+	cfg.full_check_interval_ns = 0;
+	r = os_rep_new(&cfg, &be);
+	cr_assert_not_null(r);
+	for (unsigned i = 0; i < 8; i++)
+		memset(F.mem + (obj(0, i) - BASE), 0x42, OBJ); /* all copies */
+
+	/* a collection runs: nothing is read late, nothing counted */
+	F.token = 0;
+	reads = F.reads;
+	java_pair(r, 10, 0, 1, true);
+	os_rep_counts(r, 0, &c);
+	os_rep_get_stats(r, &st);
+	cr_assert_eq(c.equivalent, 1, "the hit's own value is still compared");
+	cr_assert_eq(c.full_checks, 0);
+	cr_assert_eq(st.exact_hashed, 0);
+	cr_assert_eq(F.reads, reads, "an object was read while a collection ran");
+	cr_assert_eq(st.gc_unsettled, 3, "2 exact offers and 1 whole check: %llu",
+		     (unsigned long long)st.gc_unsettled);
+
+	/* one begins while the object hit is read: its check is dropped, the
+	 * bytes that replaced it never count as a difference */
+	F.token = 7;
+	java_pair(r, 20, 2, 3, false);
+	os_rep_get_stats(r, &st0);
+	cr_assert_eq(os_rep_armed(r), 2);
+	F.gc_in_read = obj(0, 3) + 64;
+	touch_all(r, 30);
+	os_rep_flush(r, UINT64_MAX);
+	os_rep_counts(r, 0, &c);
+	os_rep_get_stats(r, &st);
+	cr_assert_eq(F.gc_in_read, 0, "object 3 was not read");
+	cr_assert_eq(st.gc_unsettled, st0.gc_unsettled + 1);
+	cr_assert_eq(c.full_checks, 1, "object 2's check (before the collection) counts");
+	cr_assert_eq(c.full_differ, 0, "content read across a collection was compared");
+
+	/* quiet again: compared whole, equal */
+	memset(F.mem + (obj(0, 3) - BASE), 0x42, OBJ);
+	java_pair(r, 40, 4, 5, true);
+	os_rep_counts(r, 0, &c);
+	cr_assert_geq(c.full_checks, 2);
+	cr_assert_eq(c.full_differ, 0);
 	os_rep_free(r);
 }
 

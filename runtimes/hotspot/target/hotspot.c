@@ -328,9 +328,16 @@ static uint64_t hs_total_collections(const void *heap)
 }
 
 /* GC_BEGIN/END: aux = CollectedHeap::_total_collections, aux2 = objscope's
- * own sequence number (1, 2, ...: Shenandoah leaves _total_collections 0).
+ * own sequence number (1, 2, ...: Shenandoah leaves _total_collections 0);
+ * GC_BEGIN's size = the shm's gc_begun it raised (common/shm.h).
  * GC_END also carries size = moves flushed by this end, and addr = moves
  * that could not be delivered so far (cumulative). */
+/* The header whose gc_begun this collection raised: its end is counted
+ * there too, so that the two counters pair even when an attach or a detach
+ * changes osp_hdr in between (one collection at a time: the VM thread). */
+static struct os_shm_header *hs_gc_hdr;
+static uint32_t hs_gc_begun; /* its gc_begun, for its GC_BEGIN event */
+
 static uint64_t hs_end_words[OS_EVENT_MAX_FRAMES]; /* GC_END's payload */
 static int hs_end_busy;
 
@@ -345,7 +352,7 @@ static void hs_gc_event(const void *heap, uint16_t type)
 		seq = __atomic_add_fetch(&hs_gc_seq, 1, __ATOMIC_RELAXED);
 		__atomic_store_n(&osp_hs.gc_count, seq, __ATOMIC_RELAXED);
 		osp_rep_dead(0, t->pid); /* objects move: in-target replica watches end */
-		osp_hs_emit(t, type, 0, 0, hs_total_collections(heap), seq, NULL, 0);
+		osp_hs_emit(t, type, 0, hs_gc_begun, hs_total_collections(heap), seq, NULL, 0);
 	} else {
 		uint32_t n = OS_HS_FWD_WORDS;
 
@@ -377,14 +384,24 @@ static void hs_gc_event(const void *heap, uint16_t type)
 
 static void hs_before_gc(void *heap, const void *tracer)
 {
+	struct os_shm_header *h = osp_hdr;
+
+	/* before anything moves: the collector's late reads stop */
+	hs_gc_begun = h ? __atomic_add_fetch(&h->gc_begun, 1, __ATOMIC_SEQ_CST) : 0;
+	__atomic_store_n(&hs_gc_hdr, h, __ATOMIC_RELAXED);
 	hs_gc_event(heap, OS_EV_GC_BEGIN);
 	hs_orig.before_gc(heap, tracer);
 }
 
 static void hs_after_gc(void *heap, const void *tracer)
 {
+	struct os_shm_header *h;
+
 	hs_orig.after_gc(heap, tracer);
 	hs_gc_event(heap, OS_EV_GC_END);
+	h = __atomic_exchange_n(&hs_gc_hdr, NULL, __ATOMIC_RELAXED);
+	if (h)
+		__atomic_add_fetch(&h->gc_ended, 1, __ATOMIC_SEQ_CST);
 }
 
 /* ---- the JVM is up: vmStructs -> os_jvm_info --------------------------- */
