@@ -390,10 +390,13 @@ struct os_overhead {
 	double settled_share;     /* share of the budget's decisions taken settled */
 	double answer_se;         /* estimate: the largest standard error of a share
 				   * among the top contexts at the end (os_attrib_top_se) */
+	double settled_spent_pct; /* estimate: spent_pct's measure over the stretches run
+				   * settled only (their share of the target's CPU);
+				   * NaN: never settled, or not steered */
 	uint32_t calibrated;      /* sample_ns measured on this machine (else a constant) */
 	uint32_t steered;         /* the budget steered the sampling (not -F) */
 };
-#define OS_OVERHEAD_NF 17 /* doubles of struct os_overhead, in order */
+#define OS_OVERHEAD_NF 18 /* doubles of struct os_overhead, in order */
 
 /* Names of the levels as reports show them ("L1", ... "remote RAM") and
  * as JSON keys ("l1", ... "remote_ram"). */

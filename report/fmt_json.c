@@ -296,6 +296,7 @@ static void joverhead(struct json_writer *w, const struct os_profile *p)
 	jfinite(w, "settled_s", o->settled_s);
 	jfinite(w, "settled_share", o->settled_share);
 	jfinite(w, "answer_se_estimated", o->answer_se);
+	jfinite(w, "settled_spent_pct_estimated", o->settled_spent_pct);
 	jw_end_object(w);
 }
 

@@ -262,8 +262,9 @@ static void print_run(const struct os_profile *p, FILE *out)
 		if (o->steered && isfinite(o->settled_s))
 			fprintf(out, "# settled:     the top objects' shares settled after %.1f s "
 				"(standard error <= 0.01): the budget was then spent at a quarter, "
-				"%.0f%% of the time; standard error at the end ~%.3f (estimated)\n",
-				o->settled_s, 100 * o->settled_share, o->answer_se);
+				"%.0f%% of the time (spent %.2f%% there, estimated); standard error at "
+				"the end ~%.3f (estimated)\n",
+				o->settled_s, 100 * o->settled_share, o->settled_spent_pct, o->answer_se);
 		else if (o->steered && isfinite(o->settled_share) && isfinite(o->answer_se))
 			fprintf(out, "# settled:     no: the top objects' shares had a standard error of "
 				"~%.3f at the end (estimated); the whole budget was spent\n",

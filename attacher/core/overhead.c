@@ -152,6 +152,7 @@ void os_overhead_open(struct os_collector *c, pid_t pid, const struct perf_event
 	o->answer_se = NAN;
 	o->settled_at = 0;
 	o->settled_ivals = 0;
+	o->settled_spent_ns = o->settled_cpu_ns = 0;
 	o->sample_ns = NAN;
 	if (o->steer) { /* -F: the kernel's cost is not estimated (nothing to steer) */
 		o->sample_ns = os_perf_sample_cost_ns(attr, calib_pages(attr));
@@ -190,6 +191,24 @@ static double answer_need(struct os_collector *c, uint64_t now)
 	return OS_OVH_SETTLED_NEED;
 }
 
+/* The interval that ends with the readings `in` ran settled (the need it
+ * was decided with is below 1): its spending and the target's CPU, apart,
+ * so the report can show what a settled stretch costs (warm-up and
+ * unsettled stretches spend the whole budget, and a warm-up's overspend is
+ * paid back, so the run's total alone does not show it). */
+static void settled_spend(struct os_overhead_state *o, const struct os_budget_in *in)
+{
+	const struct os_budget_in *l = &o->b.last;
+
+	if (!o->settle || !(o->b.need < 1))
+		return;
+	if (in->collector_cpu_ns >= l->collector_cpu_ns && in->samples >= l->samples)
+		o->settled_spent_ns += (double)(in->collector_cpu_ns - l->collector_cpu_ns) +
+				       (double)(in->samples - l->samples) * o->sample_ns;
+	if (in->target_cpu_ns >= l->target_cpu_ns)
+		o->settled_cpu_ns += (double)(in->target_cpu_ns - l->target_cpu_ns);
+}
+
 void os_overhead_round(struct os_collector *c)
 {
 	struct os_overhead_state *o = &c->ovh;
@@ -209,6 +228,7 @@ void os_overhead_round(struct os_collector *c)
 	in.samples = c->samples_total + o->dropped;
 	if (now >= o->b.t0 + o->b.len) { /* the controller decides: fresh clocks */
 		readings(c, &in);
+		settled_spend(o, &in); /* before the need and b.last change */
 		os_budget_set_need(&o->b, answer_need(c, now));
 	}
 	os_perf_steer(c->perf, os_budget_tick(&o->b, now, &in));
@@ -228,6 +248,8 @@ void os_overhead_stop(struct os_collector *c)
 	if (o->final_read || !c->perf_ready)
 		return;
 	readings(c, &in);
+	if (o->steer)
+		settled_spend(o, &in); /* the last, partial interval */
 	o->ticks1 = os_ticks();
 	o->mono1 = os_now_ns();
 	o->b.now = in;
@@ -299,6 +321,8 @@ void os_overhead_profile(struct os_collector *c, struct os_profile *p)
 	f->settled_share = o->settle && o->b.intervals
 				   ? (double)o->settled_ivals / (double)o->b.intervals : NAN;
 	f->answer_se = os_attrib_top_se(&c->attrib, OS_OVH_SETTLE_K, NULL);
+	f->settled_spent_pct = o->settle && o->settled_cpu_ns > 0
+				       ? 100.0 * o->settled_spent_ns / o->settled_cpu_ns : NAN;
 	f->calibrated = o->calibrated;
 	f->steered = o->steer;
 	p->analyses |= OS_AN_OVERHEAD;

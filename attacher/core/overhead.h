@@ -75,6 +75,10 @@ struct os_overhead_state {
 	double answer_se;         /* os_attrib_top_se at the last decision (NaN: none) */
 	uint64_t settled_at;      /* CLOCK_MONOTONIC when the answer first settled, 0: never */
 	uint64_t settled_ivals;   /* decisions taken with the answer settled */
+	double settled_spent_ns;  /* the budget's measure spent in the intervals run
+				   * settled (collector's sampling work + samples x
+				   * sample_ns) ... */
+	double settled_cpu_ns;    /* ... and the target's CPU in them */
 };
 
 /* The calling thread's CPU clock (ns). */

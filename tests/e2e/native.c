@@ -391,9 +391,14 @@ Test(e2e_native, settled_answers_spend_less)
 		     e2e_get_double(o, "settled_share"), json_object_to_json_string(o));
 	cr_expect_leq(e2e_get_double(o, "answer_se_estimated"), 0.01, "%s",
 		      json_object_to_json_string(o));
-	/* a quarter of the 2% budget for most of the run, the warm-up in full */
-	cr_expect_lt(e2e_get_double(o, "spent_pct_estimated"), 1.5, "spent %.2f%% of a 2%% budget",
-		     e2e_get_double(o, "spent_pct_estimated"));
+	/* settled, a quarter of the 2% budget (0.5%), less while the warm-up's
+	 * overspend is paid back; 0.75 leaves room for the controller's lag.
+	 * The run's total also holds the warm-up, sampled in full: its cost
+	 * follows objscope's own work per sample (1.3-1.6% of the run under
+	 * ASan against 0.7% in the normal build): not asserted here */
+	cr_expect_lt(e2e_get_double(o, "settled_spent_pct_estimated"), 0.75,
+		     "spent %.2f%% of a 2%% budget while settled: %s",
+		     e2e_get_double(o, "settled_spent_pct_estimated"), json_object_to_json_string(o));
 	json_object_put(report);
 }
 

@@ -1459,7 +1459,8 @@ Test(profile, overhead_section_round_trips_one_run_only)
 				       .fixed_pct = 1.6, .kernel_s = 0.05, .hooks_s = NAN,
 				       .sample_ns = 21000, .calibration_s = 0.01,
 				       .sampled_share = 0.3, .samples_per_s = 400,
-				       .samples_per_cpu_s = 380, .calibrated = 1, .steered = 1 };
+				       .samples_per_cpu_s = 380, .settled_spent_pct = 0.4,
+				       .calibrated = 1, .steered = 1 };
 	p->analyses |= OS_AN_OVERHEAD;
 	cr_assert_eq(os_profile_write(p, tmp_path("ovh.data"), err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(os_profile_read(tmp_path("ovh.data"), &q, err, sizeof(err)), 0, "%s", err);
