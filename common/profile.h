@@ -393,10 +393,15 @@ struct os_overhead {
 	double settled_spent_pct; /* estimate: spent_pct's measure over the stretches run
 				   * settled only (their share of the target's CPU);
 				   * NaN: never settled, or not steered */
+	double drop_ns;           /* the kernel's cost of a sample a BPF filter drops (the
+				   * JIT threads'; calibrated estimate; = sample_ns where
+				   * not measured); NaN with -F */
+	double dropped_samples;   /* samples dropped in the kernel, in kernel_s at drop_ns;
+				   * NaN with -F */
 	uint32_t calibrated;      /* sample_ns measured on this machine (else a constant) */
 	uint32_t steered;         /* the budget steered the sampling (not -F) */
 };
-#define OS_OVERHEAD_NF 18 /* doubles of struct os_overhead, in order */
+#define OS_OVERHEAD_NF 20 /* doubles of struct os_overhead, in order */
 
 /* Names of the levels as reports show them ("L1", ... "remote RAM") and
  * as JSON keys ("l1", ... "remote_ram"). */

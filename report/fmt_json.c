@@ -287,6 +287,8 @@ static void joverhead(struct json_writer *w, const struct os_profile *p)
 	jfinite(w, "hooks_s", o->hooks_s);
 	jfinite(w, "profile_build_s", o->build_s);
 	jfinite(w, "sample_cost_ns", o->sample_ns);
+	jfinite(w, "dropped_sample_cost_ns", o->drop_ns);
+	jfinite(w, "kernel_dropped_samples", o->dropped_samples);
 	jw_string(w, "sample_cost_source", !o->steered ? "none"
 					   : o->calibrated ? "calibrated" : "constant");
 	jfinite(w, "calibration_s", o->calibration_s);

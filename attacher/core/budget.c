@@ -54,6 +54,7 @@ void os_budget_init(struct os_budget *b, double frac, double sample_ns, uint64_t
 	b->frac = frac;
 	b->need = 1;
 	b->sample_ns = sample_ns;
+	b->drop_ns = sample_ns;
 	b->warmup_cpu_ns = OS_BUDGET_WARMUP_CPU_NS;
 	b->on = true;
 	b->duty = 1;
@@ -70,6 +71,19 @@ void os_budget_set_need(struct os_budget *b, double need)
 	b->need = need > 1 || !(need > 0) ? 1 : need < OS_BUDGET_MIN_NEED ? OS_BUDGET_MIN_NEED : need;
 }
 
+void os_budget_set_drop_ns(struct os_budget *b, double ns)
+{
+	if (ns >= 0)
+		b->drop_ns = ns;
+}
+
+double os_budget_kernel_ns(const struct os_budget *b, const struct os_budget_in *in)
+{
+	uint64_t dropped = in->dropped < in->samples ? in->dropped : in->samples;
+
+	return (double)(in->samples - dropped) * b->sample_ns + (double)dropped * b->drop_ns;
+}
+
 uint64_t os_budget_on_ns(const struct os_budget *b, uint64_t now)
 {
 	return b->on_ns + (b->on && now > b->on_since ? now - b->on_since : 0);
@@ -77,7 +91,7 @@ uint64_t os_budget_on_ns(const struct os_budget *b, uint64_t now)
 
 double os_budget_spent_ns(const struct os_budget *b)
 {
-	return (double)b->now.collector_cpu_ns + (double)b->now.samples * b->sample_ns;
+	return (double)b->now.collector_cpu_ns + os_budget_kernel_ns(b, &b->now);
 }
 
 /* The next interval's duty from the one that ended at now. */
@@ -95,14 +109,18 @@ static void decide(struct os_budget *b, uint64_t now, const struct os_budget_in 
 	if (dn) /* all the collector's time laid on the samples: its fixed
 		 * costs too, so the figure the steering settles on keeps them in */
 		b->coll_per_sample = smooth(b->coll_per_sample, dcoll / (double)dn);
+	if (dn) /* the kernel's, as the interval mixed kept and dropped samples */
+		b->kern_per_sample = smooth(b->kern_per_sample,
+					    (os_budget_kernel_ns(b, in) - os_budget_kernel_ns(b, &b->last)) /
+						    (double)dn);
 	b->len = (uint64_t)((double)OS_BUDGET_INTERVAL_NS * (0.75 + 0.5 * uniform(b)));
-	per_sample = b->sample_ns + b->coll_per_sample;
+	per_sample = (b->kern_per_sample > 0 ? b->kern_per_sample : b->sample_ns) + b->coll_per_sample;
 	/* a settled answer (need < 1) ends the warm-up: it has its samples */
 	if ((in->target_cpu_ns >= b->warmup_cpu_ns || b->need < 1) && in->samples && b->rate_on > 0 &&
 	    per_sample > 0 && elapsed) {
 		/* the balance since the start, and the next interval's share */
 		credit = b->frac * (double)in->target_cpu_ns -
-			 ((double)in->collector_cpu_ns + (double)in->samples * b->sample_ns);
+			 ((double)in->collector_cpu_ns + os_budget_kernel_ns(b, in));
 		/* settled answers (need < 1): what they leave is not spent later */
 		if (b->need < 1 && credit > 0)
 			credit = 0;

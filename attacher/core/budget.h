@@ -59,12 +59,14 @@
 struct os_budget_in {
 	uint64_t target_cpu_ns;    /* the target's CPU time (its processes) */
 	uint64_t collector_cpu_ns; /* the collector's CPU on the samples (overhead.h) */
-	uint64_t samples;          /* samples read */
+	uint64_t samples;          /* samples read, and those dropped in the kernel */
+	uint64_t dropped;          /* of them: dropped in the kernel (bpf_filter.h) */
 };
 
 struct os_budget {
 	double frac;               /* the budget: share of the target's CPU */
 	double sample_ns;          /* the kernel's cost of one sample (calibrated) */
+	double drop_ns;            /* ... of one it drops (a BPF filter's; init: sample_ns) */
 	uint64_t warmup_cpu_ns;    /* in full until the target spent this (init: the default) */
 	/* state */
 	bool on;                   /* sampling events on now */
@@ -76,6 +78,8 @@ struct os_budget {
 	struct os_budget_in last;  /* readings at the start of the interval */
 	uint64_t last_on_ns;       /* on_ns at the start of the interval */
 	double coll_per_sample;    /* the collector's ns per sample (smoothed), 0: unknown */
+	double kern_per_sample;    /* the kernel's ns per sample, the mix of kept and
+				    * dropped ones (smoothed), 0: unknown */
 	double rate_on;            /* samples per ns while on (smoothed), 0: unknown */
 	uint64_t rng;              /* jitter */
 	uint64_t intervals, toggles;
@@ -98,6 +102,12 @@ bool os_budget_tick(struct os_budget *b, uint64_t now, const struct os_budget_in
 /* The share of the budget the answers still need, in (0, 1] (1 at init;
  * other values are clamped): taken at the next interval's decision. */
 void os_budget_set_need(struct os_budget *b, double need);
+/* The calibrated cost of a sample the kernel drops (a BPF filter's, e.g.
+ * a JIT compiler thread's: no stack copy, no record); ns >= 0. */
+void os_budget_set_drop_ns(struct os_budget *b, double ns);
+/* The kernel's estimated cost of the samples in `in` (ns): kept ones at
+ * sample_ns, dropped ones at drop_ns. */
+double os_budget_kernel_ns(const struct os_budget *b, const struct os_budget_in *in);
 /* The cost spent so far, estimated: collector + samples x sample_ns (ns). */
 double os_budget_spent_ns(const struct os_budget *b);
 /* The weight of a sample taken at t (CLOCK_MONOTONIC ns): 1 / the share

@@ -137,6 +137,7 @@ static void readings(struct os_collector *c, struct os_budget_in *in)
 	 * too: counted with the others (os_collector_jit_dropped) */
 	o->dropped = os_collector_jit_dropped(c);
 	in->samples = c->samples_total + o->dropped;
+	in->dropped = o->dropped;
 }
 
 void os_overhead_open(struct os_collector *c, pid_t pid, const struct perf_event_attr *attr)
@@ -153,14 +154,25 @@ void os_overhead_open(struct os_collector *c, pid_t pid, const struct perf_event
 	o->settled_at = 0;
 	o->settled_ivals = 0;
 	o->settled_spent_ns = o->settled_cpu_ns = 0;
-	o->sample_ns = NAN;
+	o->sample_ns = o->drop_ns = NAN;
 	if (o->steer) { /* -F: the kernel's cost is not estimated (nothing to steer) */
 		o->sample_ns = os_perf_sample_cost_ns(attr, calib_pages(attr));
 		o->calibrated = o->sample_ns >= 0;
 		if (!o->calibrated)
 			o->sample_ns = OS_OVH_SAMPLE_NS_FALLBACK;
+		o->drop_ns = o->sample_ns;
+		/* the JIT threads' samples a BPF filter drops cost the interrupt
+		 * and the program, not the stack copy: measured apart (on javac
+		 * they are half of the samples); never more than a kept one */
+		if (o->calibrated && os_bpf_filter_on(&c->jitf)) {
+			double d = os_perf_dropped_cost_ns(attr, calib_pages(attr));
+
+			if (d >= 0)
+				o->drop_ns = d < o->sample_ns ? d : o->sample_ns;
+		}
 		o->calib_ns = (double)(self_cpu_ns() - t);
-		os_debug("overhead: a sample costs %.0f ns (%s, %.1f ms)", o->sample_ns,
+		os_debug("overhead: a sample costs %.0f ns, one dropped by the JIT filter %.0f ns "
+			 "(%s, %.1f ms)", o->sample_ns, o->drop_ns,
 			 o->calibrated ? "calibrated" : "not calibrated: the constant",
 			 o->calib_ns / 1e6);
 	}
@@ -174,6 +186,8 @@ void os_overhead_open(struct os_collector *c, pid_t pid, const struct perf_event
 	/* the processes' readings so far are the baseline: the sums from here */
 	os_budget_init(&o->b, c->opts->max_overhead / 100.0, o->steer ? o->sample_ns : 0,
 		       os_now_ns());
+	if (o->steer)
+		os_budget_set_drop_ns(&o->b, o->drop_ns);
 }
 
 /* The share of the budget the answers still need (OS_OVH_SETTLE_*). */
@@ -204,7 +218,7 @@ static void settled_spend(struct os_overhead_state *o, const struct os_budget_in
 		return;
 	if (in->collector_cpu_ns >= l->collector_cpu_ns && in->samples >= l->samples)
 		o->settled_spent_ns += (double)(in->collector_cpu_ns - l->collector_cpu_ns) +
-				       (double)(in->samples - l->samples) * o->sample_ns;
+				       os_budget_kernel_ns(&o->b, in) - os_budget_kernel_ns(&o->b, l);
 	if (in->target_cpu_ns >= l->target_cpu_ns)
 		o->settled_cpu_ns += (double)(in->target_cpu_ns - l->target_cpu_ns);
 }
@@ -226,6 +240,7 @@ void os_overhead_round(struct os_collector *c)
 		return;
 	}
 	in.samples = c->samples_total + o->dropped;
+	in.dropped = o->dropped;
 	if (now >= o->b.t0 + o->b.len) { /* the controller decides: fresh clocks */
 		readings(c, &in);
 		settled_spend(o, &in); /* before the need and b.last change */
@@ -299,7 +314,7 @@ void os_overhead_profile(struct os_collector *c, struct os_profile *p)
 	tgt = (double)o->b.now.target_cpu_ns / 1e9;
 	coll = (double)o->self_total_ns / 1e9;
 	work = (double)o->b.now.collector_cpu_ns / 1e9;
-	kern = isnan(o->sample_ns) ? NAN : (double)o->b.now.samples * o->sample_ns / 1e9;
+	kern = isnan(o->sample_ns) ? NAN : os_budget_kernel_ns(&o->b, &o->b.now) / 1e9;
 	memset(f, 0, sizeof(*f));
 	f->max_pct = o->steer ? c->opts->max_overhead : NAN;
 	f->target_cpu_s = tgt;
@@ -310,6 +325,8 @@ void os_overhead_profile(struct os_collector *c, struct os_profile *p)
 	f->spent_pct = tgt > 0 && !isnan(kern) ? 100.0 * (work + kern) / tgt : NAN;
 	f->fixed_pct = tgt > 0 ? 100.0 * (coll > work ? coll - work : 0) / tgt : NAN;
 	f->sample_ns = o->sample_ns;
+	f->drop_ns = o->drop_ns;
+	f->dropped_samples = o->steer ? (double)o->b.now.dropped : NAN;
 	f->calibration_s = o->steer ? o->calib_ns / 1e9 : NAN;
 	f->sampled_share = secs > 0 ? (double)o->b.on_ns / 1e9 / secs : NAN;
 	if (!o->steer)

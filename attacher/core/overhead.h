@@ -57,6 +57,7 @@ struct os_overhead_state {
 	bool steer;               /* the budget steers the sampling (no -F) */
 	bool calibrated;          /* sample_ns was measured here */
 	double sample_ns;         /* the kernel's cost of one sample (estimate) */
+	double drop_ns;           /* ... of one the JIT filter drops (estimate) */
 	double calib_ns;          /* the calibration's CPU time (objscope's) */
 	pid_t root;               /* the target's first process */
 	uint64_t self0, target0;  /* the clocks when the sampling opened */

@@ -1,5 +1,6 @@
 /* perf.c - per-CPU inherited perf events and their ring buffers. */
 #include "attacher/sampling/perf.h"
+#include "attacher/sampling/bpf_filter.h"
 #include "common/grow.h"
 
 #include <dirent.h>
@@ -364,13 +365,17 @@ static uint64_t calib_stretch(struct perf_event_mmap_page *mp)
 	return thread_ns() - t;
 }
 
-double os_perf_sample_cost_ns(const struct perf_event_attr *attr_in, unsigned buf_pages)
+/* os_perf_sample_cost_ns, or with `dropped` os_perf_dropped_cost_ns: the
+ * calibrating thread's samples then go to a BPF filter that drops them. */
+static double sample_cost(const struct perf_event_attr *attr_in, unsigned buf_pages, bool dropped)
 {
 	struct perf_event_attr attr = *attr_in, side;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), size = (size_t)buf_pages * page;
 	double cost[CALIB_REPS];
 	int n = 0, fd;
 	void *base;
+	struct os_bpf_filter f;
+	char why[128];
 
 	split_sideband(attr_in, &side, &attr); /* the sampler alone */
 	attr.inherit = 0;
@@ -384,8 +389,17 @@ double os_perf_sample_cost_ns(const struct perf_event_attr *attr_in, unsigned bu
 	fd = perf_event_open(&attr, 0, -1);
 	if (fd < 0)
 		return -1;
+	os_bpf_filter_init(&f);
+	if (dropped && (os_bpf_filter_open(&f, why, sizeof(why)) < 0 ||
+			os_bpf_filter_attach(&f, fd) < 0 ||
+			os_bpf_filter_add(&f, (uint32_t)syscall(SYS_gettid)) < 0)) {
+		os_bpf_filter_close(&f);
+		close(fd);
+		return -1;
+	}
 	base = mmap(NULL, size + page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (base == MAP_FAILED) {
+		os_bpf_filter_close(&f);
 		close(fd);
 		return -1;
 	}
@@ -407,10 +421,21 @@ double os_perf_sample_cost_ns(const struct perf_event_attr *attr_in, unsigned bu
 	}
 	munmap(base, size + page);
 	close(fd);
+	os_bpf_filter_close(&f);
 	if (!n)
 		return -1;
 	qsort(cost, (size_t)n, sizeof(cost[0]), cmp_double);
 	return cost[n / 2] > 0 ? cost[n / 2] : 0;
+}
+
+double os_perf_sample_cost_ns(const struct perf_event_attr *attr, unsigned buf_pages)
+{
+	return sample_cost(attr, buf_pages, false);
+}
+
+double os_perf_dropped_cost_ns(const struct perf_event_attr *attr, unsigned buf_pages)
+{
+	return sample_cost(attr, buf_pages, true);
 }
 
 int os_perf_steer_fds(const struct os_perf *p)

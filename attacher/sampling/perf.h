@@ -105,6 +105,10 @@ int os_perf_steer(struct os_perf *p, bool on);
  * interrupts; other tenants' time is not). An estimate; -1 when the event
  * cannot be opened here or took no sample. */
 double os_perf_sample_cost_ns(const struct perf_event_attr *attr, unsigned buf_pages);
+/* The same for a sample that a BPF filter drops (bpf_filter.h: a JIT
+ * compiler thread's): the interrupt and the program, no stack copy, no
+ * record. -1 where BPF is not available or the event refuses the program. */
+double os_perf_dropped_cost_ns(const struct perf_event_attr *attr, unsigned buf_pages);
 /* How many sampling events os_perf_steer switches (its cost). */
 int os_perf_steer_fds(const struct os_perf *p);
 /* The i-th of them (0 <= i < os_perf_steer_fds). */

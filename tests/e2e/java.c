@@ -1008,7 +1008,8 @@ Test(e2e_java, jit_threads_counted_not_attributed)
 /* Under the budget (defaults), every sample the kernel took is counted in
  * what the budget spent: the JIT threads' samples too, whether dropped in
  * the kernel by the BPF filter or counted in user space (each costs the
- * kernel its interrupt: 0.85-0.9 of a sample taken, measured here). The
+ * kernel its interrupt: 0.8-0.9 of a sample taken, measured here, and is
+ * charged at that cost, calibrated at start). The
  * budget's own count is overhead.samples_per_cpu_s x target_cpu_s. */
 Test(e2e_java, budget_counts_the_jit_threads_samples)
 {
@@ -1031,6 +1032,29 @@ Test(e2e_java, budget_counts_the_jit_threads_samples)
 	cr_expect(counted >= 0.97 * (double)total && counted <= 1.03 * (double)total,
 		  "the budget counted %.0f samples, the profile has %lld (%lld of JIT threads)",
 		  counted, (long long)total, (long long)jit);
+	/* those the filter dropped are charged at their own calibrated cost
+	 * (no stack copy: at most a kept one's) in the kernel's estimate */
+	{
+		double drop_ns = e2e_get_double(o, "dropped_sample_cost_ns");
+		double sample_ns = e2e_get_double(o, "sample_cost_ns");
+		double dropped = e2e_get_double(o, "kernel_dropped_samples");
+		double kern = e2e_get_double(o, "kernel_sampling_s_estimated");
+		double want = ((counted - dropped) * sample_ns + dropped * drop_ns) / 1e9;
+
+		cr_log_info("a sample costs %.0f ns, one dropped %.0f ns; %.0f dropped in the kernel",
+			    sample_ns, drop_ns, dropped);
+		cr_expect(drop_ns > 0 && drop_ns <= sample_ns, "dropped %.0f ns, kept %.0f ns", drop_ns,
+			  sample_ns);
+		if (e2e_note(report, "dropped in the kernel"))
+			cr_expect(dropped > 0 && dropped <= (double)jit,
+				  "%.0f dropped in the kernel, %lld samples of JIT threads", dropped,
+				  (long long)jit);
+		else
+			cr_expect_eq(dropped, 0, "no BPF filter, %.0f dropped in the kernel", dropped);
+		cr_expect(kern >= 0.97 * want && kern <= 1.03 * want,
+			  "kernel %.4f s, kept x %.0f + dropped x %.0f = %.4f s", kern, sample_ns,
+			  drop_ns, want);
+	}
 	json_object_put(report);
 }
 

@@ -15,6 +15,9 @@ struct sim {
 	double sample_ns;     /* the kernel's cost of a sample (as calibrated) */
 	double coll_ns;       /* the collector's cost of a sample */
 	double coll_fixed;    /* the collector's fixed cost, ns per ns */
+	double drop_share;    /* share of the samples the kernel drops (JIT threads'):
+			       * the collector never sees them */
+	double drop_ns;       /* the kernel's cost of one of those (0: sample_ns) */
 	uint64_t settle_from, settle_until; /* the answer settled in [from, until) of
 					     * the run (ns from its start; 0: never) */
 	/* results */
@@ -35,6 +38,8 @@ static void sim_run(struct sim *s, double frac, uint64_t ns)
 	memset(&s->in, 0, sizeof(s->in));
 	s->sw = s->sw2 = 0;
 	os_budget_init(&s->b, frac, s->sample_ns, now);
+	if (s->drop_ns > 0)
+		os_budget_set_drop_ns(&s->b, s->drop_ns);
 	on = s->b.on;
 	while (now < end) {
 		/* 1 kHz per thread while on */
@@ -48,9 +53,10 @@ static void sim_run(struct sim *s, double frac, uint64_t ns)
 		}
 		now += TICK_NS;
 		samples += n;
-		coll += s->coll_fixed * (double)TICK_NS + s->coll_ns * n;
+		coll += s->coll_fixed * (double)TICK_NS + s->coll_ns * n * (1 - s->drop_share);
 		s->in.target_cpu_ns += (uint64_t)s->threads * TICK_NS;
 		s->in.samples = (uint64_t)samples;
+		s->in.dropped = (uint64_t)(samples * s->drop_share);
 		s->in.collector_cpu_ns = (uint64_t)coll;
 		if (now - 1000 * MS <= OS_BUDGET_INTERVAL_NS) {
 			s->samples_first = s->in.samples;
@@ -103,6 +109,39 @@ Test(budget, keeps_the_share_it_is_given)
 		cr_assert_gt(t.in.samples, s.in.samples * 1.3, "3%%: %lu samples, 2%%: %lu",
 			     (unsigned long)t.in.samples, (unsigned long)s.in.samples);
 	}
+}
+
+/* Samples the kernel drops (the JIT threads', by a BPF filter) are charged
+ * at their own calibrated cost, not a kept sample's: the kernel's part of
+ * what was spent is kept x sample_ns + dropped x drop_ns, the budget is
+ * kept by that measure, and the same budget buys more samples than when
+ * every sample is charged in full. */
+Test(budget, dropped_samples_charged_at_their_cost)
+{
+	struct sim s = { .threads = 2, .sample_ns = 9000, .coll_ns = 6000, .coll_fixed = 0.001,
+			 .drop_share = 0.5, .drop_ns = 2000 };
+	struct sim full = s;
+	struct os_budget_in in = { .samples = 10, .dropped = 4 };
+	struct os_budget b;
+
+	os_budget_init(&b, 0.02, 9000, 0);
+	cr_assert_float_eq(os_budget_kernel_ns(&b, &in), 10 * 9000.0, 1e-6, "init: all at sample_ns");
+	os_budget_set_drop_ns(&b, 2000);
+	cr_assert_float_eq(os_budget_kernel_ns(&b, &in), 6 * 9000.0 + 4 * 2000.0, 1e-6);
+	in.dropped = 20; /* more dropped than samples: all of them dropped */
+	cr_assert_float_eq(os_budget_kernel_ns(&b, &in), 10 * 2000.0, 1e-6);
+
+	/* in full, 1000/s per thread cost 0.85% of the target's CPU: a 0.5%
+	 * budget steers both runs */
+	sim_run(&s, 0.005, 60000 * MS);
+	cr_assert_leq(spent_share(&s), 0.0052, "spent %.4f of a 0.005 budget", spent_share(&s));
+	cr_assert_geq(spent_share(&s), 0.0042, "spent %.4f: the budget left unused", spent_share(&s));
+	cr_assert_lt(s.b.duty, 1.0, "steered: not sampled in full");
+	full.drop_ns = 0; /* every sample charged at sample_ns */
+	sim_run(&full, 0.005, 60000 * MS);
+	cr_assert_gt(s.in.samples, full.in.samples * 1.2,
+		     "dropped at their cost: %lu samples, all charged in full: %lu",
+		     (unsigned long)s.in.samples, (unsigned long)full.in.samples);
 }
 
 /* The first interval is sampled in full: a short command keeps its samples. */
