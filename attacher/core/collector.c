@@ -753,8 +753,15 @@ static void take_sample(struct os_collector *c, struct raw *w, const uint64_t *c
 	 * attributed, unless --jit-threads. */
 	if (th && jit_thread(c, th) && !c->opts->jit_threads) {
 		c->samples_jit++;
-		/* its later samples: dropped in the kernel, counted there */
-		if (!th->jit_filtered && os_bpf_filter_add(&c->jitf, th->tid) == 0)
+		/* attach: its own sampling events switched off, no more of its
+		 * samples taken at all; its later threads' copies too */
+		if (!th->jit_muted && os_perf_mute_thread(c->perf, (pid_t)th->tid) > 0) {
+			th->jit_muted = true;
+			c->jit_muted++;
+		}
+		/* else (its events inherited, launch): its later samples
+		 * dropped in the kernel, counted there */
+		if (!th->jit_muted && !th->jit_filtered && os_bpf_filter_add(&c->jitf, th->tid) == 0)
 			th->jit_filtered = true;
 		return;
 	}

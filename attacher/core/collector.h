@@ -70,6 +70,10 @@ struct os_collector {
 	struct os_bpf_filter jitf;
 	uint64_t samples_jit_kernel;
 	char jitf_why[160];         /* why there is no filter ("" when there is) */
+	/* attach (events of their own per thread): JIT compiler threads whose
+	 * sampling events were switched off at their first sample, so the
+	 * kernel takes none of theirs (os_perf_mute_thread) */
+	uint32_t jit_muted;
 };
 
 /* Shared memory + sampler; call before the target starts. */

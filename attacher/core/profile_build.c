@@ -360,12 +360,20 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 		os_profile_add_note(b.p, "the preload library was not loaded by the target (static "
 					 "binary, or LD_PRELOAD cleared): no objects were tracked");
 	os_overhead_profile(c, b.p); /* what objscope cost (OS_SEC_OVERHEAD) */
-	if (os_bpf_filter_on(&c->jitf)) {
+	if (c->jit_muted) {
+		snprintf(note, sizeof(note),
+			 "JIT compiler threads: the sampling events of %u of them were switched off "
+			 "at their first sample (attach: each thread has events of its own), so the "
+			 "kernel took none of their later samples: their sample counts stop there "
+			 "and cost nothing after", c->jit_muted);
+		os_profile_add_note(b.p, note);
+	}
+	if (os_bpf_filter_on(&c->jitf) && (c->jitf.added || c->samples_jit_kernel || !c->jit_muted)) {
 		snprintf(note, sizeof(note),
 			 "JIT compiler threads: %llu of their samples were dropped in the kernel by "
 			 "objscope's BPF filter once each thread was known as one (%u threads; "
 			 "counted there, never copied: part of the samples and JIT threads' counts, "
-			 "not of the budget's cost)%s",
+			 "and of the budget's cost at their own calibrated cost)%s",
 			 (unsigned long long)c->samples_jit_kernel, c->jitf.added,
 			 c->jitf.full ? "; the filter's map was full for some threads" : "");
 		os_profile_add_note(b.p, note);

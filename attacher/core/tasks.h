@@ -33,6 +33,7 @@ struct os_thread_info {
 	uint64_t kind_time;        /* name_time it was decided at */
 	bool kind_done, jit;
 	bool jit_filtered;         /* its samples dropped in the kernel (bpf_filter.h) */
+	bool jit_muted;            /* its own sampling events switched off (attach) */
 	bool gc;                   /* a GC thread (its access paths marked apart) */
 };
 

@@ -37,6 +37,11 @@ struct os_perf {
 	int nextra, capextra;
 	int *steer;              /* the sampling events (os_perf_steer), also in cpus[]/extra */
 	int nsteer, capsteer;
+	pid_t *steer_tid;        /* per-thread events (os_perf_open_threads): each one's
+				  * thread, else NULL */
+	bool *steer_muted;       /* ... switched off for good (os_perf_mute_thread) */
+	size_t captid;
+	pid_t opening;           /* the thread whose events open_thread_cpu opens */
 	bool steer_on;
 	_Alignas(8) uint8_t scratch[65536]; /* records that wrap around the buffer end (8-aligned:
 					     * parsed in place) */
@@ -143,6 +148,24 @@ static int ring_add(struct os_perf *p, int cpu, int fd, bool steer, unsigned buf
 	struct perf_cpu *c = &p->cpus[cpu];
 	int e;
 
+	if (steer && p->opening) { /* per-thread: the thread of each sampling event */
+		size_t cap = p->captid, cap2 = p->captid;
+		pid_t *t = os_grow(p->steer_tid, &cap, (size_t)p->nsteer + 1, sizeof(pid_t), 64);
+		bool *m = t ? os_grow(p->steer_muted, &cap2, (size_t)p->nsteer + 1, sizeof(bool), 64)
+			    : NULL;
+
+		if (t)
+			p->steer_tid = t;
+		if (m)
+			p->steer_muted = m;
+		if (!t || !m || cap != cap2) {
+			close(fd);
+			return -ENOMEM;
+		}
+		p->captid = cap;
+		p->steer_tid[p->nsteer] = p->opening;
+		p->steer_muted[p->nsteer] = false;
+	}
 	if (steer && fd_push(&p->steer, &p->nsteer, &p->capsteer, fd) < 0) {
 		close(fd);
 		return -ENOMEM;
@@ -306,11 +329,33 @@ int os_perf_steer(struct os_perf *p, bool on)
 
 	if (on == p->steer_on)
 		return 0;
-	for (int i = 0; i < p->nsteer; i++)
+	for (int i = 0; i < p->nsteer; i++) {
+		if (p->steer_muted && p->steer_muted[i])
+			continue; /* off for good */
 		if (ioctl(p->steer[i], on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0) < 0)
 			rc = -errno;
+	}
 	p->steer_on = on;
 	return rc;
+}
+
+int os_perf_mute_thread(struct os_perf *p, pid_t tid)
+{
+	int n = 0;
+
+	if (!p || !p->steer_tid || tid <= 0)
+		return 0;
+	for (int i = 0; i < p->nsteer; i++) {
+		if (p->steer_tid[i] != tid || p->steer_muted[i])
+			continue;
+		/* DISABLE reaches the copies that threads it made inherited;
+		 * os_perf_steer never enables it again */
+		if (ioctl(p->steer[i], PERF_EVENT_IOC_DISABLE, 0) < 0)
+			continue;
+		p->steer_muted[i] = true;
+		n++;
+	}
+	return n;
 }
 
 /* Calibration work: strided reads over a buffer the size of an L2 slice. */
@@ -479,6 +524,8 @@ void os_perf_close(struct os_perf *p)
 		close(p->extra[i]);
 	free(p->extra);
 	free(p->steer);
+	free(p->steer_tid);
+	free(p->steer_muted);
 	free(p->cpus);
 	free(p);
 }
@@ -488,7 +535,11 @@ static int open_thread_cpu(struct os_perf *p, struct perf_event_attr *attr, pid_
 			   unsigned buf_pages, char *err, size_t errlen)
 {
 	bool open_failed;
-	int rc = open_events(p, attr, tid, cpu, buf_pages, &open_failed, err, errlen);
+	int rc;
+
+	p->opening = tid;
+	rc = open_events(p, attr, tid, cpu, buf_pages, &open_failed, err, errlen);
+	p->opening = 0;
 
 	if (rc < 0 && open_failed) {
 		if (rc == -ESRCH || rc == -ENODEV) {

@@ -97,6 +97,12 @@ int os_perf_enable(struct os_perf *p);
  * later included (they are born in the state of the event they inherit).
  * How the sampling budget is kept (attacher/core/budget.h). 0 or -errno. */
 int os_perf_steer(struct os_perf *p, bool on);
+/* Events of their own per thread (os_perf_open_threads): switches thread
+ * tid's sampling events off for good (os_perf_steer leaves them off), and
+ * with them the copies its later threads inherited from them. Returns how
+ * many were switched off: 0 for events opened on a process (inherit: the
+ * threads have no events of their own to switch) or an unknown tid. */
+int os_perf_mute_thread(struct os_perf *p, pid_t tid);
 /* The cost of one sample of attr's sampling event (its side-band left
  * out) in ns of CPU time, measured on the calling thread: the same work
  * with and without the event sampling it (task-clock at 20 kHz), the

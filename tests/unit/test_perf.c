@@ -241,3 +241,105 @@ Test(perf, hold_keeps_records_in_place)
 	cr_assert_eq(h.in_ring, 0);
 	os_perf_close(p);
 }
+
+/* ---- muting a thread's own events (attach: os_perf_open_threads) ---- */
+#include <pthread.h>
+#include <sys/syscall.h>
+
+struct busy {
+	volatile int stop;
+	volatile pid_t tid;
+};
+
+static void *busy_thread(void *arg)
+{
+	struct busy *b = arg;
+	volatile uint64_t x = 0;
+
+	b->tid = (pid_t)syscall(SYS_gettid);
+	while (!b->stop)
+		for (int i = 0; i < 10000; i++)
+			x += (uint64_t)i * i;
+	return NULL;
+}
+
+struct by_tid {
+	pid_t muted;
+	uint64_t muted_n, others;
+};
+
+static void count_tid(void *arg, const struct os_perf_sample *s)
+{
+	struct by_tid *t = arg;
+
+	if ((pid_t)s->tid == t->muted)
+		t->muted_n++;
+	else
+		t->others++;
+}
+
+static void ignore_lost(void *arg, uint64_t n)
+{
+	(void)arg;
+	(void)n;
+}
+
+/* A JIT compiler thread's events switched off for good (attach): the
+ * budget's on/off switching never enables them again, so the kernel takes
+ * no sample of that thread while the others are sampled as before; events
+ * opened on a process (inherit, launch) have no thread's own to switch. */
+Test(perf, muted_thread_takes_no_samples)
+{
+	struct perf_event_attr attr;
+	const struct os_perf_cb cbs = { .sample = count_tid, .lost = ignore_lost };
+	struct busy b = { 0 };
+	struct by_tid t = { 0 };
+	struct os_perf *p, *q;
+	pthread_t th;
+	char err[256];
+	int rc, muted;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_TASK_CLOCK;
+	attr.sample_period = 500000; /* 2 kHz of CPU time */
+	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+	attr.sample_id_all = 1;
+	attr.exclude_kernel = 1;
+	cr_assert_eq(pthread_create(&th, NULL, busy_thread, &b), 0);
+	while (!b.tid)
+		burn_ms(1);
+	rc = os_perf_open_threads(&p, getpid(), &attr, 8, err, sizeof(err));
+	if (rc == -EACCES || rc == -EPERM || rc == -ENOENT || rc == -EOPNOTSUPP) {
+		b.stop = 1;
+		pthread_join(th, NULL);
+		cr_skip_test("perf_event_open: %s", err);
+	}
+	cr_assert_eq(rc, 0, "%s", err);
+	t.muted = b.tid;
+	muted = os_perf_mute_thread(p, b.tid);
+	cr_assert_gt(muted, 0, "the busy thread's events were not switched off");
+	cr_assert_eq(os_perf_mute_thread(p, b.tid), 0, "switched off twice");
+	cr_assert_eq(os_perf_mute_thread(p, 0), 0);
+	os_perf_read(p, &cbs, &t); /* what was taken before */
+	t.muted_n = t.others = 0;
+	/* the budget switches the events off and on again */
+	cr_assert_eq(os_perf_steer(p, false), 0);
+	cr_assert_eq(os_perf_steer(p, true), 0);
+	for (int i = 0; i < 40 && t.others < 50; i++) {
+		burn_ms(10);
+		os_perf_read(p, &cbs, &t);
+	}
+	b.stop = 1;
+	pthread_join(th, NULL);
+	os_perf_read(p, &cbs, &t);
+	cr_expect_gt(t.others, 10, "this thread was not sampled: %lu", (unsigned long)t.others);
+	cr_expect_eq(t.muted_n, 0, "the muted thread still sampled: %lu samples",
+		     (unsigned long)t.muted_n);
+	os_perf_close(p);
+	/* launch: one inherited event per CPU on the process */
+	cr_assert_eq(os_perf_open(&q, getpid(), &attr, 8, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(os_perf_mute_thread(q, getpid()), 0, "a process's events muted");
+	os_perf_close(q);
+}
