@@ -18,7 +18,8 @@
 #include <stdint.h>
 
 #define OS_SHM_MAGIC 0x314d48534a424f53ULL /* "SOBJSHM1" little endian */
-#define OS_SHM_VERSION 5 /* 2: slots_hwm, 3: rep[], 4: rep_hash[], 5: small_sample */
+#define OS_SHM_VERSION 6 /* 2: slots_hwm, 3: rep[], 4: rep_hash[], 5: small_sample,
+			   * 6: os_slot.quiet */
 #define OS_SHM_ENV "OBJSCOPE_SHM"           /* path of the shm file */
 #define OS_MAX_FRAMES 128                    /* frames per allocation path */
 #define OS_DEFAULT_SLOTS 512
@@ -164,8 +165,16 @@ struct os_slot {
 	uint32_t tid;
 	uint32_t generation;            /* bumped each time the slot is claimed */
 	struct os_slot_stats stats;
-	uint8_t pad2[256 - 128 - 16 - sizeof(struct os_slot_stats)];
+	/* the collector: "this thread's tracked blocks without allocation
+	 * paths" (a JIT compiler thread: its blocks are the compiler's own,
+	 * never attributed), valid for the claim whose generation it holds
+	 * (0: none; a slot claimed again does not inherit it). The hooks then
+	 * send the path OS_QUIET_WORD instead of walking the stack. */
+	_Atomic uint32_t quiet;
+	uint8_t pad2[256 - 128 - 16 - sizeof(struct os_slot_stats) - 4];
 };
+/* The one-word allocation path of a quiet thread's blocks (os_slot.quiet). */
+#define OS_QUIET_WORD 0xfffc000000000000ULL
 #define OS_SLOT_HDR 256
 _Static_assert(sizeof(struct os_slot) == OS_SLOT_HDR, "slot header size");
 

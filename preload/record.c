@@ -95,6 +95,17 @@ void osp_record_path(struct osp_thread *t, uint16_t type, uint64_t addr, uint64_
 
 	if (!s)
 		return;
+	/* a JIT compiler thread (the collector said so, for this claim of the
+	 * slot): its blocks are tracked without a path, no stack walked */
+	{
+		uint32_t q = atomic_load_explicit(&s->quiet, memory_order_relaxed);
+
+		if (osp_unlikely(q != 0) && q == s->generation) {
+			frames[0] = OS_QUIET_WORD;
+			osp_write_path(t, s, type, addr, size, aux, aux2, frames, 1);
+			return;
+		}
+	}
 	if (__atomic_load_n(&osp_path_jit, __ATOMIC_ACQUIRE)) { /* a JIT runs here (adapter.h) */
 		int truncated = 0;
 

@@ -138,6 +138,7 @@ struct os_attrib {
 	struct os_acc *acc;
 	uint32_t nacc, acccap;
 	struct os_counters c;
+	uint64_t quiet_blocks;     /* blocks of JIT compiler threads tracked without a path */
 	/* Sample estimates (sums of object weights) of c.samples_attributed /
 	 * c.samples_java_attributed; weighted: some object had weight != 1. */
 	double est_attributed, est_java_attributed;

@@ -534,16 +534,27 @@ int os_collector_open_attach(struct os_collector *c, pid_t pid, char *err, size_
 			   collector_open(c, pid, false, os_perf_open_threads, err, errlen));
 }
 
+static bool jit_thread(struct os_collector *c, struct os_thread_info *th);
+static void jit_quiet(struct os_collector *c, struct os_thread_info *th);
+
 static void apply_side(struct os_collector *c, struct round *r, const struct side *e)
 {
 	const char *s = e->str == SIZE_MAX ? NULL : r->strs + e->str;
 
 	switch (e->type) {
-	case PERF_RECORD_COMM:
+	case PERF_RECORD_COMM: {
+		struct os_thread_info *th;
+
 		if (e->exec && e->pid == e->tid)
 			os_tasks_exec(&c->tasks, e->pid);
-		os_tasks_thread_named(&c->tasks, e->pid, e->tid, s, e->time);
+		th = os_tasks_thread_named(&c->tasks, e->pid, e->tid, s, e->time);
+		/* a JIT compiler thread is known by its name: its blocks go
+		 * without paths from its next one on (ring_event) */
+		if (th && c->shm_ready && !c->opts->jit_threads && jit_thread(c, th) &&
+		    !th->jit_quiet)
+			jit_quiet(c, th);
 		break;
+	}
 	case PERF_RECORD_FORK:
 		if (e->pid != e->ppid)
 			os_tasks_fork(&c->tasks, e->ppid, e->pid);
@@ -731,6 +742,28 @@ static bool jit_thread(struct os_collector *c, struct os_thread_info *th)
 	return th->jit;
 }
 
+/* A JIT compiler thread's tracked blocks from now on without allocation
+ * paths (shm.h os_slot.quiet): the compiler's own memory, whose samples
+ * are never attributed without --jit-threads; its hooks then walk no
+ * stack and the collector expands no path. Ids as the target sees them. */
+static void jit_quiet(struct os_collector *c, struct os_thread_info *th)
+{
+	uint32_t pid = th->pid, tid = th->tid;
+
+	if (!c->shm_ready || c->opts->jit_threads)
+		return;
+	if (c->pidns && pid == c->pidns->host_pid) {
+		pid = c->pidns->ns_pid;
+		tid = os_pidns_ns_tid(c->pidns, tid);
+	}
+	/* no slot yet (no block of its own so far): its first tracked
+	 * block asks again (ring_event) */
+	if (tid && os_shm_host_quiet_thread(&c->shm, pid, tid)) {
+		th->jit_quiet = true;
+		c->jit_quiet++;
+	}
+}
+
 static void take_sample(struct os_collector *c, struct raw *w, const uint64_t *chain,
 			const uint8_t *stack)
 {
@@ -753,6 +786,8 @@ static void take_sample(struct os_collector *c, struct raw *w, const uint64_t *c
 	 * attributed, unless --jit-threads. */
 	if (th && jit_thread(c, th) && !c->opts->jit_threads) {
 		c->samples_jit++;
+		if (!th->jit_quiet)
+			jit_quiet(c, th);
 		/* attach: its own sampling events switched off, no more of its
 		 * samples taken at all; its later threads' copies too */
 		if (!th->jit_muted && os_perf_mute_thread(c->perf, (pid_t)th->tid) > 0) {
@@ -845,6 +880,15 @@ static void ring_event(const struct os_event *ev, void *arg)
 		t->tid = tid ? tid : ev->tid;
 	}
 
+	/* a block of a JIT compiler thread not told yet (it had no ring when
+	 * its name was read): told now, its next blocks come without paths */
+	if ((ev->type == OS_EV_ALLOC || ev->type == OS_EV_REALLOC) && c->shm_ready &&
+	    !c->opts->jit_threads && !(ev->nframes == 1 && ev->frames[0] == OS_QUIET_WORD)) {
+		struct os_thread_info *th = os_tasks_thread(&c->tasks, ev->pid, ev->tid, NULL);
+
+		if (th && th->kind_done && th->jit && !th->jit_quiet)
+			jit_quiet(c, th);
+	}
 	if (!os_attrib_prepare(&c->attrib, ev, &oe))
 		return;
 	OBS_EACH(c, drained, &oe, ev->time); /* e.g. a GC begin: content read before is stale */

@@ -74,6 +74,7 @@ struct os_collector {
 	 * sampling events were switched off at their first sample, so the
 	 * kernel takes none of theirs (os_perf_mute_thread) */
 	uint32_t jit_muted;
+	uint32_t jit_quiet;         /* JIT compiler threads asked for blocks without paths */
 };
 
 /* Shared memory + sampler; call before the target starts. */

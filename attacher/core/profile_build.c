@@ -139,6 +139,10 @@ static uint32_t runtime_word_named(struct builder *b, uint32_t asid, uint64_t wo
 	if (word == OS_SMALL_WORD) { /* attrib.h: native small blocks, not sampled */
 		w = OS_RT_WORD_SYNTHETIC;
 		name = "[malloc blocks below --min-size, not sampled: allocation path estimated]";
+	} else if (word == OS_QUIET_WORD) { /* shm.h os_slot.quiet */
+		w = OS_RT_WORD_SYNTHETIC;
+		name = "[blocks of JIT compiler threads: allocation paths not walked "
+		       "(--jit-threads walks them)]";
 	} else if (rt && rt->ops->name_word) {
 		w = rt->ops->name_word(rt, asid, word, &name, &file, &line);
 	}
@@ -360,6 +364,15 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 		os_profile_add_note(b.p, "the preload library was not loaded by the target (static "
 					 "binary, or LD_PRELOAD cleared): no objects were tracked");
 	os_overhead_profile(c, b.p); /* what objscope cost (OS_SEC_OVERHEAD) */
+	if (c->jit_quiet || c->attrib.quiet_blocks) {
+		snprintf(note, sizeof(note),
+			 "JIT compiler threads: %u of them sent their blocks of --min-size and more "
+			 "without allocation paths once known as such (the compiler's own memory, "
+			 "whose samples are not attributed without --jit-threads): %llu blocks under "
+			 "\"[blocks of JIT compiler threads: allocation paths not walked]\"",
+			 c->jit_quiet, (unsigned long long)c->attrib.quiet_blocks);
+		os_profile_add_note(b.p, note);
+	}
 	if (c->jit_muted) {
 		snprintf(note, sizeof(note),
 			 "JIT compiler threads: the sampling events of %u of them were switched off "

@@ -214,6 +214,24 @@ void os_shm_host_thread_gone(struct os_shm_host *h, uint32_t pid, uint32_t tid)
 	}
 }
 
+int os_shm_host_quiet_thread(struct os_shm_host *h, uint32_t pid, uint32_t tid)
+{
+	uint32_t used = slots_used(h);
+	int found = 0;
+
+	for (uint32_t i = 0; i < used; i++) {
+		struct os_slot *s = slot_at(h, i);
+		uint32_t gen = __atomic_load_n(&s->generation, __ATOMIC_ACQUIRE);
+
+		if (atomic_load(&s->state) != OS_SLOT_ACTIVE || s->pid != pid || s->tid != tid)
+			continue;
+		/* a claim made meanwhile has another generation: not quiet */
+		atomic_store_explicit(&s->quiet, gen, memory_order_release);
+		found = 1;
+	}
+	return found;
+}
+
 void os_shm_host_totals(const struct os_shm_host *h, struct os_slot_stats_total *t)
 {
 	uint32_t used = slots_used(h);

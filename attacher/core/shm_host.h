@@ -45,6 +45,10 @@ uint64_t os_shm_host_drain(struct os_shm_host *h, os_ring_fn fn, void *arg);
 /* Marks slots of thread `tid` (or every thread of pid when tid == 0) as
  * exited; they are drained and recycled by the next drain. */
 void os_shm_host_thread_gone(struct os_shm_host *h, uint32_t pid, uint32_t tid);
+/* Asks thread tid of pid (ids as the target sees them) to send its
+ * tracked blocks without allocation paths (os_slot.quiet); 1 when its
+ * slot was found. */
+int os_shm_host_quiet_thread(struct os_shm_host *h, uint32_t pid, uint32_t tid);
 /* Totals of every slot, live and recycled. */
 void os_shm_host_totals(const struct os_shm_host *h, struct os_slot_stats_total *t);
 

@@ -34,6 +34,7 @@ struct os_thread_info {
 	bool kind_done, jit;
 	bool jit_filtered;         /* its samples dropped in the kernel (bpf_filter.h) */
 	bool jit_muted;            /* its own sampling events switched off (attach) */
+	bool jit_quiet;            /* asked to send its blocks without paths (shm.h) */
 	bool gc;                   /* a GC thread (its access paths marked apart) */
 };
 

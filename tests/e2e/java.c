@@ -958,10 +958,32 @@ static int64_t kind_samples(json_object *report, const char *kind)
 	return n;
 }
 
+/* Allocations of the context of JIT compiler threads' blocks tracked
+ * without paths (shm.h os_slot.quiet). */
+static int64_t quiet_allocations(json_object *report)
+{
+	json_object *objects = e2e_get(report, "objects");
+	int64_t n = 0;
+
+	for (size_t i = 0; objects && i < json_object_array_length(objects); i++) {
+		json_object *o = json_object_array_get_idx(objects, i);
+		json_object *st = e2e_get(o, "alloc_stack"), *f0;
+		const char *fn;
+
+		f0 = st && json_object_array_length(st) ? json_object_array_get_idx(st, 0) : NULL;
+		fn = f0 ? json_object_get_string(e2e_get(f0, "function")) : NULL;
+		if (fn && !strncmp(fn, "[blocks of JIT compiler threads", 31))
+			n += e2e_get_int(o, "allocations");
+	}
+	return n;
+}
+
 /* JIT compiler threads touch the compilers' own arenas (JVM internals, most
  * of a short run's samples): by default their samples are counted (per
  * thread, meta.counters.samples_jit, meta.unaddressed.jit_threads) and not
- * decoded or attributed; --jit-threads includes them. */
+ * decoded or attributed, and once a thread is known as one (its name) its
+ * blocks are tracked without allocation paths (no stack walked in the
+ * target, none expanded by the collector); --jit-threads includes them. */
 Test(e2e_java, jit_threads_counted_not_attributed)
 {
 	const char *deflt[] = { "-q", RING, "-F", "4000", NULL };
@@ -991,6 +1013,9 @@ Test(e2e_java, jit_threads_counted_not_attributed)
 	cr_expect_leq(addressed + skipped, total);
 	cr_expect_eq(comp, 0, "%lld attributed samples have compiler frames, first: %s",
 		     (long long)comp, first);
+	cr_expect_gt(quiet_allocations(report), 0, "no JIT compiler thread's block without a path");
+	cr_expect(e2e_note(report, "without allocation paths once known as such"),
+		  "no note on the JIT threads' blocks without paths");
 	json_object_put(report);
 
 	report = record_java("-XX:+UseG1GC", "-Xshare:auto", with);
@@ -1002,6 +1027,7 @@ Test(e2e_java, jit_threads_counted_not_attributed)
 	cr_expect_eq(e2e_get_int(c, "samples_jit"), 0);
 	cr_expect_gt(jit, 0, "no samples on JIT compiler threads");
 	cr_expect_gt(comp, 0, "no attributed sample with a compiler frame under --jit-threads");
+	cr_expect_eq(quiet_allocations(report), 0, "--jit-threads: blocks without paths");
 	json_object_put(report);
 }
 

@@ -113,6 +113,39 @@ Test(shm_host, drain_stops_at_the_mark)
 	os_shm_host_destroy(&host);
 }
 
+/* A JIT compiler thread asked for blocks without paths (os_slot.quiet):
+ * only its own slot, active, of its pid and tid, for its current claim; a
+ * slot claimed again (generation bumped) is not quiet. */
+Test(shm_host, quiet_thread_is_one_claim)
+{
+	struct os_shm_host host;
+	struct os_shm_header *h;
+	struct os_slot *a, *b;
+
+	cr_assert_eq(os_shm_host_create(&host, 8, 4096, 0, 0), 0);
+	h = host.hdr;
+	a = os_shm_slot(h, 0);
+	b = os_shm_slot(h, 1);
+	a->pid = b->pid = 100;
+	a->tid = 101;
+	b->tid = 102;
+	a->generation = 3;
+	b->generation = 7;
+	atomic_store(&a->state, OS_SLOT_ACTIVE);
+	atomic_store(&b->state, OS_SLOT_ACTIVE);
+	os_shm_note_slot(h, 1);
+	cr_expect_eq(os_shm_host_quiet_thread(&host, 100, 103), 0, "no slot of tid 103");
+	cr_expect_eq(os_shm_host_quiet_thread(&host, 99, 101), 0, "another pid");
+	cr_expect_eq(os_shm_host_quiet_thread(&host, 100, 101), 1);
+	cr_expect_eq(atomic_load(&a->quiet), a->generation, "quiet for this claim");
+	cr_expect_eq(atomic_load(&b->quiet), 0, "the other thread untouched");
+	a->generation++; /* exited, claimed again by another thread */
+	cr_expect_neq(atomic_load(&a->quiet), a->generation, "a new claim is not quiet");
+	atomic_store(&b->state, OS_SLOT_EXITED);
+	cr_expect_eq(os_shm_host_quiet_thread(&host, 100, 102), 0, "an exited slot");
+	os_shm_host_destroy(&host);
+}
+
 /* The target's user may write the header: the drain keeps to the geometry
  * it created the rings with. Rewritten between drains, then by a second
  * thread while draining. */
