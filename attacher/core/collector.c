@@ -534,8 +534,21 @@ int os_collector_open_attach(struct os_collector *c, pid_t pid, char *err, size_
 			   collector_open(c, pid, false, os_perf_open_threads, err, errlen));
 }
 
-static bool jit_thread(struct os_collector *c, struct os_thread_info *th);
 static void jit_quiet(struct os_collector *c, struct os_thread_info *th);
+
+/* Whether th's name now is a JIT compiler thread's, without deciding its
+ * kind for good (jit_thread decides at its first sample: the runtime may
+ * not know the process yet when the name comes). */
+static bool named_jit(struct os_collector *c, const struct os_thread_info *th)
+{
+	struct os_runtime *rt = c->attrib.rt;
+
+	if (!c->shm_ready || c->opts->jit_threads || !rt || !rt->ops->thread_kind)
+		return false;
+	if (th->kind_done && th->kind_time == th->name_time)
+		return th->jit;
+	return th->name[0] && rt->ops->thread_kind(rt, th->pid, th->name) == OS_THR_JIT;
+}
 
 static void apply_side(struct os_collector *c, struct round *r, const struct side *e)
 {
@@ -550,8 +563,7 @@ static void apply_side(struct os_collector *c, struct round *r, const struct sid
 		th = os_tasks_thread_named(&c->tasks, e->pid, e->tid, s, e->time);
 		/* a JIT compiler thread is known by its name: its blocks go
 		 * without paths from its next one on (ring_event) */
-		if (th && c->shm_ready && !c->opts->jit_threads && jit_thread(c, th) &&
-		    !th->jit_quiet)
+		if (th && !th->jit_quiet && named_jit(c, th))
 			jit_quiet(c, th);
 		break;
 	}
@@ -884,9 +896,14 @@ static void ring_event(const struct os_event *ev, void *arg)
 	 * its name was read): told now, its next blocks come without paths */
 	if ((ev->type == OS_EV_ALLOC || ev->type == OS_EV_REALLOC) && c->shm_ready &&
 	    !c->opts->jit_threads && !(ev->nframes == 1 && ev->frames[0] == OS_QUIET_WORD)) {
-		struct os_thread_info *th = os_tasks_thread(&c->tasks, ev->pid, ev->tid, NULL);
+		uint64_t idx;
+		struct os_thread_info *th = NULL;
 
-		if (th && th->kind_done && th->jit && !th->jit_quiet)
+		/* known threads only (named by the kernel or the preload) */
+		if (os_hmap_get(&c->tasks.tid2thr, ev->tid, &idx) &&
+		    c->tasks.threads[idx].pid == ev->pid)
+			th = &c->tasks.threads[idx];
+		if (th && !th->jit_quiet && named_jit(c, th))
 			jit_quiet(c, th);
 	}
 	if (!os_attrib_prepare(&c->attrib, ev, &oe))
