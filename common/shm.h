@@ -14,6 +14,7 @@
 #define OBJSCOPE_SHM_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -175,6 +176,11 @@ struct os_slot {
 };
 /* The one-word allocation path of a quiet thread's blocks (os_slot.quiet). */
 #define OS_QUIET_WORD 0xfffc000000000000ULL
+/* Whether an event's path is that word. */
+static inline bool os_quiet_path(const uint64_t *frames, uint32_t nframes)
+{
+	return nframes == 1 && frames[0] == OS_QUIET_WORD;
+}
 #define OS_SLOT_HDR 256
 _Static_assert(sizeof(struct os_slot) == OS_SLOT_HDR, "slot header size");
 

@@ -160,7 +160,7 @@ bool os_attrib_prepare(struct os_attrib *a, const struct os_event *ev, struct os
 	if (ev->type == OS_EV_ALLOC && OS_IS_SMALL(ev->aux2)) /* byte-sampled small block */
 		oe->aux = ev->aux2;
 	if (ev->type == OS_EV_ALLOC || ev->type == OS_EV_MMAP || ev->type == OS_EV_REALLOC) {
-		if (ev->nframes == 1 && ev->frames[0] == OS_QUIET_WORD) {
+		if (os_quiet_path(ev->frames, ev->nframes)) {
 			/* a JIT compiler thread's block (shm.h os_slot.quiet) */
 			a->quiet_blocks++;
 			oe->node = os_attrib_path(a, as->id, ev->frames, 1);

@@ -105,8 +105,8 @@ bool os_collector_eager(struct os_collector *c);
 void os_collector_jit_filter_collect(struct os_collector *c);
 /* The JIT threads' samples dropped in the kernel so far (bpf_filter.h):
  * those taken back and those still in the map. Each still cost the kernel
- * its interrupt (0.85-0.9 of a sample taken, measured here): the budget
- * counts them as samples. */
+ * its interrupt: the budget charges them at their own calibrated cost
+ * (os_perf_dropped_cost_ns, ~0.75 of a sample taken here). */
 uint64_t os_collector_jit_dropped(struct os_collector *c);
 /* Symbolizes and builds the profile. */
 struct os_profile *os_collector_profile(struct os_collector *c, const char *mode, int argc,

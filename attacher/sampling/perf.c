@@ -35,12 +35,12 @@ struct os_perf {
 	uint64_t bad;
 	int *extra;              /* events writing into a cpus[] buffer (SET_OUTPUT) */
 	int nextra, capextra;
-	int *steer;              /* the sampling events (os_perf_steer), also in cpus[]/extra */
-	int nsteer, capsteer;
-	pid_t *steer_tid;        /* per-thread events (os_perf_open_threads): each one's
-				  * thread, else NULL */
-	bool *steer_muted;       /* ... switched off for good (os_perf_mute_thread) */
-	size_t captid;
+	struct steer_ev {        /* the sampling events (os_perf_steer), also in cpus[]/extra */
+		int fd;
+		pid_t tid;       /* per-thread events (os_perf_open_threads): the thread, else 0 */
+		bool muted;      /* switched off for good (os_perf_mute_thread) */
+	} *steer;
+	size_t nsteer, capsteer;
 	pid_t opening;           /* the thread whose events open_thread_cpu opens */
 	bool steer_on;
 	_Alignas(8) uint8_t scratch[65536]; /* records that wrap around the buffer end (8-aligned:
@@ -148,27 +148,17 @@ static int ring_add(struct os_perf *p, int cpu, int fd, bool steer, unsigned buf
 	struct perf_cpu *c = &p->cpus[cpu];
 	int e;
 
-	if (steer && p->opening) { /* per-thread: the thread of each sampling event */
-		size_t cap = p->captid, cap2 = p->captid;
-		pid_t *t = os_grow(p->steer_tid, &cap, (size_t)p->nsteer + 1, sizeof(pid_t), 64);
-		bool *m = t ? os_grow(p->steer_muted, &cap2, (size_t)p->nsteer + 1, sizeof(bool), 64)
-			    : NULL;
+	if (steer) {
+		struct steer_ev *v = os_grow_max(p->steer, &p->capsteer, p->nsteer + 1,
+						 sizeof(*v), 64, INT_MAX);
 
-		if (t)
-			p->steer_tid = t;
-		if (m)
-			p->steer_muted = m;
-		if (!t || !m || cap != cap2) {
+		if (!v) {
 			close(fd);
 			return -ENOMEM;
 		}
-		p->captid = cap;
-		p->steer_tid[p->nsteer] = p->opening;
-		p->steer_muted[p->nsteer] = false;
-	}
-	if (steer && fd_push(&p->steer, &p->nsteer, &p->capsteer, fd) < 0) {
-		close(fd);
-		return -ENOMEM;
+		p->steer = v;
+		/* per-thread (opening set): the thread of each sampling event */
+		v[p->nsteer++] = (struct steer_ev){ .fd = fd, .tid = p->opening, .muted = false };
 	}
 	if (c->fd < 0) {
 		c->fd = fd;
@@ -329,10 +319,10 @@ int os_perf_steer(struct os_perf *p, bool on)
 
 	if (on == p->steer_on)
 		return 0;
-	for (int i = 0; i < p->nsteer; i++) {
-		if (p->steer_muted && p->steer_muted[i])
+	for (size_t i = 0; i < p->nsteer; i++) {
+		if (p->steer[i].muted)
 			continue; /* off for good */
-		if (ioctl(p->steer[i], on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0) < 0)
+		if (ioctl(p->steer[i].fd, on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0) < 0)
 			rc = -errno;
 	}
 	p->steer_on = on;
@@ -343,16 +333,16 @@ int os_perf_mute_thread(struct os_perf *p, pid_t tid)
 {
 	int n = 0;
 
-	if (!p || !p->steer_tid || tid <= 0)
+	if (!p || tid <= 0)
 		return 0;
-	for (int i = 0; i < p->nsteer; i++) {
-		if (p->steer_tid[i] != tid || p->steer_muted[i])
+	for (size_t i = 0; i < p->nsteer; i++) {
+		if (p->steer[i].tid != tid || p->steer[i].muted)
 			continue;
 		/* DISABLE reaches the copies that threads it made inherited;
 		 * os_perf_steer never enables it again */
-		if (ioctl(p->steer[i], PERF_EVENT_IOC_DISABLE, 0) < 0)
+		if (ioctl(p->steer[i].fd, PERF_EVENT_IOC_DISABLE, 0) < 0)
 			continue;
-		p->steer_muted[i] = true;
+		p->steer[i].muted = true;
 		n++;
 	}
 	return n;
@@ -485,12 +475,12 @@ double os_perf_dropped_cost_ns(const struct perf_event_attr *attr, unsigned buf_
 
 int os_perf_steer_fds(const struct os_perf *p)
 {
-	return p->nsteer;
+	return (int)p->nsteer;
 }
 
 int os_perf_steer_fd(const struct os_perf *p, int i)
 {
-	return p->steer[i];
+	return p->steer[i].fd;
 }
 
 int os_perf_nfds(const struct os_perf *p)
@@ -524,8 +514,6 @@ void os_perf_close(struct os_perf *p)
 		close(p->extra[i]);
 	free(p->extra);
 	free(p->steer);
-	free(p->steer_tid);
-	free(p->steer_muted);
 	free(p->cpus);
 	free(p);
 }
