@@ -13,7 +13,7 @@
 #define OS_DEFAULT_SMALL_SAMPLE (512 * 1024) /* --small-sample: mean bytes */
 #define OS_DEFAULT_OUTPUT "objscope.data"
 #define OS_MAX_DURATION (7 * 24 * 3600) /* -d: a week, in seconds */
-#define OS_DEFAULT_JAVA_TLAB 16384 /* = OS_JAVA_TLAB_DEFAULT (hotspot_abi.h) */
+#define OS_DEFAULT_JAVA_TLAB 32768 /* = OS_JAVA_TLAB_DEFAULT (hotspot_abi.h) */
 #define OS_JAVA_TLAB_MIN 4096 /* below: no random TLAB sizes (hotspot.c), and JDK 17 refuses TLABSize < MinTLABSize (2048) */
 #define OS_JAVA_TLAB_MAX (256 * 1024) /* G1 caps TLABs at half a region (>= 512 KiB) */
 #define OS_RUNTIME_ENV "OBJSCOPE_RUNTIME" /* --runtime's default */

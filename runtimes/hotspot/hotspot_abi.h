@@ -115,9 +115,9 @@ enum { OS_HS_GENS_UNKNOWN = 0, OS_HS_GENS_FREE = 1, OS_HS_GENS_YOUNG = 2, OS_HS_
  * or "sampled" (unset or anything else: exact). */
 #define OS_JAVA_MODE_ENV "OBJSCOPE_JAVA_MODE"
 /* Hybrid mode's TLAB size T in bytes (decimal); the preload uses
- * max(T, min_size, 1024), 16384 when unset or not a number. */
+ * max(T, min_size, 1024), 32768 when unset or not a number. */
 #define OS_JAVA_TLAB_ENV "OBJSCOPE_JAVA_TLAB"
-#define OS_JAVA_TLAB_DEFAULT 16384
+#define OS_JAVA_TLAB_DEFAULT 32768
 /* "1": launch mode adds -XX:+PreserveFramePointer even where JIT frames can
  * be walked without it (--java-frame-pointers). */
 #define OS_JAVA_FP_ENV "OBJSCOPE_JAVA_FP"

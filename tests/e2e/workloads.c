@@ -127,6 +127,22 @@ static int frame_synthetic(json_object *obj)
 	return f && f[0] == '[';
 }
 
+/* A Java object a JVM thread of its own allocated outside any Java code
+ * (a JIT compiler or the VM thread making a class mirror): its path is the
+ * thread's entry alone once the JVM's internal frames are trimmed
+ * (hotspot.c hs_trim_jvm_frames). Seen once in javac -XX:+UseSerialGC, a
+ * java.lang.Class with 0 samples: "thread_native_entry(Thread*) <-
+ * start_thread". */
+static int jvm_thread_entry_only(json_object *obj)
+{
+	json_object *st = e2e_get(obj, "alloc_stack");
+	size_t n = st ? json_object_array_length(st) : 0;
+	const char *f = n ? e2e_frame_text(st, 0) : NULL;
+
+	return n && n <= 2 && f && !strncmp(f, "thread_native_entry", 19) &&
+	       (n == 1 || !strncmp(e2e_frame_text(st, 1), "start_thread", 12));
+}
+
 static int stack_has_java_frame(json_object *obj, size_t depth)
 {
 	json_object *st = e2e_get(obj, "alloc_stack");
@@ -206,6 +222,11 @@ static void check_report(const char *what, const char *profile, const char *gc_l
 		 * --min-size found at their samples ("[smaller than ...]") */
 		if (frame_synthetic(o))
 			continue;
+		if (jvm_thread_entry_only(o)) {
+			cr_log_info("%s: Java object #%zu (%s) allocated by a JVM thread outside "
+				    "Java code: %s", what, i + 1, type, e2e_stack_str(o, buf, sizeof(buf)));
+			continue;
+		}
 		if (checked >= JAVA_TOP)
 			continue;
 		checked++;

@@ -297,8 +297,9 @@ static void instances_run(const char *mode, int64_t *arrays, int64_t *instances)
 
 /* Arrays are all seen, weight 1, in every mode; instances (1616 bytes)
  * are all seen in exact mode (TLABs of 1 KiB: none fits) and estimated
- * from the TLAB refills they cause in hybrid mode (16 KiB TLABs: about
- * one in ten seen, weighed T / size): 923 for 1000 on this machine. */
+ * from the TLAB refills they cause in hybrid mode (32 KiB TLABs: about
+ * one in twenty seen, weighed T / size; one standard error ~7% of 4000,
+ * the bound 25%). */
 Test(e2e_zero, arrays_exact_instances_weighed)
 {
 	int64_t arrays, instances;
