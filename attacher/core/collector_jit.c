@@ -118,29 +118,23 @@ bool os_jit_sample(struct os_collector *c, struct os_thread_info *th)
 
 void os_jit_block(struct os_collector *c, const struct os_event *ev)
 {
-	uint64_t idx;
 	struct os_thread_info *th;
 
 	if ((ev->type != OS_EV_ALLOC && ev->type != OS_EV_REALLOC) || !c->shm_ready ||
 	    c->opts->jit_threads || os_quiet_path(ev->frames, ev->nframes))
 		return;
 	/* known threads only (named by the kernel or the preload) */
-	if (!os_hmap_get(&c->tasks.tid2thr, ev->tid, &idx) || c->tasks.threads[idx].pid != ev->pid)
-		return;
-	th = &c->tasks.threads[idx];
-	if (!th->jit_quiet && named_jit(c, th))
-		jit_quiet(c, th);
+	th = os_tasks_find_thread(&c->tasks, ev->pid, ev->tid);
+	if (th)
+		os_jit_named(c, th);
 }
 
 void os_jit_filter_take(struct os_collector *c, uint32_t pid, uint32_t tid)
 {
-	uint64_t idx, n;
-	struct os_thread_info *th;
+	uint64_t n;
+	struct os_thread_info *th = os_tasks_find_thread(&c->tasks, pid, tid);
 
-	if (!os_hmap_get(&c->tasks.tid2thr, tid, &idx) || c->tasks.threads[idx].pid != pid)
-		return;
-	th = &c->tasks.threads[idx];
-	if (!th->jit_filtered)
+	if (!th || !th->jit_filtered)
 		return;
 	n = os_bpf_filter_take(&c->jitf, tid, true);
 	th->jit_filtered = false;

@@ -202,15 +202,21 @@ void os_tasks_mmap_id(struct os_tasks *t, uint32_t pid, uint64_t addr, uint64_t 
 		os_sym_add_mapping_id(t->sym, a->id, addr, addr + len, pgoff, file, maj, min, ino);
 }
 
+struct os_thread_info *os_tasks_find_thread(struct os_tasks *t, uint32_t pid, uint32_t tid)
+{
+	uint64_t idx;
+
+	if (os_hmap_get(&t->tid2thr, tid, &idx) && t->threads[idx].pid == pid)
+		return &t->threads[idx];
+	return NULL;
+}
+
 struct os_thread_info *os_tasks_thread(struct os_tasks *t, uint32_t pid, uint32_t tid,
 				       const char *name)
 {
-	uint64_t idx;
-	struct os_thread_info *th;
+	struct os_thread_info *th = os_tasks_find_thread(t, pid, tid);
 
-	if (os_hmap_get(&t->tid2thr, tid, &idx) && t->threads[idx].pid == pid) {
-		th = &t->threads[idx];
-	} else {
+	if (!th) {
 		struct os_thread_info *n = os_grow32(t->threads, &t->thrcap, (size_t)t->nthreads + 1,
 						     sizeof(*n), 64, UINT32_MAX);
 

@@ -68,6 +68,8 @@ void os_tasks_mmap(struct os_tasks *t, uint32_t pid, uint64_t addr, uint64_t len
 void os_tasks_mmap_id(struct os_tasks *t, uint32_t pid, uint64_t addr, uint64_t len,
 		      uint64_t pgoff, uint32_t prot, const char *file, uint32_t maj, uint32_t min,
 		      uint64_t ino);
+/* The known thread tid of pid, or NULL; creates nothing. */
+struct os_thread_info *os_tasks_find_thread(struct os_tasks *t, uint32_t pid, uint32_t tid);
 /* Thread bookkeeping; name may be NULL (an undated name: /proc at attach). */
 struct os_thread_info *os_tasks_thread(struct os_tasks *t, uint32_t pid, uint32_t tid,
 				       const char *name);
