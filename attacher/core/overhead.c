@@ -190,14 +190,21 @@ void os_overhead_open(struct os_collector *c, pid_t pid, const struct perf_event
 		os_budget_set_drop_ns(&o->b, o->drop_ns);
 }
 
+bool os_overhead_answer_settled(double se, uint64_t attributed, bool was_settled)
+{
+	if (isnan(se) || attributed < OS_OVH_SETTLE_MIN)
+		return false;
+	return se <= (was_settled ? OS_OVH_UNSETTLE_SE : OS_OVH_SETTLE_SE);
+}
+
 /* The share of the budget the answers still need (OS_OVH_SETTLE_*). */
 static double answer_need(struct os_collector *c, uint64_t now)
 {
 	struct os_overhead_state *o = &c->ovh;
 
 	o->answer_se = os_attrib_top_se(&c->attrib, OS_OVH_SETTLE_K, NULL);
-	if (!o->settle || isnan(o->answer_se) ||
-	    c->attrib.c.samples_attributed < OS_OVH_SETTLE_MIN || o->answer_se > OS_OVH_SETTLE_SE)
+	if (!o->settle ||
+	    !os_overhead_answer_settled(o->answer_se, c->attrib.c.samples_attributed, o->b.need < 1))
 		return 1;
 	if (!o->settled_at)
 		o->settled_at = now;

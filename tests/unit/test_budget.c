@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "attacher/core/budget.h"
+#include "attacher/core/overhead.h"
 
 #define TICK_NS 5000000ULL /* the collection loop's wake-up */
 #define MS 1000000ULL
@@ -364,4 +365,39 @@ Test(budget, settled_answer_ends_the_warm_up)
 	cr_assert_lt(s.b.duty, 0.5, "settled at 0.5 s: still in full (duty %.2f)", s.b.duty);
 	cr_assert_lt(s.in.samples, w.in.samples * 0.6, "settled: %lu samples, in full: %lu",
 		     (unsigned long)s.in.samples, (unsigned long)w.in.samples);
+}
+
+/* Whether an answer is settled (overhead.h os_overhead_answer_settled):
+ * a standard error that hovers at the threshold keeps a settled answer
+ * settled up to OS_OVH_UNSETTLE_SE, and settles an unsettled one only at
+ * OS_OVH_SETTLE_SE; never before OS_OVH_SETTLE_MIN attributed samples,
+ * never without an error to judge by. A series of errors around 0.01
+ * flips 8 times without the margin and 3 times with it. */
+Test(budget, settled_answer_has_a_margin)
+{
+	static const double se[] = { 0.02,   0.0098, 0.0104, 0.0097, 0.0112, 0.0099,
+				     0.0121, 0.0130, 0.0108, 0.0095, 0.0103 };
+	bool settled = false, plain = false;
+	unsigned flips = 0, plain_flips = 0;
+
+	cr_assert(OS_OVH_UNSETTLE_SE > OS_OVH_SETTLE_SE);
+	cr_assert(os_overhead_answer_settled(OS_OVH_SETTLE_SE, OS_OVH_SETTLE_MIN, false));
+	cr_assert_not(os_overhead_answer_settled(OS_OVH_SETTLE_SE * 1.01, 100000, false));
+	cr_assert(os_overhead_answer_settled(OS_OVH_UNSETTLE_SE, 100000, true));
+	cr_assert_not(os_overhead_answer_settled(OS_OVH_UNSETTLE_SE * 1.01, 100000, true));
+	cr_assert_not(os_overhead_answer_settled(0.001, OS_OVH_SETTLE_MIN - 1, true));
+	cr_assert_not(os_overhead_answer_settled(0.0 / 0.0, 100000, true));
+	for (size_t i = 0; i < sizeof(se) / sizeof(se[0]); i++) {
+		bool now = os_overhead_answer_settled(se[i], 1000, settled);
+		bool p = se[i] <= OS_OVH_SETTLE_SE;
+
+		flips += now != settled;
+		plain_flips += p != plain;
+		settled = now;
+		plain = p;
+	}
+	cr_assert_eq(plain_flips, 8, "without the margin: %u flips", plain_flips);
+	cr_assert_eq(flips, 3, "with it: %u flips (settled at 0.0098, unsettled at 0.0130, "
+			       "settled at 0.0095)", flips);
+	cr_assert(settled, "settled at the end (0.0103 after 0.0095)");
 }
