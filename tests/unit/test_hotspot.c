@@ -16,6 +16,7 @@
 #include "runtimes/hotspot/hotspot_gc.h"
 #include "runtimes/hotspot/hotspot_int.h"
 #include "runtimes/hotspot/hotspot_vm.h"
+#include "runtimes/hotspot/hs_tlab.h"
 
 static void check_class(const char *in, const char *want)
 {
@@ -117,6 +118,52 @@ Test(hotspot, weights_with_random_tlab_sizes)
 	info.flags = OS_JVM_F_TLAB_DITHER;
 	info.mode = OS_JVM_MODE_EXACT;
 	cr_expect_eq(os_hs_weight_jvm(&info, 0, 4096), OS_W_ONE);
+}
+
+/* The next TLAB's free size (hs_tlab.h): uniform over [T/2, 3T/2) words,
+ * shifted by the thread's correction (held within +-T/4), and never below
+ * the JVM's MinTLABSize. Below it HotSpot made no TLAB again for the thread
+ * and every later allocation went outside TLABs, unsampled (CI: T = 4 KiB,
+ * MinTLABSize 2 KiB, a correction of a few words above zero). */
+Test(hotspot, next_tlab_size_stays_above_min_tlab)
+{
+	const uint64_t lo = 4096 / 16, span = 4096 / 8, floor = 2048 / 8; /* words */
+	uint64_t min = UINT64_MAX, max = 0, sum = 0, n = 0;
+
+	/* no correction: the draw itself, lo + draw mod span */
+	cr_expect_eq(os_hs_tlab_next(0, lo, span, 0, floor), 256);
+	cr_expect_eq(os_hs_tlab_next(511, lo, span, 0, floor), 767);
+	cr_expect_eq(os_hs_tlab_next(512 + 17, lo, span, 0, floor), 273);
+	/* a correction moves it, held within +-span/4 */
+	cr_expect_eq(os_hs_tlab_next(300, lo, span, -10, floor), 566);
+	cr_expect_eq(os_hs_tlab_next(300, lo, span, 10000, floor), 428);
+	cr_expect_eq(os_hs_tlab_next(300, lo, span, -10000, floor), 684);
+	/* the failing case: the lowest draws less a positive correction went
+	 * below MinTLABSize (256 words), now held at it */
+	cr_expect_eq(os_hs_tlab_next(0, lo, span, 7, floor), floor);
+	cr_expect_eq(os_hs_tlab_next(3, lo, span, 128, floor), floor);
+	cr_expect_eq(os_hs_tlab_next(200, lo, span, 128, floor), 328);
+	/* at the default T = 32 KiB the floor is far below T/4: untouched */
+	cr_expect_eq(os_hs_tlab_next(0, 32768 / 16, 32768 / 8, 1 << 20, floor), 1024);
+	/* a JVM run with a larger MinTLABSize (here 3 KiB) holds every draw
+	 * at or above it */
+	for (uint64_t x = 0; x < 4 * span; x += 3) {
+		for (int64_t c = -200; c <= 200; c += 50) {
+			uint64_t d = os_hs_tlab_next(x * 2654435761u, lo, span, c, 384);
+
+			min = d < min ? d : min;
+			max = d > max ? d : max;
+			sum += d;
+			n++;
+		}
+	}
+	cr_expect_eq(min, 384, "smallest D %llu words, want the floor 384",
+		     (unsigned long long)min);
+	cr_expect_lt(max, lo + span + span / 4, "largest D %llu words", (unsigned long long)max);
+	cr_expect(sum / n > 384 && sum / n < lo + span, "mean D %llu words", (unsigned long long)(sum / n));
+	/* no span (no T known): lo, or the floor */
+	cr_expect_eq(os_hs_tlab_next(5, 100, 0, 0, floor), floor);
+	cr_expect_eq(os_hs_tlab_next(5, 300, 0, 0, floor), 300);
 }
 
 Test(hotspot, weights_and_zgc_mask)

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "runtimes/hotspot/hotspot_abi.h"
+#include "runtimes/hotspot/hs_tlab.h"
 #include "common/ring.h"
 #include "preload/detour.h"
 #include "runtimes/hotspot/target/hotspot.h"
@@ -236,7 +237,8 @@ static struct hs_thread *hs_thread_of(struct osp_thread *t)
  * start-up); the TLAB being used is untouched. */
 void osp_hs_tlab_refilled(void *thread, const void *obj)
 {
-	uint64_t x, lo, d, alloc;
+	uint64_t x, lo, d, alloc = 0;
+	struct hs_thread *ht = NULL;
 	int64_t span, corr, err;
 	struct osp_thread *t;
 	uint32_t a, dx;
@@ -255,12 +257,11 @@ void osp_hs_tlab_refilled(void *thread, const void *obj)
 	x ^= x >> 33;
 	lo = osp_hs.dither_lo;
 	span = (int64_t)osp_hs.dither_span;
-	d = lo + x % (uint64_t)span; /* words */
+	corr = 0;
 	t = osp_enter();
 	if (t && osp_hs.alloc_bytes_off) {
+		ht = hs_thread_of(t);
 		alloc = *(volatile uint64_t *)((uint8_t *)thread + osp_hs.alloc_bytes_off);
-		struct hs_thread *ht = hs_thread_of(t);
-
 		if (ht->alloc_prev && ht->d_prev && alloc > ht->alloc_prev) {
 			/* the TLAB that just ended was sized d_prev words */
 			err = (int64_t)(alloc - ht->alloc_prev) / 8 - (int64_t)ht->d_prev;
@@ -271,11 +272,10 @@ void osp_hs_tlab_refilled(void *thread, const void *obj)
 			ht->corr += (err - ht->corr) / 16;
 		}
 		corr = ht->corr;
-		if (corr > span / 4) /* keep D within [T/4, 7T/4) */
-			corr = span / 4;
-		if (corr < -span / 4)
-			corr = -span / 4;
-		d = (uint64_t)((int64_t)d - corr);
+	}
+	/* words, within [T/4, 7T/4) and never below the JVM's MinTLABSize */
+	d = os_hs_tlab_next(x, lo, (uint64_t)span, corr, osp_hs.dither_floor);
+	if (ht) {
 		ht->alloc_prev = alloc;
 		ht->d_prev = ht->d_cur;
 		ht->d_cur = d;
@@ -697,8 +697,13 @@ static void hs_jvm_up(int attach)
 
 		if (osp_vms_offset(&v, "Thread", "_tlab", &o_tlab) == 0 &&
 		    osp_vms_offset(&v, "ThreadLocalAllocBuffer", "_desired_size", &o_desired) == 0) {
+			uint64_t min_tlab = hs_flag_size(&v, "MinTLABSize");
+
+			if (!min_tlab)
+				min_tlab = OS_HS_MIN_TLAB_DEFAULT;
 			osp_hs.dither_lo = info.tlab_bytes / 16;    /* words: T/2 */
 			osp_hs.dither_span = info.tlab_bytes / 8;   /* words: T */
+			osp_hs.dither_floor = (min_tlab + 7) / 8;   /* words */
 			osp_hs.dither_off = o_tlab + o_desired;
 			if (osp_vms_offset(&v, "Thread", "_allocated_bytes", &o_alloc) == 0)
 				osp_hs.alloc_bytes_off = o_alloc;

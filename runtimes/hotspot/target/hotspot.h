@@ -43,6 +43,7 @@ struct osp_hs_state {
 	uint64_t gc_count;                /* number of the collection in progress or last */
 	uint64_t dither_off;              /* hybrid mode: Thread::_tlab + TLAB::_desired_size, 0 = off */
 	uint64_t dither_lo, dither_span;  /* next TLAB's desired size: lo + [0, span) words */
+	uint64_t dither_floor;            /* ... and never below MinTLABSize (words, hs_tlab.h) */
 	uint64_t alloc_bytes_off;         /* Thread::_allocated_bytes, 0 = unknown */
 	uint64_t waste_off;               /* attach, hybrid steered: Thread::_tlab +
 					   * TLAB::_refill_waste_limit, 0 = off */
