@@ -19,8 +19,8 @@
 #include <stdint.h>
 
 #define OS_SHM_MAGIC 0x314d48534a424f53ULL /* "SOBJSHM1" little endian */
-#define OS_SHM_VERSION 6 /* 2: slots_hwm, 3: rep[], 4: rep_hash[], 5: small_sample,
-			   * 6: os_slot.quiet */
+#define OS_SHM_VERSION 7 /* 2: slots_hwm, 3: rep[], 4: rep_hash[], 5: small_sample,
+			   * 6: os_slot.quiet, 7: stats.small_outside_tlab */
 #define OS_SHM_ENV "OBJSCOPE_SHM"           /* path of the shm file */
 #define OS_MAX_FRAMES 128                    /* frames per allocation path */
 #define OS_DEFAULT_SLOTS 512
@@ -128,6 +128,10 @@ struct os_slot_stats {
 	 * OS_HOOK_CLIP_TICKS (preempted inside: counted at the clip) */
 	_Atomic uint64_t hook_cpu_ns;
 	_Atomic uint64_t hook_clipped;
+	/* of small_allocs, HotSpot's hybrid mode: made outside any TLAB, so
+	 * never sampled by the TLAB refills (0 expected: every object that
+	 * does not fit makes a new TLAB; runtimes/hotspot/hs_tlab.h) */
+	_Atomic uint64_t small_outside_tlab;
 };
 /* A light hook takes a few µs at most: a longer TSC interval was a
  * preemption (or an interrupt) inside it, whose wall time is not the hook's

@@ -247,6 +247,7 @@ static void jcounters(struct json_writer *w, const struct os_counters *c)
 		F(small_bytes), F(tracked_allocs), F(tracked_bytes), F(frees), F(gc_count),
 		F(moves), F(objects_seen), F(objects_estimated), F(truncated_paths),
 		F(samples_java_heap), F(samples_java_attributed), F(samples_jit),
+		F(small_outside_tlab),
 #undef F
 	};
 	size_t i;

@@ -174,7 +174,9 @@ static void print_lost(const struct os_counters *c, FILE *out)
 {
 	const char *sep = "";
 
-	if (!c->lost && !c->dropped_events && !c->bad_events && !c->truncated_paths)
+	bool outside = os_counters_outside_tlab_many(c);
+
+	if (!c->lost && !c->dropped_events && !c->bad_events && !c->truncated_paths && !outside)
 		return;
 	fputs("# lost:        ", out);
 	if (c->lost) {
@@ -191,9 +193,14 @@ static void print_lost(const struct os_counters *c, FILE *out)
 			c->bad_events == 1 ? "" : "s");
 		sep = ", ";
 	}
-	if (c->truncated_paths)
+	if (c->truncated_paths) {
 		fprintf(out, "%s%" PRIu64 " allocation path%s cut at the frame limit", sep,
 			c->truncated_paths, c->truncated_paths == 1 ? "" : "s");
+		sep = ", ";
+	}
+	if (outside)
+		fprintf(out, "%s%" PRIu64 " small Java allocations outside TLABs, never sampled "
+			     "(-v: the notes say why)", sep, c->small_outside_tlab);
 	fputc('\n', out);
 }
 
@@ -347,6 +354,9 @@ static void print_header(const struct os_profile *p, bool verbose, FILE *out)
 	human_bytes(m->min_size, b2, sizeof(b2));
 	fprintf(out, "#              %" PRIu64 " smaller than --min-size %s counted, not tracked (%s)\n",
 		c->small_allocs, b2, b1);
+	if (c->small_outside_tlab)
+		fprintf(out, "#              %" PRIu64 " of them outside TLABs in hybrid mode: never"
+			     " sampled\n", c->small_outside_tlab);
 	if (c->truncated_paths)
 		fprintf(out, "#              %" PRIu64 " allocation paths cut at the frame limit\n",
 			c->truncated_paths);

@@ -267,6 +267,7 @@ static void fill_counters(struct builder *b)
 		k->dropped_events += t.dropped + atomic_load(&c->shm.hdr->no_slot_events);
 		k->small_allocs = t.small_allocs;
 		k->small_bytes = t.small_bytes;
+		k->small_outside_tlab = t.small_outside_tlab;
 		k->tracked_allocs = t.tracked_allocs;
 		k->tracked_bytes = t.tracked_bytes;
 		k->truncated_paths = t.truncated;
@@ -360,6 +361,25 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 			 "; %llu reached the %d-frame limit (their outermost callers are cut)",
 			 (unsigned long long)c->paths_full, OS_MAX_FRAMES);
 	os_profile_add_note(b.p, note);
+	/* HotSpot makes a few such allocations on its own (0.003-0.04% on
+	 * tests/java/SmallSites.java, with or without objscope: JFR's
+	 * ObjectAllocationOutsideTLAB); many mean a thread's TLABs were refused
+	 * (runtimes/hotspot/hs_tlab.h) */
+	if (os_counters_outside_tlab_many(&b.p->c)) {
+		snprintf(note, sizeof(note),
+			 "hybrid Java objects: %llu allocations below --min-size were made outside "
+			 "any TLAB, against %llu objects estimated from those sampled (%.1f%%): they "
+			 "were never sampled (hybrid mode sees an object when it starts a TLAB), so "
+			 "the estimates of their sites miss them (causes: a "
+			 "-XX:TLABRefillWasteFraction above objscope's 1 given to the JVM, a JVM "
+			 "that refused a thread's TLABs, threads' first allocations after an "
+			 "attach)",
+			 (unsigned long long)b.p->c.small_outside_tlab,
+			 (unsigned long long)b.p->c.objects_estimated,
+			 100.0 * (double)b.p->c.small_outside_tlab /
+				 (double)(b.p->c.objects_estimated + b.p->c.small_outside_tlab));
+		os_profile_add_note(b.p, note);
+	}
 	if (c->shm_ready && atomic_load(&c->shm.hdr->processes) == 0)
 		os_profile_add_note(b.p, "the preload library was not loaded by the target (static "
 					 "binary, or LD_PRELOAD cleared): no objects were tracked");

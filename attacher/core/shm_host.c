@@ -149,6 +149,7 @@ static void add_stats(struct os_slot_stats_total *t, struct os_slot_stats *s)
 	t->hook_calls += atomic_load(&s->hook_calls);
 	t->hook_cpu_ns += atomic_load(&s->hook_cpu_ns);
 	t->hook_clipped += atomic_load(&s->hook_clipped);
+	t->small_outside_tlab += atomic_load(&s->small_outside_tlab);
 }
 
 /* Gives the pages of consumed ring bytes back (FALLOC_FL_PUNCH_HOLE on the

@@ -25,7 +25,8 @@ struct os_shm_host {
 	char path[64];                  /* what goes into OBJSCOPE_SHM */
 	struct os_slot_stats_total {    /* stats of recycled slots */
 		uint64_t events, dropped, small_allocs, small_bytes, tracked_allocs,
-			tracked_bytes, reentered, truncated, hook_ticks, hook_calls, hook_cpu_ns, hook_clipped;
+			tracked_bytes, reentered, truncated, hook_ticks, hook_calls, hook_cpu_ns, hook_clipped,
+			small_outside_tlab;
 	} recycled;
 	uint64_t bad_bytes;             /* malformed ring bytes skipped */
 	bool no_punch;                  /* fallocate(PUNCH_HOLE) unsupported here */

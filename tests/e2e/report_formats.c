@@ -818,8 +818,8 @@ Test(e2e_formats, schema_validator_catches_drift)
 		{ "\"objects_total\": ", "\"objects_new\": 1, \"objects_total\": ",
 		  "'objects_new' was unexpected" },
 		{ "\"l1_miss\": null", "\"l1_miss\": 0", "l1_miss is 0 but" },
-		{ "\"samples_jit\": 0\n", "\"samples_jitter\": 0\n",
-		  "'samples_jit' is a required property" },
+		{ "\"small_outside_tlab\": 0\n", "\"small_outside_tlabs\": 0\n",
+		  "'small_outside_tlab' is a required property" },
 	};
 	struct e2e_result res;
 	char *text = NULL, *at;

@@ -163,6 +163,10 @@ static void hs_alloc(void *klass, void *obj, size_t tlab_bytes, size_t bytes, co
 	if (bytes < osp_hdr->min_size && !(osp_hs.dither_off && tlab_bytes)) {
 		osp_stat_add(&s->stats.small_allocs, 1);
 		osp_stat_add(&s->stats.small_bytes, bytes);
+		/* hybrid: outside any TLAB, so never sampled; counted, so that a
+		 * JVM refusing a thread's TLABs is not silent (hs_tlab.h) */
+		if (osp_hs.dither_off && !tlab_bytes)
+			osp_stat_add(&s->stats.small_outside_tlab, 1);
 		goto out;
 	}
 	/* such evidence is thinned: one in OS_HS_SMALL_THIN kept, weighed up */
