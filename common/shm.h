@@ -129,8 +129,8 @@ struct os_slot_stats {
 	_Atomic uint64_t hook_cpu_ns;
 	_Atomic uint64_t hook_clipped;
 	/* of small_allocs, HotSpot's hybrid mode: made outside any TLAB, so
-	 * never sampled by the TLAB refills (0 expected: every object that
-	 * does not fit makes a new TLAB; runtimes/hotspot/hs_tlab.h) */
+	 * never sampled by the TLAB refills (near 0 expected: every object
+	 * that does not fit makes a new TLAB; runtimes/hotspot/hs_tlab.h) */
 	_Atomic uint64_t small_outside_tlab;
 };
 /* A light hook takes a few µs at most: a longer TSC interval was a

@@ -173,7 +173,6 @@ static double pct(uint64_t part, uint64_t whole)
 static void print_lost(const struct os_counters *c, FILE *out)
 {
 	const char *sep = "";
-
 	bool outside = os_counters_outside_tlab_many(c);
 
 	if (!c->lost && !c->dropped_events && !c->bad_events && !c->truncated_paths && !outside)

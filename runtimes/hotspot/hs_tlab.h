@@ -18,9 +18,9 @@
  * allocated outside any TLAB, no TLAB is ever made again for that thread
  * (the refill hook that would write a new D never runs) and from then on
  * every allocation of the thread takes the slow path unsampled. Seen with
- * T = 4096 (T/4 = 1 KiB under JDK 17's MinTLABSize of 2 KiB): 1 run in 8 of
- * tests/java/SmallSites.java had all its allocations outside TLABs, 50
- * objects seen instead of ~140,000 (CI: e2e_java small_objects_two_sites_
+ * T = 4096 (T/4 = 1 KiB under JDK 17's MinTLABSize of 2 KiB): 4 runs in 48
+ * of tests/java/SmallSites.java had (nearly) all their allocations outside
+ * TLABs, 50 objects seen instead of ~140,000 (CI: e2e_java small_objects_two_sites_
  * hot_site_first, "hot site's estimated share 0.000"). */
 #ifndef OBJSCOPE_HS_TLAB_H
 #define OBJSCOPE_HS_TLAB_H
