@@ -31,6 +31,13 @@
  * cannot be read */
 #define OS_HS_MIN_TLAB_DEFAULT 2048
 
+/* The running mean's unit, 1/256 word: kept in whole words, the mean's
+ * update (difference - mean) / 16 rounds to 0 within 15 words of the
+ * difference, so the mean stops up to 15 words short of it, on either side
+ * depending on where it came from; E[L] then misses T by as much, the
+ * estimates by up to 120 bytes / T (~3% at T = 4 KiB) */
+#define OS_HS_CORR_ONE 256
+
 static inline uint64_t os_hs_tlab_next(uint64_t draw, uint64_t lo, uint64_t span, int64_t corr,
 				       uint64_t floor)
 {

@@ -208,7 +208,7 @@ out:
  * used - free size) that the next sizes compensate. */
 struct hs_thread {
 	uint64_t alloc_prev, d_cur, d_prev;
-	int64_t corr;
+	int64_t corr; /* 1 / OS_HS_CORR_ONE words */
 } __attribute__((may_alias));
 
 _Static_assert(sizeof(struct hs_thread) <= sizeof(((struct osp_thread *)0)->rt_state),
@@ -273,9 +273,9 @@ void osp_hs_tlab_refilled(void *thread, const void *obj)
 				err = span / 2;
 			if (err < -span / 2)
 				err = -span / 2;
-			ht->corr += (err - ht->corr) / 16;
+			ht->corr += (err * OS_HS_CORR_ONE - ht->corr) / 16;
 		}
-		corr = ht->corr;
+		corr = ht->corr / OS_HS_CORR_ONE;
 	}
 	/* words, within [T/4, 7T/4) and never below the JVM's MinTLABSize */
 	d = os_hs_tlab_next(x, lo, (uint64_t)span, corr, osp_hs.dither_floor);
