@@ -367,6 +367,10 @@ int main(int argc, char **argv)
 		printf("bench_watch: SKIPPED: no breakpoint PMU in this kernel, nothing to measure\n");
 		return 0;
 	}
+	if (watch_fires() == -EIO) {
+		printf("bench_watch: SKIPPED: %s, nothing to measure\n", WATCH_NO_FIRE_REASON);
+		return 0;
+	}
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	s = mmap(NULL, sizeof(*s), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (s == MAP_FAILED)

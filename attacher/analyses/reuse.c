@@ -93,6 +93,7 @@ struct ru_obs {
 	double mix_insns, mix_mem; /* summed over the pairs armed */
 	double ips, trap_ns;
 	int trap_err;
+	char trap_why[256];        /* watch_open's reason, when it refused */
 	struct watch_set *self_w;  /* our own process: trap calibration */
 	double traps[OS_RU_TRAP_MAX];
 	size_t ntraps;
@@ -151,6 +152,8 @@ static int obs_start(void **self, struct os_collector *c, char *err, size_t errl
 	o->dec = os_decoder_new();
 	o->ips = os_ru_calibrate_ips();
 	o->self_w = watch_open(getpid(), WATCH_ROUTE_PERF, err, errlen);
+	if (!o->self_w)
+		snprintf(o->trap_why, sizeof(o->trap_why), "%s", err);
 	trap = o->self_w ? 0 : -ENODEV;
 	for (int k = 0; o->self_w && k < OS_RU_TRAP_START * 2 && o->ntraps < OS_RU_TRAP_START;
 	     k++) {
@@ -989,11 +992,19 @@ static void obs_notes(void *self, struct os_profile *p)
 	p->ru.censored = s->censored;
 	p->ru.max_age_ns = OS_RU_MAX_AGE_NS;
 	if (o->trap_err) {
-		snprintf(note, sizeof(note), "reuse: not measured: watchpoint pairs refused on this "
-			 "machine (%s)", strerror(-o->trap_err));
+		char why[320];
+
+		if (o->trap_why[0])
+			snprintf(why, sizeof(why), "%s", o->trap_why);
+		else if (o->trap_err == -EIO)
+			snprintf(why, sizeof(why), "watchpoint pairs armed on objscope's own thread "
+				 "never trapped");
+		else
+			snprintf(why, sizeof(why), "watchpoint pairs refused on this machine (%s)",
+				 strerror(-o->trap_err));
+		snprintf(note, sizeof(note), "reuse: not measured: %s", why);
 		os_profile_add_note(p, note);
-		os_warn("--reuse: watchpoint pairs refused here (%s): no reuse distances",
-			strerror(-o->trap_err));
+		os_warn("--reuse: %s: no reuse distances", why);
 		return;
 	}
 	if (o->kac_used)

@@ -404,6 +404,13 @@ int os_opts_parse(struct os_opts *o, const char *cmd, int argc, char **argv)
 	}
 	if (o->freq_fixed)
 		o->max_overhead = 0;
+	/* both trap through the debug registers (any route, the target's own
+	 * breakpoints too): where breakpoints never fire nothing would be
+	 * measured. Said before the command runs or the target is joined. */
+	if ((o->reuse || o->replicas) && watch_fires() == -EIO) {
+		os_err("%s: %s: %s", cmd, o->reuse ? "--reuse" : "--replicas", WATCH_NO_FIRE_REASON);
+		return -1;
+	}
 	/* the environment's choice, when the command line made none */
 	if (!runtime_given && getenv(OS_RUNTIME_ENV) &&
 	    parse_runtime(o, getenv(OS_RUNTIME_ENV), "$" OS_RUNTIME_ENV))

@@ -71,6 +71,10 @@ struct watch_set *watch_open(pid_t pid, enum watch_route route, char *err, size_
 		snprintf(err, errlen, "watchpoints: no process %d", (int)pid);
 		return NULL;
 	}
+	if (watch_fires() == -EIO) {
+		snprintf(err, errlen, "watchpoints: %s", WATCH_NO_FIRE_REASON);
+		return NULL;
+	}
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		goto nomem;

@@ -89,8 +89,27 @@ struct watch_stats {
 
 struct watch_set;
 
+/* Whether hardware breakpoints fire on this machine: one (perf, counting)
+ * on a word of the calling thread, touched 8 times. Some virtual machines
+ * accept breakpoints, by perf and by ptrace's DR7 alike, and never deliver
+ * their traps (seen: a Firecracker guest, kernel 6.18, AMD EPYC host): every
+ * watchpoint would then wait in vain. 0: they fire; -EIO: armed, never
+ * fired (kept: asked again, the answer is the same); another -errno: the
+ * probe could not be armed (no breakpoint PMU, perf_event_paranoid, all
+ * debug registers of the thread busy): not known, asked again next time.
+ * OBJSCOPE_WATCH_FIRES=0 in the environment: -EIO without a probe (tests
+ * of what objscope does on such a machine, on any machine). */
+int watch_fires(void);
+
+/* The one-line reason watch_open gives when watch_fires() is -EIO. */
+#define WATCH_NO_FIRE_REASON                                                          \
+	"hardware breakpoints do not fire on this machine (one armed on a word of "     \
+	"objscope's own thread, touched 8 times: no trap; a virtual machine that does " \
+	"not pass debug registers through?)"
+
 /* pid: the target process (the collector already has the right to ptrace /
- * perf it). NULL on failure with a one-line reason in err. */
+ * perf it). NULL on failure with a one-line reason in err; among them
+ * WATCH_NO_FIRE_REASON, asked of watch_fires() first. */
 struct watch_set *watch_open(pid_t pid, enum watch_route route, char *err, size_t errlen);
 
 /* Arms a read/write watchpoint of len bytes (1, 2, 4, 8; addr aligned to len)

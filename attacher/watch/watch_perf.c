@@ -58,6 +58,45 @@ static void wp_perf_free(struct watch_set *w, struct watch_wp *wp)
 	wp->fd = -1;
 }
 
+int watch_fires(void)
+{
+	static int known = 1; /* 1: not probed yet */
+	static volatile uint64_t cell;
+	const char *e = getenv("OBJSCOPE_WATCH_FIRES");
+	struct perf_event_attr a;
+	uint64_t n = 0;
+	int fd, r = __atomic_load_n(&known, __ATOMIC_RELAXED);
+
+	if (e && !strcmp(e, "0")) /* said so (tests: a machine where they never do) */
+		return -EIO;
+	if (r <= 0)
+		return r;
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_BREAKPOINT;
+	a.size = sizeof(a);
+	a.bp_type = HW_BREAKPOINT_RW;
+	a.bp_addr = (uint64_t)(uintptr_t)&cell;
+	a.bp_len = HW_BREAKPOINT_LEN_8;
+	a.disabled = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno; /* not known: the routes say why when they arm */
+	if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	for (int i = 0; i < 4; i++)
+		cell = cell + 1;
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	r = read(fd, &n, sizeof(n)) == (ssize_t)sizeof(n) && n > 0 ? 0 : -EIO;
+	close(fd);
+	__atomic_store_n(&known, r, __ATOMIC_RELAXED);
+	return r;
+}
+
 static void fill_attr(struct perf_event_attr *a, const struct watch_wp *wp)
 {
 	memset(a, 0, sizeof(*a));

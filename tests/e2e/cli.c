@@ -127,6 +127,23 @@ Test(e2e_cli, pmu_events_without_a_pmu_are_errors)
 	}
 }
 
+/* --reuse and --replicas trap through hardware breakpoints: on a machine
+ * that accepts them and never delivers their traps (a VM that does not pass
+ * the debug registers through; OBJSCOPE_WATCH_FIRES=0 makes any machine
+ * one, attacher/watch/watch.h watch_fires) both are refused in one line
+ * before anything runs, rather than a run that measures nothing. */
+Test(e2e_cli, watchpoint_analyses_refused_where_breakpoints_never_fire)
+{
+	static const char *const why = "hardware breakpoints do not fire on this machine";
+
+	setenv("OBJSCOPE_WATCH_FIRES", "0", 1);
+	refused("record", OPTS("--reuse"), why);
+	refused("record", OPTS("--replicas", "--watch-route", "ptrace"), why);
+	refused("attach", OPTS("--reuse", "1"), why);
+	refused("attach", OPTS("--replicas", "1"), why);
+	unsetenv("OBJSCOPE_WATCH_FIRES");
+}
+
 Test(e2e_cli, bad_numbers_are_refused_before_the_command_runs)
 {
 	refused("record", OPTS("-F", "0"), "invalid value '0' for -F");

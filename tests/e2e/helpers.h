@@ -11,12 +11,15 @@
 #ifndef OBJSCOPE_TESTS_E2E_HELPERS_H
 #define OBJSCOPE_TESTS_E2E_HELPERS_H
 
+#include <errno.h>
 #include <json-c/json.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
+
+#include "attacher/watch/watch.h"
 
 /* A diagnostic line in the test's output, shown with or without --verbose.
  * Not cr_log_warn: Criterion's exit status is 1 when a test has logged a
@@ -26,6 +29,16 @@
 		fprintf(stderr, "[NOTE] ");                              \
 		fprintf(stderr, __VA_ARGS__);                            \
 		fputc('\n', stderr);                                     \
+	} while (0)
+
+/* --replicas and --reuse need hardware breakpoints that fire; on a machine
+ * where they are accepted and never trap (attacher/watch/watch.h
+ * watch_fires) objscope refuses those options up front: the test is
+ * skipped with the reason. */
+#define e2e_skip_unless_watchpoints_fire()                                           \
+	do {                                                                         \
+		if (watch_fires() == -EIO)                                           \
+			cr_skip_test("%s", WATCH_NO_FIRE_REASON);                    \
 	} while (0)
 
 #define E2E_OBJSCOPE "build/objscope"

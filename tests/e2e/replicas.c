@@ -110,6 +110,7 @@ static struct os_profile *record(const char *const argv[], const char *route, co
 	struct e2e_result plain, prof;
 	struct os_profile *p = NULL;
 
+	e2e_skip_unless_watchpoints_fire();
 	cr_assert_not_null(profile);
 	cr_assert_eq(e2e_run(tmp, argv, NULL, &plain), 0, "cannot run %s", argv[0]);
 	cr_assert_eq(plain.status, 0, "%s exited %d: %s", argv[0], plain.status, plain.err);
@@ -398,6 +399,7 @@ static void attach_java(const char *route)
 	pid_t pid;
 	int st;
 
+	e2e_skip_unless_watchpoints_fire();
 	if (access("build/java/ReplicaAttachFixture.class", R_OK) != 0 ||
 	    access("/usr/bin/java", X_OK) != 0)
 		cr_skip_test("needs java and build/java/ReplicaAttachFixture.class");
@@ -510,6 +512,7 @@ static void attach_churn(const char *route, bool java)
 	struct os_profile *p = NULL;
 	int d = 8, slack = java ? 6 : 3, runs = 0;
 
+	e2e_skip_unless_watchpoints_fire();
 	if (java && (access(JAVA_CP "/ReplicaChurnFixture.class", R_OK) != 0 ||
 		     access("/usr/bin/java", X_OK) != 0))
 		cr_skip_test("needs java and " JAVA_CP "/ReplicaChurnFixture.class");
@@ -641,6 +644,7 @@ static void attach_detach_closes(const char *route)
 	int attaches = 0, closed = 0, st;
 	pid_t pid;
 
+	e2e_skip_unless_watchpoints_fire();
 	setenv("REPLICA_CHURN_READY", "1", 1);
 	setenv("REPLICA_CHURN_HOLD_MS", "100", 1);
 	cr_assert_eq(wait_status(spawn_to("plain", argv)), 0, "%s", slurp("plain.err"));
@@ -711,6 +715,7 @@ Test(e2e_replicas, attach_keeps_program_signal_handler, .timeout = 60)
 	pid_t pid;
 	int st;
 
+	e2e_skip_unless_watchpoints_fire();
 	setenv("REPLICA_CHURN_READY", "1", 1);
 	setenv("REPLICA_CHURN_SIG40", "1", 1);
 	cr_assert_eq(wait_status(spawn_to("plain", argv)), 0, "%s", slurp("plain.err"));

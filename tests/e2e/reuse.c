@@ -44,6 +44,7 @@ static char *tmp;
 
 static void setup(void)
 {
+	e2e_skip_unless_watchpoints_fire(); /* every test here records --reuse */
 	tmp = e2e_suite_setup();
 }
 

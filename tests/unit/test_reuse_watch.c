@@ -93,6 +93,8 @@ static struct watch_set *open_perf(struct kid *k)
 
 	if (access("/sys/bus/event_source/devices/breakpoint", F_OK))
 		cr_skip_test("no breakpoint PMU in this kernel");
+	if (watch_fires() == -EIO)
+		cr_skip_test("%s", WATCH_NO_FIRE_REASON);
 	w = watch_open(k->pid, WATCH_ROUTE_PERF, err, sizeof(err));
 	cr_assert(w, "watch_open: %s", err);
 	return w;
@@ -157,6 +159,8 @@ Test(reuse_watch, pair_needs_perf_route)
 	char err[256] = "";
 	struct watch_set *w;
 
+	if (watch_fires() == -EIO)
+		cr_skip_test("%s", WATCH_NO_FIRE_REASON);
 	kid_start(&k);
 	w = watch_open(k.pid, WATCH_ROUTE_PTRACE, err, sizeof(err));
 	cr_assert(w, "%s", err);

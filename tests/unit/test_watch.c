@@ -255,11 +255,16 @@ static struct watch_set *open_or_skip(pid_t pid, enum watch_route route)
 	return w;
 }
 
-static bool bp_supported(void)
-{
-	/* The breakpoint PMU exists (perf and ptrace both use it). */
-	return access("/sys/bus/event_source/devices/breakpoint", F_OK) == 0;
-}
+/* The breakpoint PMU exists (perf and ptrace both use it) and its
+ * breakpoints fire (watch_fires): otherwise the test is skipped, saying
+ * which. */
+#define skip_unless_bp()                                                               \
+	do {                                                                           \
+		if (access("/sys/bus/event_source/devices/breakpoint", F_OK))          \
+			cr_skip_test("no breakpoint PMU in this kernel");               \
+		if (watch_fires() == -EIO)                                             \
+			cr_skip_test("%s", WATCH_NO_FIRE_REASON);                      \
+	} while (0)
 
 /* TracerPid of a thread of pid (-1 when unreadable). */
 static int tracer_of(pid_t pid, pid_t tid)
@@ -304,8 +309,7 @@ static void test_hits(enum watch_route route)
 	char out[512];
 	int i, f, n, seen[NW][4] = { { 0 } };
 
-	if (!bp_supported())
-		cr_skip_test("no breakpoint PMU in this kernel");
+	skip_unless_bp();
 	tgt_start(&t, 4000, 100);
 	w = open_or_skip(t.pid, route);
 	tgt_cmd(&t, 'g');
@@ -453,8 +457,7 @@ static void test_thread_exit(enum watch_route route)
 	char out[512];
 	uint64_t end;
 
-	if (!bp_supported())
-		cr_skip_test("no breakpoint PMU in this kernel");
+	skip_unless_bp();
 	tgt_start(&t, 200, 100);
 	w = open_or_skip(t.pid, route);
 	cr_assert_eq(watch_arm(w, t.leaver, t.leaver_idle, 8, 1, 30000000000ULL), 0);
@@ -495,8 +498,7 @@ static void test_signals(enum watch_route route)
 	uint64_t end;
 	bool done = false;
 
-	if (!bp_supported())
-		cr_skip_test("no breakpoint PMU in this kernel");
+	skip_unless_bp();
 	tgt_start(&t, iters, 200);
 	w = open_or_skip(t.pid, route);
 	cr_assert_eq(watch_arm(w, t.wtid[0], t.idle[0], 8, 1, 60000000000ULL), 0);
@@ -545,8 +547,7 @@ Test(watch, arguments)
 	cr_assert_eq(watch_route_parse("int3"), -1);
 	cr_assert_null(watch_open(0, WATCH_ROUTE_PERF, err, sizeof(err)));
 	cr_assert_neq(err[0], 0);
-	if (!bp_supported())
-		cr_skip_test("no breakpoint PMU in this kernel");
+	skip_unless_bp();
 	w = watch_open(getpid(), WATCH_ROUTE_PERF, err, sizeof(err));
 	cr_assert(w, "%s", err);
 	cr_assert_eq(watch_arm(w, me, (uint64_t)(uintptr_t)&word[0], 3, 1, 0), -EINVAL);
@@ -612,8 +613,7 @@ Test(watch, reap_child_ptrace)
 	int status = 0, r = 0;
 	uint64_t end;
 
-	if (!bp_supported())
-		cr_skip_test("no breakpoint PMU in this kernel");
+	skip_unless_bp();
 	tgt_start(&t, 100, 0);
 	w = open_or_skip(t.pid, WATCH_ROUTE_PTRACE);
 	cr_assert_eq(watch_arm(w, t.pid, t.leaver_idle, 8, 1, 30000000000ULL), 0);
@@ -641,4 +641,47 @@ Test(watch, reap_child_ptrace)
 	slurp(t.out, out, sizeof(out));
 	ut_rmtree(t.dir);
 	check_same_as_plain(100, status, out);
+}
+
+/* watch_fires() says what an armed watchpoint does here: where it answers 0
+ * a watchpoint on a word of this thread traps at the next write; where it
+ * answers -EIO (a VM that accepts breakpoints and never delivers them)
+ * watch_open refuses, saying so, and the answer stays. OBJSCOPE_WATCH_FIRES=0
+ * gives the refusal on any machine. */
+Test(watch, open_refused_where_breakpoints_never_fire)
+{
+	static volatile uint64_t word __attribute__((aligned(8)));
+	pid_t me = (pid_t)syscall(SYS_gettid);
+	char err[256] = "";
+	struct watch_set *w;
+	int r;
+
+	if (access("/sys/bus/event_source/devices/breakpoint", F_OK))
+		cr_skip_test("no breakpoint PMU in this kernel");
+	r = watch_fires();
+	cr_assert(r == 0 || r == -EIO || r == -EACCES || r == -EPERM || r == -ENOSPC,
+		  "watch_fires: %s", strerror(-r));
+	if (r == -EACCES || r == -EPERM || r == -ENOSPC)
+		cr_skip_test("the probe could not be armed here: %s", strerror(-r));
+	w = watch_open(getpid(), WATCH_ROUTE_PERF, err, sizeof(err));
+	if (r == -EIO) {
+		cr_assert_null(w, "watch_open accepted where breakpoints never fire");
+		cr_expect(strstr(err, WATCH_NO_FIRE_REASON), "reason: %s", err);
+		cr_expect_eq(watch_fires(), -EIO, "the answer is kept");
+	} else {
+		struct watch_hit h;
+
+		cr_assert(w, "%s", err);
+		cr_assert_eq(watch_arm(w, me, (uint64_t)(uintptr_t)&word, 8, 7, 0), 0);
+		word = 5;
+		cr_expect_eq(watch_poll_wait(w, &h, 1, 1000), 1,
+			     "watch_fires said 0 and the watchpoint did not trap");
+		watch_close(w);
+	}
+	setenv("OBJSCOPE_WATCH_FIRES", "0", 1);
+	cr_expect_eq(watch_fires(), -EIO);
+	w = watch_open(getpid(), WATCH_ROUTE_PTRACE, err, sizeof(err));
+	cr_expect_null(w);
+	cr_expect(strstr(err, WATCH_NO_FIRE_REASON), "reason: %s", err);
+	unsetenv("OBJSCOPE_WATCH_FIRES");
 }
