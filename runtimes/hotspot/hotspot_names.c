@@ -184,8 +184,9 @@ static uint64_t hs_weight_unthinned(const struct os_jvm_info *info, uint64_t ref
 {
 	double t = (double)info->tlab_bytes, s = (double)size, p, q;
 
+	/* outside any TLAB (refill_bytes 0): os_hs_weight's 1, below */
 	if (info->mode != OS_JVM_MODE_HYBRID || !(info->flags & OS_JVM_F_TLAB_DITHER) || !size ||
-	    !info->tlab_bytes)
+	    !info->tlab_bytes || !refill_bytes)
 		return os_hs_weight(info->mode, info->tlab_bytes, refill_bytes, size);
 	/* An object allocated outside any TLAB (refill_bytes 0) is seen for
 	 * sure: hybrid mode sets TLABRefillWasteFraction=1, so a TLAB's rest
@@ -207,7 +208,7 @@ static uint64_t hs_weight_unthinned(const struct os_jvm_info *info, uint64_t ref
 	 * an object is then the residual of a renewal process: P(rest < s) =
 	 * E[min(s, D)] / E[D], that is s / T for s <= T/2, 1 for s >= 3T/2 and
 	 * (3Ts - s^2 - T^2/4) / (2T^2) between. The weight is its inverse. */
-	if (s >= 1.5 * t || !refill_bytes)
+	if (s >= 1.5 * t)
 		return OS_W_ONE;
 	if (s <= 0.5 * t)
 		p = s / t;
