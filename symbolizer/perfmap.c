@@ -13,16 +13,24 @@
 #include "common/safefs.h"
 #include "common/search.h"
 
+/* Memory stays a bounded multiple of what is kept, never of the file: the
+ * names live in one arena (no allocation per line), and when the entries
+ * or the arena are full they are compacted (one entry per start address,
+ * the last line written; the arena keeps the live names only). A map whose
+ * live entries still fill half of either after a compaction is refused as
+ * too large (-EFBIG), as one over OS_PERFMAP_MAX_BYTES is. */
 struct pm_ent {
 	uint64_t start;
 	uint64_t size;
-	char *name;
-	size_t seq;   /* line order, to let later lines win */
+	uint32_t name;  /* offset into names */
+	uint32_t seq;   /* line order, to let later lines win */
 };
 
 struct os_perfmap {
 	struct pm_ent *ents;
 	size_t n;
+	char *names;
+	size_t names_len;
 	size_t bad;        /* lines that do not parse (skipped) */
 	size_t long_lines; /* lines over OS_PERFMAP_MAX_LINE (skipped) */
 };
@@ -72,16 +80,51 @@ static int cmp_ent(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+static int cmp_name(const void *a, const void *b)
+{
+	const struct pm_ent *x = a, *y = b;
+
+	return x->name < y->name ? -1 : x->name > y->name;
+}
+
 void os_perfmap_free(struct os_perfmap *pm)
 {
-	size_t i;
-
 	if (!pm)
 		return;
-	for (i = 0; i < pm->n; i++)
-		free(pm->ents[i].name);
 	free(pm->ents);
+	free(pm->names);
 	free(pm);
+}
+
+/* Sorted by start, one entry per start (the last line), the arena holding
+ * the live names only (moved down in offset order: never over one not yet
+ * moved). */
+static void pm_compact(struct os_perfmap *pm)
+{
+	size_t i, j, len = 0;
+
+	if (pm->n)
+		qsort(pm->ents, pm->n, sizeof(*pm->ents), cmp_ent);
+	for (i = 0, j = 0; i < pm->n; i++) {
+		if (j && pm->ents[j - 1].start == pm->ents[i].start) {
+			pm->ents[j - 1] = pm->ents[i];
+			continue;
+		}
+		pm->ents[j++] = pm->ents[i];
+	}
+	pm->n = j;
+	if (pm->n)
+		qsort(pm->ents, pm->n, sizeof(*pm->ents), cmp_name);
+	for (i = 0; i < pm->n; i++) {
+		size_t l = strlen(pm->names + pm->ents[i].name) + 1;
+
+		memmove(pm->names + len, pm->names + pm->ents[i].name, l);
+		pm->ents[i].name = (uint32_t)len;
+		len += l;
+	}
+	pm->names_len = len;
+	if (pm->n)
+		qsort(pm->ents, pm->n, sizeof(*pm->ents), cmp_ent);
 }
 
 /* The perf map is written by the target (hostile input): read in chunks,
@@ -90,16 +133,46 @@ void os_perfmap_free(struct os_perfmap *pm)
 struct pm_reader {
 	struct os_perfmap *pm;
 	size_t cap;        /* of pm->ents */
+	size_t names_cap;  /* of pm->names */
+	uint32_t seq;      /* lines kept so far */
 	char *line;        /* the line being assembled (OS_PERFMAP_MAX_LINE + 1) */
 	size_t llen;
 	bool skipping;     /* the current line is over-long: dropped to its end */
 };
 
+/* Room for one more entry and `len` more name bytes: grown up to the caps,
+ * compacted there; -EFBIG when the live ones fill half a cap. */
+static int pm_room(struct pm_reader *r, size_t len)
+{
+	struct os_perfmap *pm = r->pm;
+	struct pm_ent *n;
+	char *names;
+
+	if (pm->n + 1 > OS_PERFMAP_MAX_ENTRIES || pm->names_len + len > OS_PERFMAP_MAX_NAMES) {
+		pm_compact(pm);
+		if (pm->n + 1 > OS_PERFMAP_MAX_ENTRIES / 2 ||
+		    pm->names_len + len > OS_PERFMAP_MAX_NAMES / 2)
+			return -EFBIG;
+	}
+	n = os_grow_max(pm->ents, &r->cap, pm->n + 1, sizeof(*n), 256, OS_PERFMAP_MAX_ENTRIES);
+	if (!n)
+		return -ENOMEM;
+	pm->ents = n;
+	names = os_grow_max(pm->names, &r->names_cap, pm->names_len + len, 1, 4096,
+			    OS_PERFMAP_MAX_NAMES);
+	if (!names)
+		return -ENOMEM;
+	pm->names = names;
+	return 0;
+}
+
 static int pm_add(struct pm_reader *r)
 {
 	struct os_perfmap *pm = r->pm;
 	uint64_t start, size;
+	size_t len;
 	char *name;
+	int ret;
 
 	r->line[r->llen] = 0;
 	r->llen = 0;
@@ -107,19 +180,22 @@ static int pm_add(struct pm_reader *r)
 		pm->bad++;
 		return 0;
 	}
-	{
-		struct pm_ent *n = os_grow(pm->ents, &r->cap, pm->n + 1, sizeof(*n), 256);
-
-		if (!n)
-			return -ENOMEM;
-		pm->ents = n;
+	len = strlen(name) + 1;
+	/* the same start as the line before (a method recompiled in place, or
+	 * a flood of one line): the later line replaces it at once */
+	if (pm->n && pm->ents[pm->n - 1].start == start &&
+	    pm->ents[pm->n - 1].name + strlen(pm->names + pm->ents[pm->n - 1].name) + 1 ==
+		    pm->names_len) {
+		pm->names_len = pm->ents[pm->n - 1].name;
+		pm->n--;
 	}
-	pm->ents[pm->n].name = strdup(name);
-	if (!pm->ents[pm->n].name)
-		return -ENOMEM;
-	pm->ents[pm->n].start = start;
-	pm->ents[pm->n].size = size;
-	pm->ents[pm->n].seq = pm->n;
+	ret = pm_room(r, len);
+	if (ret)
+		return ret;
+	memcpy(pm->names + pm->names_len, name, len);
+	pm->ents[pm->n] = (struct pm_ent){ .start = start, .size = size,
+					   .name = (uint32_t)pm->names_len, .seq = r->seq++ };
+	pm->names_len += len;
 	pm->n++;
 	return 0;
 }
@@ -174,7 +250,6 @@ static int pm_begin(struct pm_reader *r)
 static int pm_end(struct pm_reader *r, int ret, struct os_perfmap **out)
 {
 	struct os_perfmap *pm = r->pm;
-	size_t i, j;
 
 	if (!ret && !r->skipping && r->llen)   /* a last line without its newline */
 		ret = pm_add(r);
@@ -183,18 +258,7 @@ static int pm_end(struct pm_reader *r, int ret, struct os_perfmap **out)
 		os_perfmap_free(pm);
 		return ret;
 	}
-	if (pm->n)
-		qsort(pm->ents, pm->n, sizeof(*pm->ents), cmp_ent);
-	/* One entry per start address: the last line written. */
-	for (i = 0, j = 0; i < pm->n; i++) {
-		if (j && pm->ents[j - 1].start == pm->ents[i].start) {
-			free(pm->ents[j - 1].name);
-			pm->ents[j - 1] = pm->ents[i];
-			continue;
-		}
-		pm->ents[j++] = pm->ents[i];
-	}
-	pm->n = j;
+	pm_compact(pm);
 	*out = pm;
 	return 0;
 }
@@ -218,16 +282,21 @@ int os_perfmap_load_fd(int fd, struct os_perfmap **out)
 	struct pm_reader r;
 	char *chunk = malloc(PM_CHUNK);
 	uint64_t total = 0;
-	int ret;
+	int ret, gen = os_fs_stop_gen();
 
 	if (!chunk)
 		return -ENOMEM;
 	ret = pm_begin(&r);
 	while (!ret) {
-		ssize_t n = read(fd, chunk, PM_CHUNK);
+		ssize_t n;
 
+		if (os_fs_stop_gen() != gen) { /* a stop came: not one more chunk */
+			ret = -EINTR;
+			break;
+		}
+		n = read(fd, chunk, PM_CHUNK);
 		if (n < 0 && errno == EINTR)
-			continue;
+			continue; /* os_fs_stop is looked at first */
 		if (n < 0) {
 			ret = -errno;
 			break;
@@ -279,6 +348,6 @@ int os_perfmap_find(const struct os_perfmap *pm, uint64_t addr, struct os_perfma
 		return -ENOENT;
 	sym->start = pm->ents[lo - 1].start;
 	sym->size = pm->ents[lo - 1].size;
-	sym->name = pm->ents[lo - 1].name;
+	sym->name = pm->names + pm->ents[lo - 1].name;
 	return 0;
 }

@@ -29,9 +29,18 @@ int os_perfmap_parse_line(char *line, uint64_t *start, uint64_t *size, char **na
  * counted (os_perfmap_long_lines). */
 #define OS_PERFMAP_MAX_BYTES (512ULL << 20)
 #define OS_PERFMAP_MAX_LINE (64u << 10)
+/* What is kept of one (perfmap.c): at most this many entries (24 bytes
+ * each) and bytes of names, whatever the file's size. A JVM's map after
+ * one entry per start address holds some 10^4-10^5 entries; one whose
+ * distinct entries still fill half of either after compaction is refused
+ * (-EFBIG). Peak memory of a load: about 2 x 48 MiB (entries and qsort's
+ * copy) + 128 MiB (names). */
+#define OS_PERFMAP_MAX_ENTRIES (2u << 20)
+#define OS_PERFMAP_MAX_NAMES (128u << 20)
 
 /* Reads a perf map file; lines that do not parse are skipped. Opened with
- * os_open_untrusted (no symlink, regular files only, never blocks). */
+ * os_open_untrusted (no symlink, data files only, never blocks). A load
+ * during which objscope is asked to stop (os_fs_stop) ends with -EINTR. */
 int os_perfmap_load(const char *path, struct os_perfmap **out);
 /* The same from an open file (read from its offset to its end), or from
  * memory (tests, the fuzzer). */

@@ -745,7 +745,7 @@ static void hs_jvm_up(int attach)
 
 static int hs_need_fp(void)
 {
-	const char *e = getenv(OS_JAVA_FP_ENV);
+	const char *e = secure_getenv(OS_JAVA_FP_ENV);
 	struct hs_code_offs o;
 	struct osp_vms v;
 
@@ -960,7 +960,7 @@ static void hs_install_at(void *handle, struct os_rt_plan *plan)
 	};
 	struct osp_elf_want want[HS_NHOOKS];
 	struct link_map *lm = NULL;
-	const char *mode = getenv(OS_JAVA_MODE_ENV);
+	const char *mode = secure_getenv(OS_JAVA_MODE_ENV);
 	void *create = dlsym(handle, "JNI_CreateJavaVM");
 	struct osp_thread *t;
 	Dl_info info;
@@ -1009,7 +1009,7 @@ static void hs_install_at(void *handle, struct os_rt_plan *plan)
 		hs_mode = OS_JVM_MODE_SAMPLED;
 	else if (mode && strcmp(mode, "hybrid") == 0)
 		hs_mode = OS_JVM_MODE_HYBRID;
-	hs_tlab = hs_parse_tlab(getenv(OS_JAVA_TLAB_ENV));
+	hs_tlab = hs_parse_tlab(secure_getenv(OS_JAVA_TLAB_ENV));
 	for (int i = 0; i < HS_NHOOKS; i++)
 		want[i].name = names[i];
 	if (osp_elf_find_local(lm->l_name, lm->l_addr, want, HS_NHOOKS) < 0 ||
