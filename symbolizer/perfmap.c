@@ -96,10 +96,10 @@ void os_perfmap_free(struct os_perfmap *pm)
 	free(pm);
 }
 
-/* Sorted by start, one entry per start (the last line), the arena holding
- * the live names only (moved down in offset order: never over one not yet
- * moved). */
-static void pm_compact(struct os_perfmap *pm)
+/* Sorted by start, one entry per start (the last line); with `names`, the
+ * arena then holds the live names only (moved down in offset order: never
+ * over one not yet moved). */
+static void pm_compact(struct os_perfmap *pm, bool names)
 {
 	size_t i, j, len = 0;
 
@@ -113,6 +113,8 @@ static void pm_compact(struct os_perfmap *pm)
 		pm->ents[j++] = pm->ents[i];
 	}
 	pm->n = j;
+	if (!names)
+		return;
 	if (pm->n)
 		qsort(pm->ents, pm->n, sizeof(*pm->ents), cmp_name);
 	for (i = 0; i < pm->n; i++) {
@@ -148,10 +150,14 @@ static int pm_room(struct pm_reader *r, size_t len)
 	struct pm_ent *n;
 	char *names;
 
-	if (pm->n + 1 > OS_PERFMAP_MAX_ENTRIES || pm->names_len + len > OS_PERFMAP_MAX_NAMES) {
-		pm_compact(pm);
-		if (pm->n + 1 > OS_PERFMAP_MAX_ENTRIES / 2 ||
-		    pm->names_len + len > OS_PERFMAP_MAX_NAMES / 2)
+	if (pm->names_len + len > OS_PERFMAP_MAX_NAMES) {
+		pm_compact(pm, true);
+		if (pm->names_len + len > OS_PERFMAP_MAX_NAMES / 2)
+			return -EFBIG;
+	}
+	if (pm->n + 1 > OS_PERFMAP_MAX_ENTRIES) {
+		pm_compact(pm, true);
+		if (pm->n + 1 > OS_PERFMAP_MAX_ENTRIES / 2)
 			return -EFBIG;
 	}
 	n = os_grow_max(pm->ents, &r->cap, pm->n + 1, sizeof(*n), 256, OS_PERFMAP_MAX_ENTRIES);
@@ -258,7 +264,7 @@ static int pm_end(struct pm_reader *r, int ret, struct os_perfmap **out)
 		os_perfmap_free(pm);
 		return ret;
 	}
-	pm_compact(pm);
+	pm_compact(pm, false);
 	*out = pm;
 	return 0;
 }
