@@ -205,9 +205,11 @@ test: deps
 # FUZZ_SECONDS in all: the profile reader (os_profile_read_mem) half of it,
 # the perf map reader (written by the profiled JVM: symbolizer/perfmap.c),
 # the /proc/PID/maps parser (paths chosen by the target: common/procmaps.c)
-# and the check of a JVM's attach reply (runtimes/hotspot/jattach.c) a sixth each.
+# the check of a JVM's attach reply (runtimes/hotspot/jattach.c) and the
+# ELF/DWARF reading of the modules a target maps (symbolizer/elf_module.c)
+# an eighth each.
 # Seeds: tests/fuzz/corpus*/; a finding is written to tests/fuzz/crashes/
-# (perfmap-*, maps-*, jattach-* for the small ones)
+# (perfmap-*, maps-*, jattach-*, elf-* for the small ones)
 # and from then on replayed by build/test_fuzz_regress (`make fuzz-regress`).
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 20
@@ -220,6 +222,9 @@ FUZZ_PM_SRC  := tests/fuzz/fuzz_perfmap.c symbolizer/perfmap.c common/safefs.c
 FUZZ_MAPS_SRC := tests/fuzz/fuzz_maps.c common/procmaps.c
 FUZZ_JA_SRC  := tests/fuzz/fuzz_jattach.c runtimes/hotspot/jattach.c common/safefs.c
 FUZZ_SMALL   := $(BUILD)/fuzz/fuzz_perfmap $(BUILD)/fuzz/fuzz_maps $(BUILD)/fuzz/fuzz_jattach
+FUZZ_ELF_SRC := tests/fuzz/fuzz_elf.c symbolizer/elf_module.c symbolizer/demangle.c \
+		common/hashmap.c common/safefs.c
+FUZZ_SMALL   += $(BUILD)/fuzz/fuzz_elf
 $(FUZZ_BIN): $(FUZZ_SRC) common/profile.h common/safefs.h $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  FUZZCC  $@")
@@ -237,8 +242,14 @@ $(BUILD)/fuzz/fuzz_jattach: $(FUZZ_JA_SRC) runtimes/hotspot/jattach.h common/saf
 	$(if $(Q),@echo "  FUZZCC  $@")
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -DOS_FUZZ_ENTRY -o $@ $(FUZZ_JA_SRC)
 
+$(BUILD)/fuzz/fuzz_elf: $(FUZZ_ELF_SRC) symbolizer/elf_module.h common/safefs.h $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  FUZZCC  $@")
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -DOS_FUZZ_ENTRY -o $@ $(FUZZ_ELF_SRC) -ldw -lelf -lz -lstdc++
+
 $(BUILD)/test_fuzz_regress: $(call obj,tests/fuzz/regress.c tests/fuzz/fuzz_profile.c \
-		tests/fuzz/fuzz_perfmap.c tests/fuzz/fuzz_maps.c tests/fuzz/fuzz_jattach.c) $(TOOL_LIB)
+		tests/fuzz/fuzz_perfmap.c tests/fuzz/fuzz_maps.c tests/fuzz/fuzz_jattach.c \
+		tests/fuzz/fuzz_elf.c tests/fuzz/regress_elf.c) $(TOOL_LIB)
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(TOOL_LIBS) -lcriterion
 
 fuzz-regress: $(BUILD)/test_fuzz_regress
@@ -257,12 +268,14 @@ define fuzz_run
 endef
 FUZZ_HALF    = $(shell n=$$(( $(FUZZ_SECONDS) / 2 )); echo $$(( n > 0 ? n : 1 )))
 FUZZ_SIXTH   = $(shell n=$$(( $(FUZZ_SECONDS) / 6 )); echo $$(( n > 0 ? n : 1 )))
+FUZZ_EIGHTH  = $(shell n=$$(( $(FUZZ_SECONDS) / 8 )); echo $$(( n > 0 ? n : 1 )))
 
 fuzz: $(FUZZ_BIN) $(FUZZ_SMALL) fuzz-regress
 	$(call fuzz_run,$(FUZZ_HALF),profile,tests/fuzz/corpus,)
-	$(call fuzz_run,$(FUZZ_SIXTH),perfmap,tests/fuzz/corpus_perfmap,perfmap-)
-	$(call fuzz_run,$(FUZZ_SIXTH),maps,tests/fuzz/corpus_maps,maps-)
-	$(call fuzz_run,$(FUZZ_SIXTH),jattach,tests/fuzz/corpus_jattach,jattach-)
+	$(call fuzz_run,$(FUZZ_EIGHTH),perfmap,tests/fuzz/corpus_perfmap,perfmap-)
+	$(call fuzz_run,$(FUZZ_EIGHTH),maps,tests/fuzz/corpus_maps,maps-)
+	$(call fuzz_run,$(FUZZ_EIGHTH),jattach,tests/fuzz/corpus_jattach,jattach-)
+	$(call fuzz_run,$(FUZZ_EIGHTH),elf,tests/fuzz/corpus_elf,elf-)
 
 # Every benchmark program in its --quick form, so that none can rot.
 bench-quick: $(BENCHES) all
