@@ -3,10 +3,14 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/grow.h"
@@ -322,13 +326,177 @@ int os_perfmap_load_fd(int fd, struct os_perfmap **out)
 	return pm_end(&r, ret, out);
 }
 
+/* ---- parsing without root's rights ----
+ * The map is the target's writing; when objscope runs as root it is parsed
+ * in a child that first gives up root (uid and gid nobody, no groups, no
+ * new privileges; it has only the descriptor it inherited) and hands back
+ * the result as flat arrays, checked here before use. */
+#define PM_NOBODY 65534
+
+struct pm_wire {
+	int32_t rc;
+	uint32_t pad;
+	uint64_t n, names_len, bad, long_lines;
+};
+
+static int pm_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+static void pm_child(int fd, int out)
+{
+	struct os_perfmap *pm = NULL;
+	struct pm_wire h = { 0 };
+
+	int in2 = fcntl(fd, F_DUPFD, 10), out2 = fcntl(out, F_DUPFD, 10);
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* nothing of objscope's but the map and the pipe back (perf events,
+	 * the profile being written and the target's files stay out of reach) */
+	if (in2 < 0 || out2 < 0 || dup2(in2, 3) != 3 || dup2(out2, 4) != 4)
+		_exit(1);
+	fd = 3;
+	out = 4;
+	close_range(5, ~0U, 0);
+	if (setgroups(0, NULL) != 0 || setresgid(PM_NOBODY, PM_NOBODY, PM_NOBODY) != 0 ||
+	    setresuid(PM_NOBODY, PM_NOBODY, PM_NOBODY) != 0 ||
+	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+		h.rc = -EPERM; /* could not give root up: the caller parses itself */
+		pm_write_all(out, &h, sizeof(h));
+		_exit(0);
+	}
+	h.rc = os_perfmap_load_fd(fd, &pm);
+	if (!h.rc) {
+		h.n = pm->n;
+		h.names_len = pm->names_len;
+		h.bad = pm->bad;
+		h.long_lines = pm->long_lines;
+	}
+	if (pm_write_all(out, &h, sizeof(h)) == 0 && !h.rc)
+		if (pm_write_all(out, pm->ents, pm->n * sizeof(*pm->ents)) == 0)
+			pm_write_all(out, pm->names, pm->names_len);
+	_exit(0);
+}
+
+/* Reads len bytes from the child; -EINTR when objscope is asked to stop
+ * meanwhile, -EPROTO when the child ended short. */
+static int pm_read_all(int fd, void *buf, size_t len, int gen)
+{
+	char *p = buf;
+
+	while (len) {
+		ssize_t r = read(fd, p, len);
+
+		if (r < 0 && errno == EINTR) {
+			if (os_fs_stop_gen() != gen)
+				return -EINTR;
+			continue;
+		}
+		if (r <= 0)
+			return -EPROTO;
+		p += r;
+		len -= (size_t)r;
+	}
+	return 0;
+}
+
+/* What the child sent, checked: within the caps, every name inside the
+ * arena and ended, entries non-empty and sorted by distinct starts (the
+ * lookup's order). */
+static int pm_receive(int in, struct os_perfmap **out, int gen)
+{
+	struct pm_wire h;
+	struct os_perfmap *pm;
+	int rc = pm_read_all(in, &h, sizeof(h), gen);
+
+	if (rc)
+		return rc;
+	if (h.rc)
+		return h.rc > 0 || h.rc < -4095 ? -EPROTO : h.rc;
+	if (h.n > OS_PERFMAP_MAX_ENTRIES || h.names_len > OS_PERFMAP_MAX_NAMES ||
+	    (h.n && !h.names_len))
+		return -EPROTO;
+	pm = calloc(1, sizeof(*pm));
+	if (!pm)
+		return -ENOMEM;
+	pm->ents = malloc(h.n ? h.n * sizeof(*pm->ents) : 1);
+	pm->names = malloc(h.names_len ? h.names_len : 1);
+	if (!pm->ents || !pm->names)
+		rc = -ENOMEM;
+	if (!rc)
+		rc = pm_read_all(in, pm->ents, h.n * sizeof(*pm->ents), gen);
+	if (!rc)
+		rc = pm_read_all(in, pm->names, h.names_len, gen);
+	if (!rc && h.names_len && pm->names[h.names_len - 1])
+		rc = -EPROTO;
+	for (size_t i = 0; !rc && i < h.n; i++)
+		if (pm->ents[i].name >= h.names_len || !pm->ents[i].size ||
+		    (i && pm->ents[i].start <= pm->ents[i - 1].start))
+			rc = -EPROTO;
+	if (rc) {
+		os_perfmap_free(pm);
+		return rc;
+	}
+	pm->n = h.n;
+	pm->names_len = h.names_len;
+	pm->bad = h.bad;
+	pm->long_lines = h.long_lines;
+	*out = pm;
+	return 0;
+}
+
+int os_perfmap_load_fd_unprivileged(int fd, struct os_perfmap **out)
+{
+	int pipefd[2], rc, st, gen = os_fs_stop_gen();
+	pid_t pid;
+
+	if (geteuid() != 0)
+		return os_perfmap_load_fd(fd, out);
+	if (pipe2(pipefd, O_CLOEXEC) != 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		rc = -errno;
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return rc;
+	}
+	if (pid == 0) {
+		close(pipefd[0]);
+		pm_child(fd, pipefd[1]);
+	}
+	close(pipefd[1]);
+	rc = pm_receive(pipefd[0], out, gen);
+	close(pipefd[0]);
+	if (rc == -EINTR || rc == -EPROTO)
+		kill(pid, SIGKILL);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (rc == -EPERM) /* root could not be given up here */
+		return os_perfmap_load_fd(fd, out);
+	return rc;
+}
+
 int os_perfmap_load(const char *path, struct os_perfmap **out)
 {
 	int fd = os_open_untrusted(AT_FDCWD, path, OS_ANY_OWNER, NULL), ret;
 
 	if (fd < 0)
 		return fd;
-	ret = os_perfmap_load_fd(fd, out);
+	ret = os_perfmap_load_fd_unprivileged(fd, out);
 	close(fd);
 	return ret;
 }

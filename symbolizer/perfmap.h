@@ -39,13 +39,20 @@ int os_perfmap_parse_line(char *line, uint64_t *start, uint64_t *size, char **na
 #define OS_PERFMAP_MAX_NAMES (128u << 20)
 
 /* Reads a perf map file; lines that do not parse are skipped. Opened with
- * os_open_untrusted (no symlink, data files only, never blocks). A load
+ * os_open_untrusted (no symlink, data files only, never blocks), parsed by
+ * os_perfmap_load_fd_unprivileged. A load
  * during which objscope is asked to stop (os_fs_stop) ends with -EINTR. */
 int os_perfmap_load(const char *path, struct os_perfmap **out);
 /* The same from an open file (read from its offset to its end), or from
  * memory (tests, the fuzzer). */
 int os_perfmap_load_fd(int fd, struct os_perfmap **out);
 int os_perfmap_load_mem(const char *buf, size_t len, struct os_perfmap **out);
+/* os_perfmap_load_fd, as root parsed in a child that first gives root up
+ * (uid/gid nobody, no groups, PR_SET_NO_NEW_PRIVS): a parser bug is then
+ * nobody's; the result is checked (caps, names inside the arena, sorted
+ * entries; -EPROTO otherwise). Where root cannot be given up, parsed here.
+ * -EINTR when objscope is asked to stop meanwhile (the child is killed). */
+int os_perfmap_load_fd_unprivileged(int fd, struct os_perfmap **out);
 size_t os_perfmap_count(const struct os_perfmap *pm);
 size_t os_perfmap_long_lines(const struct os_perfmap *pm);
 void os_perfmap_free(struct os_perfmap *pm);

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -348,6 +349,8 @@ Test(security_target, jattach_peer_closes_no_sigpipe)
 	srv = fork();
 	cr_assert_geq(srv, 0);
 	if (srv == 0) {
+		/* ends with the test, also when a SIGPIPE killed it */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		snprintf(path, sizeof(path), "/tmp/.java_pid%d", (int)getpid());
 		closing_listener(path);
 	}
