@@ -27,6 +27,13 @@
 /* The largest separate debug file whose CRC is checked (the largest
  * distributions ship are a few GiB). */
 #define ELFMOD_DEBUG_MAX (16ULL << 30)
+/* What is kept of one module's symbol table (the file is the target's: a
+ * sparse file can claim any size). The largest real ones (a browser with
+ * its .symtab) hold some 10^6 functions and 10^8 bytes of names; a module
+ * over either cap is left without symbols (-EFBIG), not half-named.
+ * At most 128 MiB of entries and 256 MiB of names per module. */
+#define ELFMOD_MAX_SYMS (4u << 20)
+#define ELFMOD_MAX_STRS (256u << 20)
 /* How far past an exported function an address may lie for that function
  * to be offered as its nearest exported symbol (os_elfmod_nearest): static
  * functions sit between the exported ones, a few KiB apart in liblzma and
@@ -142,9 +149,9 @@ static int add_str(struct os_elfmod *m, const char *s, uint32_t *off)
 	size_t len = strlen(s) + 1;
 	char *n;
 
-	if (m->strs_len + len > UINT32_MAX)
-		return -E2BIG;
-	n = os_grow_max(m->strs, &m->strs_cap, m->strs_len + len, 1, 4096, UINT32_MAX);
+	if (m->strs_len + len > ELFMOD_MAX_STRS)
+		return -EFBIG;
+	n = os_grow_max(m->strs, &m->strs_cap, m->strs_len + len, 1, 4096, ELFMOD_MAX_STRS);
 	if (!n)
 		return -ENOMEM;
 	m->strs = n;
@@ -260,9 +267,12 @@ static int add_symbol(void *arg, const char *name, const GElf_Sym *s)
 {
 	struct add_ctx *c = arg;
 	struct os_elfmod *m = c->m;
-	struct sym *ns = os_grow(m->syms, &c->cap, m->nsyms + 1, sizeof(*ns), 256);
+	struct sym *ns;
 	int ret;
 
+	if (m->nsyms + 1 > ELFMOD_MAX_SYMS)
+		return -EFBIG;
+	ns = os_grow_max(m->syms, &c->cap, m->nsyms + 1, sizeof(*ns), 256, ELFMOD_MAX_SYMS);
 	if (!ns)
 		return -ENOMEM;
 	m->syms = ns;
@@ -415,6 +425,8 @@ static int read_sections(struct os_elfmod *m, Elf *elf)
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
 		    (sh.sh_flags & (SHF_ALLOC | SHF_EXECINSTR)) != (SHF_ALLOC | SHF_EXECINSTR))
 			continue;
+		if (m->nsecs >= 1u << 16) /* a real module has a handful */
+			break;
 		if (m->nsecs == cap) {
 			struct sec *n = os_grow(m->secs, &cap, m->nsecs + 1, sizeof(*n), 8);
 
