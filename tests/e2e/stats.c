@@ -110,3 +110,21 @@ int64_t e2e_binom_needed_upper(double p_high, double t, double alpha)
 		return -1;
 	return needed(fail_upper, p_high, t, alpha);
 }
+
+static double fail_majority(int64_t n, double p, double t)
+{
+	(void)t;
+	return e2e_binom_cdf(n / 2, n, p);
+}
+
+int64_t e2e_binom_needed_majority(double p_low, double alpha)
+{
+	if (!(p_low > 0.5))
+		return -1;
+	return needed(fail_majority, p_low, 0.5, alpha);
+}
+
+double e2e_normal_tail(double z)
+{
+	return 0.5 * erfc(z / sqrt(2.0));
+}

@@ -40,6 +40,18 @@ int64_t e2e_binom_needed(double p_low, double t, double alpha);
  * p_high: P(X > t * n) <= alpha. */
 int64_t e2e_binom_needed_upper(double p_high, double t, double alpha);
 
+/* The smallest n with P(X <= n / 2) <= alpha for X ~ Binomial(n, p_low):
+ * how many samples two contexts (or a context and all the others together)
+ * need for the hot one to hold more than half of them, which ranks it first
+ * (strictly above every other). -1 when p_low <= 0.5. */
+int64_t e2e_binom_needed_majority(double p_low, double alpha);
+
+/* P(Z > z) for a standard normal Z: the one-sided false-failure chance of a
+ * check on a quantity estimated with a known standard error (an estimate
+ * that sums many independent weighted samples), z standard errors from its
+ * bound. */
+double e2e_normal_tail(double z);
+
 /* Asserts that a share k / n is at least t, under the rule: n must be at
  * least e2e_binom_needed(p_low, t, E2E_FALSE_FAIL) (else the test gathered
  * too little: it says how much it had and needed), then k >= t * n. `what`
@@ -71,6 +83,21 @@ int64_t e2e_binom_needed_upper(double p_high, double t, double alpha);
 		cr_assert((double)k_ <= (t) * (double)n_,                                  \
 			  "%s: %lld of %lld = %.4f, above %.3f", (what), (long long)k_,    \
 			  (long long)n_, (double)k_ / (double)n_, (double)(t));             \
+	} while (0)
+
+/* Asserts that k of n samples are more than half (k > n / 2) when the true
+ * share is at least p_low > 0.5: n must be at least
+ * e2e_binom_needed_majority(p_low), then k > n / 2. */
+#define e2e_assert_majority(k, n, p_low, what)                                             \
+	do {                                                                               \
+		int64_t k_ = (int64_t)(k), n_ = (int64_t)(n);                              \
+		int64_t need_ = e2e_binom_needed_majority((p_low), E2E_FALSE_FAIL);        \
+		cr_assert(need_ > 0 && n_ >= need_,                                        \
+			  "%s: %lld samples gathered, %lld needed for a false-failure "   \
+			  "chance <= 1e-4 (true share >= %.3f, more than half asserted)",  \
+			  (what), (long long)n_, (long long)need_, (double)(p_low));        \
+		cr_assert(2 * k_ > n_, "%s: %lld of %lld = %.4f, not more than half", (what),   \
+			  (long long)k_, (long long)n_, n_ ? (double)k_ / (double)n_ : 0.0);  \
 	} while (0)
 
 #endif

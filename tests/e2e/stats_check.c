@@ -37,3 +37,18 @@ Test(e2e_stats, needed_counts_bound_the_false_failure_chance)
 	cr_assert_gt(e2e_binom_needed_upper(0.01, 0.05, E2E_FALSE_FAIL), 0);
 	cr_assert_eq(e2e_binom_needed_upper(0.05, 0.05, E2E_FALSE_FAIL), -1);
 }
+
+Test(e2e_stats, majority_and_normal_tails)
+{
+	/* n = 15 at p = 0.9: P(X <= 7) = 3.4e-5; n = 14 needs P(X <= 7) =
+	 * 2.4e-4 > 1e-4 (odd n is the cheaper: a tie fails). */
+	int64_t n = e2e_binom_needed_majority(0.9, E2E_FALSE_FAIL);
+
+	cr_assert_gt(n, 0);
+	cr_assert_leq(e2e_binom_cdf(n / 2, n, 0.9), E2E_FALSE_FAIL, "n %lld", (long long)n);
+	cr_assert_gt(e2e_binom_cdf((n - 1) / 2, n - 1, 0.9), E2E_FALSE_FAIL * 0.5);
+	cr_assert_eq(e2e_binom_needed_majority(0.5, E2E_FALSE_FAIL), -1);
+	/* P(Z > 1.96) = 0.025; P(Z > 3.719) = 1.0e-4 */
+	cr_assert_float_eq(e2e_normal_tail(1.959964), 0.025, 1e-6);
+	cr_assert_float_eq(e2e_normal_tail(3.719016), 1e-4, 1e-8);
+}
