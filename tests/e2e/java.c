@@ -287,7 +287,13 @@ static void planted_answer(const char *gc_flag, const char *gc_flag2)
 		    (long long)e2e_get_int(meta, "samples_total"), (long long)heap,
 		    (long long)attributed, (long long)jheap, (long long)jattr,
 		    (long long)e2e_get_int(meta, "dropped_events"));
-	cr_assert_gt(e2e_get_int(meta, "samples_total"), 200, "too few samples");
+	/* Statistical assertions (tests/README.md), each false-failure chance
+	 * <= 1e-4 (e2e_binom_needed): attributed >= 0.8 of the heap samples
+	 * and Java objects >= 0.8 of the Java heap's (true >= 0.9), the Java
+	 * heap >= 0.5 of the heap (true >= 0.8), makeRandom >= 0.6 of the
+	 * attributed (true >= 0.75: more than half, it ranks first); measured
+	 * in the audit table. One run gives ~700 heap samples here, 4 times
+	 * the most these need; a run with fewer fails with the counts it had. */
 	cr_assert_gt(heap, 0, "no heap samples");
 	/* 94-98% with every collector (99.4-99.9% in session 16, ASan too);
 	 * lost moves gave 65-74% (Parallel). Once (CI, ASan build, G1) 348 of
@@ -300,14 +306,11 @@ static void planted_answer(const char *gc_flag, const char *gc_flag2)
 			     k ? json_object_to_json_string(k) : "none",
 			     json_object_to_json_string(e2e_get(meta, "notes")));
 	}
-	cr_expect_geq(attributed * 10, heap * 8, "%s: only %lld of %lld heap samples attributed",
-		      gc_flag, (long long)attributed, (long long)heap);
+	e2e_assert_share_ge(attributed, heap, 0.8, 0.9, "attributed heap samples");
 	cr_expect_gt(e2e_get_int(meta, "gc_count"), 0, "%s: no collection seen", gc_flag);
 	/* the fixture's reads land in the Java heap, on tracked arrays */
-	cr_expect_geq(jheap * 10, heap * 5, "%s: only %lld of %lld heap samples in the Java heap",
-		      gc_flag, (long long)jheap, (long long)heap);
-	cr_expect_geq(jattr * 10, jheap * 8, "%s: only %lld of %lld Java-heap samples on Java objects",
-		      gc_flag, (long long)jattr, (long long)jheap);
+	e2e_assert_share_ge(jheap, heap, 0.5, 0.8, "heap samples in the Java heap");
+	e2e_assert_share_ge(jattr, jheap, 0.8, 0.9, "Java-heap samples on Java objects");
 
 	objects = e2e_get(report, "objects");
 	cr_assert(objects && json_object_array_length(objects) > 0, "objects[] is empty");
@@ -317,8 +320,8 @@ static void planted_answer(const char *gc_flag, const char *gc_flag2)
 	cr_expect(e2e_stack_has(top, "ObjFixture.makeRandom", STACK_DEPTH),
 		  "%s: top object is not from ObjFixture.makeRandom: %s", gc_flag,
 		  e2e_stack_str(top, buf, sizeof(buf)));
-	cr_expect_geq(e2e_get_double(top, "share"), 0.6, "%s: share of makeRandom is %.3f", gc_flag,
-		      e2e_get_double(top, "share"));
+	e2e_assert_share_ge(e2e_get_int(top, "samples"), attributed, 0.6, 0.75,
+			    "makeRandom's share of the attributed samples");
 	cr_expect_str_eq(json_object_get_string(e2e_get(top, "type")), "long[]");
 	/* the path starts at the Java method, not in libjvm's allocation code,
 	 * and the arrays allocated by interpreted, C1 and C2 code are one

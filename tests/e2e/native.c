@@ -53,9 +53,17 @@ static json_object *top_object(json_object *report, const char *fn)
 static void random_block_first(json_object *report)
 {
 	json_object *top = top_object(report, "alloc_random_block");
+	int64_t k = e2e_get_int(top, "samples"),
+		n = e2e_get_int(e2e_get(report, "meta"), "samples_attributed");
 
-	cr_expect_geq(e2e_get_double(top, "share"), 0.6, "share of alloc_random_block is %.3f",
-		      e2e_get_double(top, "share"));
+	/* Statistical assertion (tests/README.md): the random block's share of
+	 * the attributed samples >= 0.6 (more than half: it ranks first), true
+	 * share >= 0.75 (by design it takes most of the run; measured
+	 * 0.96-0.99, the warm-up sampled in full included), n >= 128 for a
+	 * false-failure chance <= 1e-4. */
+	cr_log_info("alloc_random_block: %lld of %lld attributed samples (share %.3f)",
+		    (long long)k, (long long)n, e2e_get_double(top, "share"));
+	e2e_assert_share_ge(k, n, 0.6, 0.75, "alloc_random_block's share of the attributed samples");
 }
 
 static void check_attribution(json_object *report, int64_t min_total)
@@ -68,8 +76,11 @@ static void check_attribution(json_object *report, int64_t min_total)
 	cr_assert_not_null(meta, "report has no meta");
 	cr_assert_gt(total, min_total, "only %lld samples taken", (long long)total);
 	cr_assert_gt(heap, 0, "no heap samples (samples_total %lld)", (long long)total);
-	cr_assert_geq(attributed * 2, heap, "only %lld of %lld heap samples attributed",
-		      (long long)attributed, (long long)heap);
+	/* Statistical assertion (tests/README.md): half the heap samples or
+	 * more attributed, true share >= 0.9 (measured 1.0 in 2 runs), n >= 12 for
+	 * a false-failure chance <= 1e-4 */
+	cr_log_info("%lld of %lld heap samples attributed", (long long)attributed, (long long)heap);
+	e2e_assert_share_ge(attributed, heap, 0.5, 0.9, "attributed heap samples");
 }
 
 TestSuite(e2e_native, .init = setup, .fini = teardown, .timeout = 120);
