@@ -272,8 +272,16 @@ static void readers_answer(json_object *report)
 
 	check_attribution(report, 100);
 	top = top_object(report, "alloc_shared_blocks");
-	cr_expect_geq(e2e_get_double(top, "share"), 0.8, "share of alloc_shared_blocks is %.3f",
-		      e2e_get_double(top, "share"));
+	/* Statistical assertion (tests/README.md): the blocks' share of the
+	 * attributed samples, raw counts, >= 0.8 (first), true share >= 0.95
+	 * (the readers read only the blocks and a 32 KiB table; measured
+	 * 0.998 in e2e_filters), n >= 50 for a false-failure chance <= 1e-4 */
+	cr_log_info("alloc_shared_blocks: %lld of %lld attributed samples",
+		    (long long)e2e_get_int(top, "samples"),
+		    (long long)e2e_get_int(e2e_get(report, "meta"), "samples_attributed"));
+	e2e_assert_share_ge(e2e_get_int(top, "samples"),
+			    e2e_get_int(e2e_get(report, "meta"), "samples_attributed"), 0.8, 0.95,
+			    "alloc_shared_blocks' share of the attributed samples");
 }
 
 /* mt_readers' reader threads with samples in threads[]. */
