@@ -128,3 +128,13 @@ double e2e_normal_tail(double z)
 {
 	return 0.5 * erfc(z / sqrt(2.0));
 }
+
+int64_t e2e_normal_needed(double mu_low, double sigma, double t, double alpha)
+{
+	if (!(mu_low > t) || !(sigma > 0))
+		return -1;
+	for (int64_t r = 1; r <= 1000000; r++)
+		if (e2e_normal_tail((mu_low - t) * sqrt((double)r) / sigma) <= alpha)
+			return r;
+	return -1;
+}

@@ -52,6 +52,14 @@ int64_t e2e_binom_needed_majority(double p_low, double alpha);
  * bound. */
 double e2e_normal_tail(double z);
 
+/* For a quantity whose spread comes from units larger than a sample (a
+ * run's share set by which few blocks it sampled): the smallest number R of
+ * independent runs whose mean, each run with standard deviation sigma,
+ * fails "mean >= t" with P(Z > (mu_low - t) sqrt(R) / sigma) <= alpha when
+ * the true mean is mu_low (normal, the mean of R runs); -1 when
+ * mu_low <= t or none up to 10^6. */
+int64_t e2e_normal_needed(double mu_low, double sigma, double t, double alpha);
+
 /* Asserts that a share k / n is at least t, under the rule: n must be at
  * least e2e_binom_needed(p_low, t, E2E_FALSE_FAIL) (else the test gathered
  * too little: it says how much it had and needed), then k >= t * n. `what`
@@ -98,6 +106,22 @@ double e2e_normal_tail(double z);
 			  (what), (long long)n_, (long long)need_, (double)(p_low));        \
 		cr_assert(2 * k_ > n_, "%s: %lld of %lld = %.4f, not more than half", (what),   \
 			  (long long)k_, (long long)n_, n_ ? (double)k_ / (double)n_ : 0.0);  \
+	} while (0)
+
+/* Asserts that the mean of r runs' values is at least t, under the rule:
+ * r must be at least e2e_normal_needed(mu_low, sigma, t), then mean >= t. */
+#define e2e_assert_mean_ge(mean, r, t, mu_low, sigma, what)                                \
+	do {                                                                               \
+		double m_ = (double)(mean);                                                \
+		int64_t r_ = (int64_t)(r);                                                 \
+		int64_t need_ = e2e_normal_needed((mu_low), (sigma), (t), E2E_FALSE_FAIL); \
+		cr_assert(need_ > 0 && r_ >= need_,                                        \
+			  "%s: %lld runs, %lld needed for a false-failure chance <= 1e-4 " \
+			  "(true mean >= %.3f, sd %.3f a run, bound %.3f)", (what),        \
+			  (long long)r_, (long long)need_, (double)(mu_low), (double)(sigma), \
+			  (double)(t));                                                     \
+		cr_assert(m_ >= (t), "%s: mean of %lld runs %.4f, below %.3f", (what),     \
+			  (long long)r_, m_, (double)(t));                                  \
 	} while (0)
 
 #endif

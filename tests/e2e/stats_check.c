@@ -51,4 +51,7 @@ Test(e2e_stats, majority_and_normal_tails)
 	/* P(Z > 1.96) = 0.025; P(Z > 3.719) = 1.0e-4 */
 	cr_assert_float_eq(e2e_normal_tail(1.959964), 0.025, 1e-6);
 	cr_assert_float_eq(e2e_normal_tail(3.719016), 1e-4, 1e-8);
+	/* (0.8 - 0.7) sqrt(R) / 0.1 >= 3.719: R = 14 (3.742), 13 gives 3.606 */
+	cr_assert_eq(e2e_normal_needed(0.8, 0.1, 0.7, E2E_FALSE_FAIL), 14);
+	cr_assert_eq(e2e_normal_needed(0.7, 0.1, 0.7, E2E_FALSE_FAIL), -1);
 }
