@@ -111,6 +111,11 @@ static void assert_planted_first(const char *profile)
 	objects = e2e_get(report, "objects");
 	cr_assert(objects && json_object_array_length(objects) > 0, "no objects in the report");
 	top = json_object_array_get_idx(objects, 0);
+	for (size_t i = 0; i < 3 && i < json_object_array_length(objects); i++)
+		cr_log_info("attach: object %zu: %lld of %lld attributed samples: %s", i + 1,
+			    (long long)e2e_get_int(json_object_array_get_idx(objects, i), "samples"),
+			    (long long)e2e_get_int(e2e_get(report, "meta"), "samples_attributed"),
+			    e2e_stack_str(json_object_array_get_idx(objects, i), buf, sizeof(buf)));
 	cr_assert(e2e_stack_has(top, "planted_block", STACK_DEPTH),
 		  "top object is not from planted_block: %s", e2e_stack_str(top, buf, sizeof(buf)));
 	json_object_put(report);
@@ -898,8 +903,12 @@ Test(e2e_attach, java_objects_born_before_attach_found)
 	}
 	cr_log_info("before the attach: %lld of %lld Java-heap samples (long[] %lld, Node %lld)",
 		    (long long)before, (long long)heap, (long long)longs, (long long)nodes);
-	cr_expect_geq(before * 2, heap, "before-attach contexts have %lld of %lld Java-heap "
-		      "samples", (long long)before, (long long)heap);
+	/* Statistical assertion (tests/README.md): the before-attach contexts'
+	 * share of the Java-heap samples >= 0.5, true share >= 0.95 (the
+	 * fixture reads only what it made before the attach; measured 506/507,
+	 * 517/518), n >= 12 for a false-failure chance <= 1e-4 */
+	e2e_assert_share_ge(before, heap, 0.5, 0.95,
+			    "the before-attach contexts' share of the Java-heap samples");
 	cr_expect_gt(longs, 0, "no sample on a before-attach long[]");
 	cr_expect_gt(nodes, 0, "no sample on a before-attach PreAttachFixture$Node");
 	cr_expect(notes_have(report, "found by reading the object header"),
