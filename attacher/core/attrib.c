@@ -256,6 +256,8 @@ void os_attrib_time_normalize(struct os_attrib *a)
 		a->ctx[i].tsamples *= f;
 		a->ctx[i].est_samples *= f;
 		a->ctx[i].tw_sq *= f * f;
+		a->ctx[i].est_sq *= f * f;
+		a->ctx[i].path_var *= f * f;
 	}
 	for (uint32_t i = 0; i < a->nacc; i++) {
 		a->acc[i].tsamples *= f;
@@ -270,6 +272,28 @@ void os_attrib_time_normalize(struct os_attrib *a)
 	a->tw_attributed *= f;
 	a->tw_java_attributed *= f;
 	a->weighted = true;
+}
+
+double os_evidence_n(double n, double sum, double sum_sq)
+{
+	double k;
+
+	if (!(n > 0) || !(sum > 0) || !(sum_sq > 0))
+		return n > 0 ? n : 0;
+	k = sum * sum / sum_sq;
+	return k < n ? k : n;
+}
+
+double os_share_var(double D, double Q, double q, double alpha)
+{
+	double vq;
+
+	if (!(D > 0) || !(q > 0))
+		return 0;
+	if (q > 1)
+		q = 1;
+	vq = q * (1 - q) / ((alpha > 0 ? alpha : 0) + 1);
+	return q * (Q > 0 ? Q : D) + (D * D + (Q > 0 ? Q : D)) * vq;
 }
 
 double os_attrib_top_se(const struct os_attrib *a, unsigned k, double *top)
@@ -388,6 +412,7 @@ static uint32_t sample(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64
 	a->ctx[ci].tsamples += tw;
 	a->ctx[ci].est_samples += w;
 	a->ctx[ci].tw_sq += tw * tw;
+	a->ctx[ci].est_sq += w * w;
 	a->tw_sq_attributed += tw * tw;
 	if (access_node == OS_CCT_NONE)
 		return (uint32_t)ci;

@@ -101,6 +101,10 @@ struct os_ctx {
 	 * weight 1): allocations and bytes (runtime adapters with weighted
 	 * objects keep allocations/bytes = these rounded), samples. */
 	double est_allocations, est_bytes, est_samples;
+	/* The sum over the samples of (object weight x time weight)^2: the
+	 * variance of est_samples, each sample a mark of a Poisson stream
+	 * (the objects' sampling and the budget's time weights together). */
+	double est_sq;
 	/* Estimated allocation paths (issue 18, docs/JAVA.md "Samples on
 	 * objects not seen at allocation"): a runtime adapter that knows the
 	 * class of objects it did not see allocated gives their samples, held
@@ -111,6 +115,11 @@ struct os_ctx {
 	 * class_sites: the evidence of its class (sampled allocations, sites). */
 	uint32_t path_kind;
 	double path_est;
+	/* The variance of tsamples + path_est (path_kind != OS_PATH_NONE),
+	 * set by the estimator (os_ctx_var). evidence: the samples of access
+	 * evidence the split of its class rests on (os_evidence_n; 0: the
+	 * allocation volume alone). */
+	double path_var, evidence;
 	uint64_t seen, class_seen;
 	uint32_t class_sites;
 	/* Native blocks below --min-size sampled by bytes (docs/NATIVE.md):
@@ -221,6 +230,28 @@ void os_attrib_time_normalize(struct os_attrib *a);
  * here. *top: the largest share (may be NULL). NaN before any sample was
  * attributed. */
 double os_attrib_top_se(const struct os_attrib *a, unsigned k, double *top);
+
+/* The variance of a context's figure (os_ctx_var: est_samples, or
+ * tsamples + path_est with estimated paths): est_sq, or the estimator's
+ * path_var. On the scale of the sums (os_attrib_time_normalize). */
+static inline double os_ctx_var(const struct os_ctx *x)
+{
+	return x->path_kind == OS_PATH_NONE ? x->est_sq : x->path_var;
+}
+
+/* The samples the evidence of a split is worth (Kish's effective sample
+ * size, sum^2 / sum of squares, at most n): one sample of a heavy weight
+ * among light ones counts as about one, not as its weight. */
+double os_evidence_n(double n, double sum, double sum_sq);
+
+/* The variance of the share of D held samples (sum of the squares of
+ * their time weights Q) given to a site of estimated share q, q the mean
+ * of a Dirichlet of weight alpha (the evidence's samples plus the prior):
+ * each held sample goes to the site with chance q (a thinned Poisson
+ * stream: q Q), and q itself is uncertain (D^2 var q, var q = q (1 - q) /
+ * (alpha + 1)). With no evidence (alpha the prior alone) the share is
+ * nearly as wide as [0, 1]: the split is the allocation volume's guess. */
+double os_share_var(double D, double Q, double q, double alpha);
 
 /* The path word of the holder context of native heap samples outside any
  * tracked block (blocks below --min-size not sampled): user addresses

@@ -26,7 +26,16 @@
  *   the rest stays with the class ("allocated before attach").
  *
  * A site's figure is then its exact samples plus its estimated share
- * (os_ctx.path_est); a class-only context keeps what it could not give. */
+ * (os_ctx.path_est); a class-only context keeps what it could not give.
+ *
+ * m counts as the samples its weights are worth (os_evidence_n): a single
+ * sample on an object of weight 1,000 is one sample of evidence, not a
+ * thousand, so it cannot decide the split alone. Each figure carries its
+ * variance (os_ctx.path_var): its exact samples' (time weights), and its
+ * share's (os_share_var: the held samples' count and the split's own
+ * uncertainty, a Dirichlet of weight m + HS_PRIOR around q). With no
+ * evidence (m = 0) the split is the allocation volume's and its interval
+ * nearly [0, 1] of the held samples: os_ctx.evidence says so. */
 #include "runtimes/hotspot/hotspot_int.h"
 #include <math.h>
 
@@ -49,6 +58,7 @@ struct pe_state {
 	uint32_t *acc_head;   /* per context: first access entry + 1 */
 	uint32_t *acc_next;   /* per access entry: next of its context + 1 */
 	double *q, *h_a, *dist;
+	double alpha;         /* the class's evidence plus HS_PRIOR (os_share_var) */
 	bool changed;
 };
 
@@ -199,9 +209,15 @@ static void pe_share(struct pe_state *st, const struct pe_grp *g, uint32_t hd, d
 		}
 		a->acc[ai - 1].path_est = -s * f;
 	}
-	for (uint32_t k = 0; k < g->nsites; k++)
-		a->ctx[S[k]].path_est += st->dist[k] + (U - with_path) * f * st->q[k];
+	for (uint32_t k = 0; k < g->nsites; k++) {
+		double amt = st->dist[k] + (U - with_path) * f * st->q[k];
+
+		a->ctx[S[k]].path_est += amt;
+		a->ctx[S[k]].path_var +=
+			os_share_var(D, f * a->ctx[hd].tw_sq, amt / D, st->alpha);
+	}
 	a->ctx[hd].path_est = -D;
+	a->ctx[hd].path_var = (1 - f) * a->ctx[hd].tw_sq;
 	st->changed = true;
 	if (j) {
 		j->pe_shared += D;
@@ -214,7 +230,7 @@ static void pe_class(struct pe_state *st, const struct pe_grp *g)
 {
 	struct os_attrib *a = st->a;
 	const uint32_t *S = st->sites + g->off;
-	double sh = 0, sb = 0, m = 0, r, held = 0;
+	double sh = 0, sb = 0, m = 0, r, held = 0, ev = 0, ev_sq = 0;
 	uint64_t seen = 0;
 	uint32_t nseen = 0;
 	struct hs_jvm *j = hs_jvm_find(st->h, g->asid);
@@ -225,16 +241,21 @@ static void pe_class(struct pe_state *st, const struct pe_grp *g)
 
 		sh += u;
 		sb += unseen_bytes(x);
-		if (u > 0)
+		if (u > 0) {
 			m += (double)x->samples;
+			ev += x->est_samples;
+			ev_sq += x->est_sq;
+		}
 		seen += x->seen;
 		nseen += x->seen > 0;
 	}
 	for (int i = 0; i < 2; i++)
 		if (g->holder[i] != OS_NONE) {
 			held += a->ctx[g->holder[i]].tsamples;
-			if (!g->nsites) /* no site seen: its path is not known */
+			if (!g->nsites) { /* no site seen: its path is not known */
 				a->ctx[g->holder[i]].path_kind = OS_PATH_CLASS;
+				a->ctx[g->holder[i]].path_var = a->ctx[g->holder[i]].tw_sq;
+			}
 		}
 	if (j && held > 0) {
 		j->pe_held += held;
@@ -245,7 +266,9 @@ static void pe_class(struct pe_state *st, const struct pe_grp *g)
 	/* a JVM without weighted objects keeps plain counts where nothing is held */
 	if ((held <= 0 || (sh <= 0 && sb <= 0)) && !(j && j->small))
 		return;
-	r = sh > 0 ? m / (m + HS_PRIOR) : 0;
+	m = sh > 0 ? os_evidence_n(m, ev, ev_sq) : 0;
+	r = m / (m + HS_PRIOR);
+	st->alpha = m + HS_PRIOR;
 	for (uint32_t k = 0; k < g->nsites; k++) {
 		const struct os_ctx *x = &a->ctx[S[k]];
 
@@ -259,6 +282,8 @@ static void pe_class(struct pe_state *st, const struct pe_grp *g)
 		x->path_kind = OS_PATH_SITE;
 		x->class_seen = seen;
 		x->class_sites = nseen;
+		x->path_var = x->tw_sq;
+		x->evidence = m;
 	}
 	for (int i = 0; i < 2; i++) {
 		uint32_t hd = g->holder[i];
@@ -268,6 +293,8 @@ static void pe_class(struct pe_state *st, const struct pe_grp *g)
 		a->ctx[hd].path_kind = OS_PATH_CLASS;
 		a->ctx[hd].class_seen = seen;
 		a->ctx[hd].class_sites = nseen;
+		a->ctx[hd].path_var = a->ctx[hd].tw_sq;
+		a->ctx[hd].evidence = m;
 		if (sh > 0 || sb > 0)
 			pe_share(st, g, hd, i == 0 ? INFINITY : sh);
 	}
@@ -287,6 +314,8 @@ void hs_paths_estimate(struct hotspot *h)
 	for (uint32_t i = 0; i < a->nctx; i++) { /* again from the start */
 		a->ctx[i].path_kind = OS_PATH_NONE;
 		a->ctx[i].path_est = 0;
+		a->ctx[i].path_var = 0;
+		a->ctx[i].evidence = 0;
 		a->ctx[i].class_seen = 0;
 		a->ctx[i].class_sites = 0;
 	}
