@@ -293,7 +293,7 @@ double os_share_var(double D, double Q, double q, double alpha)
 	if (q > 1)
 		q = 1;
 	vq = q * (1 - q) / ((alpha > 0 ? alpha : 0) + 1);
-	return q * (Q > 0 ? Q : D) + (D * D + (Q > 0 ? Q : D)) * vq;
+	return q * q * (Q > 0 ? Q : D) + (D * D + (Q > 0 ? Q : D)) * vq;
 }
 
 double os_attrib_top_se(const struct os_attrib *a, unsigned k, double *top)

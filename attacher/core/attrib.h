@@ -244,13 +244,13 @@ static inline double os_ctx_var(const struct os_ctx *x)
  * among light ones counts as about one, not as its weight. */
 double os_evidence_n(double n, double sum, double sum_sq);
 
-/* The variance of the share of D held samples (sum of the squares of
- * their time weights Q) given to a site of estimated share q, q the mean
- * of a Dirichlet of weight alpha (the evidence's samples plus the prior):
- * each held sample goes to the site with chance q (a thinned Poisson
- * stream: q Q), and q itself is uncertain (D^2 var q, var q = q (1 - q) /
- * (alpha + 1)). With no evidence (alpha the prior alone) the share is
- * nearly as wide as [0, 1]: the split is the allocation volume's guess. */
+/* The variance of the share q D of D held samples (sum of the squares of
+ * their time weights Q) given to a site, q the mean of a Dirichlet of
+ * weight alpha (the evidence's samples plus the prior), about the rate
+ * the run samples: D a Poisson count (q^2 Q), and q itself uncertain
+ * ((D^2 + Q) var q, var q = q (1 - q) / (alpha + 1)). With no evidence
+ * (alpha the prior alone) the share is nearly as wide as [0, 1]: the
+ * split is the allocation volume's guess. */
 double os_share_var(double D, double Q, double q, double alpha);
 
 /* The path word of the holder context of native heap samples outside any
