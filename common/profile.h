@@ -417,10 +417,16 @@ struct os_overhead {
 				   * not measured); NaN with -F */
 	double dropped_samples;   /* samples dropped in the kernel, in kernel_s at drop_ns;
 				   * NaN with -F */
+	double settled_by;        /* how the answer first settled: 1 the top shares'
+				   * errors narrow enough (OS_OVH_SETTLE_SE), 2 the top
+				   * objects' intervals apart (their ranking told apart);
+				   * NaN: never, or not steered */
+	double answer_apart;      /* at the end: 1 the top objects' 90% intervals were
+				   * apart, 0 some overlapped; NaN: not known */
 	uint32_t calibrated;      /* sample_ns measured on this machine (else a constant) */
 	uint32_t steered;         /* the budget steered the sampling (not -F) */
 };
-#define OS_OVERHEAD_NF 20 /* doubles of struct os_overhead, in order */
+#define OS_OVERHEAD_NF 22 /* doubles of struct os_overhead, in order */
 
 /* Names of the levels as reports show them ("L1", ... "remote RAM") and
  * as JSON keys ("l1", ... "remote_ram"). */

@@ -299,6 +299,14 @@ static void joverhead(struct json_writer *w, const struct os_profile *p)
 	jfinite(w, "settled_s", o->settled_s);
 	jfinite(w, "settled_share", o->settled_share);
 	jfinite(w, "answer_se_estimated", o->answer_se);
+	if (isfinite(o->settled_by))
+		jw_string(w, "settled_by", o->settled_by == 2 ? "intervals_apart" : "narrow");
+	else
+		jw_null(w, "settled_by");
+	if (isfinite(o->answer_apart))
+		jw_bool(w, "answer_intervals_apart", o->answer_apart != 0);
+	else
+		jw_null(w, "answer_intervals_apart");
 	jfinite(w, "settled_spent_pct_estimated", o->settled_spent_pct);
 	jw_end_object(w);
 }

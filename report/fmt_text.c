@@ -267,14 +267,19 @@ static void print_run(const struct os_profile *p, FILE *out)
 		fprintf(out, "\n");
 		if (o->steered && isfinite(o->settled_s))
 			fprintf(out, "# settled:     the top objects' shares settled after %.1f s "
-				"(standard error <= 0.01): the budget was then spent at a quarter, "
+				"(%s): the budget was then spent at a quarter, "
 				"%.0f%% of the time (spent %.2f%% there, estimated); standard error at "
-				"the end ~%.3f (estimated)\n",
-				o->settled_s, 100 * o->settled_share, o->settled_spent_pct, o->answer_se);
+				"the end ~%.3f (estimated)%s\n",
+				o->settled_s,
+				o->settled_by == 2 ? "their 90% intervals apart: the ranking told apart"
+						   : "standard error <= 0.01",
+				100 * o->settled_share, o->settled_spent_pct, o->answer_se,
+				o->answer_apart == 0 ? "; the top intervals overlapped at the end" : "");
 		else if (o->steered && isfinite(o->settled_share) && isfinite(o->answer_se))
 			fprintf(out, "# settled:     no: the top objects' shares had a standard error of "
-				"~%.3f at the end (estimated); the whole budget was spent\n",
-				o->answer_se);
+				"~%.3f at the end (estimated)%s; the whole budget was spent\n",
+				o->answer_se,
+				o->answer_apart == 0 ? " and their 90% intervals overlapped" : "");
 	}
 }
 

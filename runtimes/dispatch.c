@@ -353,6 +353,15 @@ static void dp_notes(struct os_runtime *rt, struct os_profile *p)
 			d->rts[i]->ops->notes(d->rts[i], p);
 }
 
+static void dp_estimate(struct os_runtime *rt)
+{
+	struct dispatch *d = dp_of(rt);
+
+	for (size_t i = 0; i < d->n; i++)
+		if (d->rts[i]->ops->estimate)
+			d->rts[i]->ops->estimate(d->rts[i]);
+}
+
 static void dp_destroy(struct os_runtime *rt)
 {
 	struct dispatch *d = dp_of(rt);
@@ -389,6 +398,7 @@ static const struct os_runtime_ops dispatch_ops = {
 	.native_type = dp_native_type,
 	.thread_kind = dp_thread_kind,
 	.notes = dp_notes,
+	.estimate = dp_estimate,
 	.destroy = dp_destroy,
 };
 

@@ -296,21 +296,39 @@ double os_share_var(double D, double Q, double q, double alpha)
 	return q * q * (Q > 0 ? Q : D) + (D * D + (Q > 0 ? Q : D)) * vq;
 }
 
-double os_attrib_top_se(const struct os_attrib *a, unsigned k, double *top)
+/* A context's figure: Horvitz-Thompson, or with estimated paths its
+ * samples plus (or less) its estimated part (the profile's samples_est). */
+static double ctx_figure(const struct os_ctx *x)
 {
-	double best[16] = { 0 }, se = 0, w = a->tw_attributed, q = a->tw_sq_attributed;
-	uint32_t at[16];
+	double d = x->path_kind == OS_PATH_NONE ? x->est_samples : x->tsamples + x->path_est;
+
+	return d > 0 ? d : 0;
+}
+
+double os_attrib_top_settle(const struct os_attrib *a, unsigned k, unsigned apart_k,
+			    double *top, bool *apart)
+{
+	double best[17] = { 0 }, se = 0, w = 0, q = 0;
+	uint32_t at[17];
 	unsigned n = 0;
 
 	if (top)
 		*top = NAN;
-	if (!(w > 0) || !(q > 0))
-		return NAN;
+	if (apart)
+		*apart = false;
 	if (k > 16)
 		k = 16;
-	/* the k largest est_samples, by insertion (k is small) */
+	if (apart_k + 1 > k)
+		k = apart_k + 1 > 16 ? 16 : apart_k + 1;
 	for (uint32_t i = 0; i < a->nctx; i++) {
-		double v = a->ctx[i].est_samples;
+		w += ctx_figure(&a->ctx[i]);
+		q += os_ctx_var(&a->ctx[i]);
+	}
+	if (!(w > 0) || !(q > 0))
+		return NAN;
+	/* the k largest figures, by insertion (k is small) */
+	for (uint32_t i = 0; i < a->nctx; i++) {
+		double v = ctx_figure(&a->ctx[i]);
 		unsigned j;
 
 		if (!(v > 0) || (n == k && v <= best[k - 1]))
@@ -326,13 +344,32 @@ double os_attrib_top_se(const struct os_attrib *a, unsigned k, double *top)
 	for (unsigned j = 0; j < n; j++) {
 		double p = best[j] / w, var;
 
-		var = (a->ctx[at[j]].tw_sq * (1 - 2 * p) + p * p * q) / (w * w);
+		var = (os_ctx_var(&a->ctx[at[j]]) * (1 - 2 * p) + p * p * q) / (w * w);
 		if (var > se * se)
 			se = sqrt(var);
+	}
+	if (apart && n >= 2) {
+		*apart = true;
+		for (unsigned j = 0; j < apart_k && j + 1 < n; j++)
+			if (best[j] - OS_Z90 * sqrt(os_ctx_var(&a->ctx[at[j]])) <=
+			    best[j + 1] + OS_Z90 * sqrt(os_ctx_var(&a->ctx[at[j + 1]])))
+				*apart = false;
 	}
 	if (top)
 		*top = n ? best[0] / w : NAN;
 	return se;
+}
+
+double os_attrib_top_se(const struct os_attrib *a, unsigned k, double *top)
+{
+	return os_attrib_top_settle(a, k, 0, top, NULL);
+}
+
+void os_attrib_estimate(struct os_attrib *a)
+{
+	if (a->rt && a->rt->ops->estimate)
+		a->rt->ops->estimate(a->rt);
+	os_small_estimate(a);
 }
 
 void os_attrib_sample(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64_t sp,

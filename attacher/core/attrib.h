@@ -220,15 +220,20 @@ static inline double os_attrib_tw(const struct os_attrib *a)
 void os_attrib_time_normalize(struct os_attrib *a);
 
 /* How settled the answer is: the largest standard error of a share among
- * the k contexts with the most time-weighted samples, each share the
- * context's tsamples over tw_attributed, a ratio of sums of weights
- * (linearised: var = (Q_i (1 - 2 p_i) + p_i^2 Q) / W^2, Q the sums of
- * squared weights), so stretches sampled less (time weights above 1)
- * count as the fewer samples they are. The samples' own variance: the
- * objects' weights (Horvitz-Thompson, hybrid Java objects) and the
- * estimated paths' split of a class's samples add theirs, not counted
- * here. *top: the largest share (may be NULL). NaN before any sample was
- * attributed. */
+ * the k contexts with the largest figures (os_ctx_var's figure: the
+ * estimates, with estimated paths where the estimators ran), each share
+ * the context's figure over their sum, a ratio of sums (linearised: var =
+ * (V_i (1 - 2 p_i) + p_i^2 V) / W^2, V the variances, os_ctx_var): so
+ * stretches sampled less (time weights above 1), objects seen with a
+ * small chance (Horvitz-Thompson weights) and splits of a class's samples
+ * that little evidence supports count as the fewer samples they are.
+ * With samples of weight 1 it is p (1 - p) / n. *top: the largest share
+ * (may be NULL). *apart (may be NULL): the 90% intervals of the first
+ * apart_k + 1 figures do not overlap, each with the next (the ranking of
+ * the top apart_k is told apart). NaN before any sample was attributed. */
+double os_attrib_top_settle(const struct os_attrib *a, unsigned k, unsigned apart_k,
+			    double *top, bool *apart);
+/* The same without the ranking's check. */
 double os_attrib_top_se(const struct os_attrib *a, unsigned k, double *top);
 
 /* The variance of a context's figure (os_ctx_var: est_samples, or
@@ -252,6 +257,14 @@ double os_evidence_n(double n, double sum, double sum_sq);
  * (alpha the prior alone) the share is nearly as wide as [0, 1]: the
  * split is the allocation volume's guess. */
 double os_share_var(double D, double Q, double q, double alpha);
+
+/* A 90% interval: +- OS_Z90 standard errors (normal approximation). */
+#define OS_Z90 1.6448536269514722
+
+/* Runs the estimators of allocation paths (the runtimes' estimate op, then
+ * os_small_estimate): while recording, so that the settled rule sees the
+ * figures and variances the profile will have. Idempotent. */
+void os_attrib_estimate(struct os_attrib *a);
 
 /* The path word of the holder context of native heap samples outside any
  * tracked block (blocks below --min-size not sampled): user addresses
