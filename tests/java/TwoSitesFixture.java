@@ -3,17 +3,16 @@
  * objects not seen at allocation").
  *
  * Cell (a 48-byte object: header and four longs) is allocated at two
- * sites, one after the other in the same loop (renew): equal allocation
- * volume. Each round reads cells of the hot pool 400,000 times and cells of
+ * sites (newHot, newCold), called one after the other in the same loop:
+ * equal allocation volume. Each round reads cells of the hot pool 400,000 times and cells of
  * the cold pool 100,000 times, at random, on different source lines
  * (readHot, readCold): the hot site's objects take four fifths of the
  * reads. Cells are far below any TLAB, so in hybrid mode most are not seen
  * at allocation and their samples are estimated.
  *
  * Usage: java TwoSitesFixture SECONDS
- * Prints "ok N" (N: rounds run are not printed; the output does not depend
- * on timing) when every cell still holds what was written into it,
- * "CORRUPT ..." otherwise.
+ * Prints "ok 65536" when every cell still holds what was written into it
+ * (the output does not depend on timing), "CORRUPT ..." otherwise.
  */
 public class TwoSitesFixture {
 	static final int POOL = 1 << 16;  /* cells per site: 3 MiB each */
@@ -57,6 +56,14 @@ public class TwoSitesFixture {
 		return sum;
 	}
 
+	static Cell newHot(long s) {
+		return new Cell(s);
+	}
+
+	static Cell newCold(long s) {
+		return new Cell(s);
+	}
+
 	static boolean ok(Cell c) {
 		return c.b == c.a * 3 && c.c == c.a * 5 && c.d == c.a * 7;
 	}
@@ -66,14 +73,14 @@ public class TwoSitesFixture {
 		long x = 88172645463325252L, sum = 0;
 
 		for (int i = 0; i < POOL; i++) {
-			hot[i] = new Cell(i);
-			cold[i] = new Cell(i + POOL);
+			hot[i] = newHot(i);
+			cold[i] = newCold(i + POOL);
 		}
 		for (long round = 0; System.nanoTime() < end; round++) {
 			for (int k = 0; k < RENEW; k++) {
 				int i = (int) ((round * RENEW + k) & (POOL - 1));
-				hot[i] = new Cell(round + k);
-				cold[i] = new Cell(round - k);
+				hot[i] = newHot(round + k);
+				cold[i] = newCold(round - k);
 			}
 			sum += readHot(x + round, HOT_READS);
 			sum += readCold(x - round, COLD_READS);
