@@ -353,13 +353,16 @@ static void dp_notes(struct os_runtime *rt, struct os_profile *p)
 			d->rts[i]->ops->notes(d->rts[i], p);
 }
 
-static void dp_estimate(struct os_runtime *rt)
+static uint64_t dp_estimate(struct os_runtime *rt, uint64_t now)
 {
 	struct dispatch *d = dp_of(rt);
+	uint64_t focus = 0, k;
 
 	for (size_t i = 0; i < d->n; i++)
-		if (d->rts[i]->ops->estimate)
-			d->rts[i]->ops->estimate(d->rts[i]);
+		if (d->rts[i]->ops->estimate && (k = d->rts[i]->ops->estimate(d->rts[i], now)) &&
+		    !focus)
+			focus = k;
+	return focus;
 }
 
 static void dp_destroy(struct os_runtime *rt)

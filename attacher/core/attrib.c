@@ -365,11 +365,12 @@ double os_attrib_top_se(const struct os_attrib *a, unsigned k, double *top)
 	return os_attrib_top_settle(a, k, 0, top, NULL);
 }
 
-void os_attrib_estimate(struct os_attrib *a)
+uint64_t os_attrib_estimate(struct os_attrib *a, uint64_t now)
 {
-	if (a->rt && a->rt->ops->estimate)
-		a->rt->ops->estimate(a->rt);
+	uint64_t focus = a->rt && a->rt->ops->estimate ? a->rt->ops->estimate(a->rt, now) : 0;
+
 	os_small_estimate(a);
+	return focus;
 }
 
 void os_attrib_sample(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64_t sp,

@@ -262,9 +262,11 @@ double os_share_var(double D, double Q, double q, double alpha);
 #define OS_Z90 1.6448536269514722
 
 /* Runs the estimators of allocation paths (the runtimes' estimate op, then
- * os_small_estimate): while recording, so that the settled rule sees the
- * figures and variances the profile will have. Idempotent. */
-void os_attrib_estimate(struct os_attrib *a);
+ * os_small_estimate) at time now (os_now_ns): while recording, so that the
+ * settled rule sees the figures and variances the profile will have.
+ * Returns the class word a runtime asks to focus on (common/shm.h
+ * hs_focus_klass), 0: none. */
+uint64_t os_attrib_estimate(struct os_attrib *a, uint64_t now);
 
 /* The path word of the holder context of native heap samples outside any
  * tracked block (blocks below --min-size not sampled): user addresses

@@ -210,7 +210,13 @@ static double answer_need(struct os_collector *c, uint64_t now)
 	enum os_settled how;
 
 	if (o->settle && now >= o->estimated_at + OS_OVH_ESTIMATE_NS) {
-		os_attrib_estimate(&c->attrib); /* the figures and variances of the profile */
+		/* the figures and variances of the profile; and where the top
+		 * answer lacks evidence, the class to expose more (a focus) */
+		uint64_t focus = os_attrib_estimate(&c->attrib, now);
+
+		if (c->shm.hdr)
+			atomic_store_explicit(&c->shm.hdr->hs_focus_klass, focus,
+					      memory_order_relaxed);
 		o->estimated_at = now;
 	}
 	o->answer_se = os_attrib_top_settle(&c->attrib, OS_OVH_SETTLE_K, OS_OVH_APART_K, NULL,
@@ -367,6 +373,9 @@ void os_overhead_profile(struct os_collector *c, struct os_profile *p)
 		f->answer_se = os_attrib_top_settle(&c->attrib, OS_OVH_SETTLE_K, OS_OVH_APART_K,
 						    NULL, &apart);
 		f->answer_apart = isnan(f->answer_se) ? NAN : apart;
+		/* the profile is built: a focus ends (the target runs on as it was) */
+		if (c->shm.hdr)
+			atomic_store_explicit(&c->shm.hdr->hs_focus_klass, 0, memory_order_relaxed);
 	}
 	f->settled_by = o->settle && o->settled_at ? (double)o->settled_by : NAN;
 	f->settled_spent_pct = o->settle && o->settled_cpu_ns > 0

@@ -37,10 +37,22 @@
  * evidence (m = 0) the split is the allocation volume's and its interval
  * nearly [0, 1] of the held samples: os_ctx.evidence says so. */
 #include "runtimes/hotspot/hotspot_int.h"
+#include <inttypes.h>
 #include <math.h>
+#include "common/clock.h"
 
 #define HS_ACC_MIN 0.05 /* smaller shares of an access path: context level only */
 #define HS_PRIOR 2.0    /* the allocation shares weigh as much as this many samples */
+/* Focus (hs_focus_pick, docs/JAVA.md "Focus"): a class whose split has
+ * less evidence than HS_FOCUS_START samples, mostly estimated, with at
+ * least HS_FOCUS_HOT of the Java samples (the top answer, not any class
+ * of a program of many: smaller TLABs cost every allocation's refills),
+ * is focused until its evidence reaches HS_FOCUS_DONE or HS_FOCUS_MAX_NS
+ * have passed; no focus begins after 4 x HS_FOCUS_MAX_NS. */
+#define HS_FOCUS_START 20.0
+#define HS_FOCUS_DONE 60.0
+#define HS_FOCUS_HOT 0.3
+#define HS_FOCUS_MAX_NS 30000000000ULL
 
 struct pe_grp {
 	uint32_t asid;
@@ -59,6 +71,9 @@ struct pe_state {
 	uint32_t *acc_next;   /* per access entry: next of its context + 1 */
 	double *q, *h_a, *dist;
 	double alpha;         /* the class's evidence plus HS_PRIOR (os_share_var) */
+	uint64_t cand_k;      /* the class a focus would help most (hs_focus_pick) */
+	uint32_t cand_asid;
+	double cand_fig;
 	bool changed;
 };
 
@@ -225,6 +240,32 @@ static void pe_share(struct pe_state *st, const struct pe_grp *g, uint32_t hd, d
 	}
 }
 
+/* Whether class g (evidence m, held samples held) is where a focus would
+ * help: a hybrid JVM whose TLABs are larger than OS_HS_FOCUS_TLAB, sites
+ * that cannot be told apart for want of evidence, most samples estimated,
+ * a hot class. The hottest such class is the candidate. */
+static void pe_focus_candidate(struct pe_state *st, const struct pe_grp *g,
+			       const struct hs_jvm *j, double m, double held)
+{
+	const struct os_attrib *a = st->a;
+	double exact = 0, fig;
+
+	if (g->klass == st->h->focus.klass && g->asid == st->h->focus.asid)
+		st->h->focus.ev = m;
+	if (!j || !j->have_info || j->info.mode != OS_JVM_MODE_HYBRID ||
+	    !(j->info.flags & OS_JVM_F_TLAB_DITHER) || j->info.tlab_bytes <= OS_HS_FOCUS_TLAB ||
+	    g->nsites < 2 || m >= HS_FOCUS_START)
+		return;
+	for (uint32_t k = 0; k < g->nsites; k++)
+		exact += a->ctx[st->sites[g->off + k]].tsamples;
+	fig = exact + held;
+	if (held <= exact || fig < HS_FOCUS_HOT * a->tw_java_attributed || fig <= st->cand_fig)
+		return;
+	st->cand_fig = fig;
+	st->cand_k = g->klass & OS_HS_WORD_MASK;
+	st->cand_asid = g->asid;
+}
+
 /* One class: the shares q of its sites, then its held samples shared. */
 static void pe_class(struct pe_state *st, const struct pe_grp *g)
 {
@@ -269,6 +310,7 @@ static void pe_class(struct pe_state *st, const struct pe_grp *g)
 	m = sh > 0 ? os_evidence_n(m, ev, ev_sq) : 0;
 	r = m / (m + HS_PRIOR);
 	st->alpha = m + HS_PRIOR;
+	pe_focus_candidate(st, g, j, m, held);
 	for (uint32_t k = 0; k < g->nsites; k++) {
 		const struct os_ctx *x = &a->ctx[S[k]];
 
@@ -321,6 +363,7 @@ void hs_paths_estimate(struct hotspot *h)
 	}
 	for (uint32_t i = 0; i < a->nacc; i++)
 		a->acc[i].path_est = 0;
+	h->focus_cand = 0;
 	for (uint32_t i = 0; i < h->njvms; i++) {
 		h->jvms[i]->pe_held = h->jvms[i]->pe_shared = 0;
 		h->jvms[i]->pe_classes = h->jvms[i]->pe_classes_shared = 0;
@@ -345,6 +388,8 @@ void hs_paths_estimate(struct hotspot *h)
 	/* new access entries go past the lists built above: not held ones */
 	for (uint32_t gi = 0; gi < st.ng; gi++)
 		pe_class(&st, &st.g[gi]);
+	h->focus_cand = st.cand_k;
+	h->focus_cand_asid = st.cand_asid;
 	if (!st.changed)
 		goto out;
 	/* each sample counts once: the profile's estimates are the figures' sum */
@@ -364,4 +409,51 @@ out:
 	free(st.q);
 	free(st.h_a);
 	free(st.dist);
+}
+
+uint64_t hs_focus_pick(struct hotspot *h, uint64_t now)
+{
+	struct hs_focus *f = &h->focus;
+
+	if (!f->start)
+		f->start = now;
+	if (f->klass && (f->ev >= HS_FOCUS_DONE || now - f->since >= HS_FOCUS_MAX_NS)) {
+		f->ns += now - f->since;
+		f->klass = 0;
+	}
+	if (!f->klass && h->focus_cand && now - f->start < 4 * HS_FOCUS_MAX_NS) {
+		f->klass = h->focus_cand;
+		f->asid = h->focus_cand_asid;
+		f->since = now;
+		f->ev0 = f->ev = 0;
+		if (!f->times++) {
+			f->first = now;
+			f->first_klass = f->klass;
+			f->first_asid = f->asid;
+		}
+	}
+	return f->klass;
+}
+
+void hs_focus_note(struct hotspot *h, struct os_profile *p)
+{
+	struct hs_focus *f = &h->focus;
+	struct hs_jvm *j = hs_jvm_find(h, f->first_asid);
+	const char *name = j ? hs_klass_name(h, j, f->first_klass) : NULL;
+	uint64_t ns = f->ns + (f->klass ? os_now_ns() - f->since : 0);
+	char note[512];
+
+	if (!f->times)
+		return;
+	snprintf(note, sizeof(note),
+		 "focus: the sites of %s could not be told apart (its samples mostly estimated, "
+		 "little evidence): hybrid TLABs of %u bytes instead of %" PRIu64 " for %.1f s "
+		 "from %.1f s (%" PRIu32 " time%s), and its objects not thinned, so that more "
+		 "were seen at allocation: %" PRIu64 " of %" PRIu64 " objects seen at TLAB "
+		 "refills came from focused TLABs (their cost is in the hooks' time); evidence "
+		 "at the end %.1f samples",
+		 name ? name : "a class", OS_HS_FOCUS_TLAB, j ? j->info.tlab_bytes : 0,
+		 (double)ns / 1e9, (double)(f->first - f->start) / 1e9, f->times,
+		 f->times == 1 ? "" : "s", f->seen, f->seen_all, f->ev);
+	os_profile_add_note(p, note);
 }

@@ -274,12 +274,11 @@ static void zero_detached(struct os_runtime *rt, uint32_t pid, const struct os_r
 		h->ops->detached(h, pid, plan, note, len);
 }
 
-static void zero_estimate_op(struct os_runtime *rt)
+static uint64_t zero_estimate_op(struct os_runtime *rt, uint64_t now)
 {
 	struct zero *z = zero_of(rt);
 
-	if (z->hs->ops->estimate)
-		z->hs->ops->estimate(z->hs);
+	return z->hs->ops->estimate ? z->hs->ops->estimate(z->hs, now) : 0;
 }
 
 static void zero_notes_op(struct os_runtime *rt, struct os_profile *p)

@@ -1320,9 +1320,11 @@ Test(e2e_java, estimated_paths_match_exact_mode, .timeout = 900)
  * - where they overlap and the sites are neighbours, the row says so
  *   (interval.overlaps_next), and a split with no evidence says it rests
  *   on allocation volume (path.split_by_volume).
+ * While recording, the collector focuses on the cells (smaller TLABs, no
+ * thinning: more of them seen at allocation); the report's note says so.
  * The issue's stricter target (hot first, within 0.1 of 0.8, intervals
- * apart at the defaults) needs the evidence a focus would gather: logged,
- * not asserted. */
+ * apart at the defaults in 20 s) is logged, not asserted: the evidence a
+ * 20 s run gathers (5-15 samples) leaves a share's error near 0.1. */
 struct site_fig {
 	double est, var, evidence;
 	long rank;
@@ -1385,8 +1387,17 @@ Test(e2e_java, two_sites_intervals_never_a_confident_wrong_answer, .timeout = 60
 		e2e_diag("TwoSitesFixture %d s: hot %.1f (se %.1f), cold %.1f (se %.1f), evidence "
 			 "%.1f", secs, hot.est, sqrt(hot.var), cold.est, sqrt(cold.var),
 			 hot.evidence);
-		if (hot.est + cold.est >= 400)
+		apart = hot.est - z * sqrt(hot.var) > cold.est + z * sqrt(cold.var) ||
+			cold.est - z * sqrt(cold.var) > hot.est + z * sqrt(hot.var);
+		if (hot.est + cold.est >= 400 && apart)
 			break;
+	}
+	/* the focus: the hot class's sites had no evidence at the start */
+	{
+		const char *note = e2e_note(report, "focus: the sites of TwoSitesFixture$Cell");
+
+		e2e_diag("%s", note ? note : "no focus note");
+		cr_expect_not_null(note, "no focus on the cells' sites");
 	}
 	cr_assert(hot.found && cold.found, "the two sites are not both in the report");
 	h = hot.est;

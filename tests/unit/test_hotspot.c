@@ -127,6 +127,17 @@ Test(hotspot, weights_with_random_tlab_sizes)
 	info.flags = OS_JVM_F_TLAB_DITHER;
 	info.mode = OS_JVM_MODE_EXACT;
 	cr_expect_eq(os_hs_weight_jvm(&info, 20480, 4096), OS_W_ONE);
+	/* a focus (OS_HS_FOCUS_BIT: the TLAB that ended was drawn around
+	 * OS_HS_FOCUS_TLAB): weighed by that size, with or without thinning;
+	 * never above T (a JVM whose T is smaller keeps its own) */
+	info.mode = OS_JVM_MODE_HYBRID;
+	cr_expect_eq(os_hs_weight_jvm(&info, 5000 | OS_HS_FOCUS_BIT, 64),
+		     OS_HS_FOCUS_TLAB / 64 * OS_W_ONE);
+	cr_expect_eq(os_hs_weight_jvm(&info, 5000 | OS_HS_FOCUS_BIT | OS_HS_THIN_BIT, 64),
+		     OS_HS_FOCUS_TLAB / 64 * OS_HS_SMALL_THIN * OS_W_ONE);
+	cr_expect_eq(os_hs_weight_jvm(&info, 0 | OS_HS_FOCUS_BIT, 64), OS_W_ONE, "outside TLABs");
+	info.tlab_bytes = 2048;
+	cr_expect_eq(os_hs_weight_jvm(&info, 5000 | OS_HS_FOCUS_BIT, 64), 32 * OS_W_ONE);
 }
 
 /* The next TLAB's free size (hs_tlab.h): uniform over [T/2, 3T/2) words,
