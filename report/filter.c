@@ -305,6 +305,9 @@ int report_filter_apply(struct os_profile *p, const struct report_filter *f, cha
 		else
 			keep[i] = true;
 		c->samples_est = scale_est(c->samples_est, csam[i], c->samples);
+		/* a kept share of the samples: a thinned stream, var times the
+		 * share (at least the share squared of the split's own part) */
+		c->samples_var = scale_est(c->samples_var, csam[i], c->samples);
 		c->samples = csam[i];
 		if (c->pe.kind != OS_PATH_NONE)
 			c->pe.path_est = c->samples_est - (double)c->samples;
