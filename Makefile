@@ -63,7 +63,7 @@ help:
 	@echo "make demo       install missing Debian packages, build, profile the bundled demo"
 	@echo "make test       install missing Debian packages, build, run unit + end-to-end tests"
 	@echo "make bench      run the benchmarks (results: docs/BENCHMARKS.md)"
-	@echo "make fuzz       fuzz the profile, perf map and maps parsers for FUZZ_SECONDS in all"
+	@echo "make fuzz       fuzz the profile reader, the reports, perf map and maps parsers for FUZZ_SECONDS in all"
 	@echo "                (default 20), replay findings"
 	@echo "make asan       build tools + tests with ASan/UBSan in build-asan/, run unit + e2e there"
 	@echo "make install    install bin/objscope and lib/objscope/libobjscope.so under"
@@ -202,7 +202,9 @@ test: deps
 
 # ---- robustness (issue 7): fuzzing, sanitizers, quick benchmarks ----------
 # `make fuzz`: libFuzzer (clang) over the parsers of untrusted input, for
-# FUZZ_SECONDS in all: the profile reader (os_profile_read_mem) half of it,
+# FUZZ_SECONDS in all: the profile reader (os_profile_read_mem) a quarter of
+# it, every report command and format over the profiles it reads
+# (tests/fuzz/fuzz_report.c, findings report-*) a quarter,
 # the perf map reader (written by the profiled JVM: symbolizer/perfmap.c),
 # the /proc/PID/maps parser (paths chosen by the target: common/procmaps.c)
 # and the check of a JVM's attach reply (runtimes/hotspot/jattach.c) a sixth each.
@@ -220,7 +222,23 @@ FUZZ_PM_SRC  := tests/fuzz/fuzz_perfmap.c symbolizer/perfmap.c common/safefs.c
 FUZZ_MAPS_SRC := tests/fuzz/fuzz_maps.c common/procmaps.c
 FUZZ_JA_SRC  := tests/fuzz/fuzz_jattach.c runtimes/hotspot/jattach.c common/safefs.c
 FUZZ_SMALL   := $(BUILD)/fuzz/fuzz_perfmap $(BUILD)/fuzz/fuzz_maps $(BUILD)/fuzz/fuzz_jattach
-$(FUZZ_BIN): $(FUZZ_SRC) common/profile.h common/safefs.h $(DEPS_STAMP)
+# The report fuzzer runs `objscope report` itself: the tool's sources built
+# with clang and the sanitizers into an archive of their own.
+FUZZ_TOOL_OBJ := $(patsubst $(BUILD)/obj/%,$(BUILD)/fuzz/obj/%,$(TOOL_OBJ))
+FUZZ_TOOL_LIB := $(BUILD)/fuzz/libobjscope-tool.a
+$(BUILD)/fuzz/obj/%.o: %.c $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  FUZZCC  $<")
+	$(Q)$(FUZZ_CC) $(subst -fsanitize=fuzzer,-fsanitize=fuzzer-no-link,$(FUZZ_FLAGS)) \
+		-I$(GEN) -MMD -MP -c $< -o $@
+$(patsubst %.c,$(BUILD)/fuzz/obj/%.o,report/fmt_pprof.c): $(PPROF_PB).h
+$(FUZZ_TOOL_LIB): $(FUZZ_TOOL_OBJ)
+	$(Q)rm -f $@ && ar rcs $@ $^
+$(BUILD)/fuzz/fuzz_report: tests/fuzz/fuzz_report.c tests/fuzz/fuzz_repair.h $(FUZZ_TOOL_LIB)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  FUZZCC  $@")
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -DOS_FUZZ_ENTRY -o $@ $< $(FUZZ_TOOL_LIB) $(TOOL_LIBS)
+$(FUZZ_BIN): $(FUZZ_SRC) common/profile.h common/safefs.h tests/fuzz/fuzz_repair.h $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  FUZZCC  $@")
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(FUZZ_SRC) -lz
@@ -238,7 +256,8 @@ $(BUILD)/fuzz/fuzz_jattach: $(FUZZ_JA_SRC) runtimes/hotspot/jattach.h common/saf
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -DOS_FUZZ_ENTRY -o $@ $(FUZZ_JA_SRC)
 
 $(BUILD)/test_fuzz_regress: $(call obj,tests/fuzz/regress.c tests/fuzz/fuzz_profile.c \
-		tests/fuzz/fuzz_perfmap.c tests/fuzz/fuzz_maps.c tests/fuzz/fuzz_jattach.c) $(TOOL_LIB)
+		tests/fuzz/fuzz_perfmap.c tests/fuzz/fuzz_maps.c tests/fuzz/fuzz_jattach.c \
+		tests/fuzz/fuzz_report.c) $(TOOL_LIB)
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(TOOL_LIBS) -lcriterion
 
 fuzz-regress: $(BUILD)/test_fuzz_regress
@@ -256,10 +275,12 @@ define fuzz_run
 		"fix the parser; build/test_fuzz_regress replays it from now on" >&2; exit 1; fi
 endef
 FUZZ_HALF    = $(shell n=$$(( $(FUZZ_SECONDS) / 2 )); echo $$(( n > 0 ? n : 1 )))
+FUZZ_QUARTER = $(shell n=$$(( $(FUZZ_SECONDS) / 4 )); echo $$(( n > 0 ? n : 1 )))
 FUZZ_SIXTH   = $(shell n=$$(( $(FUZZ_SECONDS) / 6 )); echo $$(( n > 0 ? n : 1 )))
 
-fuzz: $(FUZZ_BIN) $(FUZZ_SMALL) fuzz-regress
-	$(call fuzz_run,$(FUZZ_HALF),profile,tests/fuzz/corpus,)
+fuzz: $(FUZZ_BIN) $(FUZZ_SMALL) $(BUILD)/fuzz/fuzz_report fuzz-regress
+	$(call fuzz_run,$(FUZZ_QUARTER),profile,tests/fuzz/corpus,)
+	$(call fuzz_run,$(FUZZ_QUARTER),report,tests/fuzz/corpus,report-)
 	$(call fuzz_run,$(FUZZ_SIXTH),perfmap,tests/fuzz/corpus_perfmap,perfmap-)
 	$(call fuzz_run,$(FUZZ_SIXTH),maps,tests/fuzz/corpus_maps,maps-)
 	$(call fuzz_run,$(FUZZ_SIXTH),jattach,tests/fuzz/corpus_jattach,jattach-)
@@ -313,4 +334,4 @@ uninstall:
 clean:
 	rm -rf $(BUILD)
 
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/fuzz/obj -name '*.d' 2>/dev/null)

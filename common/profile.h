@@ -29,6 +29,13 @@
 #define OS_PROFILE_VERSION 2 /* 2: SLICES section; version 1 files still read */
 #define OS_PROFILE_VERSION_MIN 1
 #define OS_NONE UINT32_MAX /* "no string / no stack" */
+/* Time buckets of SLICES a reader accepts (a collector writes at most
+ * 1000): what a report derives from them stays small. */
+#define OS_PROFILE_BUCKETS_MAX (1u << 20)
+/* Figures a reader accepts in a double (estimates, lifetimes, reuse, costs,
+ * the duration): at most 2^53 in size (exact integers; a sum over a merge
+ * of up to 2^10 profiles still fits an int64). */
+#define OS_PROFILE_FIGURE_MAX 0x1p53
 
 /* Section types of the file (docs/PROFILE-FORMAT.md). Readers skip types
  * they do not know. */
