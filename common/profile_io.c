@@ -212,7 +212,7 @@ static void serialize(const struct os_profile *p, struct wbuf *b)
 
 	put(b, OS_PROFILE_MAGIC, 8);
 	put_u32(b, OS_PROFILE_VERSION);
-	put_u32(b, 0);
+	put_u32(b, p->unfinished ? OS_PROFILE_F_UNFINISHED : 0);
 	put_u64(b, 0); /* file size, patched below */
 
 	off = sec_begin(b, OS_SEC_STRINGS);
@@ -557,6 +557,12 @@ int os_profile_check_output(const char *path, char *err, size_t errlen)
 
 int os_profile_write(const struct os_profile *p, const char *path, char *err, size_t errlen)
 {
+	return os_profile_write_keep(p, path, true, err, errlen);
+}
+
+int os_profile_write_keep(const struct os_profile *p, const char *path, bool keep_old, char *err,
+			  size_t errlen)
+{
 	struct os_outfile o;
 	struct wbuf b = { 0 };
 	int ret;
@@ -578,7 +584,7 @@ int os_profile_write(const struct os_profile *p, const char *path, char *err, si
 		os_out_abort(&o);
 		goto out;
 	}
-	ret = os_out_commit(&o, true, err, errlen);
+	ret = os_out_commit(&o, keep_old, err, errlen);
 	if (!ret && o.old_errno && err && errlen) /* written; only FILE.old is missing */
 		set_err(err, errlen, path, "the previous profile could not be kept as %s.old: %s",
 			path, strerror(o.old_errno));
@@ -1651,6 +1657,8 @@ static int parse(const uint8_t *buf, size_t len, const char *name, struct os_pro
 		ret = -ENOMEM;
 		goto nomem;
 	}
+	/* flags unknown to this reader are ignored (they add, never change) */
+	p->unfinished = (le32(buf + 12) & OS_PROFILE_F_UNFINISHED) != 0;
 	for (i = 0; i < sizeof(readers) / sizeof(readers[0]); i++) {
 		const struct span *s = &spans[readers[i].type];
 		struct cur c = { buf + s->off, s->len, 0, false };

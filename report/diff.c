@@ -189,7 +189,9 @@ static void text_side(const char *label, const char *name, const struct os_profi
 		report_put_text(ev, out);
 		fprintf(out, ", period %" PRIu64 ")", m->period);
 	}
-	fprintf(out, ", %" PRIu64 " samples attributed\n", p->c.samples_attributed);
+	fprintf(out, ", %" PRIu64 " samples attributed%s\n", p->c.samples_attributed,
+		p->unfinished ? " (UNFINISHED: a checkpoint, the run's last seconds are missing)"
+			      : "");
 }
 
 static void text_path(const struct os_profile *m, const struct os_context *c, FILE *out)

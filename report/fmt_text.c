@@ -230,6 +230,10 @@ static void print_header(const struct os_profile *p, bool verbose, FILE *out)
 	uint32_t i;
 
 	fprintf(out, "# objscope report\n");
+	if (p->unfinished)
+		fprintf(out, "# UNFINISHED:  a checkpoint written while recording: objscope ended "
+			     "before its final profile (killed?); the run's last seconds are "
+			     "missing\n");
 	fprintf(out, "# command:     ");
 	for (i = 0; i < m->argc; i++)
 		print_arg(report_str(p, m->argv[i]), i ? " " : "", out);

@@ -264,6 +264,7 @@ static int load(char **files, int nfiles, bool no_lines, struct os_profile **out
 		if (no_lines)
 			strip_lines(p);
 		ret = os_profile_merge(all, p);
+		all->unfinished |= p->unfinished; /* said by the report's header */
 		os_profile_free(p);
 		if (ret) {
 			os_err("%s: cannot merge profile: %s", files[i], strerror(-ret));

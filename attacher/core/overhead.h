@@ -55,6 +55,11 @@
 struct os_collector;
 struct os_profile;
 
+/* A checkpoint's child reaped after ns of CPU (checkpoint.h): objscope's
+ * cost (collector_cpu_s, fixed costs), taken out of RUSAGE_CHILDREN's
+ * reading of a reaped command (the target's). */
+void os_overhead_checkpoint(struct os_collector *c, uint64_t ns);
+
 /* Whether the answer is settled at a decision: se, the largest standard
  * error of a top share (os_attrib_top_se, NaN: none), is at most
  * OS_OVH_SETTLE_SE, or OS_OVH_UNSETTLE_SE when the last decision was
@@ -75,6 +80,8 @@ struct os_overhead_state {
 	pid_t root;               /* the target's first process */
 	uint64_t self0, target0;  /* the clocks when the sampling opened */
 	uint64_t children0;       /* objscope's reaped children's CPU then */
+	uint64_t ckpt_ns;         /* of those reaped since: checkpoints' (checkpoint.h),
+				   * objscope's own CPU, not the target's */
 	uint64_t next_read;       /* -F: the next readings */
 	struct os_ovh_proc *procs;
 	size_t nprocs, capprocs;
