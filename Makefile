@@ -66,7 +66,7 @@ help:
 	@echo "                untrusted-input suites under ASan/UBSan, sampling suites plain, fuzzing)"
 	@echo "make test-all   the long form: unit + end-to-end + fuzz, then all again under ASan/UBSan"
 	@echo "make bench      run the benchmarks (results: docs/BENCHMARKS.md)"
-	@echo "make fuzz       fuzz the profile, perf map and maps parsers for FUZZ_SECONDS in all"
+	@echo "make fuzz       fuzz the profile reader, the reports, perf map and maps parsers for FUZZ_SECONDS in all"
 	@echo "                (default 20), replay findings"
 	@echo "make asan       build tools + tests with ASan/UBSan in build-asan/, run unit + e2e there"
 	@echo "make install    install bin/objscope and lib/objscope/libobjscope.so under"
@@ -227,7 +227,8 @@ test: deps
 
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 test-builds: all $(BUILD)/test_unit $(BUILD)/test_nomalloc $(BUILD)/test_e2e $(FIXTURES) \
-		$(REUSE_EXACT) $(JAVA_CLASSES) $(FUZZ_BIN) $(FUZZ_SMALL) $(BENCHES) asan-builds
+		$(REUSE_EXACT) $(JAVA_CLASSES) $(FUZZ_BIN) $(FUZZ_SMALL) $(BUILD)/fuzz/fuzz_report \
+		$(BENCHES) asan-builds
 
 test-unit-asan: asan-root
 	$(BUILD)/test_nomalloc --jobs 1 --tap=$(RESULTS)/nomalloc.tap
@@ -253,7 +254,9 @@ test-all: deps
 
 # ---- robustness (issue 7): fuzzing, sanitizers, quick benchmarks ----------
 # `make fuzz`: libFuzzer (clang) over the parsers of untrusted input, for
-# FUZZ_SECONDS in all: the profile reader (os_profile_read_mem) half of it,
+# FUZZ_SECONDS in all: the profile reader (os_profile_read_mem) a quarter of
+# it, every report command and format over the profiles it reads
+# (tests/fuzz/fuzz_report.c, findings report-*) a quarter,
 # the perf map reader (written by the profiled JVM: symbolizer/perfmap.c),
 # the /proc/PID/maps parser (paths chosen by the target: common/procmaps.c)
 # the check of a JVM's attach reply (runtimes/hotspot/jattach.c) and the
@@ -276,7 +279,23 @@ FUZZ_SMALL   := $(BUILD)/fuzz/fuzz_perfmap $(BUILD)/fuzz/fuzz_maps $(BUILD)/fuzz
 FUZZ_ELF_SRC := tests/fuzz/fuzz_elf.c symbolizer/elf_module.c symbolizer/demangle.c \
 		common/hashmap.c common/safefs.c
 FUZZ_SMALL   += $(BUILD)/fuzz/fuzz_elf
-$(FUZZ_BIN): $(FUZZ_SRC) common/profile.h common/safefs.h $(DEPS_STAMP)
+# The report fuzzer runs `objscope report` itself: the tool's sources built
+# with clang and the sanitizers into an archive of their own.
+FUZZ_TOOL_OBJ := $(patsubst $(BUILD)/obj/%,$(BUILD)/fuzz/obj/%,$(TOOL_OBJ))
+FUZZ_TOOL_LIB := $(BUILD)/fuzz/libobjscope-tool.a
+$(BUILD)/fuzz/obj/%.o: %.c $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  FUZZCC  $<")
+	$(Q)$(FUZZ_CC) $(subst -fsanitize=fuzzer,-fsanitize=fuzzer-no-link,$(FUZZ_FLAGS)) \
+		-I$(GEN) -MMD -MP -c $< -o $@
+$(patsubst %.c,$(BUILD)/fuzz/obj/%.o,report/fmt_pprof.c): $(PPROF_PB).h
+$(FUZZ_TOOL_LIB): $(FUZZ_TOOL_OBJ)
+	$(Q)rm -f $@ && ar rcs $@ $^
+$(BUILD)/fuzz/fuzz_report: tests/fuzz/fuzz_report.c tests/fuzz/fuzz_repair.h $(FUZZ_TOOL_LIB)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  FUZZCC  $@")
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -DOS_FUZZ_ENTRY -o $@ $< $(FUZZ_TOOL_LIB) $(TOOL_LIBS)
+$(FUZZ_BIN): $(FUZZ_SRC) common/profile.h common/safefs.h tests/fuzz/fuzz_repair.h $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  FUZZCC  $@")
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(FUZZ_SRC) -lz
@@ -300,7 +319,7 @@ $(BUILD)/fuzz/fuzz_elf: $(FUZZ_ELF_SRC) symbolizer/elf_module.h common/safefs.h 
 
 $(BUILD)/test_fuzz_regress: $(call obj,tests/fuzz/regress.c tests/fuzz/fuzz_profile.c \
 		tests/fuzz/fuzz_perfmap.c tests/fuzz/fuzz_maps.c tests/fuzz/fuzz_jattach.c \
-		tests/fuzz/fuzz_elf.c tests/fuzz/regress_elf.c) $(TOOL_LIB)
+		tests/fuzz/fuzz_elf.c tests/fuzz/regress_elf.c tests/fuzz/fuzz_report.c) $(TOOL_LIB)
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(TOOL_LIBS) -lcriterion
 
 fuzz-regress: $(BUILD)/test_fuzz_regress
@@ -317,12 +336,12 @@ define fuzz_run
 	else cat $(BUILD)/fuzz/$(2).log; echo "fuzz: finding saved in tests/fuzz/crashes/:" \
 		"fix the parser; build/test_fuzz_regress replays it from now on" >&2; exit 1; fi
 endef
-FUZZ_HALF    = $(shell n=$$(( $(FUZZ_SECONDS) / 2 )); echo $$(( n > 0 ? n : 1 )))
-FUZZ_SIXTH   = $(shell n=$$(( $(FUZZ_SECONDS) / 6 )); echo $$(( n > 0 ? n : 1 )))
+FUZZ_QUARTER = $(shell n=$$(( $(FUZZ_SECONDS) / 4 )); echo $$(( n > 0 ? n : 1 )))
 FUZZ_EIGHTH  = $(shell n=$$(( $(FUZZ_SECONDS) / 8 )); echo $$(( n > 0 ? n : 1 )))
 
-fuzz: $(FUZZ_BIN) $(FUZZ_SMALL) fuzz-regress
-	$(call fuzz_run,$(FUZZ_HALF),profile,tests/fuzz/corpus,)
+fuzz: $(FUZZ_BIN) $(FUZZ_SMALL) $(BUILD)/fuzz/fuzz_report fuzz-regress
+	$(call fuzz_run,$(FUZZ_QUARTER),profile,tests/fuzz/corpus,)
+	$(call fuzz_run,$(FUZZ_QUARTER),report,tests/fuzz/corpus,report-)
 	$(call fuzz_run,$(FUZZ_EIGHTH),perfmap,tests/fuzz/corpus_perfmap,perfmap-)
 	$(call fuzz_run,$(FUZZ_EIGHTH),maps,tests/fuzz/corpus_maps,maps-)
 	$(call fuzz_run,$(FUZZ_EIGHTH),jattach,tests/fuzz/corpus_jattach,jattach-)
@@ -386,4 +405,4 @@ uninstall:
 clean:
 	rm -rf $(BUILD)
 
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/fuzz/obj -name '*.d' 2>/dev/null)

@@ -30,6 +30,17 @@
 			      * (ESTIMATES, PATHEST records); older files still read */
 #define OS_PROFILE_VERSION_MIN 1
 #define OS_NONE UINT32_MAX /* "no string / no stack" */
+/* Header flags. UNFINISHED: a checkpoint written while recording (the
+ * collector ended before its final profile: killed, crashed); complete
+ * and valid, but the run's last seconds are missing. */
+#define OS_PROFILE_F_UNFINISHED 0x1u
+/* Time buckets of SLICES a reader accepts (a collector writes at most
+ * 1000): what a report derives from them stays small. */
+#define OS_PROFILE_BUCKETS_MAX (1u << 20)
+/* Figures a reader accepts in a double (estimates, lifetimes, reuse, costs,
+ * the duration): at most 2^53 in size (exact integers; a sum over a merge
+ * of up to 2^10 profiles still fits an int64). */
+#define OS_PROFILE_FIGURE_MAX 0x1p53
 
 /* Section types of the file (docs/PROFILE-FORMAT.md). Readers skip types
  * they do not know. */
@@ -515,6 +526,7 @@ struct os_profile {
 	uint32_t nnote_counters;   /* notes kept as counters, not rendered yet */
 	struct os_note_counters *note_counters;
 	struct os_merge_info merge; /* set by os_profile_merge */
+	bool unfinished;           /* OS_PROFILE_F_UNFINISHED: written as a checkpoint */
 	void *priv;                /* builder state (interning tables) */
 };
 
@@ -584,6 +596,10 @@ int os_profile_render_notes(struct os_profile *p, os_note_render_fn render);
  * special files are refused (common/safefs.h, os_out_open). Never leaves a
  * file at `path` that is incomplete. */
 int os_profile_write(const struct os_profile *p, const char *path, char *err, size_t errlen);
+/* As os_profile_write; keep_old false: a file at `path` is replaced, not
+ * kept as "<path>.old" (a checkpoint replacing the one before). */
+int os_profile_write_keep(const struct os_profile *p, const char *path, bool keep_old, char *err,
+			  size_t errlen);
 /* Checks before a run that os_profile_write could write `path` (the
  * directory exists and is writable, the name is not a directory or an
  * unusable special file); nothing is left behind. 0 or -errno and `err`. */

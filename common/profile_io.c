@@ -222,7 +222,7 @@ static void serialize(const struct os_profile *p, struct wbuf *b)
 
 	put(b, OS_PROFILE_MAGIC, 8);
 	put_u32(b, OS_PROFILE_VERSION);
-	put_u32(b, 0);
+	put_u32(b, p->unfinished ? OS_PROFILE_F_UNFINISHED : 0);
 	put_u64(b, 0); /* file size, patched below */
 
 	off = sec_begin(b, OS_SEC_STRINGS);
@@ -570,6 +570,12 @@ int os_profile_check_output(const char *path, char *err, size_t errlen)
 
 int os_profile_write(const struct os_profile *p, const char *path, char *err, size_t errlen)
 {
+	return os_profile_write_keep(p, path, true, err, errlen);
+}
+
+int os_profile_write_keep(const struct os_profile *p, const char *path, bool keep_old, char *err,
+			  size_t errlen)
+{
 	struct os_outfile o;
 	struct wbuf b = { 0 };
 	int ret;
@@ -591,7 +597,7 @@ int os_profile_write(const struct os_profile *p, const char *path, char *err, si
 		os_out_abort(&o);
 		goto out;
 	}
-	ret = os_out_commit(&o, true, err, errlen);
+	ret = os_out_commit(&o, keep_old, err, errlen);
 	if (!ret && o.old_errno && err && errlen) /* written; only FILE.old is missing */
 		set_err(err, errlen, path, "the previous profile could not be kept as %s.old: %s",
 			path, strerror(o.old_errno));
@@ -807,8 +813,6 @@ static int read_meta(struct cur *c, struct os_profile *p)
 	m->hostname = get_u32(c);
 	m->start_time = get_u64(c);
 	m->notes = get_ids(c, &m->nnotes, &ret);
-	if (!c->bad && !(isfinite(m->duration_s) && m->duration_s >= 0))
-		c->bad = true;
 	return ret;
 }
 
@@ -1073,7 +1077,7 @@ static int read_pathest(struct cur *c, struct os_profile *p)
 	return 0;
 }
 
-/* After CONTEXTS, ACCESSES and THREADS (checked in validate()). */
+/* After CONTEXTS, ACCESSES and THREADS (checked in check_slices()). */
 static int read_slices(struct cur *c, struct os_profile *p)
 {
 	uint32_t ms = get_u32(c), n = get_u32(c), rec = get_u32(c), i;
@@ -1294,25 +1298,6 @@ static int read_note_counters(struct cur *c, struct os_profile *p)
 	return 0;
 }
 
-typedef int (*section_reader)(struct cur *c, struct os_profile *p);
-
-/* In dependency order: tables before what refers to them. */
-static const struct {
-	uint32_t type;
-	section_reader read;
-} readers[] = {
-	{ OS_SEC_STRINGS, read_strings },   { OS_SEC_FRAMES, read_frames },
-	{ OS_SEC_STACKS, read_stacks },	    { OS_SEC_META, read_meta },
-	{ OS_SEC_COUNTERS, read_counters }, { OS_SEC_CONTEXTS, read_contexts },
-	{ OS_SEC_ACCESSES, read_accesses }, { OS_SEC_THREADS, read_threads },
-	{ OS_SEC_REPLICAS, read_replicas }, { OS_SEC_ESTIMATES, read_estimates },
-	{ OS_SEC_SLICES, read_slices },	    { OS_SEC_NOTE_COUNTERS, read_note_counters },
-	{ OS_SEC_LIFETIMES, read_lifetimes }, { OS_SEC_REUSE, read_reuse },
-	{ OS_SEC_MEMSRC, read_memsrc },
-	{ OS_SEC_OVERHEAD, read_overhead },
-	{ OS_SEC_PATHEST, read_pathest },
-};
-
 static bool str_ok(const struct os_profile *p, uint32_t id, bool none_ok)
 {
 	return id < p->nstrings || (none_ok && id == OS_NONE);
@@ -1323,14 +1308,18 @@ static bool stack_ok(const struct os_profile *p, uint32_t id)
 	return id < p->nstacks || id == OS_NONE;
 }
 
-/* Checks that every id refers to an existing entry; returns 0, or non-zero
- * with the first bad reference described in `what`. */
-static int validate(const struct os_profile *p, char *what, size_t len)
-{
-	const struct os_meta *m = &p->meta;
-	uint32_t i, j;
+/* ---- validation: one function per section, run right after its reader
+ * (sections are read in dependency order, so what a section refers to is
+ * already read and checked). A reader only guarantees that what it took
+ * lay inside the section (counts and lengths against the bytes left, a
+ * context index in range before it writes through it); its validator
+ * checks every value a renderer will use: references, kinds, buckets.
+ * Each returns 0, or non-zero with the first bad value described in `what`.
+ * A profile that passes them all is safe to hand to every report. ---- */
 
-	for (i = 0; i < p->nframes; i++) {
+static int check_frames(const struct os_profile *p, char *what, size_t len)
+{
+	for (uint32_t i = 0; i < p->nframes; i++) {
 		const struct os_frame *f = &p->frames[i];
 
 		if (!str_ok(p, f->name, true) || !str_ok(p, f->module, true) ||
@@ -1338,24 +1327,74 @@ static int validate(const struct os_profile *p, char *what, size_t len)
 		    !str_ok(p, f->build_id, true))
 			return snprintf(what, len, "frame %" PRIu32 " refers to a missing string", i);
 	}
-	for (i = 0; i < p->nstacks; i++)
-		for (j = 0; j < p->stacks[i].nframes; j++)
+	return 0;
+}
+
+static int check_stacks(const struct os_profile *p, char *what, size_t len)
+{
+	for (uint32_t i = 0; i < p->nstacks; i++)
+		for (uint32_t j = 0; j < p->stacks[i].nframes; j++)
 			if (p->stacks[i].frames[j] >= p->nframes)
 				return snprintf(what, len,
 						"stack %" PRIu32 " refers to missing frame %" PRIu32,
 						i, p->stacks[i].frames[j]);
-	for (i = 0; i < p->ncontexts; i++)
+	return 0;
+}
+
+static int check_meta(const struct os_profile *p, char *what, size_t len)
+{
+	const struct os_meta *m = &p->meta;
+
+	for (uint32_t i = 0; i < m->argc; i++)
+		if (!str_ok(p, m->argv[i], false))
+			return snprintf(what, len, "command argument %" PRIu32 " is missing", i);
+	for (uint32_t i = 0; i < m->nnotes; i++)
+		if (!str_ok(p, m->notes[i], false))
+			return snprintf(what, len, "note %" PRIu32 " is missing", i);
+	if (!str_ok(p, m->sampler, true) || !str_ok(p, m->event, true) ||
+	    !str_ok(p, m->mode, true) || !str_ok(p, m->hostname, true))
+		return snprintf(what, len, "meta data refers to a missing string");
+	/* times in nanoseconds fit an int64 (pprof's) */
+	if (!(isfinite(m->duration_s) && m->duration_s >= 0 && m->duration_s <= 1e9) ||
+	    m->start_time >= (1ULL << 33))
+		return snprintf(what, len, "the run's duration or start is not a time");
+	return 0;
+}
+
+static int check_contexts(const struct os_profile *p, char *what, size_t len)
+{
+	for (uint32_t i = 0; i < p->ncontexts; i++)
 		if (!str_ok(p, p->contexts[i].type, true) || !stack_ok(p, p->contexts[i].stack))
 			return snprintf(what, len,
 					"context %" PRIu32 " refers to a missing type or stack", i);
-	for (i = 0; i < p->naccesses; i++)
+	return 0;
+}
+
+static int check_accesses(const struct os_profile *p, char *what, size_t len)
+{
+	for (uint32_t i = 0; i < p->naccesses; i++)
 		if (p->accesses[i].context >= p->ncontexts || !stack_ok(p, p->accesses[i].stack))
 			return snprintf(what, len,
 					"access %" PRIu32 " refers to a missing context or stack", i);
-	for (i = 0; i < p->nthreads; i++)
+	return 0;
+}
+
+static int check_threads(const struct os_profile *p, char *what, size_t len)
+{
+	for (uint32_t i = 0; i < p->nthreads; i++)
 		if (!str_ok(p, p->threads[i].name, true))
 			return snprintf(what, len, "thread %" PRIu32 " refers to a missing string", i);
-	for (i = 0; i < p->nslices; i++) {
+	return 0;
+}
+
+/* Buckets are bounded (OS_PROFILE_BUCKETS_MAX) so that whatever a report
+ * derives from them (a timeline's points, a time filter's bounds) stays a
+ * small number: a collector writes at most 1000. */
+static int check_slices(const struct os_profile *p, char *what, size_t len)
+{
+	if ((p->analyses & OS_AN_SLICES) && p->slice_ms == 0)
+		return snprintf(what, len, "slices have a time bucket of 0 ms");
+	for (uint32_t i = 0; i < p->nslices; i++) {
 		const struct os_slice *sl = &p->slices[i];
 
 		if (sl->context >= p->ncontexts || sl->thread >= p->nthreads ||
@@ -1364,32 +1403,171 @@ static int validate(const struct os_profile *p, char *what, size_t len)
 			return snprintf(what, len,
 					"slice %" PRIu32 " refers to a missing context, access or"
 					" thread", i);
+		if (sl->bucket >= OS_PROFILE_BUCKETS_MAX)
+			return snprintf(what, len,
+					"slice %" PRIu32 " has time bucket %" PRIu32
+					" (at most %u are read)", i, sl->bucket,
+					OS_PROFILE_BUCKETS_MAX);
 	}
-	for (i = 0; i < m->argc; i++)
-		if (!str_ok(p, m->argv[i], false))
-			return snprintf(what, len, "command argument %" PRIu32 " is missing", i);
-	for (i = 0; i < m->nnotes; i++)
-		if (!str_ok(p, m->notes[i], false))
-			return snprintf(what, len, "note %" PRIu32 " is missing", i);
-	for (i = 0; i < p->nnote_counters; i++) {
+	return 0;
+}
+
+static int check_note_counters(const struct os_profile *p, char *what, size_t len)
+{
+	for (uint32_t i = 0; i < p->nnote_counters; i++) {
 		const struct os_note_counters *g = &p->note_counters[i];
 
-		if (!str_ok(p, g->kind, false) || g->at > m->nnotes)
+		if (!str_ok(p, g->kind, false) || g->at > p->meta.nnotes)
 			return snprintf(what, len, "note counters %" PRIu32 " refer to a missing "
 					"string or note", i);
-		for (j = 0; j < g->nvals; j++)
+		for (uint32_t j = 0; j < g->nvals; j++)
 			if (!str_ok(p, g->vals[j].key, false) ||
-			    (g->vals[j].type == OS_NV_STR && !str_ok(p, (uint32_t)g->vals[j].v,
-									  false)) ||
-			    (g->vals[j].type == OS_NV_STR && g->vals[j].v >= OS_NONE))
+			    (g->vals[j].type == OS_NV_STR && g->vals[j].v >= p->nstrings))
 				return snprintf(what, len, "note counters %" PRIu32 " refer to a "
 						"missing string", i);
 	}
-	if (!str_ok(p, m->sampler, true) || !str_ok(p, m->event, true) ||
-	    !str_ok(p, m->mode, true) || !str_ok(p, m->hostname, true))
-		return snprintf(what, len, "meta data refers to a missing string");
 	return 0;
 }
+
+/* A figure read as a double (an estimate, a lifetime's count or bytes, a
+ * reuse figure, a cost): finite and at most OS_PROFILE_FIGURE_MAX in size,
+ * so that a report can turn it (or a sum over a merge of profiles) into an
+ * integer; `neg_ok`: a difference (estimated parts), `nan_ok`: "not
+ * measured" (overhead figures). */
+static bool figure_ok(double d, bool neg_ok, bool nan_ok)
+{
+	if (isnan(d))
+		return nan_ok;
+	return d <= OS_PROFILE_FIGURE_MAX && (neg_ok ? d >= -OS_PROFILE_FIGURE_MAX : d >= 0);
+}
+
+static int check_estimates(const struct os_profile *p, char *what, size_t len)
+{
+	if (!(p->analyses & OS_AN_ESTIMATES))
+		return 0;
+	if (!figure_ok(p->est.samples_attributed, false, false) ||
+	    !figure_ok(p->est.samples_java_attributed, false, false))
+		return snprintf(what, len, "an estimate of the samples is out of range");
+	for (uint32_t i = 0; i < p->ncontexts; i++)
+		if (!figure_ok(p->contexts[i].samples_est, false, false) ||
+		    ((p->analyses & OS_AN_EST_VAR) &&
+		     !figure_ok(p->contexts[i].samples_var, false, false)))
+			return snprintf(what, len, "the estimate of context %" PRIu32
+					" is out of range", i);
+	for (uint32_t i = 0; i < p->naccesses; i++)
+		if (!figure_ok(p->accesses[i].samples_est, false, false))
+			return snprintf(what, len, "the estimate of access %" PRIu32
+					" is out of range", i);
+	return 0;
+}
+
+static int check_pathest(const struct os_profile *p, char *what, size_t len)
+{
+	if (!(p->analyses & OS_AN_PATHEST))
+		return 0;
+	for (uint32_t i = 0; i < p->ncontexts; i++)
+		if (p->contexts[i].pe.kind > OS_PATH_CLASS ||
+		    !figure_ok(p->contexts[i].pe.path_est, true, false) ||
+		    !figure_ok(p->contexts[i].pe.evidence, false, true))
+			return snprintf(what, len, "the estimated path of context %" PRIu32
+					" is out of range", i);
+	for (uint32_t i = 0; i < p->naccesses; i++)
+		if (!figure_ok(p->accesses[i].path_est, true, false))
+			return snprintf(what, len, "the estimated path of access %" PRIu32
+					" is out of range", i);
+	return 0;
+}
+
+static bool figures_ok(const double *d, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!figure_ok(d[i], false, false))
+			return false;
+	return true;
+}
+
+static int check_lifetimes(const struct os_profile *p, char *what, size_t len)
+{
+	const struct os_lifetimes *lt = &p->lt;
+
+	if (!(p->analyses & OS_AN_LIFETIMES))
+		return 0;
+	if (lt->nctx > p->ncontexts || !figure_ok(lt->peak_bytes, false, false) ||
+	    !figures_ok(lt->survivor_bytes, OS_LT_BINS))
+		return snprintf(what, len, "a lifetime figure of the run is out of range");
+	for (uint32_t i = 0; i < lt->nctx; i++) {
+		const struct os_lifetime *l = &lt->ctx[i];
+
+		if (l->kind > OS_LT_NATIVE || !figures_ok(l->ended, OS_LT_BINS) ||
+		    !figures_ok(l->ended_bytes, OS_LT_BINS) || !figures_ok(l->live, OS_LT_BINS) ||
+		    !figures_ok(l->live_bytes, OS_LT_BINS) || !figure_ok(l->promoted, false, false) ||
+		    !figure_ok(l->promoted_bytes, false, false) ||
+		    !figure_ok(l->peak_bytes, false, false))
+			return snprintf(what, len, "a lifetime figure of context %" PRIu32
+					" is out of range", i);
+	}
+	return 0;
+}
+
+static int check_reuse(const struct os_profile *p, char *what, size_t len)
+{
+	const struct os_reuses *ru = &p->ru;
+
+	if (!(p->analyses & OS_AN_REUSE))
+		return 0;
+	if (ru->nctx > p->ncontexts || ru->rate_source > OS_RU_RATE_OBJECTS ||
+	    !figure_ok(ru->bytes_per_ns, false, false) || !figure_ok(ru->insn_per_ns, false, false) ||
+	    !figure_ok(ru->mem_share, false, false) || !figure_ok(ru->width, false, false) ||
+	    !figure_ok(ru->trap_ns, false, false))
+		return snprintf(what, len, "a reuse figure of the run is out of range");
+	for (uint32_t i = 0; i < ru->nctx; i++)
+		if (!figures_ok(ru->ctx[i].bins, OS_REUSE_NBINS))
+			return snprintf(what, len, "a reuse figure of context %" PRIu32
+					" is out of range", i);
+	return 0;
+}
+
+static int check_overhead(const struct os_profile *p, char *what, size_t len)
+{
+	const double *f = &p->ovh.max_pct;
+
+	if (!(p->analyses & OS_AN_OVERHEAD))
+		return 0;
+	for (uint32_t i = 0; i < OS_OVERHEAD_NF; i++)
+		if (!figure_ok(f[i], true, true))
+			return snprintf(what, len, "overhead figure %" PRIu32 " is out of range", i);
+	return 0;
+}
+
+typedef int (*section_reader)(struct cur *c, struct os_profile *p);
+typedef int (*section_check)(const struct os_profile *p, char *what, size_t len);
+
+/* In dependency order: tables before what refers to them. `check` NULL:
+ * the section holds only counts (any u64 is one) and indices the reader
+ * checks before it stores through them. */
+static const struct {
+	uint32_t type;
+	section_reader read;
+	section_check check;
+} readers[] = {
+	{ OS_SEC_STRINGS, read_strings, NULL },
+	{ OS_SEC_FRAMES, read_frames, check_frames },
+	{ OS_SEC_STACKS, read_stacks, check_stacks },
+	{ OS_SEC_META, read_meta, check_meta },
+	{ OS_SEC_COUNTERS, read_counters, NULL },
+	{ OS_SEC_CONTEXTS, read_contexts, check_contexts },
+	{ OS_SEC_ACCESSES, read_accesses, check_accesses },
+	{ OS_SEC_THREADS, read_threads, check_threads },
+	{ OS_SEC_REPLICAS, read_replicas, NULL },
+	{ OS_SEC_ESTIMATES, read_estimates, check_estimates },
+	{ OS_SEC_SLICES, read_slices, check_slices },
+	{ OS_SEC_NOTE_COUNTERS, read_note_counters, check_note_counters },
+	{ OS_SEC_LIFETIMES, read_lifetimes, check_lifetimes },
+	{ OS_SEC_REUSE, read_reuse, check_reuse },
+	{ OS_SEC_MEMSRC, read_memsrc, NULL },
+	{ OS_SEC_OVERHEAD, read_overhead, check_overhead },
+	{ OS_SEC_PATHEST, read_pathest, check_pathest },
+};
 
 static struct os_profile *empty_profile(void)
 {
@@ -1507,15 +1685,17 @@ static int parse(const uint8_t *buf, size_t len, const char *name, struct os_pro
 		ret = -ENOMEM;
 		goto nomem;
 	}
+	/* flags unknown to this reader are ignored (they add, never change) */
+	p->unfinished = (le32(buf + 12) & OS_PROFILE_F_UNFINISHED) != 0;
 	for (i = 0; i < sizeof(readers) / sizeof(readers[0]); i++) {
 		const struct span *s = &spans[readers[i].type];
 		struct cur c = { buf + s->off, s->len, 0, false };
 
-		if (!s->present)
-			continue;
-		ret = readers[i].read(&c, p);
-		if (ret)
-			goto nomem;
+		if (s->present) {
+			ret = readers[i].read(&c, p);
+			if (ret)
+				goto nomem;
+		}
 		if (c.bad) {
 			set_err(err, errlen, name,
 				"corrupt profile: %s section is malformed (a count or length"
@@ -1523,11 +1703,11 @@ static int parse(const uint8_t *buf, size_t len, const char *name, struct os_pro
 			ret = -EPROTO;
 			goto fail;
 		}
-	}
-	if (validate(p, what, sizeof(what))) {
-		set_err(err, errlen, name, "corrupt profile: %s", what);
-		ret = -EPROTO;
-		goto fail;
+		if (readers[i].check && readers[i].check(p, what, sizeof(what))) {
+			set_err(err, errlen, name, "corrupt profile: %s", what);
+			ret = -EPROTO;
+			goto fail;
+		}
 	}
 	*out = p;
 	return 0;

@@ -12,6 +12,7 @@
 
 #include "report/html/assets.h"
 #include "report/json_writer.h"
+#include "report/text_escape.h"
 
 #define FRAME_MAX 1024
 #define TEXT_FRAMES 3 /* frames of the allocation path shown per text row */
@@ -179,30 +180,40 @@ static void text_side(const char *label, const char *name, const struct os_profi
 	const struct os_meta *m = &p->meta;
 	const char *ev = os_profile_str(p, m->event);
 
-	fprintf(out, "# %s %s:", label, name);
-	for (uint32_t i = 0; i < m->argc; i++)
-		fprintf(out, " %s", report_str(p, m->argv[i]));
+	fprintf(out, "# %s ", label);
+	report_put_text(name, out);
+	fputc(':', out);
+	for (uint32_t i = 0; i < m->argc; i++) {
+		fputc(' ', out);
+		report_put_text(report_str(p, m->argv[i]), out);
+	}
 	if (!m->argc)
 		fputs(" (no command)", out);
-	fprintf(out, "\n#   %.2f s, sampler %s", m->duration_s,
-		m->sampler == OS_NONE ? "?" : report_str(p, m->sampler));
-	if (ev)
-		fprintf(out, " (%s, period %" PRIu64 ")", ev, m->period);
-	fprintf(out, ", %" PRIu64 " samples attributed\n", p->c.samples_attributed);
+	fprintf(out, "\n#   %.2f s, sampler ", m->duration_s);
+	report_put_text(m->sampler == OS_NONE ? "?" : report_str(p, m->sampler), out);
+	if (ev) {
+		fputs(" (", out);
+		report_put_text(ev, out);
+		fprintf(out, ", period %" PRIu64 ")", m->period);
+	}
+	fprintf(out, ", %" PRIu64 " samples attributed%s\n", p->c.samples_attributed,
+		p->unfinished ? " (UNFINISHED: a checkpoint, the run's last seconds are missing)"
+			      : "");
 }
 
 static void text_path(const struct os_profile *m, const struct os_context *c, FILE *out)
 {
 	char buf[FRAME_MAX];
 
-	fprintf(out, "%s", c->type == OS_NONE ? "(untyped)" : report_str(m, c->type));
+	report_put_text(c->type == OS_NONE ? "(untyped)" : report_str(m, c->type), out);
 	if (c->stack == OS_NONE || !m->stacks[c->stack].nframes) {
 		fputs(" (no allocation path)", out);
 		return;
 	}
 	for (uint32_t i = 0; i < m->stacks[c->stack].nframes && i < TEXT_FRAMES; i++) {
 		os_profile_frame_str(m, m->stacks[c->stack].frames[i], buf, sizeof(buf));
-		fprintf(out, "%s%s", i ? " < " : " at ", buf);
+		fputs(i ? " < " : " at ", out);
+		report_put_text(buf, out);
 	}
 	if (m->stacks[c->stack].nframes > TEXT_FRAMES)
 		fputs(" < ...", out);

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "report/formats.h"
+#include "report/text_escape.h"
 #include "common/grow.h"
 
 #define MAX_FRAME 1024
@@ -59,19 +60,25 @@ static void cbuf_put(struct cbuf *b, const char *s, size_t n)
 	b->len += n;
 }
 
-/* One frame name; ';' separates frames and '\n' lines, so both are replaced. */
+static void cbuf_put_cb(void *b, const char *s, size_t n)
+{
+	cbuf_put(b, s, n);
+}
+
+/* One frame name, escaped (report/text_escape.h: a control byte, '\n'
+ * included, becomes \xNN); ';' separates frames, so it is replaced. */
 static void put_frame(struct cbuf *b, const char *prefix, const char *name)
 {
-	size_t plen = strlen(prefix), n = strlen(name);
-	char *d;
+	size_t start;
 
-	if (!cbuf_room(b, plen + n))
+	cbuf_put(b, prefix, strlen(prefix));
+	start = b->len;
+	report_escape(name, cbuf_put_cb, b);
+	if (b->failed)
 		return;
-	memcpy(b->s + b->len, prefix, plen);
-	d = b->s + b->len + plen;
-	for (size_t i = 0; i < n; i++)
-		d[i] = name[i] == ';' ? ':' : (name[i] == '\n' || name[i] == '\r') ? ' ' : name[i];
-	b->len += plen + n;
+	for (size_t i = start; i < b->len; i++)
+		if (b->s[i] == ';')
+			b->s[i] = ':';
 }
 
 /* Cleaned frame names by frame id: bytes [off[id] - 1, + len[id]) of

@@ -69,7 +69,8 @@ static void put_json(FILE *out, const char *s, size_t len)
 static int put_timeline(const struct report_view *v, FILE *out)
 {
 	const struct os_profile *p = v->p;
-	uint32_t i, k, n = 0, *slot = NULL, nb = 0, merge, npts;
+	uint32_t i, n = 0, *slot = NULL;
+	uint64_t k, nb = 0, merge, npts; /* 64-bit: a bucket may be 2^32 - 1 */
 	uint64_t *sum = NULL;
 
 	if (!(p->analyses & OS_AN_SLICES) || !p->slice_ms) {
@@ -92,7 +93,7 @@ static int put_timeline(const struct report_view *v, FILE *out)
 
 		if (s->context < p->ncontexts && slot[s->context] != UINT32_MAX &&
 		    s->bucket >= nb)
-			nb = s->bucket + 1;
+			nb = (uint64_t)s->bucket + 1;
 	}
 	if (!n || !nb) {
 		free(slot);
@@ -109,7 +110,8 @@ static int put_timeline(const struct report_view *v, FILE *out)
 	for (i = 0; i < p->nslices; i++) {
 		const struct os_slice *s = &p->slices[i];
 
-		if (s->context < p->ncontexts && slot[s->context] != UINT32_MAX)
+		if (s->context < p->ncontexts && slot[s->context] != UINT32_MAX &&
+		    s->bucket / merge < npts)
 			sum[(size_t)slot[s->context] * npts + s->bucket / merge] += s->samples;
 	}
 	fprintf(out, "{\"bucket_s\": %.6g, \"objects\": [", (double)p->slice_ms * merge / 1000.0);

@@ -353,6 +353,7 @@ static void jmeta(struct json_writer *w, const struct os_profile *p)
 	jw_string(w, "mode", report_str(p, m->mode));
 	jw_string(w, "hostname", report_str(p, m->hostname));
 	jw_u64(w, "start_time", m->start_time);
+	jw_bool(w, "unfinished", p->unfinished); /* a checkpoint: the run's end is missing */
 	jmerge(w, p);
 	joverhead(w, p);
 	jw_begin_array(w, "metrics_measured");

@@ -12,6 +12,7 @@
 #include "common/reuse_math.h"
 #include "common/replica_math.h"
 #include "report/formats.h"
+#include "report/text_escape.h"
 
 #define MAX_FRAME 1024
 #define ALLOC_FRAMES 8    /* allocation frames shown per object */
@@ -37,57 +38,9 @@ static void human_bytes(uint64_t n, char *buf, size_t len)
 	snprintf(buf, len, "%.1f %s", v, units[u]);
 }
 
-/* The length of the valid UTF-8 sequence of 2 to 4 bytes at s, or 0 (an
- * invalid or overlong sequence, a surrogate, a C1 control character). */
-static size_t utf8_len(const unsigned char *s)
-{
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t n, i;
-
-	if (*s >= 0xc2 && *s <= 0xdf)
-		n = 2;
-	else if (*s >= 0xe0 && *s <= 0xef)
-		n = 3;
-	else if (*s >= 0xf0 && *s <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	if (*s == 0xc2)
-		lo = 0xa0; /* U+0080-U+009F: terminal controls */
-	else if (*s == 0xe0)
-		lo = 0xa0;
-	else if (*s == 0xed)
-		hi = 0x9f;
-	else if (*s == 0xf0)
-		lo = 0x90;
-	else if (*s == 0xf4)
-		hi = 0x8f;
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (i = 2; i < n; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return n;
-}
-
-/* Whether arg holds a control character or bytes that are not printable UTF-8. */
 static bool needs_escapes(const unsigned char *s)
 {
-	size_t n;
-
-	while (*s) {
-		if (*s < 0x20 || *s == 0x7f)
-			return true;
-		if (*s < 0x80) {
-			s++;
-			continue;
-		}
-		n = utf8_len(s);
-		if (!n)
-			return true;
-		s += n;
-	}
-	return false;
+	return report_needs_escapes((const char *)s);
 }
 
 /* A command argument, quoted as a shell would need it, so that the command
@@ -127,7 +80,7 @@ static void print_arg(const char *arg, const char *sep, FILE *out)
 		} else if (*c < 0x80 && (e = memchr(esc, *c, sizeof(esc) - 1))) {
 			fprintf(out, "\\%c", name[e - esc]);
 			c++;
-		} else if (*c >= 0x80 && (n = utf8_len(c))) {
+		} else if (*c >= 0x80 && (n = report_utf8_len(c))) {
 			fwrite(c, 1, n, out);
 			c += n;
 		} else {
@@ -138,28 +91,10 @@ static void print_arg(const char *arg, const char *sep, FILE *out)
 }
 
 /* Free text from the profile (host name, notes, thread names, frames,
- * types): printed as it is unless it holds control characters or bytes that
- * are not printable UTF-8, which become \xNN, so that one report line stays
- * one line and nothing reaches the terminal as a control sequence. */
+ * types), escaped (report/text_escape.h). */
 static void print_text(const char *text, FILE *out)
 {
-	const unsigned char *c = (const unsigned char *)text;
-	size_t n;
-
-	if (!needs_escapes(c)) {
-		fputs(text, out);
-		return;
-	}
-	while (*c) {
-		if (*c >= 0x20 && *c < 0x7f) {
-			fputc(*c++, out);
-		} else if (*c >= 0x80 && (n = utf8_len(c))) {
-			fwrite(c, 1, n, out);
-			c += n;
-		} else {
-			fprintf(out, "\\x%02x", *c++);
-		}
-	}
+	report_put_text(text, out);
 }
 
 static double pct(uint64_t part, uint64_t whole)
@@ -221,8 +156,11 @@ static void print_run(const struct os_profile *p, FILE *out)
 	const struct os_meta *m = &p->meta;
 
 	fprintf(out, "# duration:    %.2f s", m->duration_s);
-	if (m->mode != OS_NONE)
-		fprintf(out, " (%s)", report_str(p, m->mode));
+	if (m->mode != OS_NONE) {
+		fputs(" (", out);
+		print_text(report_str(p, m->mode), out);
+		fputc(')', out);
+	}
 	if (m->hostname != OS_NONE) {
 		fputs(" on ", out);
 		print_text(report_str(p, m->hostname), out);
@@ -236,8 +174,10 @@ static void print_run(const struct os_profile *p, FILE *out)
 			fprintf(out, ", started %s", when);
 	}
 	fprintf(out, "\n");
-	fprintf(out, "# sampler:     %s, event %s", m->sampler != OS_NONE ? report_str(p, m->sampler) : "(unknown)",
-		m->event != OS_NONE ? report_str(p, m->event) : "(unknown)");
+	fputs("# sampler:     ", out);
+	print_text(m->sampler != OS_NONE ? report_str(p, m->sampler) : "(unknown)", out);
+	fputs(", event ", out);
+	print_text(m->event != OS_NONE ? report_str(p, m->event) : "(unknown)", out);
 	if (m->period)
 		fprintf(out, ", period %" PRIu64, m->period);
 	if (m->freq && !(p->analyses & OS_AN_OVERHEAD && p->ovh.steered))
@@ -295,6 +235,10 @@ static void print_header(const struct os_profile *p, bool verbose, FILE *out)
 	uint32_t i;
 
 	fprintf(out, "# objscope report\n");
+	if (p->unfinished)
+		fprintf(out, "# UNFINISHED:  a checkpoint written while recording: objscope ended "
+			     "before its final profile (killed?); the run's last seconds are "
+			     "missing\n");
 	fprintf(out, "# command:     ");
 	for (i = 0; i < m->argc; i++)
 		print_arg(report_str(p, m->argv[i]), i ? " " : "", out);
@@ -1033,7 +977,9 @@ int report_render_text(const struct report_view *v, const struct report_opts *o,
 	fprintf(out, "\n");
 	if (!p->c.samples_attributed) {
 		report_why_empty(p, why, sizeof(why));
-		fprintf(out, "no samples were attributed to objects: %s\n", why);
+		fputs("no samples were attributed to objects: ", out);
+		print_text(why, out);
+		fputc('\n', out);
 	}
 	if (v->nobjects) {
 		fprintf(out, "%s# Objects (allocation contexts) ranked by %s%s, %" PRIu32

@@ -264,6 +264,7 @@ static int load(char **files, int nfiles, bool no_lines, struct os_profile **out
 		if (no_lines)
 			strip_lines(p);
 		ret = os_profile_merge(all, p);
+		all->unfinished |= p->unfinished; /* said by the report's header */
 		os_profile_free(p);
 		if (ret) {
 			os_err("%s: cannot merge profile: %s", files[i], strerror(-ret));
@@ -480,31 +481,37 @@ int cmd_report(int argc, char **argv)
 	if (i == sizeof(formats) / sizeof(formats[0])) {
 		os_err("report: unknown format '%s' — use text, json, html, collapsed or pprof",
 		       opts.format);
-		return EXIT_USAGE;
+		ret = EXIT_USAGE;
+		goto done;
 	}
 	render = formats[i].render;
 	if (!render) {
 		os_err("report: format %s is not implemented yet — use text or json", opts.format);
-		return EXIT_USAGE;
+		ret = EXIT_USAGE;
+		goto done;
 	}
-	if (binary_to_terminal(&opts))
-		return EXIT_USAGE;
+	if (binary_to_terminal(&opts)) {
+		ret = EXIT_USAGE;
+		goto done;
+	}
 	if (opts.output) { /* before loading: a wrong -o should not cost the wait */
 		char err[512];
 
 		ret = os_out_check(opts.output, err, sizeof(err));
 		if (ret) {
 			os_err("report: %s", err);
-			return EXIT_FAIL;
+			ret = EXIT_FAIL;
+			goto done;
 		}
 	}
-	if (diff_mode)
-		return cmd_diff(argv + optind, argc - optind, &opts);
-	if (load(argv + optind, argc - optind, opts.no_lines, &p))
-		return EXIT_FAIL;
-	if (opts.debug_dir && report_debug_dir(&p, opts.debug_dir, !opts.no_lines)) {
-		os_profile_free(p);
-		return EXIT_FAIL;
+	if (diff_mode) {
+		ret = cmd_diff(argv + optind, argc - optind, &opts);
+		goto done;
+	}
+	if (load(argv + optind, argc - optind, opts.no_lines, &p) ||
+	    (opts.debug_dir && report_debug_dir(&p, opts.debug_dir, !opts.no_lines))) {
+		ret = -EINVAL;
+		goto out;
 	}
 	ret = apply_filters(p, &opts);
 	if (ret)
@@ -518,6 +525,8 @@ int cmd_report(int argc, char **argv)
 out:
 	report_view_free(&view);
 	os_profile_free(p);
+	ret = ret ? EXIT_FAIL : 0;
+done: /* every way out frees the filters (their regexes) */
 	report_filter_free(&opts.filter);
-	return ret ? EXIT_FAIL : 0;
+	return ret;
 }

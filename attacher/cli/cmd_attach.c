@@ -753,6 +753,7 @@ int cmd_attach(int argc, char **argv)
 		}
 		os_collector_round(&c, false);
 		os_status_line(&c, false);
+		os_ckpt_poll(&c, &o, "attach", a->argc, a->argv); /* checkpoint.h */
 		if (!t_first && c.samples_total)
 			t_first = os_now_ns();
 		if (gone)

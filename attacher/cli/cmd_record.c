@@ -199,6 +199,8 @@ int cmd_record(int argc, char **argv)
 			os_collector_round(&c, false);
 		if (!written)
 			os_status_line(&c, false);
+		if (!written) /* a killed objscope keeps its data (checkpoint.h) */
+			os_ckpt_poll(&c, &o, "record", argc - idx, argv + idx);
 		/* --replicas: the ptrace route seizes the child's threads; a plain
 		 * waitpid here would take their ptrace stops (watch.h) */
 		if (o.replicas)

@@ -51,7 +51,10 @@ int os_session_write_profile_notes(struct os_collector *c, const struct os_opts 
 				   const char *mode, int argc, char *const argv[],
 				   const char *const notes[], size_t nnotes)
 {
-	char err[512] = "";
+	char err[512] = "", ckpt_note[256];
+	/* a checkpoint still being written must not rename over this one; the
+	 * first checkpoint kept the file that was there as FILE.old */
+	bool replaces_checkpoint = os_ckpt_end(c);
 	struct os_profile *p = os_collector_profile(c, mode, argc, argv);
 	int rc = 0;
 
@@ -62,12 +65,15 @@ int os_session_write_profile_notes(struct os_collector *c, const struct os_opts 
 	for (size_t i = 0; i < nnotes && rc == 0; i++)
 		if (notes[i] && notes[i][0])
 			rc = os_profile_add_note(p, notes[i]);
+	os_ckpt_note(c, ckpt_note, sizeof(ckpt_note));
+	if (rc == 0 && ckpt_note[0])
+		rc = os_profile_add_note(p, ckpt_note);
 	if (rc < 0) {
 		os_err("%s: out of memory while building the profile", mode);
 		os_profile_free(p);
 		return rc;
 	}
-	rc = os_profile_write(p, o->output, err, sizeof(err));
+	rc = os_profile_write_keep(p, o->output, !replaces_checkpoint, err, sizeof(err));
 	if (rc < 0)
 		os_err("%s: %s", mode, err[0] ? err : strerror(-rc));
 	else if (err[0])

@@ -920,6 +920,7 @@ void os_collector_stop(struct os_collector *c)
 
 void os_collector_destroy(struct os_collector *c)
 {
+	os_ckpt_end(c); /* no checkpoint outlives its collector */
 	os_bpf_filter_close(&c->jitf);
 	if (c->perf)
 		os_perf_close(c->perf);

@@ -16,6 +16,7 @@
 #include <sys/types.h>
 
 #include "attacher/core/attrib.h"
+#include "attacher/core/checkpoint.h"
 #include "attacher/core/observer.h"
 #include "attacher/core/overhead.h"
 #include "attacher/cli/options.h"
@@ -75,6 +76,9 @@ struct os_collector {
 	 * kernel takes none of theirs (os_perf_mute_thread) */
 	uint32_t jit_muted;
 	uint32_t jit_quiet;         /* JIT compiler threads asked for blocks without paths */
+	struct os_ckpt ckpt;        /* profiles written while recording (checkpoint.h) */
+	bool in_checkpoint;         /* this process is a checkpoint's child: what is shared
+				     * with the parent or the target is left alone */
 };
 
 /* Shared memory + sampler; call before the target starts. */

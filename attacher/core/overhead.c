@@ -114,7 +114,13 @@ static uint64_t target_cpu_ns(struct os_collector *c)
 	for (size_t i = 0; i < o->nprocs; i++)
 		sum += o->procs[i].cpu_ns;
 	kids = children_cpu_ns() - o->children0;
+	kids = kids > o->ckpt_ns ? kids - o->ckpt_ns : 0; /* checkpoints are objscope's */
 	return kids > sum ? kids : sum;
+}
+
+void os_overhead_checkpoint(struct os_collector *c, uint64_t ns)
+{
+	c->ovh.ckpt_ns += ns;
 }
 
 uint64_t os_overhead_thread_ns(void)
@@ -130,7 +136,7 @@ static void readings(struct os_collector *c, struct os_budget_in *in)
 	struct os_overhead_state *o = &c->ovh;
 	uint64_t self = self_cpu_ns(), tgt = target_cpu_ns(c);
 
-	o->self_total_ns = self > o->self0 ? self - o->self0 : 0;
+	o->self_total_ns = (self > o->self0 ? self - o->self0 : 0) + o->ckpt_ns;
 	in->collector_cpu_ns = o->sample_work_ns;
 	in->target_cpu_ns = tgt > o->target0 ? tgt - o->target0 : 0;
 	/* the samples the JIT filter dropped cost the kernel its interrupt
@@ -184,6 +190,7 @@ void os_overhead_open(struct os_collector *c, pid_t pid, const struct perf_event
 	o->self0 = self_cpu_ns();
 	o->sample_work_ns = 0;
 	o->children0 = children_cpu_ns();
+	o->ckpt_ns = 0;
 	o->target0 = 0;
 	o->target0 = target_cpu_ns(c);
 	/* the processes' readings so far are the baseline: the sums from here */

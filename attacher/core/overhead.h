@@ -68,6 +68,11 @@ struct os_profile;
 /* How an answer is settled at a decision (os_overhead_answer_settled). */
 enum os_settled { OS_UNSETTLED = 0, OS_SETTLED_NARROW = 1, OS_SETTLED_APART = 2 };
 
+/* A checkpoint's child reaped after ns of CPU (checkpoint.h): objscope's
+ * cost (collector_cpu_s, fixed costs), taken out of RUSAGE_CHILDREN's
+ * reading of a reaped command (the target's). */
+void os_overhead_checkpoint(struct os_collector *c, uint64_t ns);
+
 /* Whether the answer is settled at a decision: se, the largest standard
  * error of a top share (os_attrib_top_settle, NaN: none), is at most
  * OS_OVH_SETTLE_SE, or OS_OVH_UNSETTLE_SE when the last decision was
@@ -91,6 +96,8 @@ struct os_overhead_state {
 	pid_t root;               /* the target's first process */
 	uint64_t self0, target0;  /* the clocks when the sampling opened */
 	uint64_t children0;       /* objscope's reaped children's CPU then */
+	uint64_t ckpt_ns;         /* of those reaped since: checkpoints' (checkpoint.h),
+				   * objscope's own CPU, not the target's */
 	uint64_t next_read;       /* -F: the next readings */
 	struct os_ovh_proc *procs;
 	size_t nprocs, capprocs;

@@ -336,7 +336,8 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 	os_hmap_init(&accs);
 	os_hmap_init(&ctxs);
 	fill_meta(&b, mode, argc, argv);
-	os_collector_jit_filter_collect(c);
+	if (!c->in_checkpoint) /* the BPF map is the parent's (checkpoint.h) */
+		os_collector_jit_filter_collect(c);
 	os_debug("paths: %u nodes; %llu of %llu inserts served whole from the memo",
 		 c->attrib.cct.count, (unsigned long long)c->attrib.cct.memo_hits,
 		 (unsigned long long)c->attrib.cct.inserts);
@@ -435,7 +436,8 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 	for (unsigned i = 0; i < c->nobs; i++) /* analyses: their notes */
 		if (c->obs[i].ops->profile_notes)
 			c->obs[i].ops->profile_notes(c->obs[i].self, b.p);
-	if (c->attrib.rt && c->attrib.rt->ops->before_symbolize)
+	/* a checkpoint leaves the JVMs' perf maps (read, maybe removed) alone */
+	if (c->attrib.rt && c->attrib.rt->ops->before_symbolize && !c->in_checkpoint)
 		c->attrib.rt->ops->before_symbolize(c->attrib.rt);
 	if (c->attrib.rt && c->attrib.rt->ops->notes)
 		c->attrib.rt->ops->notes(c->attrib.rt, b.p);

@@ -118,6 +118,7 @@
       s.appendChild(el('b', null, value));
       facts.appendChild(s);
     }
+    if (M.unfinished) fact('UNFINISHED', 'a checkpoint written while recording: objscope ended before its final profile; the run\u2019s last seconds are missing', true);
     fact('duration', Number(M.duration_s || 0).toFixed(2) + ' s');
     fact('sampler', (M.sampler || 'unknown') + ' / ' + (M.event || 'unknown event'));
     fact('period', num(M.period) + (M.freq ? ' (' + num(M.freq) + ' Hz requested)' : ''));

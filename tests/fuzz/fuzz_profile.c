@@ -16,23 +16,9 @@
 #include <zlib.h>
 
 #include "common/profile.h"
-
-#define FZ_HEADER 24
-#define FZ_END 20
+#include "tests/fuzz/fuzz_repair.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void put_le32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put_le64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
 
 /* Touches everything a report would: strings and formatted frames. */
 static void walk(const struct os_profile *p)
@@ -64,22 +50,15 @@ static void read_one(const uint8_t *data, size_t size)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint8_t *fixed;
-	size_t end;
 
 	read_one(data, size);
-	if (size < FZ_HEADER + FZ_END || memcmp(data, OS_PROFILE_MAGIC, 8) != 0)
+	if (!fz_repairable(data, size))
 		return 0;
 	fixed = malloc(size);
 	if (!fixed)
 		return 0;
 	memcpy(fixed, data, size);
-	end = size - FZ_END;
-	put_le32(fixed + 8, OS_PROFILE_VERSION);
-	put_le64(fixed + 16, size);
-	put_le32(fixed + end, OS_SEC_END);
-	put_le32(fixed + end + 4, 0);
-	put_le64(fixed + end + 8, 4);
-	put_le32(fixed + end + 16, (uint32_t)crc32_z(crc32(0L, NULL, 0), fixed, end));
+	fz_repair(fixed, size);
 	read_one(fixed, size);
 	free(fixed);
 	return 0;

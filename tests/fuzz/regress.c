@@ -6,7 +6,8 @@
  * findings maps-*) and the JVM attach reply check (tests/fuzz/corpus_jattach/,
  * findings jattach-*). Run from the repository root
  * (build/test_fuzz_regress; `make fuzz-regress`). Under `make asan` the
- * replay runs with AddressSanitizer/UBSan.
+ * replay runs with AddressSanitizer/UBSan. Profile findings and seeds also
+ * go through every report command and format (tests/fuzz/fuzz_report.c).
  *
  * Also checks what the target cannot: a rejected input gets exactly one
  * error line (no newline inside), a seed profile is accepted. */
@@ -24,6 +25,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int os_fuzz_perfmap(const uint8_t *data, size_t size);
 int os_fuzz_maps(const uint8_t *data, size_t size);
 int os_fuzz_jattach(const uint8_t *data, size_t size);
+int os_fuzz_report(const uint8_t *data, size_t size);
+
+/* Every report command and format over buf (fuzz_report.c); their one-line
+ * errors for a rejected profile are not shown. */
+static void report_all(const uint8_t *buf, size_t len)
+{
+	FILE *err = stderr, *null = fopen("/dev/null", "w");
+
+	if (null)
+		stderr = null;
+	os_fuzz_report(buf, len);
+	stderr = err;
+	if (null)
+		fclose(null);
+}
 
 /* Loads dir/name; returns its bytes (malloc'd, at least 1 byte allocated). */
 static uint8_t *load(const char *dir, const char *name, size_t *len)
@@ -82,7 +98,10 @@ static void replay(const char *dir, const char *name)
 		free(buf);
 		return;
 	}
+	/* profile findings (crash-*: the reader's, report-*: a report's)
+	 * go through both the reader and every report */
 	LLVMFuzzerTestOneInput(buf, len);
+	report_all(buf, len);
 	rc = os_profile_read_mem(buf, len, &p, err, sizeof(err));
 	if (rc < 0) {
 		cr_expect_null(p, "%s: a failed read returned a profile", name);
