@@ -195,6 +195,8 @@ _Static_assert(sizeof(struct os_slot) == OS_SLOT_HDR, "slot header size");
 				   * stay off (runtimes/generic/) */
 #define OS_SHM_F_REPLICAS    0x8  /* --replicas (record, attach): the allocation hooks arm pending
 				   * replica comparisons (rep[], preload/replica.c) */
+#define OS_SHM_F_NATIVE_EXACT 0x10 /* --native-objects exact: every malloc block of at least
+				    * min_size is tracked (else all sizes are sampled by bytes) */
 
 /* In-target replica comparisons (docs/REPLICAS.md, "Routes"): the collector
  * publishes "an object of allocation site `key` in process `pid`: watch
@@ -314,8 +316,11 @@ struct os_shm_header {
 	 * stale bits only cost a look): an allocation hook whose site's bit is
 	 * clear does not look at rep[] (os_rep_filter_has) */
 	_Atomic uint64_t rep_filter[4];
-	/* --small-sample BYTES: mean bytes between two sampled allocations
-	 * below min_size (exponential intervals, docs/NATIVE.md); 0: off */
+	/* --small-sample BYTES: mean bytes between two sampled malloc blocks
+	 * (exponential intervals, docs/NATIVE.md; blocks of at least this
+	 * many bytes are always taken); 0: off. The collector may raise it
+	 * while the target runs (the overhead budget): each event carries the
+	 * mean it was drawn with. */
 	uint64_t small_sample;
 	/* Collections of every JVM mapping this shm (runtimes/hotspot/target):
 	 * gc_begun is raised before a collection moves anything (and carried
@@ -325,7 +330,10 @@ struct os_shm_header {
 	 * or a library that does not count them. */
 	_Atomic uint32_t gc_begun;
 	_Atomic uint32_t gc_ended;
-	uint8_t pad0[8];
+	/* byte-sampled malloc blocks not taken because their bucket of the
+	 * target's table of sampled addresses was full (preload/record.c):
+	 * counted as unsampled blocks, the estimates low by them */
+	_Atomic uint64_t sample_table_full;
 	struct os_rep_entry rep[OS_REP_SLOTS];
 	/* rep_hash[i]: os_rep_content_hash of rep[i]'s object, taken by the
 	 * target's free hook when a HIT object dies before the collector read

@@ -59,6 +59,11 @@ extern struct os_shm_header *osp_hdr;
  * memcpy/memmove fast path reads. */
 extern uint32_t osp_move_flags;
 
+/* The smallest malloc block tracked exactly (every one of them): the
+ * header's min_size with --native-objects exact (OS_SHM_F_NATIVE_EXACT),
+ * else UINT64_MAX: blocks of every size are sampled by bytes. */
+extern uint64_t osp_exact_min;
+
 /* Resolves the real functions (idempotent; re-entrant calls during dlsym
  * return at once). Returns 0, or -1 while a resolution is in progress. */
 int osp_resolve(void);
@@ -176,7 +181,11 @@ static inline int osp_count_small(size_t size)
 	if (!s || t->busy || !osp_armed())
 		return 0;
 	/* byte sampling (docs/NATIVE.md): the countdown crossed zero, the
-	 * block takes the full path as a sampled small block */
+	 * block takes the full path as a sampled block; a block of at least
+	 * the mean interval is always taken (osp_note_alloc), outside the
+	 * countdown */
+	if (osp_unlikely(size >= osp_hdr->small_sample) && osp_hdr->small_sample)
+		return 0;
 	if (osp_unlikely(t->small_left <= size) && osp_small_due(t, size))
 		return 0;
 	t->small_left -= size;
@@ -185,9 +194,10 @@ static inline int osp_count_small(size_t size)
 	return 1;
 }
 
-/* Byte-sampled small blocks alive (hooks_malloc.c): their free must be
+/* Byte-sampled blocks alive (hooks_malloc.c): their free must be
  * reported. osp_small_keep: 1 when p was remembered (0: table bucket full,
- * the block is not sampled); osp_small_forget: 1 when p was one (removed). */
+ * the block is not sampled, counted in the header's sample_table_full);
+ * osp_small_forget: 1 when p was one (removed). */
 int osp_small_keep(uint64_t p);
 int osp_small_forget(uint64_t p);
 extern _Atomic uint64_t osp_small_live;

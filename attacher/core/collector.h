@@ -49,12 +49,16 @@ struct os_collector {
 	uint64_t start_ns, end_ns;
 	uint64_t samples_total, samples_addressed;
 	uint64_t samples_jit;       /* of JIT compiler threads: counted only (--jit-threads) */
+	uint64_t samples_self;      /* taken in objscope's code in the target (tasks.h) */
 	uint64_t unaddr_nomem, unaddr_clobbered, unaddr_undecodable;
 	uint64_t lost;
 	uint64_t unwound_dwarf, unwound_fp; /* access paths by method */
 	uint64_t unwound_java;     /* ... walked through JIT code (runtime java_walk) */
 	uint64_t paths_full;       /* access paths that filled OS_MAX_FRAMES (cut at the root) */
 	uint64_t last_status_ns;
+	uint64_t shm_mean_max;     /* the largest byte-sampling mean the target was given */
+	double steer_hooks_s;      /* hooks' time and the target's CPU at the mean's last */
+	uint64_t steer_tgt_ns;     /* decision (overhead.c steer_mean) */
 	bool status_line;          /* live status on stderr */
 	bool shm_ready, perf_ready;
 	/* analyses (attacher/core/observer.h), called in this order */

@@ -230,6 +230,49 @@ static void settled_spend(struct os_overhead_state *o, const struct os_budget_in
 		o->settled_cpu_ns += (double)(in->target_cpu_ns - l->target_cpu_ns);
 }
 
+static double hooks_s_at(struct os_collector *c, bool log);
+
+/* The byte sampling's mean interval (docs/NATIVE.md), steered: the hooks'
+ * time in the target (sampled and exact blocks' paths unwound, their events
+ * written) is kept near half of the budget. At each decision the mean is
+ * scaled by the hooks' share of the target's CPU since the last one over
+ * that goal (the hooks' cost is proportional to the sampled blocks, so to
+ * 1 / mean), from half to 16 times, never below --small-sample. Each event
+ * carries the mean it was drawn with, so the weights stay right. */
+static void steer_mean(struct os_collector *c, const struct os_budget_in *in)
+{
+	struct os_shm_header *h = c->shm.hdr;
+	uint64_t mean, want;
+	double hooks, tgt, share, f, goal = c->opts->max_overhead / 100 / 2;
+
+	if (!h || c->opts->native_exact || !c->opts->small_sample || !(goal > 0))
+		return;
+	hooks = hooks_s_at(c, false);
+	if (isnan(hooks) || in->target_cpu_ns < c->steer_tgt_ns + 20000000) /* 20 ms */
+		return;
+	tgt = (double)(in->target_cpu_ns - c->steer_tgt_ns) / 1e9;
+	share = (hooks - c->steer_hooks_s) / tgt;
+	c->steer_hooks_s = hooks;
+	c->steer_tgt_ns = in->target_cpu_ns;
+	mean = __atomic_load_n(&h->small_sample, __ATOMIC_RELAXED);
+	f = share / goal;
+	f = f < 0.5 ? 0.5 : f > 16 ? 16 : f;
+	if (f > 0.8 && f < 1.25)
+		return; /* near the goal: no change */
+	want = (uint64_t)((double)mean * f);
+	if (want < c->opts->small_sample)
+		want = c->opts->small_sample;
+	if (want > (1ULL << 34))
+		want = 1ULL << 34;
+	if (want == mean)
+		return;
+	__atomic_store_n(&h->small_sample, want, __ATOMIC_RELAXED);
+	if (want > c->shm_mean_max)
+		c->shm_mean_max = want;
+	os_debug("overhead: hooks %.2f%% of the target's CPU in %.3f s: byte sampling mean %" PRIu64
+		 " -> %" PRIu64, 100 * share, tgt, mean, want);
+}
+
 void os_overhead_round(struct os_collector *c)
 {
 	struct os_overhead_state *o = &c->ovh;
@@ -251,6 +294,7 @@ void os_overhead_round(struct os_collector *c)
 	if (now >= o->b.t0 + o->b.len) { /* the controller decides: fresh clocks */
 		readings(c, &in);
 		settled_spend(o, &in); /* before the need and b.last change */
+		steer_mean(c, &in);
 		os_budget_set_need(&o->b, answer_need(c, now));
 	}
 	os_perf_steer(c->perf, os_budget_tick(&o->b, now, &in));
@@ -287,7 +331,7 @@ void os_overhead_stop(struct os_collector *c)
  * (os_slot_stats.hook_*: light hooks by the TSC, clipped where preempted;
  * heavy ones by the thread's CPU clock). NaN when no ring was shared or
  * the ticks' rate could not be read. */
-static double hooks_s(struct os_collector *c)
+static double hooks_s_at(struct os_collector *c, bool log)
 {
 	const struct os_overhead_state *o = &c->ovh;
 	struct os_slot_stats_total t;
@@ -297,12 +341,17 @@ static double hooks_s(struct os_collector *c)
 		return NAN;
 	os_shm_host_totals(&c->shm, &t);
 	if (!OS_TICKS_ARE_NS) {
-		if (o->mono1 <= o->mono0 + 1000000 || o->ticks1 <= o->ticks0)
+		/* at the stop, its clocks; while running, the rate so far */
+		uint64_t mono = o->mono1 ? o->mono1 : os_now_ns();
+		uint64_t ticks = o->mono1 ? o->ticks1 : os_ticks();
+
+		if (mono <= o->mono0 + 1000000 || ticks <= o->ticks0)
 			return NAN; /* under a millisecond: no rate */
-		per_ns = (double)(o->ticks1 - o->ticks0) / (double)(o->mono1 - o->mono0);
+		per_ns = (double)(ticks - o->ticks0) / (double)(mono - o->mono0);
 	}
 	light = (double)t.hook_ticks / per_ns / 1e9;
-	os_debug("overhead: hooks in the target: %" PRIu64 " calls; light ones %.3f s "
+	if (log)
+		os_debug("overhead: hooks in the target: %" PRIu64 " calls; light ones %.3f s "
 		 "(%" PRIu64 " clipped at %u ticks: preempted inside), heavy ones %.3f s of CPU "
 		 "(%.3f ticks/ns)", t.hook_calls, light, t.hook_clipped, OS_HOOK_CLIP_TICKS,
 		 (double)t.hook_cpu_ns / 1e9, per_ns);
@@ -328,7 +377,7 @@ void os_overhead_profile(struct os_collector *c, struct os_profile *p)
 	f->collector_cpu_s = coll;
 	f->collector_sampling_s = work;
 	f->kernel_s = kern;
-	f->hooks_s = hooks_s(c);
+	f->hooks_s = hooks_s_at(c, true);
 	f->spent_pct = tgt > 0 && !isnan(kern) ? 100.0 * (work + kern) / tgt : NAN;
 	f->fixed_pct = tgt > 0 ? 100.0 * (coll > work ? coll - work : 0) / tgt : NAN;
 	f->sample_ns = o->sample_ns;
