@@ -447,8 +447,16 @@ static int budget_open(struct os_collector *c, pid_t pid, bool enable_on_exec, i
 		return rc;
 	os_jit_filter_open(c);
 	collector_attr(c, &attr, enable_on_exec);
-	os_overhead_open(c, pid, &attr);
+	/* record (enable_on_exec): calibrated once the command runs
+	 * (os_collector_calibrate), so that a short one does not wait */
+	os_overhead_open(c, pid, &attr, enable_on_exec);
 	return 0;
+}
+
+void os_collector_calibrate(struct os_collector *c)
+{
+	if (c->perf_ready)
+		os_overhead_calibrate(c);
 }
 
 int os_collector_open(struct os_collector *c, pid_t pid, bool enable_on_exec, char *err,

@@ -85,6 +85,9 @@ struct os_collector {
 int os_collector_init(struct os_collector *c, const struct os_opts *o, char *err, size_t errlen);
 /* Opens the (inherited, per-CPU) perf events on pid. With enable_on_exec
  * they start counting when pid execs (record mode). */
+/* record: the overhead budget's calibration, after the command was let go
+ * (os_collector_open defers it when enable_on_exec). */
+void os_collector_calibrate(struct os_collector *c);
 int os_collector_open(struct os_collector *c, pid_t pid, bool enable_on_exec, char *err,
 		      size_t errlen);
 /* As os_collector_open, through another opener of os_perf_open's kind

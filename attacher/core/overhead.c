@@ -140,11 +140,44 @@ static void readings(struct os_collector *c, struct os_budget_in *in)
 	in->dropped = o->dropped;
 }
 
-void os_overhead_open(struct os_collector *c, pid_t pid, const struct perf_event_attr *attr)
+void os_overhead_calibrate(struct os_collector *c)
+{
+	struct os_overhead_state *o = &c->ovh;
+	const struct perf_event_attr *attr = &o->calib_attr;
+	uint64_t t;
+
+	if (!o->calib_pending)
+		return;
+	o->calib_pending = false;
+	t = self_cpu_ns();
+	o->sample_ns = os_perf_sample_cost_ns(attr, calib_pages(attr));
+	o->calibrated = o->sample_ns >= 0;
+	if (!o->calibrated)
+		o->sample_ns = OS_OVH_SAMPLE_NS_FALLBACK;
+	o->drop_ns = o->sample_ns;
+	/* the JIT threads' samples a BPF filter drops cost the interrupt
+	 * and the program, not the stack copy: measured apart (on javac
+	 * they are half of the samples); never more than a kept one */
+	if (o->calibrated && os_bpf_filter_on(&c->jitf)) {
+		double d = os_perf_dropped_cost_ns(attr, calib_pages(attr));
+
+		if (d >= 0)
+			o->drop_ns = d < o->sample_ns ? d : o->sample_ns;
+	}
+	o->calib_ns = (double)(self_cpu_ns() - t);
+	o->self0 += (uint64_t)o->calib_ns; /* reported apart, not a fixed cost */
+	o->b.sample_ns = o->sample_ns;
+	os_budget_set_drop_ns(&o->b, o->drop_ns);
+	os_debug("overhead: a sample costs %.0f ns, one dropped by the JIT filter %.0f ns "
+		 "(%s, %.1f ms)", o->sample_ns, o->drop_ns,
+		 o->calibrated ? "calibrated" : "not calibrated: the constant", o->calib_ns / 1e6);
+}
+
+void os_overhead_open(struct os_collector *c, pid_t pid, const struct perf_event_attr *attr,
+		      bool defer)
 {
 	struct os_overhead_state *o = &c->ovh;
 	const char *settle = getenv("OBJSCOPE_SETTLE");
-	uint64_t t = self_cpu_ns();
 
 	o->root = pid;
 	o->steer = c->opts->max_overhead > 0;
@@ -155,26 +188,12 @@ void os_overhead_open(struct os_collector *c, pid_t pid, const struct perf_event
 	o->settled_ivals = 0;
 	o->settled_spent_ns = o->settled_cpu_ns = 0;
 	o->sample_ns = o->drop_ns = NAN;
+	o->calib_pending = false;
 	if (o->steer) { /* -F: the kernel's cost is not estimated (nothing to steer) */
-		o->sample_ns = os_perf_sample_cost_ns(attr, calib_pages(attr));
-		o->calibrated = o->sample_ns >= 0;
-		if (!o->calibrated)
-			o->sample_ns = OS_OVH_SAMPLE_NS_FALLBACK;
-		o->drop_ns = o->sample_ns;
-		/* the JIT threads' samples a BPF filter drops cost the interrupt
-		 * and the program, not the stack copy: measured apart (on javac
-		 * they are half of the samples); never more than a kept one */
-		if (o->calibrated && os_bpf_filter_on(&c->jitf)) {
-			double d = os_perf_dropped_cost_ns(attr, calib_pages(attr));
-
-			if (d >= 0)
-				o->drop_ns = d < o->sample_ns ? d : o->sample_ns;
-		}
-		o->calib_ns = (double)(self_cpu_ns() - t);
-		os_debug("overhead: a sample costs %.0f ns, one dropped by the JIT filter %.0f ns "
-			 "(%s, %.1f ms)", o->sample_ns, o->drop_ns,
-			 o->calibrated ? "calibrated" : "not calibrated: the constant",
-			 o->calib_ns / 1e6);
+		o->calib_attr = *attr;
+		o->calib_pending = true;
+		o->calibrated = false;
+		o->sample_ns = o->drop_ns = OS_OVH_SAMPLE_NS_FALLBACK; /* until calibrated */
 	}
 	o->ticks0 = os_ticks();
 	o->mono0 = os_now_ns();
@@ -188,6 +207,8 @@ void os_overhead_open(struct os_collector *c, pid_t pid, const struct perf_event
 		       os_now_ns());
 	if (o->steer)
 		os_budget_set_drop_ns(&o->b, o->drop_ns);
+	if (!defer)
+		os_overhead_calibrate(c);
 }
 
 bool os_overhead_answer_settled(double se, uint64_t attributed, bool was_settled)
