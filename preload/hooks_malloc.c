@@ -83,17 +83,13 @@ int osp_small_due(struct osp_thread *t, size_t size)
 /* 1 when the real function pointer is usable, resolving on first need. */
 #define OSP_READY(fn) (osp_likely(osp_real.fn != NULL) || (osp_resolve() == 0 && osp_real.fn))
 
-static void osp_after_alloc(uint16_t type, void *p, size_t size, void *old, const void *caller)
+/* The recording part of osp_after_alloc: a block to record, or a thread
+ * without its slot yet. */
+static __attribute__((noinline)) void osp_after_alloc_slow(uint16_t type, void *p, size_t size,
+							    void *old, const void *caller)
 {
-	struct os_shm_header *h = osp_hdr;
-	struct osp_thread *t;
+	struct osp_thread *t = osp_enter();
 
-	if (!p)
-		return;
-	/* the common case of a malloc-heavy program: most blocks are small */
-	if (!old && h && size < osp_exact_min && osp_count_small(size))
-		return;
-	t = osp_enter();
 	if (!t) {
 		osp_self.small_pick = 0;
 		return;
@@ -102,13 +98,25 @@ static void osp_after_alloc(uint16_t type, void *p, size_t size, void *old, cons
 	osp_leave(t);
 }
 
+/* Inline in each hook: the common case of a malloc-heavy program, a block
+ * neither sampled nor tracked, is a countdown and two counter stores. */
+static inline __attribute__((always_inline)) void
+osp_after_alloc(uint16_t type, void *p, size_t size, void *old, const void *caller)
+{
+	if (!p)
+		return;
+	if (!old && size < osp_exact_min && osp_count_small(size))
+		return;
+	osp_after_alloc_slow(type, p, size, old, caller);
+}
+
 static void osp_before_free(void *p)
 {
 	struct osp_thread *t;
 
 	/* blocks neither sampled nor tracked exactly need no event: most frees
 	 * of a malloc-heavy program cost one bit test, not a ring write */
-	if (!osp_small_forget((uint64_t)(uintptr_t)p) &&
+	if (!(osp_small_maybe((uint64_t)(uintptr_t)p) && osp_small_forget((uint64_t)(uintptr_t)p)) &&
 	    (osp_exact_min == UINT64_MAX || malloc_usable_size(p) < osp_exact_min))
 		return;
 	osp_rep_dead((uint64_t)(uintptr_t)p, osp_self.pid); /* replica.c: before reuse */
@@ -195,8 +203,10 @@ OSP_EXPORT void free(void *p)
 		return;
 	if (!OSP_READY(free))
 		return; /* cannot happen after start-up; leaking is the safe choice */
-	if (osp_hdr)
-		osp_before_free(p); /* before the address can be handed out again */
+	/* before the address can be handed out again; inline, the test of
+	 * most frees: not a sampled block's, no exact tracking */
+	if (osp_hdr && (osp_small_maybe((uint64_t)(uintptr_t)p) || osp_exact_min != UINT64_MAX))
+		osp_before_free(p);
 	osp_real.free(p);
 }
 

@@ -88,8 +88,13 @@ static inline int osp_armed(void)
 /* Bump allocation from a static arena, never freed. NULL when exhausted.
  * `align` is a power of two. Memory is zeroed. */
 void *osp_arena_alloc(size_t size, size_t align);
-/* 1 when p points into the arena. */
-int osp_arena_owns(const void *p);
+/* 1 when p points into the arena (inline: every free asks). */
+#define OSP_ARENA_BYTES (256u * 1024u)
+extern uint8_t osp_arena[OSP_ARENA_BYTES];
+static inline int osp_arena_owns(const void *p)
+{
+	return (const uint8_t *)p >= osp_arena && (const uint8_t *)p < osp_arena + OSP_ARENA_BYTES;
+}
 /* Usable size of an arena block (for realloc). */
 size_t osp_arena_size(const void *p);
 /* Copies that never compile into a memcpy call. */
@@ -201,6 +206,26 @@ static inline int osp_count_small(size_t size)
 int osp_small_keep(uint64_t p);
 int osp_small_forget(uint64_t p);
 extern _Atomic uint64_t osp_small_live;
+
+/* The table's bucket of an address, and the bitmap of buckets that may
+ * hold a block (record.c): 0 when p cannot be a sampled block alive, the
+ * whole test of most frees, inline in the free hook. */
+#define OSP_SMALL_BUCKET_BITS 13
+extern _Atomic uint64_t osp_small_bits[(1u << OSP_SMALL_BUCKET_BITS) / 64];
+static inline uint32_t osp_small_index(uint64_t p)
+{
+	return (uint32_t)(((p >> 4) * 0x9e3779b97f4a7c15ULL) >> (64 - OSP_SMALL_BUCKET_BITS));
+}
+static inline int osp_small_maybe(uint64_t p)
+{
+	uint32_t bi;
+
+	if (osp_likely(__atomic_load_n((uint64_t *)&osp_small_live, __ATOMIC_RELAXED) == 0))
+		return 0;
+	bi = osp_small_index(p);
+	return (__atomic_load_n((uint64_t *)&osp_small_bits[bi / 64], __ATOMIC_RELAXED) >>
+		(bi % 64)) & 1;
+}
 
 /* ---- hooks_mem.c ------------------------------------------------------- */
 

@@ -170,7 +170,7 @@ void osp_record_thread(struct osp_thread *t, struct os_slot *s)
  * costs one bit test (osp_small_bits), and a probe of a 64-byte bucket
  * only when the bit says the bucket holds a block. */
 #define OSP_SMALL_WAYS 8
-#define OSP_SMALL_BUCKETS 8192 /* 65536 sampled blocks alive at most (512 KiB) */
+#define OSP_SMALL_BUCKETS (1u << OSP_SMALL_BUCKET_BITS) /* 65536 blocks alive (512 KiB) */
 #define OSP_SMALL_TOMB 1ULL
 
 static _Alignas(64) _Atomic uint64_t osp_small_tab[OSP_SMALL_BUCKETS][OSP_SMALL_WAYS];
@@ -178,12 +178,7 @@ _Atomic uint64_t osp_small_live;
 
 /* bit b: bucket b may hold a block (1 KiB, stays in the L1 cache: a free
  * looks at its bucket only when its bit is set) */
-static _Alignas(64) _Atomic uint64_t osp_small_bits[OSP_SMALL_BUCKETS / 64];
-
-static inline uint32_t osp_small_index(uint64_t p)
-{
-	return (uint32_t)(((p >> 4) * 0x9e3779b97f4a7c15ULL) >> (64 - 13)); /* 2^13 buckets */
-}
+_Alignas(64) _Atomic uint64_t osp_small_bits[OSP_SMALL_BUCKETS / 64];
 
 static inline _Atomic uint64_t *osp_small_bucket(uint64_t p)
 {
