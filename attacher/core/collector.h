@@ -58,7 +58,8 @@ struct os_collector {
 	uint64_t last_status_ns;
 	uint64_t shm_mean_max;     /* the largest byte-sampling mean the target was given */
 	double steer_hooks_s;      /* hooks' time and the target's CPU at the mean's last */
-	uint64_t steer_tgt_ns;     /* decision (overhead.c steer_mean) */
+	uint64_t steer_tgt_ns;     /* decision (overhead.c steer_mean), and the hooks' */
+	uint64_t steer_calls;      /* calls then */
 	bool status_line;          /* live status on stderr */
 	bool shm_ready, perf_ready;
 	/* analyses (attacher/core/observer.h), called in this order */

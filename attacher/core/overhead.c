@@ -258,12 +258,17 @@ static double hooks_s_at(struct os_collector *c, bool log);
  * written) is kept near half of the budget. At each decision the mean is
  * scaled by the hooks' share of the target's CPU since the last one over
  * that goal (the hooks' cost is proportional to the sampled blocks, so to
- * 1 / mean), from half to 16 times, never below --small-sample. Each event
- * carries the mean it was drawn with, so the weights stay right. */
+ * 1 / mean), from half to 4 times, never below --small-sample. It is raised
+ * only on evidence: at least OS_OVH_STEER_CALLS hook calls since the last
+ * decision (a few calls, one of them preempted inside, are no measure of a
+ * rate). Each event carries the mean it was drawn with, so the weights stay
+ * right. */
+#define OS_OVH_STEER_CALLS 256
 static void steer_mean(struct os_collector *c, const struct os_budget_in *in)
 {
 	struct os_shm_header *h = c->shm.hdr;
-	uint64_t mean, want;
+	struct os_slot_stats_total t;
+	uint64_t mean, want, calls;
 	double hooks, tgt, share, f, goal = c->opts->max_overhead / 100 / 2;
 
 	if (!h || c->opts->native_exact || !c->opts->small_sample || !(goal > 0))
@@ -271,15 +276,18 @@ static void steer_mean(struct os_collector *c, const struct os_budget_in *in)
 	hooks = hooks_s_at(c, false);
 	if (isnan(hooks) || in->target_cpu_ns < c->steer_tgt_ns + 20000000) /* 20 ms */
 		return;
+	os_shm_host_totals(&c->shm, &t);
+	calls = t.hook_calls - c->steer_calls;
 	tgt = (double)(in->target_cpu_ns - c->steer_tgt_ns) / 1e9;
 	share = (hooks - c->steer_hooks_s) / tgt;
 	c->steer_hooks_s = hooks;
 	c->steer_tgt_ns = in->target_cpu_ns;
+	c->steer_calls = t.hook_calls;
 	mean = __atomic_load_n(&h->small_sample, __ATOMIC_RELAXED);
 	f = share / goal;
-	f = f < 0.5 ? 0.5 : f > 16 ? 16 : f;
-	if (f > 0.8 && f < 1.25)
-		return; /* near the goal: no change */
+	f = f < 0.5 ? 0.5 : f > 4 ? 4 : f;
+	if ((f > 0.8 && f < 1.25) || (f > 1 && calls < OS_OVH_STEER_CALLS))
+		return; /* near the goal, or too few calls to tell */
 	want = (uint64_t)((double)mean * f);
 	if (want < c->opts->small_sample)
 		want = c->opts->small_sample;
@@ -290,8 +298,8 @@ static void steer_mean(struct os_collector *c, const struct os_budget_in *in)
 	__atomic_store_n(&h->small_sample, want, __ATOMIC_RELAXED);
 	if (want > c->shm_mean_max)
 		c->shm_mean_max = want;
-	os_debug("overhead: hooks %.2f%% of the target's CPU in %.3f s: byte sampling mean %" PRIu64
-		 " -> %" PRIu64, 100 * share, tgt, mean, want);
+	os_debug("overhead: hooks %.2f%% of the target's CPU in %.3f s (%" PRIu64 " calls): byte "
+		 "sampling mean %" PRIu64 " -> %" PRIu64, 100 * share, tgt, calls, mean, want);
 }
 
 void os_overhead_round(struct os_collector *c)

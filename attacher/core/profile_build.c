@@ -346,6 +346,26 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 		 c->attrib.cct.count, (unsigned long long)c->attrib.cct.memo_hits,
 		 (unsigned long long)c->attrib.cct.inserts);
 	fill_counters(&b);
+	/* the first note: allocation events dropped (a ring was full): a heap sample that no
+	 * seen block holds may lie on a block whose event was lost, so held
+	 * samples are not shared out to sampled sites: they stay one group,
+	 * "object unknown" (docs/NATIVE.md) */
+	b.drops = b.p->c.dropped_events > 0;
+	if (b.drops) {
+		snprintf(note, sizeof(note),
+			 "ALLOCATION EVENTS DROPPED: %llu (event rings full; --ring-kb raises "
+			 "them): the %llu heap samples outside every seen block (%.1f%% of the "
+			 "attributed ones) are \"[object unknown: allocation events dropped]\", "
+			 "not estimated; objects whose free was dropped may hold samples of "
+			 "later blocks at their address",
+			 (unsigned long long)b.p->c.dropped_events,
+			 (unsigned long long)c->attrib.small_held,
+			 c->attrib.c.samples_attributed
+				 ? 100.0 * (double)c->attrib.small_held /
+					   (double)c->attrib.c.samples_attributed
+				 : 0.0);
+		os_profile_add_note(b.p, note);
+	}
 	if (c->sampler.ops == &os_sampler_soft_ops)
 		os_profile_add_note(b.p, "software sampler: data addresses decoded from the "
 					 "instruction before each task-clock sample");
@@ -464,26 +484,6 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 			 "target's table of sampled blocks alive was full there (counted as blocks "
 			 "not sampled: the native estimates are low by them)",
 			 (unsigned long long)atomic_load(&c->shm.hdr->sample_table_full));
-		os_profile_add_note(b.p, note);
-	}
-	/* allocation events dropped (a ring was full): a heap sample that no
-	 * seen block holds may lie on a block whose event was lost, so held
-	 * samples are not shared out to sampled sites: they stay one group,
-	 * "object unknown" (docs/NATIVE.md) */
-	b.drops = b.p->c.dropped_events > 0;
-	if (b.drops) {
-		snprintf(note, sizeof(note),
-			 "ALLOCATION EVENTS DROPPED: %llu (event rings full; --ring-kb raises "
-			 "them): the %llu heap samples outside every seen block (%.1f%% of the "
-			 "attributed ones) are \"[object unknown: allocation events dropped]\", "
-			 "not estimated; objects whose free was dropped may hold samples of "
-			 "later blocks at their address",
-			 (unsigned long long)b.p->c.dropped_events,
-			 (unsigned long long)c->attrib.small_held,
-			 c->attrib.c.samples_attributed
-				 ? 100.0 * (double)c->attrib.small_held /
-					   (double)c->attrib.c.samples_attributed
-				 : 0.0);
 		os_profile_add_note(b.p, note);
 	}
 	/* native blocks not sampled: held samples shared out to the sites of
