@@ -176,6 +176,7 @@ int main(int argc, char **argv)
 	h->ring_bytes = B_RING;
 	h->total_bytes = size;
 	h->min_size = 4096;
+	h->flags = OS_SHM_F_NATIVE_EXACT; /* the tracked lines time the exact path */
 	/* BENCH_SMALL_SAMPLE=BYTES: byte sampling of the small blocks
 	 * (--small-sample, docs/NATIVE.md); unset: off */
 	h->small_sample = getenv("BENCH_SMALL_SAMPLE") ? strtoull(getenv("BENCH_SMALL_SAMPLE"),

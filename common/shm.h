@@ -19,8 +19,9 @@
 #include <stdint.h>
 
 #define OS_SHM_MAGIC 0x314d48534a424f53ULL /* "SOBJSHM1" little endian */
-#define OS_SHM_VERSION 7 /* 2: slots_hwm, 3: rep[], 4: rep_hash[], 5: small_sample,
-			   * 6: os_slot.quiet, 7: stats.small_outside_tlab */
+#define OS_SHM_VERSION 8 /* 2: slots_hwm, 3: rep[], 4: rep_hash[], 5: small_sample,
+			   * 6: os_slot.quiet, 7: stats.small_outside_tlab,
+			   * 8: hs_focus_klass, sample_table_full, native byte sampling */
 #define OS_SHM_ENV "OBJSCOPE_SHM"           /* path of the shm file */
 #define OS_MAX_FRAMES 128                    /* frames per allocation path */
 #define OS_DEFAULT_SLOTS 512
@@ -195,6 +196,8 @@ _Static_assert(sizeof(struct os_slot) == OS_SLOT_HDR, "slot header size");
 				   * stay off (runtimes/generic/) */
 #define OS_SHM_F_REPLICAS    0x8  /* --replicas (record, attach): the allocation hooks arm pending
 				   * replica comparisons (rep[], preload/replica.c) */
+#define OS_SHM_F_NATIVE_EXACT 0x10 /* --native-objects exact: every malloc block of at least
+				    * min_size is tracked (else all sizes are sampled by bytes) */
 
 /* In-target replica comparisons (docs/REPLICAS.md, "Routes"): the collector
  * publishes "an object of allocation site `key` in process `pid`: watch
@@ -314,8 +317,11 @@ struct os_shm_header {
 	 * stale bits only cost a look): an allocation hook whose site's bit is
 	 * clear does not look at rep[] (os_rep_filter_has) */
 	_Atomic uint64_t rep_filter[4];
-	/* --small-sample BYTES: mean bytes between two sampled allocations
-	 * below min_size (exponential intervals, docs/NATIVE.md); 0: off */
+	/* --small-sample BYTES: mean bytes between two sampled malloc blocks
+	 * (exponential intervals, docs/NATIVE.md; blocks of at least this
+	 * many bytes are always taken); 0: off. The collector may raise it
+	 * while the target runs (the overhead budget): each event carries the
+	 * mean it was drawn with. */
 	uint64_t small_sample;
 	/* Collections of every JVM mapping this shm (runtimes/hotspot/target):
 	 * gc_begun is raised before a collection moves anything (and carried
@@ -329,15 +335,21 @@ struct os_shm_header {
 	 * whose objects a JVM's hybrid TLABs should expose more (collector
 	 * writes, hooks read); 0: none */
 	_Atomic uint64_t hs_focus_klass;
+	/* byte-sampled malloc blocks not taken because their bucket of the
+	 * target's table of sampled addresses was full (preload/record.c):
+	 * counted as unsampled blocks, the estimates low by them */
+	_Atomic uint64_t sample_table_full;
+	uint8_t pad_head[192 - 136]; /* rep[] on a cache line of its own */
 	struct os_rep_entry rep[OS_REP_SLOTS];
 	/* rep_hash[i]: os_rep_content_hash of rep[i]'s object, taken by the
 	 * target's free hook when a HIT object dies before the collector read
 	 * it (written before `alive` drops to 0; 0: none). The collector clears
 	 * it when it frees the entry. */
 	_Atomic uint64_t rep_hash[OS_REP_SLOTS];
-	uint8_t pad[4096 - 128 - OS_REP_SLOTS * 64 - OS_REP_SLOTS * 8];
+	uint8_t pad[4096 - 192 - OS_REP_SLOTS * 64 - OS_REP_SLOTS * 8];
 };
 _Static_assert(sizeof(struct os_shm_header) == 4096, "shm header is one page");
+_Static_assert(offsetof(struct os_shm_header, rep) == 192, "rep[] cache-line aligned");
 #define OS_SHM_HDR 4096
 
 static inline size_t os_shm_size(uint32_t nslots, uint64_t ring_bytes)

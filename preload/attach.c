@@ -305,6 +305,7 @@ OSP_EXPORT int objscope_detach(void)
 	osp_dormant.magic = OS_SHM_MAGIC;
 	osp_dormant.version = OS_SHM_VERSION;
 	osp_dormant.min_size = UINT64_MAX;
+	osp_exact_min = UINT64_MAX; /* frees cost a bit test again */
 	atomic_store(&osp_dormant.disarmed, 1);
 	__atomic_store_n(&osp_hdr, &osp_dormant, __ATOMIC_SEQ_CST);
 	/* in-target replica breakpoints (replica.c) of every thread: closed

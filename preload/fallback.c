@@ -5,10 +5,9 @@
 
 #include "preload/preload.h"
 
-#define OSP_ARENA_BYTES (256u * 1024u)
 #define OSP_ARENA_HDR 16u /* block size stored just below each block */
 
-static uint8_t osp_arena[OSP_ARENA_BYTES] __attribute__((aligned(4096)));
+uint8_t osp_arena[OSP_ARENA_BYTES] __attribute__((aligned(4096)));
 static size_t osp_arena_used;
 
 void *osp_arena_alloc(size_t size, size_t align)
@@ -29,11 +28,6 @@ void *osp_arena_alloc(size_t size, size_t align)
 					      __ATOMIC_RELAXED));
 	*(size_t *)(osp_arena + start - sizeof(size_t)) = size;
 	return osp_arena + start;
-}
-
-int osp_arena_owns(const void *p)
-{
-	return (const uint8_t *)p >= osp_arena && (const uint8_t *)p < osp_arena + OSP_ARENA_BYTES;
 }
 
 size_t osp_arena_size(const void *p)

@@ -1,10 +1,12 @@
 /* hooks_malloc.c - the exported malloc family. Each hook calls the real
- * function, then (when armed and not re-entered) records: allocations of at
- * least header->min_size become ALLOC/REALLOC events with their call path,
- * smaller ones are only counted, every free of a block that may have been
- * tracked (usable size >= min_size) is a FREE event. Before the real
- * functions are resolved, allocations come from the
- * static arena (see fallback.c), whose blocks free() ignores. */
+ * function, then (when armed and not re-entered) records: blocks picked by
+ * the byte sampling (every size; docs/NATIVE.md) and, with --native-objects
+ * exact, every block of at least header->min_size become ALLOC/REALLOC
+ * events with their call path; the others are only counted. The free of a
+ * sampled block (found in record.c's table of sampled addresses) or of a
+ * block that may have been tracked exactly (usable size >= min_size) is a
+ * FREE event. Before the real functions are resolved, allocations come
+ * from the static arena (see fallback.c), whose blocks free() ignores. */
 #include <errno.h>
 #include <malloc.h>
 #include <stdbool.h>
@@ -16,14 +18,16 @@
 #define OSP_EXPORT __attribute__((visibility("default")))
 #define OSP_CALLER __builtin_return_address(0)
 
-/* ---- byte sampling of small blocks (docs/NATIVE.md) -------------------
- * Each thread counts down the bytes of its blocks below min_size from an
- * exponential random interval of mean header->small_sample bytes; the block
- * that crosses zero takes the full path (its allocation path recorded, as
- * a tracked block's, with aux2 = OS_SMALL_TAG | mean): a block of s bytes
- * is sampled with probability 1 - exp(-s / mean), which the collector
- * inverts into its weight. Its address is kept in a lock-free table
- * (record.c osp_small_keep) so that its free is reported. */
+/* ---- byte sampling of malloc blocks (docs/NATIVE.md) -------------------
+ * Each thread counts down the bytes of its blocks (below min_size with
+ * --native-objects exact; smaller than the mean) from an exponential random
+ * interval of mean header->small_sample bytes; the block that crosses zero
+ * takes the full path (its allocation path recorded, as a tracked block's,
+ * with aux2 = OS_SMALL_TAG | mean): a block of s bytes is sampled with
+ * probability 1 - exp(-s / mean), which the collector inverts into its
+ * weight. A block of at least the mean is always taken, with weight 1.
+ * Its address is kept in a lock-free table (record.c osp_small_keep) so
+ * that its free is reported. */
 /* -ln(u) for u in (0, 1], without libm: u = m 2^e, m in [1, 2);
  * ln m = 2 atanh((m - 1) / (m + 1)) to 1e-5. */
 static double osp_neg_ln(double u)
@@ -79,17 +83,13 @@ int osp_small_due(struct osp_thread *t, size_t size)
 /* 1 when the real function pointer is usable, resolving on first need. */
 #define OSP_READY(fn) (osp_likely(osp_real.fn != NULL) || (osp_resolve() == 0 && osp_real.fn))
 
-static void osp_after_alloc(uint16_t type, void *p, size_t size, void *old, const void *caller)
+/* The recording part of osp_after_alloc: a block to record, or a thread
+ * without its slot yet. */
+static __attribute__((noinline)) void osp_after_alloc_slow(uint16_t type, void *p, size_t size,
+							    void *old, const void *caller)
 {
-	struct os_shm_header *h = osp_hdr;
-	struct osp_thread *t;
+	struct osp_thread *t = osp_enter();
 
-	if (!p)
-		return;
-	/* the common case of a malloc-heavy program: most blocks are small */
-	if (!old && h && size < h->min_size && osp_count_small(size))
-		return;
-	t = osp_enter();
 	if (!t) {
 		osp_self.small_pick = 0;
 		return;
@@ -98,14 +98,26 @@ static void osp_after_alloc(uint16_t type, void *p, size_t size, void *old, cons
 	osp_leave(t);
 }
 
+/* Inline in each hook: the common case of a malloc-heavy program, a block
+ * neither sampled nor tracked, is a countdown and two counter stores. */
+static inline __attribute__((always_inline)) void
+osp_after_alloc(uint16_t type, void *p, size_t size, void *old, const void *caller)
+{
+	if (!p)
+		return;
+	if (!old && size < osp_exact_min && osp_count_small(size))
+		return;
+	osp_after_alloc_slow(type, p, size, old, caller);
+}
+
 static void osp_before_free(void *p)
 {
 	struct osp_thread *t;
 
-	/* blocks too small to have been tracked need no event: most frees of a
-	 * malloc-heavy program cost one header read, not a ring write */
-	if (malloc_usable_size(p) < osp_hdr->min_size &&
-	    !osp_small_forget((uint64_t)(uintptr_t)p))
+	/* blocks neither sampled nor tracked exactly need no event: most frees
+	 * of a malloc-heavy program cost one bit test, not a ring write */
+	if (!(osp_small_maybe((uint64_t)(uintptr_t)p) && osp_small_forget((uint64_t)(uintptr_t)p)) &&
+	    (osp_exact_min == UINT64_MAX || malloc_usable_size(p) < osp_exact_min))
 		return;
 	osp_rep_dead((uint64_t)(uintptr_t)p, osp_self.pid); /* replica.c: before reuse */
 	t = osp_enter();
@@ -166,15 +178,15 @@ OSP_EXPORT void *realloc(void *old, size_t size)
 		osp_before_free(old);
 	/* a block too small to have been tracked needs no FREE/REALLOC of its
 	 * old address: the common small realloc costs no event */
-	if (old && osp_hdr && malloc_usable_size(old) < osp_hdr->min_size &&
-	    !osp_small_forget((uint64_t)(uintptr_t)old))
+	if (old && osp_hdr && !osp_small_forget((uint64_t)(uintptr_t)old) &&
+	    (osp_exact_min == UINT64_MAX || malloc_usable_size(old) < osp_exact_min))
 		tracked_old = NULL;
 	if (tracked_old)
 		osp_rep_dead((uint64_t)(uintptr_t)old, osp_self.pid); /* replica.c */
 	p = osp_real.realloc(old, size);
 	if (!osp_hdr || !p)
 		return p;
-	if (!tracked_old && size < osp_hdr->min_size && osp_count_small(size))
+	if (!tracked_old && size < osp_exact_min && osp_count_small(size))
 		return p;
 	t = osp_enter();
 	if (!t)
@@ -191,8 +203,10 @@ OSP_EXPORT void free(void *p)
 		return;
 	if (!OSP_READY(free))
 		return; /* cannot happen after start-up; leaking is the safe choice */
-	if (osp_hdr)
-		osp_before_free(p); /* before the address can be handed out again */
+	/* before the address can be handed out again; inline, the test of
+	 * most frees: not a sampled block's, no exact tracking */
+	if (osp_hdr && (osp_small_maybe((uint64_t)(uintptr_t)p) || osp_exact_min != UINT64_MAX))
+		osp_before_free(p);
 	osp_real.free(p);
 }
 

@@ -18,6 +18,7 @@ struct osp_real osp_real = {
 };
 struct os_shm_header *osp_hdr;
 uint32_t osp_move_flags;
+uint64_t osp_exact_min = UINT64_MAX;
 osp_move_filter_fn osp_move_filter;
 size_t osp_move_min;
 uintptr_t osp_move_lo, osp_move_hi = UINTPTR_MAX;
@@ -75,6 +76,7 @@ int osp_arm(struct os_shm_header *h, size_t size)
 	osp_rep_setup(h); /* a failure: nothing armed in-target (the collector counts) */
 	__atomic_fetch_add((uint32_t *)&h->processes, 1, __ATOMIC_RELAXED);
 	osp_move_flags = h->flags & OS_SHM_F_MOVES;
+	osp_exact_min = (h->flags & OS_SHM_F_NATIVE_EXACT) ? h->min_size : UINT64_MAX;
 	__atomic_store_n(&osp_hdr, h, __ATOMIC_RELEASE);
 	return 0;
 }

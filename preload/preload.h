@@ -59,6 +59,11 @@ extern struct os_shm_header *osp_hdr;
  * memcpy/memmove fast path reads. */
 extern uint32_t osp_move_flags;
 
+/* The smallest malloc block tracked exactly (every one of them): the
+ * header's min_size with --native-objects exact (OS_SHM_F_NATIVE_EXACT),
+ * else UINT64_MAX: blocks of every size are sampled by bytes. */
+extern uint64_t osp_exact_min;
+
 /* Resolves the real functions (idempotent; re-entrant calls during dlsym
  * return at once). Returns 0, or -1 while a resolution is in progress. */
 int osp_resolve(void);
@@ -83,8 +88,13 @@ static inline int osp_armed(void)
 /* Bump allocation from a static arena, never freed. NULL when exhausted.
  * `align` is a power of two. Memory is zeroed. */
 void *osp_arena_alloc(size_t size, size_t align);
-/* 1 when p points into the arena. */
-int osp_arena_owns(const void *p);
+/* 1 when p points into the arena (inline: every free asks). */
+#define OSP_ARENA_BYTES (256u * 1024u)
+extern uint8_t osp_arena[OSP_ARENA_BYTES];
+static inline int osp_arena_owns(const void *p)
+{
+	return (const uint8_t *)p >= osp_arena && (const uint8_t *)p < osp_arena + OSP_ARENA_BYTES;
+}
 /* Usable size of an arena block (for realloc). */
 size_t osp_arena_size(const void *p);
 /* Copies that never compile into a memcpy call. */
@@ -176,7 +186,11 @@ static inline int osp_count_small(size_t size)
 	if (!s || t->busy || !osp_armed())
 		return 0;
 	/* byte sampling (docs/NATIVE.md): the countdown crossed zero, the
-	 * block takes the full path as a sampled small block */
+	 * block takes the full path as a sampled block; a block of at least
+	 * the mean interval is always taken (osp_note_alloc), outside the
+	 * countdown */
+	if (osp_unlikely(size >= osp_hdr->small_sample) && osp_hdr->small_sample)
+		return 0;
 	if (osp_unlikely(t->small_left <= size) && osp_small_due(t, size))
 		return 0;
 	t->small_left -= size;
@@ -185,12 +199,33 @@ static inline int osp_count_small(size_t size)
 	return 1;
 }
 
-/* Byte-sampled small blocks alive (hooks_malloc.c): their free must be
+/* Byte-sampled blocks alive (hooks_malloc.c): their free must be
  * reported. osp_small_keep: 1 when p was remembered (0: table bucket full,
- * the block is not sampled); osp_small_forget: 1 when p was one (removed). */
+ * the block is not sampled, counted in the header's sample_table_full);
+ * osp_small_forget: 1 when p was one (removed). */
 int osp_small_keep(uint64_t p);
 int osp_small_forget(uint64_t p);
 extern _Atomic uint64_t osp_small_live;
+
+/* The table's bucket of an address, and the bitmap of buckets that may
+ * hold a block (record.c): 0 when p cannot be a sampled block alive, the
+ * whole test of most frees, inline in the free hook. */
+#define OSP_SMALL_BUCKET_BITS 13
+extern _Atomic uint64_t osp_small_bits[(1u << OSP_SMALL_BUCKET_BITS) / 64];
+static inline uint32_t osp_small_index(uint64_t p)
+{
+	return (uint32_t)(((p >> 4) * 0x9e3779b97f4a7c15ULL) >> (64 - OSP_SMALL_BUCKET_BITS));
+}
+static inline int osp_small_maybe(uint64_t p)
+{
+	uint32_t bi;
+
+	if (osp_likely(__atomic_load_n((uint64_t *)&osp_small_live, __ATOMIC_RELAXED) == 0))
+		return 0;
+	bi = osp_small_index(p);
+	return (__atomic_load_n((uint64_t *)&osp_small_bits[bi / 64], __ATOMIC_RELAXED) >>
+		(bi % 64)) & 1;
+}
 
 /* ---- hooks_mem.c ------------------------------------------------------- */
 

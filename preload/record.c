@@ -170,20 +170,15 @@ void osp_record_thread(struct osp_thread *t, struct os_slot *s)
  * costs one bit test (osp_small_bits), and a probe of a 64-byte bucket
  * only when the bit says the bucket holds a block. */
 #define OSP_SMALL_WAYS 8
-#define OSP_SMALL_BUCKETS 2048 /* 16384 sampled blocks alive at most (128 KiB) */
+#define OSP_SMALL_BUCKETS (1u << OSP_SMALL_BUCKET_BITS) /* 65536 blocks alive (512 KiB) */
 #define OSP_SMALL_TOMB 1ULL
 
 static _Alignas(64) _Atomic uint64_t osp_small_tab[OSP_SMALL_BUCKETS][OSP_SMALL_WAYS];
 _Atomic uint64_t osp_small_live;
 
-/* bit b: bucket b may hold a block (256 bytes, stays in the L1 cache: a
- * small free looks at its bucket only when its bit is set) */
-static _Alignas(64) _Atomic uint64_t osp_small_bits[OSP_SMALL_BUCKETS / 64];
-
-static inline uint32_t osp_small_index(uint64_t p)
-{
-	return (uint32_t)(((p >> 4) * 0x9e3779b97f4a7c15ULL) >> (64 - 11)); /* 2^11 buckets */
-}
+/* bit b: bucket b may hold a block (1 KiB, stays in the L1 cache: a free
+ * looks at its bucket only when its bit is set) */
+_Alignas(64) _Atomic uint64_t osp_small_bits[OSP_SMALL_BUCKETS / 64];
 
 static inline _Atomic uint64_t *osp_small_bucket(uint64_t p)
 {
@@ -260,8 +255,9 @@ void osp_note_alloc(struct osp_thread *t, uint16_t type, void *p, size_t size, v
 		    const void *caller)
 {
 	struct os_slot *s;
+	uint64_t mean = osp_hdr->small_sample;
 
-	if (size >= osp_hdr->min_size) {
+	if (size >= osp_exact_min) {
 		osp_record_path(t, type, (uint64_t)(uintptr_t)p, size, (uint64_t)(uintptr_t)old,
 				0, caller);
 		s = t->slot;
@@ -271,22 +267,30 @@ void osp_note_alloc(struct osp_thread *t, uint16_t type, void *p, size_t size, v
 		}
 		return;
 	}
-	if (old) /* a tracked block may have shrunk below min_size */
+	if (old) /* a tracked or sampled block reallocated into one not taken */
 		osp_record_plain(t, OS_EV_FREE, (uint64_t)(uintptr_t)old, 0, 0, 0);
-	/* a block picked by the byte sampling (hooks_malloc.c osp_count_small) */
-	if (t->small_pick) {
+	/* a block picked by the byte sampling (hooks_malloc.c osp_count_small),
+	 * or one of at least the mean interval: always taken, weight 1 */
+	if (t->small_pick || (mean && size >= mean)) {
+		int big = mean && size >= mean;
+
 		t->small_pick = 0;
-		if (osp_hdr->small_sample && osp_small_keep((uint64_t)(uintptr_t)p)) {
+		if (mean && osp_small_keep((uint64_t)(uintptr_t)p)) {
 			osp_record_path(t, type == OS_EV_REALLOC ? OS_EV_ALLOC : type,
 					(uint64_t)(uintptr_t)p, size, 0,
-					OS_SMALL_TAG | OS_SMALL_MEAN(osp_hdr->small_sample), caller);
+					big ? 0 : OS_SMALL_TAG | OS_SMALL_MEAN(mean), caller);
 			s = t->slot;
 			if (s) {
-				osp_stat_add(&s->stats.small_allocs, 1);
-				osp_stat_add(&s->stats.small_bytes, size);
+				osp_stat_add(big ? &s->stats.tracked_allocs : &s->stats.small_allocs,
+					     1);
+				osp_stat_add(big ? &s->stats.tracked_bytes : &s->stats.small_bytes,
+					     size);
 			}
 			return;
 		}
+		if (mean)
+			__atomic_fetch_add((uint64_t *)&osp_hdr->sample_table_full, 1,
+					   __ATOMIC_RELAXED);
 	}
 	s = osp_slot(t);
 	if (s) {

@@ -165,6 +165,7 @@ int cmd_record(int argc, char **argv)
 	}
 	close(go[1]); /* go */
 	go[1] = -1;
+	os_collector_calibrate(&c); /* while the command starts */
 	while ((n = read(ep[0], &e, sizeof(e))) < 0 && errno == EINTR)
 		;
 	if (n == (ssize_t)sizeof(e)) {

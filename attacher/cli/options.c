@@ -18,7 +18,7 @@
 enum { OPT_MIN_SIZE = 256, OPT_SMALL_SAMPLE, OPT_RING_KB, OPT_THREADS, OPT_PROGRESS, OPT_NO_MMAP, OPT_REPLICAS,
        OPT_LIFETIMES, OPT_REUSE, OPT_NUMA, OPT_PERF_PAGES, OPT_CALL_GRAPH, OPT_JAVA_OBJECTS, OPT_WATCH_ROUTE,
        OPT_JAVA_TLAB, OPT_DEBUG_LINES, OPT_JAVA_FP, OPT_JIT_THREADS, OPT_RUNTIME,
-       OPT_MAX_OVERHEAD };
+       OPT_MAX_OVERHEAD, OPT_NATIVE_OBJECTS };
 
 static const struct option longopts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -28,6 +28,7 @@ static const struct option longopts[] = {
 	{ "duration", required_argument, NULL, 'd' },
 	{ "min-size", required_argument, NULL, OPT_MIN_SIZE },
 	{ "small-sample", required_argument, NULL, OPT_SMALL_SAMPLE },
+	{ "native-objects", required_argument, NULL, OPT_NATIVE_OBJECTS },
 	{ "ring-kb", required_argument, NULL, OPT_RING_KB },
 	{ "threads", required_argument, NULL, OPT_THREADS },
 	{ "perf-pages", required_argument, NULL, OPT_PERF_PAGES },
@@ -91,11 +92,19 @@ void os_opts_usage(const char *cmd)
 	       "                        writes the profile of the first SEC seconds and lets\n"
 	       "                        COMMAND run on unprofiled, waiting for it and exiting\n"
 	       "                        with its status\n"
-	       "      --min-size BYTES  smallest allocation tracked as an object (default %d);\n"
-	       "                        smaller ones are counted, and sampled by bytes:\n"
-	       "      --small-sample BYTES  one small block sampled every BYTES allocated on\n"
-	       "                        average (default 524288; 0: none), its samples'\n"
-	       "                        paths estimated for the blocks not sampled\n"
+	       "      --native-objects M  malloc blocks: sampled (default: every size sampled\n"
+	       "                        by bytes, see --small-sample; blocks of at least\n"
+	       "                        that many bytes always seen) or exact (every block of\n"
+	       "                        at least --min-size tracked, smaller ones sampled;\n"
+	       "                        slower on programs that allocate fast)\n"
+	       "      --min-size BYTES  every block of at least BYTES tracked exactly (default\n"
+	       "                        %d; given, it implies --native-objects exact); also\n"
+	       "                        the smallest Java object of --java-objects exact\n"
+	       "      --small-sample BYTES  one block sampled every BYTES allocated on average\n"
+	       "                        (default 524288, raised at run time when the hooks'\n"
+	       "                        cost passes the budget; 0: none, implies\n"
+	       "                        --native-objects exact), its samples' paths\n"
+	       "                        estimated for the blocks not sampled\n"
 	       "      --no-mmap         do not track anonymous mmap regions as objects\n"
 	       "      --java-objects M  Java programs: hybrid (default: TLABs of random size around\n"
 	       "                        --java-tlab; objects >= 1.5x that all seen, smaller ones\n"
@@ -259,10 +268,20 @@ int os_opts_parse(struct os_opts *o, const char *cmd, int argc, char **argv)
 		case OPT_MIN_SIZE:
 			if (parse_u64("--min-size", optarg, 1, 1ULL << 40, &o->min_size))
 				return -1;
+			o->native_exact = true;
 			break;
 		case OPT_SMALL_SAMPLE:
 			if (parse_u64("--small-sample", optarg, 0, 1ULL << 40, &o->small_sample))
 				return -1;
+			if (!o->small_sample)
+				o->native_exact = true;
+			break;
+		case OPT_NATIVE_OBJECTS:
+			if (strcmp(optarg, "exact") && strcmp(optarg, "sampled")) {
+				os_err("--native-objects takes 'sampled' or 'exact', not '%s'", optarg);
+				return -1;
+			}
+			o->native_exact = !strcmp(optarg, "exact");
 			break;
 		case OPT_RING_KB:
 			if (parse_u64("--ring-kb", optarg, 16, 1 << 20, &v))

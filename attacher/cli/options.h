@@ -26,8 +26,11 @@ struct os_opts {
 	double max_overhead;     /* --max-overhead PCT: the budget in % of the target's
 				  * CPU (attacher/core/budget.h); 0 with -F */
 	uint64_t min_size;       /* --min-size */
-	uint64_t small_sample;   /* --small-sample: mean bytes between sampled small
+	uint64_t small_sample;   /* --small-sample: mean bytes between sampled malloc
 				  * blocks (docs/NATIVE.md), 0: off */
+	bool native_exact;       /* --native-objects exact (or --min-size given, or
+				  * --small-sample 0): every malloc block >= min_size
+				  * tracked; else every size sampled by bytes */
 	double duration;         /* -d seconds of profiling, 0 = until the target exits */
 	unsigned ring_kb;        /* --ring-kb per thread ring (power of two) */
 	unsigned slots;          /* --threads max concurrently tracked threads */

@@ -333,6 +333,8 @@ int os_collector_init(struct os_collector *c, const struct os_opts *o, char *err
 	 * each dormant until an address space announces its runtime */
 	c->attrib.rt = os_runtimes_new(&c->attrib, c->sym, o);
 	flags |= os_runtimes_shm_flags(o);
+	if (o->native_exact)
+		flags |= OS_SHM_F_NATIVE_EXACT;
 	if (!c->attrib.rt) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
@@ -348,6 +350,7 @@ int os_collector_init(struct os_collector *c, const struct os_opts *o, char *err
 	}
 	c->shm_ready = true;
 	c->shm.hdr->small_sample = o->small_sample; /* before any target maps it */
+	c->shm_mean_max = o->small_sample;
 	c->ca.arg = c;
 	c->ca.read = code_read;
 	c->ca.func_start = code_func_start;
@@ -444,8 +447,16 @@ static int budget_open(struct os_collector *c, pid_t pid, bool enable_on_exec, i
 		return rc;
 	os_jit_filter_open(c);
 	collector_attr(c, &attr, enable_on_exec);
-	os_overhead_open(c, pid, &attr);
+	/* record (enable_on_exec): calibrated once the command runs
+	 * (os_collector_calibrate), so that a short one does not wait */
+	os_overhead_open(c, pid, &attr, enable_on_exec);
 	return 0;
+}
+
+void os_collector_calibrate(struct os_collector *c)
+{
+	if (c->perf_ready)
+		os_overhead_calibrate(c);
 }
 
 int os_collector_open(struct os_collector *c, pid_t pid, bool enable_on_exec, char *err,
@@ -690,6 +701,12 @@ static void take_sample(struct os_collector *c, struct raw *w, const uint64_t *c
 	}
 	if (n >= OS_MAX_FRAMES)
 		c->paths_full++;
+	/* objscope's own work in the target (its hooks, their unwinding, the
+	 * rings): counted apart, never the program's objects' accesses */
+	if (os_aspace_is_self(as, frames, n)) {
+		c->samples_self++;
+		return;
+	}
 	/* a GC thread's access (copying, marking): apart from the program's */
 	if (th && th->gc && n)
 		frames[n < OS_MAX_FRAMES ? n++ : n - 1] = OS_RT_WORD_GC_THREAD;

@@ -50,12 +50,17 @@ struct os_collector {
 	uint64_t start_ns, end_ns;
 	uint64_t samples_total, samples_addressed;
 	uint64_t samples_jit;       /* of JIT compiler threads: counted only (--jit-threads) */
+	uint64_t samples_self;      /* taken in objscope's code in the target (tasks.h) */
 	uint64_t unaddr_nomem, unaddr_clobbered, unaddr_undecodable;
 	uint64_t lost;
 	uint64_t unwound_dwarf, unwound_fp; /* access paths by method */
 	uint64_t unwound_java;     /* ... walked through JIT code (runtime java_walk) */
 	uint64_t paths_full;       /* access paths that filled OS_MAX_FRAMES (cut at the root) */
 	uint64_t last_status_ns;
+	uint64_t shm_mean_max;     /* the largest byte-sampling mean the target was given */
+	double steer_hooks_s;      /* hooks' time and the target's CPU at the mean's last */
+	uint64_t steer_tgt_ns;     /* decision (overhead.c steer_mean), and the hooks' */
+	uint64_t steer_calls;      /* calls then */
 	bool status_line;          /* live status on stderr */
 	bool shm_ready, perf_ready;
 	/* analyses (attacher/core/observer.h), called in this order */
@@ -85,6 +90,9 @@ struct os_collector {
 int os_collector_init(struct os_collector *c, const struct os_opts *o, char *err, size_t errlen);
 /* Opens the (inherited, per-CPU) perf events on pid. With enable_on_exec
  * they start counting when pid execs (record mode). */
+/* record: the overhead budget's calibration, after the command was let go
+ * (os_collector_open defers it when enable_on_exec). */
+void os_collector_calibrate(struct os_collector *c);
 int os_collector_open(struct os_collector *c, pid_t pid, bool enable_on_exec, char *err,
 		      size_t errlen);
 /* As os_collector_open, through another opener of os_perf_open's kind

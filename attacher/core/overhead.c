@@ -146,11 +146,44 @@ static void readings(struct os_collector *c, struct os_budget_in *in)
 	in->dropped = o->dropped;
 }
 
-void os_overhead_open(struct os_collector *c, pid_t pid, const struct perf_event_attr *attr)
+void os_overhead_calibrate(struct os_collector *c)
+{
+	struct os_overhead_state *o = &c->ovh;
+	const struct perf_event_attr *attr = &o->calib_attr;
+	uint64_t t;
+
+	if (!o->calib_pending)
+		return;
+	o->calib_pending = false;
+	t = self_cpu_ns();
+	o->sample_ns = os_perf_sample_cost_ns(attr, calib_pages(attr));
+	o->calibrated = o->sample_ns >= 0;
+	if (!o->calibrated)
+		o->sample_ns = OS_OVH_SAMPLE_NS_FALLBACK;
+	o->drop_ns = o->sample_ns;
+	/* the JIT threads' samples a BPF filter drops cost the interrupt
+	 * and the program, not the stack copy: measured apart (on javac
+	 * they are half of the samples); never more than a kept one */
+	if (o->calibrated && os_bpf_filter_on(&c->jitf)) {
+		double d = os_perf_dropped_cost_ns(attr, calib_pages(attr));
+
+		if (d >= 0)
+			o->drop_ns = d < o->sample_ns ? d : o->sample_ns;
+	}
+	o->calib_ns = (double)(self_cpu_ns() - t);
+	o->self0 += (uint64_t)o->calib_ns; /* reported apart, not a fixed cost */
+	o->b.sample_ns = o->sample_ns;
+	os_budget_set_drop_ns(&o->b, o->drop_ns);
+	os_debug("overhead: a sample costs %.0f ns, one dropped by the JIT filter %.0f ns "
+		 "(%s, %.1f ms)", o->sample_ns, o->drop_ns,
+		 o->calibrated ? "calibrated" : "not calibrated: the constant", o->calib_ns / 1e6);
+}
+
+void os_overhead_open(struct os_collector *c, pid_t pid, const struct perf_event_attr *attr,
+		      bool defer)
 {
 	struct os_overhead_state *o = &c->ovh;
 	const char *settle = getenv("OBJSCOPE_SETTLE");
-	uint64_t t = self_cpu_ns();
 
 	o->root = pid;
 	o->steer = c->opts->max_overhead > 0;
@@ -164,26 +197,12 @@ void os_overhead_open(struct os_collector *c, pid_t pid, const struct perf_event
 	o->settled_ivals = 0;
 	o->settled_spent_ns = o->settled_cpu_ns = 0;
 	o->sample_ns = o->drop_ns = NAN;
+	o->calib_pending = false;
 	if (o->steer) { /* -F: the kernel's cost is not estimated (nothing to steer) */
-		o->sample_ns = os_perf_sample_cost_ns(attr, calib_pages(attr));
-		o->calibrated = o->sample_ns >= 0;
-		if (!o->calibrated)
-			o->sample_ns = OS_OVH_SAMPLE_NS_FALLBACK;
-		o->drop_ns = o->sample_ns;
-		/* the JIT threads' samples a BPF filter drops cost the interrupt
-		 * and the program, not the stack copy: measured apart (on javac
-		 * they are half of the samples); never more than a kept one */
-		if (o->calibrated && os_bpf_filter_on(&c->jitf)) {
-			double d = os_perf_dropped_cost_ns(attr, calib_pages(attr));
-
-			if (d >= 0)
-				o->drop_ns = d < o->sample_ns ? d : o->sample_ns;
-		}
-		o->calib_ns = (double)(self_cpu_ns() - t);
-		os_debug("overhead: a sample costs %.0f ns, one dropped by the JIT filter %.0f ns "
-			 "(%s, %.1f ms)", o->sample_ns, o->drop_ns,
-			 o->calibrated ? "calibrated" : "not calibrated: the constant",
-			 o->calib_ns / 1e6);
+		o->calib_attr = *attr;
+		o->calib_pending = true;
+		o->calibrated = false;
+		o->sample_ns = o->drop_ns = OS_OVH_SAMPLE_NS_FALLBACK; /* until calibrated */
 	}
 	o->ticks0 = os_ticks();
 	o->mono0 = os_now_ns();
@@ -198,6 +217,8 @@ void os_overhead_open(struct os_collector *c, pid_t pid, const struct perf_event
 		       os_now_ns());
 	if (o->steer)
 		os_budget_set_drop_ns(&o->b, o->drop_ns);
+	if (!defer)
+		os_overhead_calibrate(c);
 }
 
 enum os_settled os_overhead_answer_settled(double se, uint64_t attributed, bool was_settled,
@@ -260,6 +281,57 @@ static void settled_spend(struct os_overhead_state *o, const struct os_budget_in
 		o->settled_cpu_ns += (double)(in->target_cpu_ns - l->target_cpu_ns);
 }
 
+static double hooks_s_at(struct os_collector *c, bool log);
+
+/* The byte sampling's mean interval (docs/NATIVE.md), steered: the hooks'
+ * time in the target (sampled and exact blocks' paths unwound, their events
+ * written) is kept near half of the budget. At each decision the mean is
+ * scaled by the hooks' share of the target's CPU since the last one over
+ * that goal (the hooks' cost is proportional to the sampled blocks, so to
+ * 1 / mean), from half to 4 times, never below --small-sample. It is raised
+ * only on evidence: at least OS_OVH_STEER_CALLS hook calls since the last
+ * decision (a few calls, one of them preempted inside, are no measure of a
+ * rate). Each event carries the mean it was drawn with, so the weights stay
+ * right. */
+#define OS_OVH_STEER_CALLS 256
+static void steer_mean(struct os_collector *c, const struct os_budget_in *in)
+{
+	struct os_shm_header *h = c->shm.hdr;
+	struct os_slot_stats_total t;
+	uint64_t mean, want, calls;
+	double hooks, tgt, share, f, goal = c->opts->max_overhead / 100 / 2;
+
+	if (!h || c->opts->native_exact || !c->opts->small_sample || !(goal > 0))
+		return;
+	hooks = hooks_s_at(c, false);
+	if (isnan(hooks) || in->target_cpu_ns < c->steer_tgt_ns + 20000000) /* 20 ms */
+		return;
+	os_shm_host_totals(&c->shm, &t);
+	calls = t.hook_calls - c->steer_calls;
+	tgt = (double)(in->target_cpu_ns - c->steer_tgt_ns) / 1e9;
+	share = (hooks - c->steer_hooks_s) / tgt;
+	c->steer_hooks_s = hooks;
+	c->steer_tgt_ns = in->target_cpu_ns;
+	c->steer_calls = t.hook_calls;
+	mean = __atomic_load_n(&h->small_sample, __ATOMIC_RELAXED);
+	f = share / goal;
+	f = f < 0.5 ? 0.5 : f > 4 ? 4 : f;
+	if ((f > 0.8 && f < 1.25) || (f > 1 && calls < OS_OVH_STEER_CALLS))
+		return; /* near the goal, or too few calls to tell */
+	want = (uint64_t)((double)mean * f);
+	if (want < c->opts->small_sample)
+		want = c->opts->small_sample;
+	if (want > (1ULL << 34))
+		want = 1ULL << 34;
+	if (want == mean)
+		return;
+	__atomic_store_n(&h->small_sample, want, __ATOMIC_RELAXED);
+	if (want > c->shm_mean_max)
+		c->shm_mean_max = want;
+	os_debug("overhead: hooks %.2f%% of the target's CPU in %.3f s (%" PRIu64 " calls): byte "
+		 "sampling mean %" PRIu64 " -> %" PRIu64, 100 * share, tgt, calls, mean, want);
+}
+
 void os_overhead_round(struct os_collector *c)
 {
 	struct os_overhead_state *o = &c->ovh;
@@ -281,6 +353,7 @@ void os_overhead_round(struct os_collector *c)
 	if (now >= o->b.t0 + o->b.len) { /* the controller decides: fresh clocks */
 		readings(c, &in);
 		settled_spend(o, &in); /* before the need and b.last change */
+		steer_mean(c, &in);
 		os_budget_set_need(&o->b, answer_need(c, now));
 	}
 	os_perf_steer(c->perf, os_budget_tick(&o->b, now, &in));
@@ -317,7 +390,7 @@ void os_overhead_stop(struct os_collector *c)
  * (os_slot_stats.hook_*: light hooks by the TSC, clipped where preempted;
  * heavy ones by the thread's CPU clock). NaN when no ring was shared or
  * the ticks' rate could not be read. */
-static double hooks_s(struct os_collector *c)
+static double hooks_s_at(struct os_collector *c, bool log)
 {
 	const struct os_overhead_state *o = &c->ovh;
 	struct os_slot_stats_total t;
@@ -327,12 +400,17 @@ static double hooks_s(struct os_collector *c)
 		return NAN;
 	os_shm_host_totals(&c->shm, &t);
 	if (!OS_TICKS_ARE_NS) {
-		if (o->mono1 <= o->mono0 + 1000000 || o->ticks1 <= o->ticks0)
+		/* at the stop, its clocks; while running, the rate so far */
+		uint64_t mono = o->mono1 ? o->mono1 : os_now_ns();
+		uint64_t ticks = o->mono1 ? o->ticks1 : os_ticks();
+
+		if (mono <= o->mono0 + 1000000 || ticks <= o->ticks0)
 			return NAN; /* under a millisecond: no rate */
-		per_ns = (double)(o->ticks1 - o->ticks0) / (double)(o->mono1 - o->mono0);
+		per_ns = (double)(ticks - o->ticks0) / (double)(mono - o->mono0);
 	}
 	light = (double)t.hook_ticks / per_ns / 1e9;
-	os_debug("overhead: hooks in the target: %" PRIu64 " calls; light ones %.3f s "
+	if (log)
+		os_debug("overhead: hooks in the target: %" PRIu64 " calls; light ones %.3f s "
 		 "(%" PRIu64 " clipped at %u ticks: preempted inside), heavy ones %.3f s of CPU "
 		 "(%.3f ticks/ns)", t.hook_calls, light, t.hook_clipped, OS_HOOK_CLIP_TICKS,
 		 (double)t.hook_cpu_ns / 1e9, per_ns);
@@ -358,7 +436,7 @@ void os_overhead_profile(struct os_collector *c, struct os_profile *p)
 	f->collector_cpu_s = coll;
 	f->collector_sampling_s = work;
 	f->kernel_s = kern;
-	f->hooks_s = hooks_s(c);
+	f->hooks_s = hooks_s_at(c, true);
 	f->spent_pct = tgt > 0 && !isnan(kern) ? 100.0 * (work + kern) / tgt : NAN;
 	f->fixed_pct = tgt > 0 ? 100.0 * (coll > work ? coll - work : 0) / tgt : NAN;
 	f->sample_ns = o->sample_ns;

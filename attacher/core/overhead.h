@@ -119,14 +119,22 @@ struct os_overhead_state {
 				   * settled (collector's sampling work + samples x
 				   * sample_ns) ... */
 	double settled_cpu_ns;    /* ... and the target's CPU in them */
+	bool calib_pending;       /* the calibration waits for os_overhead_calibrate */
+	struct perf_event_attr calib_attr; /* ... with the sampler's event as opened */
 };
 
 /* The calling thread's CPU clock (ns). */
 uint64_t os_overhead_thread_ns(void);
 
 /* After the sampler's events are open on pid (attr: how): calibrates and
- * starts the budget (--max-overhead), or only the readings (-F). */
-void os_overhead_open(struct os_collector *c, pid_t pid, const struct perf_event_attr *attr);
+ * starts the budget (--max-overhead), or only the readings (-F). With
+ * `defer` the calibration waits for os_overhead_calibrate (record: the
+ * command starts first, so a short one does not wait for it; until then
+ * the budget counts a sample at OS_OVH_SAMPLE_NS_FALLBACK). */
+void os_overhead_open(struct os_collector *c, pid_t pid, const struct perf_event_attr *attr,
+		      bool defer);
+/* The deferred calibration (nothing when none is pending). */
+void os_overhead_calibrate(struct os_collector *c);
 /* Each round: switches the sampling events as the budget says. */
 void os_overhead_round(struct os_collector *c);
 /* The weight of a sample taken at t (CLOCK_MONOTONIC ns) under the budget:

@@ -23,6 +23,7 @@ struct builder {
 	 * path and tens of thousands of paths sharing most of them. */
 	uint32_t nword_asids, word_asid[WORD_ASIDS];
 	struct os_hmap words[WORD_ASIDS];
+	bool drops;              /* allocation events were dropped: held samples unknown */
 };
 
 /* One frame of address space asid. Return addresses (all frames but the
@@ -136,9 +137,15 @@ static uint32_t runtime_word_named(struct builder *b, uint32_t asid, uint64_t wo
 	struct os_frame f;
 	uint32_t line = 0;
 
-	if (word == OS_SMALL_WORD) { /* attrib.h: native small blocks, not sampled */
+	if (word == OS_SMALL_WORD && b->drops) { /* held samples: their blocks' events lost */
 		w = OS_RT_WORD_SYNTHETIC;
-		name = "[malloc blocks below --min-size, not sampled: allocation path estimated]";
+		name = "[object unknown: allocation events dropped]";
+	} else if (word == OS_SMALL_WORD) { /* attrib.h: native blocks, not sampled */
+		w = OS_RT_WORD_SYNTHETIC;
+		name = b->c->opts->native_exact
+			       ? "[malloc blocks below --min-size, not sampled: allocation path "
+				 "estimated]"
+			       : "[malloc blocks not sampled by bytes: allocation path estimated]";
 	} else if (word == OS_QUIET_WORD) { /* shm.h os_slot.quiet */
 		w = OS_RT_WORD_SYNTHETIC;
 		name = "[blocks of JIT compiler threads: allocation paths not walked "
@@ -342,6 +349,26 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 		 c->attrib.cct.count, (unsigned long long)c->attrib.cct.memo_hits,
 		 (unsigned long long)c->attrib.cct.inserts);
 	fill_counters(&b);
+	/* the first note: allocation events dropped (a ring was full): a heap sample that no
+	 * seen block holds may lie on a block whose event was lost, so held
+	 * samples are not shared out to sampled sites: they stay one group,
+	 * "object unknown" (docs/NATIVE.md) */
+	b.drops = b.p->c.dropped_events > 0;
+	if (b.drops) {
+		snprintf(note, sizeof(note),
+			 "ALLOCATION EVENTS DROPPED: %llu (event rings full; --ring-kb raises "
+			 "them): the %llu heap samples outside every seen block (%.1f%% of the "
+			 "attributed ones) are \"[object unknown: allocation events dropped]\", "
+			 "not estimated; objects whose free was dropped may hold samples of "
+			 "later blocks at their address",
+			 (unsigned long long)b.p->c.dropped_events,
+			 (unsigned long long)c->attrib.small_held,
+			 c->attrib.c.samples_attributed
+				 ? 100.0 * (double)c->attrib.small_held /
+					   (double)c->attrib.c.samples_attributed
+				 : 0.0);
+		os_profile_add_note(b.p, note);
+	}
 	if (c->sampler.ops == &os_sampler_soft_ops)
 		os_profile_add_note(b.p, "software sampler: data addresses decoded from the "
 					 "instruction before each task-clock sample");
@@ -441,18 +468,44 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 		c->attrib.rt->ops->before_symbolize(c->attrib.rt);
 	if (c->attrib.rt && c->attrib.rt->ops->notes)
 		c->attrib.rt->ops->notes(c->attrib.rt, b.p);
-	/* native blocks below --min-size: held samples shared out to the
-	 * sites of byte-sampled blocks (small_paths.c, docs/NATIVE.md) */
-	os_small_estimate(&c->attrib);
+	/* objscope's own code in the target: apart (collector.c take_sample) */
+	if (c->samples_self) {
+		snprintf(note, sizeof(note),
+			 "objscope in the target: %llu of %llu addressed samples (%.1f%%) were "
+			 "taken in objscope's own code in the target (its hooks, their stack "
+			 "walks in libunwind, the event rings): counted apart, never attributed "
+			 "to the program's objects nor shown as their access paths",
+			 (unsigned long long)c->samples_self,
+			 (unsigned long long)(c->samples_addressed),
+			 c->samples_addressed ? 100.0 * (double)c->samples_self /
+							(double)c->samples_addressed
+					      : 0.0);
+		os_profile_add_note(b.p, note);
+	}
+	if (c->shm_ready && atomic_load(&c->shm.hdr->sample_table_full)) {
+		snprintf(note, sizeof(note),
+			 "byte sampling: %llu sampled malloc blocks were not taken because the "
+			 "target's table of sampled blocks alive was full there (counted as blocks "
+			 "not sampled: the native estimates are low by them)",
+			 (unsigned long long)atomic_load(&c->shm.hdr->sample_table_full));
+		os_profile_add_note(b.p, note);
+	}
+	/* native blocks not sampled: held samples shared out to the sites of
+	 * byte-sampled blocks (small_paths.c, docs/NATIVE.md) */
+	if (!b.drops)
+		os_small_estimate(&c->attrib);
 	if (c->attrib.small_seen || c->attrib.small_held) {
 		snprintf(note, sizeof(note),
-			 "small blocks (below --min-size, docs/NATIVE.md): %llu sampled by bytes "
-			 "(one per %llu bytes on average); %llu heap samples outside any seen "
+			 "malloc blocks (%s, docs/NATIVE.md): %llu sampled by bytes "
+			 "(one per %llu bytes on average%s); %llu heap samples outside any seen "
 			 "block, %.0f of them given estimated allocation paths (%.0f by their "
 			 "nearest sampled blocks, the rest by the sites' heat and bytes), %.0f "
 			 "without (no sampled small block in their process)",
+			 c->opts->native_exact ? "below --min-size" : "every size",
 			 (unsigned long long)c->attrib.small_seen,
-			 (unsigned long long)c->attrib.small_sample,
+			 (unsigned long long)c->shm_mean_max,
+			 c->shm_mean_max > c->attrib.small_sample ? " at most: raised by the budget"
+								  : "",
 			 (unsigned long long)c->attrib.small_held, c->attrib.small_given,
 			 c->attrib.small_voted, c->attrib.small_no_evidence);
 		os_profile_add_note(b.p, note);

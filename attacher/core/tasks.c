@@ -144,6 +144,10 @@ int os_tasks_fork(struct os_tasks *t, uint32_t ppid, uint32_t pid)
 	os_iv_foreach(parent->anon, 0, UINT64_MAX, copy_iv, a->anon);
 	a->stack_lo = parent->stack_lo;
 	a->stack_hi = parent->stack_hi;
+	a->self_lo = parent->self_lo;
+	a->self_hi = parent->self_hi;
+	a->unw_lo = parent->unw_lo;
+	a->unw_hi = parent->unw_hi;
 	if (t->sym)
 		os_sym_fork(t->sym, parent->id, a->id);
 	return 0;
@@ -172,6 +176,29 @@ static bool is_anon_name(const char *file)
 	       !strncmp(file, "[anon:", 6);
 }
 
+static void widen(uint64_t *lo, uint64_t *hi, uint64_t a, uint64_t b)
+{
+	if (!*hi || a < *lo)
+		*lo = a;
+	if (b > *hi)
+		*hi = b;
+}
+
+bool os_aspace_is_self(const struct os_aspace *a, const uint64_t *frames, uint32_t n)
+{
+	if (!a->self_hi || !n)
+		return false;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t pc = frames[i];
+
+		if (pc >= a->self_lo && pc < a->self_hi)
+			return true;
+		if (!(a->unw_hi && pc >= a->unw_lo && pc < a->unw_hi))
+			return false;
+	}
+	return false;
+}
+
 void os_tasks_mmap(struct os_tasks *t, uint32_t pid, uint64_t addr, uint64_t len, uint64_t pgoff,
 		   uint32_t prot, const char *file)
 {
@@ -197,6 +224,16 @@ void os_tasks_mmap_id(struct os_tasks *t, uint32_t pid, uint64_t addr, uint64_t 
 		if (prot & PROT_WRITE)
 			os_iv_insert(a->anon, addr, addr + len, 0);
 		return;
+	}
+	if ((prot & PROT_EXEC) && file) {
+		const char *base = strrchr(file, '/');
+
+		base = base ? base + 1 : file;
+		if (!strcmp(base, "libobjscope.so"))
+			widen(&a->self_lo, &a->self_hi, addr, addr + len);
+		else if (!strncmp(base, "libunwind.so", 12) ||
+			 !strncmp(base, "libunwind-x86_64.so", 19))
+			widen(&a->unw_lo, &a->unw_hi, addr, addr + len);
 	}
 	if ((prot & PROT_EXEC) && t->sym)
 		os_sym_add_mapping_id(t->sym, a->id, addr, addr + len, pgoff, file, maj, min, ino);

@@ -22,6 +22,10 @@ struct os_aspace {
 	struct os_ivindex *objects; /* [addr, end) -> context index */
 	struct os_ivindex *anon;    /* anonymous writable mappings */
 	uint64_t stack_lo, stack_hi; /* main "[stack]" mapping, if known */
+	/* code of objscope's own library in the target (libobjscope.so) and
+	 * of the libunwind it calls: the lowest start and highest end of
+	 * their executable mappings (0, 0: not seen) */
+	uint64_t self_lo, self_hi, unw_lo, unw_hi;
 };
 
 struct os_thread_info {
@@ -83,5 +87,11 @@ struct os_thread_info *os_tasks_thread_named(struct os_tasks *t, uint32_t pid, u
 /* True when addr lies in anonymous writable memory of the image that is not
  * the sampled thread's own stack (the mapping that contains sp). */
 bool os_aspace_is_heap(struct os_aspace *a, uint64_t addr, uint64_t sp);
+/* True when an access path (frames[0] the sampled instruction, then its
+ * callers) is objscope's own work in the target: its leaf in
+ * libobjscope.so, or in libunwind called (through libunwind only) from
+ * libobjscope.so. A path through a hook that runs the real malloc is the
+ * program's. */
+bool os_aspace_is_self(const struct os_aspace *a, const uint64_t *frames, uint32_t n);
 
 #endif

@@ -83,7 +83,9 @@ static const char *rule_of(json_object *l)
 Test(e2e_lifetimes, native_planted_answers)
 {
 	const char *argv[] = { E2E_FIXTURE("lifetimes"), NULL };
-	json_object *r = record(argv, NULL), *l, *run;
+	/* exact counts: every block tracked (the default samples by bytes) */
+	const char *opts[] = { "--native-objects", "exact", NULL };
+	json_object *r = record(argv, opts), *l, *run;
 	double peak_s;
 
 	/* 4,000 blocks freed at once: dies young, median under 1,024 us */

@@ -98,6 +98,7 @@ static struct os_shm_header *nm_shm(void)
 	h->ring_bytes = NM_RING;
 	h->total_bytes = size;
 	h->min_size = NM_MIN;
+	h->flags |= OS_SHM_F_NATIVE_EXACT; /* every block >= min_size tracked */
 	cr_assert_eq(osp_arm(h, size), 0);
 	return h;
 }

@@ -61,7 +61,7 @@ static void pl_make_shm(struct pl_run *r, uint64_t magic)
 	r->hdr->ring_bytes = PL_RING;
 	r->hdr->total_bytes = r->size;
 	r->hdr->min_size = PL_MIN;
-	r->hdr->flags = OS_SHM_F_TRACK_MMAP;
+	r->hdr->flags = OS_SHM_F_TRACK_MMAP | OS_SHM_F_NATIVE_EXACT;
 }
 
 static void pl_cleanup(struct pl_run *r)
