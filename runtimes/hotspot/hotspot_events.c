@@ -276,9 +276,11 @@ static uint64_t object_size(struct hotspot *h, struct hs_jvm *j, uint64_t oop, i
 	*klass = os_hs_decode_klass(&lay, word);
 	if (!*klass || (*klass & 7) || !layout_helper(h, j, *klass, lh_off, &lh))
 		return 0;
-	/* an array's length follows the klass word */
-	if (lh < 0 &&
-	    h->mem.read(h->mem.arg, j->pid, oop + (uint64_t)ko + (compressed ? 4 : 8), &len, 4) != 4)
+	/* an array's length follows the klass word (compact headers: the
+	 * mark word) */
+	if (lh < 0 && (os_hs_array_length_offset(&lay) < 0 ||
+		       h->mem.read(h->mem.arg, j->pid,
+				   oop + (uint64_t)os_hs_array_length_offset(&lay), &len, 4) != 4))
 		return 0;
 	return os_hs_object_bytes(lh, len);
 }
@@ -405,7 +407,7 @@ static void add_before_attach(struct hotspot *h, struct hs_jvm *j, struct os_asp
 
 			if (!before_candidate(h, j, as, m))
 				continue;
-			for (int c = 1; c >= 0 && size != m->bytes; c--) {
+			for (int c = 2; c >= 0 && size != m->bytes; c--) {
 				size = object_size(h, j, m->dst, c, &klass);
 				if (size == m->bytes)
 					j->vm.lay.compressed_klass = c;
