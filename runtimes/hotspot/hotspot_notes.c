@@ -85,7 +85,9 @@ void hs_notes(struct os_runtime *rt, struct os_profile *p)
 				at += (size_t)snprintf(off + at, sizeof(off) - at, "%s%s", at ? "; " : "",
 						       "code blobs (JIT frames walked by frame "
 						       "pointer only)");
-			if (j->vm.lay.compressed_klass < 0 && j->objects && at < sizeof(off))
+			/* ZGC and Shenandoah: headers are never read (hotspot.unidentified) */
+			if (j->vm.lay.compressed_klass < 0 && j->objects && at < sizeof(off) &&
+			    !(j->info.flags & (OS_JVM_F_ZGC | OS_JVM_F_CONCURRENT)))
 				snprintf(off + at, sizeof(off) - at, "%s%s", at ? "; " : "",
 					 "object headers (no allocation's header decoded to "
 					 "its class: headers not read)");
