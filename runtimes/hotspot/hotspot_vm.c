@@ -163,6 +163,12 @@ int os_hs_vm_add(struct os_hs_vm *vm, const char *name, uint64_t value, bool is_
 	return vm_add(vm, name, value, is_static, 0);
 }
 
+int os_hs_vm_add_typed(struct os_hs_vm *vm, const char *name, uint64_t value, bool is_static,
+		       uint8_t width)
+{
+	return vm_add(vm, name, value, is_static, width);
+}
+
 void os_hs_vm_free(struct os_hs_vm *vm)
 {
 	for (size_t i = 0; i < vm->n; i++)

@@ -110,6 +110,9 @@ int os_hs_vm_load(struct os_hs_vm *vm, const struct os_hs_mem *m, uint32_t pid,
 void os_hs_vm_free(struct os_hs_vm *vm);
 /* Adds one name (tests, or tables read elsewhere); call os_hs_vm_finish after. */
 int os_hs_vm_add(struct os_hs_vm *vm, const char *name, uint64_t value, bool is_static);
+/* ... with the width of its declared type (hs_layout_type_width; 0 unknown). */
+int os_hs_vm_add_typed(struct os_hs_vm *vm, const char *name, uint64_t value, bool is_static,
+		       uint8_t width);
 /* Sorts the names and resolves the layout (static values read through m). */
 int os_hs_vm_finish(struct os_hs_vm *vm, const struct os_hs_mem *m, uint32_t pid);
 /* Looks a name up: 0 and *value, or -ENOENT. A key of hs_layout.h gives
