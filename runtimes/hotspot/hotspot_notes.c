@@ -82,9 +82,13 @@ void hs_notes(struct os_runtime *rt, struct os_profile *p)
 				at += (size_t)snprintf(off + at, sizeof(off) - at, "%s%s", at ? "; " : "",
 						       "line tables (source lines)");
 			if (!j->frames.ok && at < sizeof(off))
-				at += (size_t)snprintf(off + at, sizeof(off) - at, "%s%s", at ? "; " : "",
+				at += (size_t)snprintf(off + at, sizeof(off) - at, "%s%s%s", at ? "; " : "",
 						       "code blobs (JIT frames walked by frame "
-						       "pointer only)");
+						       "pointer only",
+						       (j->info.flags & OS_JVM_F_FP_FOR_LAYOUT)
+							       ? ": -XX:+PreserveFramePointer was added "
+								 "to the JVM for it)"
+							       : ")");
 			/* ZGC and Shenandoah: headers are never read (hotspot.unidentified) */
 			if (j->vm.lay.compressed_klass < 0 && j->objects && at < sizeof(off) &&
 			    !(j->info.flags & (OS_JVM_F_ZGC | OS_JVM_F_CONCURRENT)))

@@ -638,6 +638,7 @@ static uint32_t hs_mode_in_force(const struct osp_vms *v, const char *gc, uint64
 }
 
 static int hs_preserve_fp = -1; /* -XX:+PreserveFramePointer in force */
+static int hs_fp_for_layout;     /* ... added for want of a code-blob field */
 
 /* Attach mode: the running JVM sizes its TLABs itself (ResizeTLAB) and
  * keeps a TLAB whose rest is above its refill waste limit, allocating the
@@ -697,6 +698,8 @@ static void hs_jvm_up(int attach)
 		info.flags |= OS_JVM_F_MAP_OURS;
 	if (hs_map_refused)
 		info.flags |= OS_JVM_F_MAP_REFUSED;
+	if (hs_fp_for_layout && hs_preserve_fp == 1)
+		info.flags |= OS_JVM_F_FP_FOR_LAYOUT;
 	info.mode = hs_mode_in_force(&v, info.gc, &info.tlab_bytes);
 	if (attach) {
 		uint64_t t = hs_steer_tlabs(&v, &info);
@@ -762,7 +765,8 @@ static int hs_need_fp(void)
 
 	if (e && strcmp(e, "1") == 0)
 		return 1;
-	return osp_vms_open(&v, hs_jvm_handle) != 0 || hs_code_offsets(&v, &o) != 0;
+	hs_fp_for_layout = osp_vms_open(&v, hs_jvm_handle) != 0 || hs_code_offsets(&v, &o) != 0;
+	return hs_fp_for_layout;
 }
 
 /* The JVM writes /tmp/perf-PID.map at exit because objscope asks it to,
