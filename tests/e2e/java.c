@@ -6,7 +6,6 @@
  * Run from the repository root after `make all build/java/ObjFixture.class`.
  */
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <math.h>
@@ -14,6 +13,7 @@
 #include <unistd.h>
 
 #include "tests/e2e/helpers.h"
+#include "tests/e2e/jdk.h"
 
 #define JAVA_CP "build/java"
 /* The fixture allocates 12000 tracked arrays in a burst at start-up; with
@@ -50,56 +50,12 @@ static json_object *record_argv(const char *const argv[], const char *const opts
  * JDK of another version (use_jdk). */
 static const char *java_bin = "java";
 
-/* The java of an installed JDK of major version `major` into buf: the one
- * $OBJSCOPE_JDK<major> names (a JDK's home), else the first JDK under
- * /usr/lib/jvm whose release file says JAVA_VERSION="<major>...". */
-static bool find_jdk(int major, char *buf, size_t len)
-{
-	char env[32], want[32], path[600], line[256];
-	const char *home;
-	struct dirent *d;
-	DIR *dir;
-
-	snprintf(env, sizeof(env), "OBJSCOPE_JDK%d", major);
-	home = getenv(env);
-	if (home && home[0]) {
-		snprintf(buf, len, "%s/bin/java", home);
-		return access(buf, X_OK) == 0;
-	}
-	snprintf(want, sizeof(want), "JAVA_VERSION=\"%d", major);
-	dir = opendir("/usr/lib/jvm");
-	if (!dir)
-		return false;
-	while ((d = readdir(dir))) {
-		FILE *f;
-		bool match = false;
-
-		if (d->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/usr/lib/jvm/%s/release", d->d_name);
-		f = fopen(path, "r");
-		while (f && fgets(line, sizeof(line), f))
-			if (!strncmp(line, want, strlen(want)) &&
-			    (line[strlen(want)] == '"' || line[strlen(want)] == '.'))
-				match = true;
-		if (f)
-			fclose(f);
-		snprintf(buf, len, "/usr/lib/jvm/%s/bin/java", d->d_name);
-		if (match && access(buf, X_OK) == 0) {
-			closedir(dir);
-			return true;
-		}
-	}
-	closedir(dir);
-	return false;
-}
-
 /* Runs the rest of the test on JDK major, or skips it saying why. */
 static void use_jdk(int major)
 {
 	static char bin[600];
 
-	if (!find_jdk(major, bin, sizeof(bin)))
+	if (!e2e_find_jdk(major, bin, sizeof(bin)))
 		cr_skip_test("no JDK %d found (set OBJSCOPE_JDK%d to a JDK's home, or install one "
 			     "under /usr/lib/jvm)", major, major);
 	java_bin = bin;

@@ -55,6 +55,19 @@ int osp_vms_open(struct osp_vms *v, void *h)
 	    hv_table(&v->t[OS_JVM_LONGS], h, "gHotSpotVMLongConstants",
 		     "gHotSpotVMLongConstantEntryArrayStride", lc))
 		return -ENOENT;
+	/* the version, before any name is resolved through hs_layout.h (0
+	 * until the JVM has set it: names alone decide then) */
+	v->major = 0;
+	{
+		void *p;
+
+		if (osp_vms_static(v, "Abstract_VM_Version", "_vm_major_version", &p) == 0) {
+			int32_t m = *(const int32_t *)p;
+
+			if (m >= 8 && m <= 1000)
+				v->major = (uint32_t)m;
+		}
+	}
 	return 0;
 }
 
