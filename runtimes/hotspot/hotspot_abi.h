@@ -52,6 +52,9 @@ struct os_jvm_info {
 				    * refill writes the thread's next _desired_size and its
 				    * _refill_waste_limit); the JVM's own sizing resumes at its
 				    * first collection after the detach */
+#define OS_JVM_F_FP_FOR_LAYOUT 0x100 /* launch: -XX:+PreserveFramePointer was added because
+				      * this JVM's vmStructs lack a code-blob field the
+				      * frame stepper needs (hs_frames.h) */
 #define OS_JVM_F_SMALL_MOVES 0x80  /* moves of objects <= OS_HS_FWD_MAX_BYTES are logged too
 				    * (read from forwarding pointers: hotspot_fwd.c) */
 #define OS_JVM_F_NONSAFEPOINT_DEBUG 0x10 /* -XX:+DebugNonSafepoints: PcDescs between safepoints

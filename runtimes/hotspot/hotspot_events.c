@@ -4,6 +4,8 @@
  * collection's end, dead objects dropped, objects born before an attach. */
 #include "runtimes/hotspot/hotspot_int.h"
 
+static void read_vendor(struct hs_jvm *j);
+
 static void prepare_jvm(struct hotspot *h, struct hs_jvm *j, const struct os_event *ev)
 {
 	uint64_t t0;
@@ -40,11 +42,71 @@ static void prepare_jvm(struct hotspot *h, struct hs_jvm *j, const struct os_eve
 		os_debug("hotspot: pid %u: cannot read the vmStructs tables: %s", j->pid,
 			 strerror(-rc));
 	j->vm_ok = rc == 0;
+	read_vendor(j);
+	if (j->vm.major > HS_JDK_TESTED)
+		os_warn("HotSpot pid %u: JDK %u is newer than JDK %u, the newest objscope was "
+			"checked on: its layouts are read by name and checked, but answers may be "
+			"wrong", j->pid, j->vm.major, HS_JDK_TESTED);
 	if (j->vm_ok) {
+		char miss[512];
+
+		if (os_hs_vm_missing(&j->vm, miss, sizeof(miss)) > 0)
+			os_debug("hotspot: pid %u: JDK %u lacks %s", j->pid, j->vm.major, miss);
 		hs_gens_load(h, j);
 		hs_frames_resolve(h, j);
 		hs_name_pending(h, j);
 	}
+}
+
+/* The JDK's vendor: IMPLEMENTOR="..." of the release file in the JDK
+ * whose lib/server/libjvm.so the JVM mapped (through /proc/PID/root: the
+ * JVM's own file system); "" when not found. */
+static void read_vendor(struct hs_jvm *j)
+{
+	char path[4200], line[512], lib[4096] = "";
+	FILE *f;
+	int fd;
+
+	j->vendor[0] = 0;
+	snprintf(path, sizeof(path), "/proc/%u/maps", j->pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = strstr(line, " /"), *e;
+
+		if (!p || !(e = strstr(p, "/lib/server/libjvm.so")))
+			continue;
+		*e = 0; /* the JDK's home */
+		snprintf(lib, sizeof(lib), "%s", p + 1);
+		break;
+	}
+	fclose(f);
+	if (!lib[0])
+		return;
+	snprintf(path, sizeof(path), "/proc/%u/root%s/release", j->pid, lib);
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	for (int n = 0; n < 64 && fgets(line, sizeof(line), f); n++) {
+		char *v = line + strlen("IMPLEMENTOR=\""), *q;
+
+		if (strncmp(line, "IMPLEMENTOR=\"", strlen("IMPLEMENTOR=\"")) || !(q = strchr(v, '"')))
+			continue;
+		*q = 0;
+		for (char *c = v; *c; c++)
+			if ((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7e)
+				*c = '?';
+		q = v + strnlen(v, sizeof(j->vendor) - 1);
+		memcpy(j->vendor, v, (size_t)(q - v));
+		j->vendor[q - v] = 0;
+		break;
+	}
+	fclose(f);
 }
 
 /* OS_EV_JALLOC: the path is interned with the class word innermost. */
@@ -281,9 +343,11 @@ static uint64_t object_size(struct hotspot *h, struct hs_jvm *j, uint64_t oop, i
 	*klass = os_hs_decode_klass(&lay, word);
 	if (!*klass || (*klass & 7) || !layout_helper(h, j, *klass, lh_off, &lh))
 		return 0;
-	/* an array's length follows the klass word */
-	if (lh < 0 &&
-	    h->mem.read(h->mem.arg, j->pid, oop + (uint64_t)ko + (compressed ? 4 : 8), &len, 4) != 4)
+	/* an array's length follows the klass word (compact headers: the
+	 * mark word) */
+	if (lh < 0 && (os_hs_array_length_offset(&lay) < 0 ||
+		       h->mem.read(h->mem.arg, j->pid,
+				   oop + (uint64_t)os_hs_array_length_offset(&lay), &len, 4) != 4))
 		return 0;
 	return os_hs_object_bytes(lh, len);
 }
@@ -410,7 +474,7 @@ static void add_before_attach(struct hotspot *h, struct hs_jvm *j, struct os_asp
 
 			if (!before_candidate(h, j, as, m))
 				continue;
-			for (int c = 1; c >= 0 && size != m->bytes; c--) {
+			for (int c = 2; c >= 0 && size != m->bytes; c--) {
 				size = object_size(h, j, m->dst, c, &klass);
 				if (size == m->bytes)
 					j->vm.lay.compressed_klass = c;

@@ -122,6 +122,7 @@ struct hs_gens {
 struct hs_jvm {
 	uint32_t asid, pid;
 	bool have_info, vm_ok;
+	char vendor[64];           /* IMPLEMENTOR of the JDK's release file, "" unknown */
 	bool map_ours;             /* its perf map is written only for objscope (OS_JVM_F_MAP_OURS) */
 	uid_t uid;                 /* its owner when first seen: the only one (with root) */
 	gid_t gid;                 /*   whose perf map is read, whose identity removes it */

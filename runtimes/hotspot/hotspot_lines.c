@@ -12,7 +12,8 @@
 void os_hs_line_layout(struct os_hs_line_layout *l, const struct os_hs_vm *vm)
 {
 	bool ok = true;
-	uint64_t cm = 0, cp = 0;
+	uint64_t cm = 0, cp = 0, bit = 1;
+	const struct os_hs_res *fr;
 
 	memset(l, 0, sizeof(*l));
 	l->method_const = os_hs_field(vm, "Method::_constMethod", &ok);
@@ -24,13 +25,23 @@ void os_hs_line_layout(struct os_hs_line_layout *l, const struct os_hs_vm *vm)
 	if (os_hs_vm_get(vm, "ConstMethod", &cm) != 0 || cm < 16 || cm > CM_HDR_MAX ||
 	    os_hs_vm_get(vm, "ConstantPool", &cp) != 0 || cp < 16 || cp > 4096)
 		ok = false;
+	fr = os_hs_vm_res(vm, "ConstMethod::_flags");
+	if (!fr || (fr->width != 2 && fr->width != 4))
+		ok = false;
+	if (os_hs_vm_get(vm, "ConstMethodFlags::_misc_has_linenumber_table", &bit) == 0 &&
+	    (!bit || (bit & (bit - 1)) || bit > 0x8000))
+		ok = false; /* not one bit: the flags are not understood */
 	if (!ok)
 		return;
+	if (os_hs_stream_u5(vm, &l->u5) != 0)
+		return;
+	l->flags_width = fr->width;
+	l->line_bit = (uint32_t)bit;
 	l->cm_sizeof = (uint32_t)cm;
 	l->cp_sizeof = (uint32_t)cp;
 	/* the header fields read lie inside the header */
 	if (l->constants + 8 > (int64_t)cm || l->cm_size + 4 > (int64_t)cm ||
-	    l->flags + 2 > (int64_t)cm || l->code_size + 2 > (int64_t)cm)
+	    l->flags + l->flags_width > (int64_t)cm || l->code_size + 2 > (int64_t)cm)
 		return;
 	l->ok = true;
 }
@@ -41,6 +52,11 @@ static int32_t unzigzag(uint32_t v)
 }
 
 int os_hs_lines_decode(const uint8_t *p, size_t len, uint32_t *pairs, uint32_t max)
+{
+	return os_hs_lines_decode_enc(p, len, pairs, max, false);
+}
+
+int os_hs_lines_decode_enc(const uint8_t *p, size_t len, uint32_t *pairs, uint32_t max, bool u5)
 {
 	int64_t bci = 0, line = 0;
 	uint32_t n = 0;
@@ -57,7 +73,10 @@ int os_hs_lines_decode(const uint8_t *p, size_t len, uint32_t *pairs, uint32_t m
 		if (b == 0xFF) {
 			uint32_t db, dl;
 
-			if (!os_hs_read_int(p, len, &pos, &db) || !os_hs_read_int(p, len, &pos, &dl))
+			/* a pair's two ints: never a run of zeros (a raw byte
+			 * before each pair ends any) */
+			if (!os_hs_read_int_enc(p, len, &pos, &db, u5, NULL) ||
+			    !os_hs_read_int_enc(p, len, &pos, &dl, u5, NULL))
 				return -EINVAL;
 			bci += unzigzag(db);
 			line += unzigzag(dl);
@@ -118,8 +137,7 @@ int os_hs_mlines_read(struct os_hs_mlines *ml, const struct os_hs_line_layout *l
 	uint8_t hdr[CM_HDR_MAX], *tab;
 	uint64_t cm, end, lo;
 	int32_t words;
-	uint16_t flags;
-	uint32_t max;
+	uint32_t flags, max;
 	int n;
 
 	memset(ml, 0, sizeof(*ml));
@@ -131,14 +149,14 @@ int os_hs_mlines_read(struct os_hs_mlines *ml, const struct os_hs_line_layout *l
 		return -EFAULT;
 	memcpy(&ml->cpool, hdr + l->constants, 8);
 	memcpy(&words, hdr + l->cm_size, 4);
-	flags = os_u16_at(hdr, l->flags);
+	flags = l->flags_width == 4 ? (uint32_t)os_i32_at(hdr, l->flags) : os_u16_at(hdr, l->flags);
 	ml->code_size = os_u16_at(hdr, l->code_size);
 	ml->code_base = cm + l->cm_sizeof;
 	end = cm + (uint64_t)(words > 0 ? words : 0) * 8;
 	lo = ml->code_base + ml->code_size;
 	if (end < lo)
 		return -EINVAL;
-	if (!(flags & 0x1)) /* ConstMethod::_has_linenumber_table */
+	if (!(flags & l->line_bit)) /* the method has a line number table */
 		return 0;
 	if (end - lo > ML_MAX_TABLE || end == lo)
 		return -EINVAL;
@@ -156,7 +174,7 @@ int os_hs_mlines_read(struct os_hs_mlines *ml, const struct os_hs_line_layout *l
 		os_hs_mlines_free(ml);
 		return -EFAULT;
 	}
-	n = os_hs_lines_decode(tab, end - lo, ml->pairs, max);
+	n = os_hs_lines_decode_enc(tab, end - lo, ml->pairs, max, l->u5);
 	free(tab);
 	if (n < 0) {
 		os_hs_mlines_free(ml);

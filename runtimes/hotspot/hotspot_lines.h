@@ -35,7 +35,11 @@ struct os_hs_line_layout {
 	int64_t method_const;  /* Method::_constMethod */
 	int64_t constants;     /* ConstMethod::_constants */
 	int64_t cm_size;       /* ConstMethod::_constMethod_size (int, words) */
-	int64_t flags;         /* ConstMethod::_flags (u2) */
+	int64_t flags;         /* ConstMethod::_flags (u2; JDK 21+ _flags._flags, u4) */
+	uint32_t flags_width;  /* 2 or 4 (hs_layout.h) */
+	bool u5;               /* escaped pairs in UNSIGNED5 (JDK 21+) */
+	uint32_t line_bit;     /* the flag of a line number table (JDK 21+:
+				* ConstMethodFlags::_misc_has_linenumber_table) */
 	int64_t code_size;     /* ConstMethod::_code_size (u2) */
 	int64_t cp_source;     /* ConstantPool::_source_file_name_index (u2) */
 	uint32_t cm_sizeof;    /* sizeof(ConstMethod): the bytecodes follow */
@@ -58,6 +62,8 @@ struct os_hs_mlines {
  * the number of pairs, or -EINVAL (no end within len, more than max pairs,
  * a bci or line outside 0..65535). */
 int os_hs_lines_decode(const uint8_t *p, size_t len, uint32_t *pairs, uint32_t max);
+/* ... with u5: the escaped pairs' ints in UNSIGNED5 (JDK 21+). */
+int os_hs_lines_decode_enc(const uint8_t *p, size_t len, uint32_t *pairs, uint32_t max, bool u5);
 
 /* Sorts decoded pairs by bci, stably (entries of one bci keep their table
  * order), for os_hs_line_at. */

@@ -61,6 +61,43 @@ void hs_notes(struct os_runtime *rt, struct os_profile *p)
 			ng_u64(n, "owner_uid", j->map.owner_uid);
 			ng_u64(n, "jvm_uid", j->map.jvm_uid);
 		}
+		if (j->vm_ok) {
+			char off[1024];
+			size_t at;
+
+			n = ng_begin(p, "hotspot.jvm", j->pid);
+			ng_str(n, "vendor", j->vendor[0] ? j->vendor : "unknown vendor");
+			ng_str(n, "release", j->vm.release[0] ? j->vm.release : "unknown");
+			ng_u64(n, "major", j->vm.major);
+			ng_u64(n, "tested", HS_JDK_TESTED);
+			ng_str(n, "gc", gc);
+			/* what this JVM's layout left off: fields its version
+			 * needs and lacks, and the layouts their checks refused */
+			os_hs_vm_missing(&j->vm, off, sizeof(off));
+			at = strlen(off);
+			if (!j->scl.ok && at < sizeof(off))
+				at += (size_t)snprintf(off + at, sizeof(off) - at, "%s%s", at ? "; " : "",
+						       "nmethod debug info (compiled frames named "
+						       "by their nmethods)");
+			if (!j->lil.ok && at < sizeof(off))
+				at += (size_t)snprintf(off + at, sizeof(off) - at, "%s%s", at ? "; " : "",
+						       "line tables (source lines)");
+			if (!j->frames.ok && at < sizeof(off))
+				at += (size_t)snprintf(off + at, sizeof(off) - at, "%s%s%s", at ? "; " : "",
+						       "code blobs (JIT frames walked by frame "
+						       "pointer only",
+						       (j->info.flags & OS_JVM_F_FP_FOR_LAYOUT)
+							       ? ": -XX:+PreserveFramePointer was added "
+								 "to the JVM for it)"
+							       : ")");
+			/* ZGC and Shenandoah: headers are never read (hotspot.unidentified) */
+			if (j->vm.lay.compressed_klass < 0 && j->objects && at < sizeof(off) &&
+			    !(j->info.flags & (OS_JVM_F_ZGC | OS_JVM_F_CONCURRENT)))
+				snprintf(off + at, sizeof(off) - at, "%s%s", at ? "; " : "",
+					 "object headers (no allocation's header decoded to "
+					 "its class: headers not read)");
+			ng_str(n, "off", off);
+		}
 		n = ng_begin(p, "hotspot.objects", j->pid);
 		ng_str(n, "gc", gc);
 		ng_u64(n, "mode", j->info.mode);
@@ -289,6 +326,23 @@ static int note_objects(struct hs_nr r, char *note, size_t len)
 			pid, gc, nv_u(r, "objects"));
 }
 
+static int note_jvm(struct hs_nr r, char *note, size_t len)
+{
+	unsigned long long major = nv_u(r, "major"), tested = nv_u(r, "tested");
+	const char *off = nv_s(r, "off");
+	char ver[32] = "", newer[128] = "";
+
+	if (major)
+		snprintf(ver, sizeof(ver), ", JDK %llu", major);
+	if (tested && major > tested)
+		snprintf(newer, sizeof(newer), "; WARNING: newer than JDK %llu, the newest objscope "
+			 "was checked on", tested);
+	return snprintf(note, len, "HotSpot pid %u: JVM %s %s%s, %s GC%s%s%s",
+			(unsigned)nv_u(r, "pid"), nv_s(r, "vendor"), nv_s(r, "release"), ver,
+			nv_s(r, "gc"), newer, off && off[0] ? "; off for this JVM: " : "",
+			off && off[0] ? off : "");
+}
+
 static int note_jit(struct hs_nr r, char *note, size_t len)
 {
 	unsigned long long frames = nv_u(r, "frames"), expanded = nv_u(r, "expanded"),
@@ -444,6 +498,8 @@ size_t os_hotspot_render_note(const struct os_profile *p, const struct os_note_c
 	}
 	else if (!strcmp(kind, "hotspot.objects"))
 		n = note_objects(r, note, sizeof(note));
+	else if (!strcmp(kind, "hotspot.jvm"))
+		n = note_jvm(r, note, sizeof(note));
 	else if (!strcmp(kind, "hotspot.gc"))
 		n = snprintf(note, sizeof(note),
 			     "HotSpot pid %u: %llu collections, %llu object moves applied (%llu not "

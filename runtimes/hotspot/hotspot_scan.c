@@ -39,13 +39,16 @@ static uint64_t cpu_now(void)
 /* A mark word HotSpot may leave in a header: unlocked or biased (bits
  * above the 31-bit hash unused unless a biasing thread is named), stack
  * locked or inflated (a pointer to a lock record or monitor). */
-static bool mark_ok(uint64_t mark)
+static bool mark_ok(const struct os_hs_layout *lay, int c, uint64_t mark)
 {
 	switch (mark & 3) {
 	case 1:
-		if ((mark & 7) == 5) /* biased: JavaThread* | epoch | age */
+		if (c == 2) /* compact headers: the class above the hash */
+			return os_hs_decode_klass(lay, mark) != 0;
+		if ((mark & 7) == 5) /* biased (JDK 17), self-forwarded (24+) */
 			return (mark >> 47) == 0;
-		return (mark >> 39) == 0;
+		/* the hash's end: bit 39 on JDK 17, 42 on JDK 25 */
+		return (mark >> (lay->mark_hash_top ? lay->mark_hash_top : 39)) == 0;
 	case 0:
 	case 2:
 		return mark > 4096 && (mark >> 47) == 0;
@@ -161,12 +164,14 @@ static uint64_t size_of(struct os_hs_scan *s, const struct os_hs_vm *vm,
 
 	lay.compressed_klass = c;
 	ko = os_hs_klass_word_offset(&lay);
-	if (ko < 8 || ko > 8)
-		return 0; /* the header this code knows: mark, klass */
-	memcpy(&mark, hdr, 8);
-	if (!mark_ok(mark))
+	/* the headers this code knows: mark, klass; compact: the class in the
+	 * mark */
+	if (c == 2 ? ko != 0 : ko != 8)
 		return 0;
-	memcpy(&word, hdr + ko, c ? 4 : 8);
+	memcpy(&mark, hdr, 8);
+	if (!mark_ok(&lay, c, mark))
+		return 0;
+	memcpy(&word, hdr + ko, c == 1 ? 4 : 8);
 	if (!word)
 		return 0;
 	*klass = os_hs_decode_klass(&lay, word);
@@ -174,7 +179,7 @@ static uint64_t size_of(struct os_hs_scan *s, const struct os_hs_vm *vm,
 		return 0;
 	len = 0;
 	if (lh < 0)
-		memcpy(&len, hdr + ko + (c ? 4 : 8), 4);
+		memcpy(&len, hdr + os_hs_array_length_offset(&lay), 4);
 	return os_hs_object_bytes(lh, len);
 }
 
@@ -187,6 +192,10 @@ static int modes(const struct os_hs_vm *vm, int *c)
 	}
 	c[0] = vm->lay.oop_cklass >= 0 ? 1 : 0;
 	c[1] = 0;
+	if (vm->lay.mark_klass_shift) {
+		c[c[0] ? 2 : 1] = 2;
+		return c[0] ? 3 : 2;
+	}
 	return c[0] ? 2 : 1;
 }
 
@@ -199,7 +208,7 @@ static int find(struct os_hs_scan *s, struct os_hs_vm *vm, const struct os_hs_me
 	struct os_hs_found fb = { 0 }; /* a candidate followed by neither zero nor a header */
 	uint64_t back = s->back && s->back < OS_HS_SCAN_BACK ? s->back : OS_HS_SCAN_BACK;
 	uint8_t *w;
-	int c[2], nc = modes(vm, c);
+	int c[3], nc = modes(vm, c);
 
 	if (!s->buf && !(s->buf = malloc(OS_HS_SCAN_BACK + AHEAD + 64)))
 		return 0;

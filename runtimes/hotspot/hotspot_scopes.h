@@ -33,17 +33,31 @@
 
 #define OS_HS_SCOPE_DEPTH 32 /* inlining levels followed (C2's MaxInlineLevel is 15) */
 
+/* Two layouts (hs_layout.h): up to JDK 22 the debug info lies in the code
+ * blob, at offsets from its start; from JDK 25 the PcDescs and scopes lie
+ * in the nmethod's immutable data block (offsets from _immutable_data) and
+ * the metadata after the relocations in its mutable data block. */
+enum { OS_HS_NM_BLOB = 1, OS_HS_NM_SPLIT = 2 };
+
 struct os_hs_scope_layout {
+	int mode;          /* OS_HS_NM_*, 0 none */
 	int64_t name;      /* CodeBlob::_name (const char*): "nmethod" */
-	int64_t method;    /* CompiledMethod::_method (Method*) */
-	int64_t sdata;     /* CompiledMethod::_scopes_data_begin (address) */
-	int64_t meta;      /* nmethod::_metadata_offset (int, bytes from the blob) */
-	int64_t pcs;       /* nmethod::_scopes_pcs_offset (int) */
-	int64_t deps;      /* nmethod::_dependencies_offset (int): the PcDescs' end */
+	int64_t method;    /* CompiledMethod::_method / nmethod::_method (Method*) */
+	int64_t sdata;     /* BLOB: CompiledMethod::_scopes_data_begin (address);
+			    * SPLIT: nmethod::_immutable_data (address) */
+	int64_t meta;      /* BLOB: nmethod::_metadata_offset (int, bytes from the blob);
+			    * SPLIT: CodeBlob::_mutable_data (address) */
+	int64_t pcs;       /* nmethod::_scopes_pcs_offset (int; SPLIT: from _immutable_data) */
+	int64_t deps;      /* BLOB: nmethod::_dependencies_offset (int): the PcDescs' end;
+			    * SPLIT: nmethod::_scopes_data_offset (int) */
+	int64_t imm_size;  /* SPLIT: nmethod::_immutable_data_size (int) */
+	int64_t mut_size;  /* SPLIT: CodeBlob::_mutable_data_size (int) */
+	int64_t reloc;     /* SPLIT: CodeBlob::_relocation_size (int): the metadata follow */
 	int64_t cid;       /* nmethod::_compile_id (int) */
 	int64_t pc_off;    /* PcDesc::_pc_offset (int) */
 	int64_t scope_off; /* PcDesc::_scope_decode_offset (int) */
 	uint32_t pcdesc;   /* sizeof(PcDesc) */
+	bool u5;           /* the scopes' ints in UNSIGNED5 (os_hs_read_u5) */
 	uint32_t hdr_len;  /* bytes of the header to read: past the last field */
 	bool ok;
 	uint64_t name_seen; /* a _name found to read "nmethod" (a string constant of
@@ -57,6 +71,14 @@ int64_t os_hs_field(const struct os_hs_vm *vm, const char *name, bool *ok);
 /* HotSpot's compressed int (CompressedReadStream::read_int) at p[*pos],
  * within len: false when it runs past len. */
 bool os_hs_read_int(const uint8_t *p, size_t len, size_t *pos, uint32_t *v);
+/* The UNSIGNED5 coding of JDK 21+ (with runs of zeros: *zeros, NULL where
+ * none can occur). */
+bool os_hs_read_u5(const uint8_t *p, size_t len, size_t *pos, uint32_t *v, uint32_t *zeros);
+bool os_hs_read_int_enc(const uint8_t *p, size_t len, size_t *pos, uint32_t *v, bool u5,
+			uint32_t *zeros);
+/* Whether this JVM's compressed streams (debug info, line tables) are
+ * UNSIGNED5: 0, or -ENOENT when that cannot be told. */
+int os_hs_stream_u5(const struct os_hs_vm *vm, bool *u5);
 
 /* Resolves the layout from the tables; l->ok false when a name is missing. */
 void os_hs_scope_layout(struct os_hs_scope_layout *l, const struct os_hs_vm *vm);
@@ -68,6 +90,7 @@ struct os_hs_nm {
 	uint64_t method;      /* the compiled method */
 	uint64_t sdata_at;    /* scopes data address (checked with the compile id) */
 	int32_t compile_id;
+	bool u5;              /* its scopes' ints in UNSIGNED5 */
 	uint32_t npcs, ndata, nmeta;
 	int32_t *pcs;         /* npcs pairs (pc offset, scope decode offset), sorted */
 	uint8_t *data;        /* scopes data */

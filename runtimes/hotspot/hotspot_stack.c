@@ -90,6 +90,17 @@ void hs_frames_resolve(struct hotspot *h, struct hs_jvm *j)
 	l->frame_size_off = (uint32_t)v[O_FS];
 	l->code_begin_off = (uint32_t)v[O_BEGIN];
 	l->complete_off = (uint32_t)v[O_COMPLETE];
+	{
+		const struct os_hs_res *b = os_hs_vm_res(&j->vm, "CodeBlob::_code_begin"),
+				       *c = os_hs_vm_res(&j->vm, "CodeBlob::_frame_complete_offset");
+
+		/* the widths the JVM declares (hs_layout.h) */
+		if (!b || !c || (c->width != 2 && c->width != 4) ||
+		    (b->how == HS_LA_REL) != (b->width == 4))
+			goto bad;
+		l->code_begin_rel = b->how == HS_LA_REL;
+		l->complete_width = c->width;
+	}
 	l->sender_sp_off = (int32_t)(int64_t)ss * 8;
 	l->ok = j->method_ok && l->interp_hi > l->interp_lo && l->code_hi > l->code_lo;
 	if (!l->ok)

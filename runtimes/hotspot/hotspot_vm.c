@@ -133,7 +133,8 @@ static int rd_cstr(const struct os_hs_mem *m, uint32_t pid, uint64_t addr, char 
 	return 0;
 }
 
-int os_hs_vm_add(struct os_hs_vm *vm, const char *name, uint64_t value, bool is_static)
+static int vm_add(struct os_hs_vm *vm, const char *name, uint64_t value, bool is_static,
+		  uint8_t width)
 {
 	char *dup;
 
@@ -152,8 +153,20 @@ int os_hs_vm_add(struct os_hs_vm *vm, const char *name, uint64_t value, bool is_
 	vm->e[vm->n].name = dup;
 	vm->e[vm->n].value = value;
 	vm->e[vm->n].is_static = is_static;
+	vm->e[vm->n].width = width;
 	vm->n++;
 	return 0;
+}
+
+int os_hs_vm_add(struct os_hs_vm *vm, const char *name, uint64_t value, bool is_static)
+{
+	return vm_add(vm, name, value, is_static, 0);
+}
+
+int os_hs_vm_add_typed(struct os_hs_vm *vm, const char *name, uint64_t value, bool is_static,
+		       uint8_t width)
+{
+	return vm_add(vm, name, value, is_static, width);
 }
 
 void os_hs_vm_free(struct os_hs_vm *vm)
@@ -178,14 +191,96 @@ static const struct os_hs_entry *find(const struct os_hs_vm *vm, const char *nam
 	return bsearch(&key, vm->e, vm->n, sizeof(*vm->e), cmp_entry);
 }
 
+const struct os_hs_res *os_hs_vm_res(const struct os_hs_vm *vm, const char *key)
+{
+	int k = hs_layout_key(key, NULL);
+
+	return k >= 0 && vm->res[k].found ? &vm->res[k] : NULL;
+}
+
 int os_hs_vm_get(const struct os_hs_vm *vm, const char *name, uint64_t *value)
 {
-	const struct os_hs_entry *e = find(vm, name);
+	const struct os_hs_entry *e;
+	int k = hs_layout_key(name, NULL);
 
+	if (k >= 0) {
+		if (!vm->res[k].found)
+			return -ENOENT;
+		*value = vm->res[k].value;
+		return 0;
+	}
+	e = find(vm, name);
 	if (!e)
 		return -ENOENT;
 	*value = e->value;
 	return 0;
+}
+
+/* Each key of hs_layout.h: the first alternative for this version that the
+ * tables name with the width it is read with. A key some alternative of
+ * which holds for this version and that none resolves is missing. */
+static void resolve_keys(struct os_hs_vm *vm)
+{
+	vm->missing = 0;
+	for (size_t i = 0; i < HS_LAYOUT_N; i++) {
+		const struct hs_lkey *k = &hs_layout[i];
+		struct os_hs_res *r = &vm->res[i];
+		bool needed = false;
+
+		memset(r, 0, sizeof(*r));
+		for (int a = 0; a < HS_LAYOUT_ALTS && k->alt[a].name; a++) {
+			const struct hs_lalt *al = &k->alt[a];
+			const struct os_hs_entry *e;
+
+			/* an unknown version: names alone decide (the keys whose
+			 * meaning changed under one name also differ by width or
+			 * come with fields of their own version) */
+			if (vm->major && !hs_layout_in_range(al, vm->major))
+				continue;
+			needed = true;
+			e = find(vm, al->name);
+			if (!e || (al->width && e->width && e->width != al->width))
+				continue;
+			r->found = true;
+			r->is_static = e->is_static;
+			r->width = al->width ? al->width : e->width;
+			r->how = al->how;
+			r->value = e->value;
+			r->name = al->name;
+			break;
+		}
+		if (needed && !r->found && vm->major)
+			vm->missing |= 1ULL << i;
+	}
+}
+
+int os_hs_vm_missing(const struct os_hs_vm *vm, char *buf, size_t len)
+{
+	size_t at = 0;
+	int n = 0;
+
+	if (len)
+		buf[0] = 0;
+	for (size_t i = 0; i < HS_LAYOUT_N && i < 64; i++) {
+		const struct hs_lkey *k = &hs_layout[i];
+		const char *name = k->alt[0].name;
+
+		if (!(vm->missing & (1ULL << i)))
+			continue;
+		for (int a = 0; a < HS_LAYOUT_ALTS && k->alt[a].name; a++)
+			if (hs_layout_in_range(&k->alt[a], vm->major)) {
+				name = k->alt[a].name;
+				break;
+			}
+		if (at < len) {
+			int w = snprintf(buf + at, len - at, "%s%s (%s)", n ? "; " : "", name,
+					 k->feature);
+
+			at += w > 0 ? (size_t)w : 0;
+		}
+		n++;
+	}
+	return n;
 }
 
 int os_hs_vm_field(const struct os_hs_vm *vm, const char *name, int64_t *value)
@@ -219,13 +314,54 @@ static int64_t first_of(const struct os_hs_vm *vm, const char *const *names)
 
 #define FIRST(vm, ...) first_of(vm, (const char *const[]){ __VA_ARGS__, NULL })
 
+_Static_assert(HS_LAYOUT_N <= 64, "os_hs_vm.missing is a 64-bit mask");
+
+/* A static int of the target named name into *v. */
+static bool static_i32(const struct os_hs_vm *vm, const struct os_hs_mem *m, uint32_t pid,
+		       const char *name, uint32_t *v)
+{
+	const struct os_hs_entry *e = find(vm, name);
+
+	return e && e->is_static && rd(m, pid, e->value, v, 4) == 0;
+}
+
+/* Abstract_VM_Version: the JVM's version, before any key is resolved. */
+static void read_version(struct os_hs_vm *vm, const struct os_hs_mem *m, uint32_t pid)
+{
+	const struct os_hs_entry *e;
+	uint64_t p;
+
+	vm->major = vm->minor = vm->security = vm->build = 0;
+	vm->release[0] = 0;
+	if (!static_i32(vm, m, pid, "Abstract_VM_Version::_vm_major_version", &vm->major) ||
+	    vm->major < 8 || vm->major > 1000) {
+		vm->major = 0; /* not a version: unknown */
+		return;
+	}
+	static_i32(vm, m, pid, "Abstract_VM_Version::_vm_minor_version", &vm->minor);
+	static_i32(vm, m, pid, "Abstract_VM_Version::_vm_security_version", &vm->security);
+	static_i32(vm, m, pid, "Abstract_VM_Version::_vm_build_number", &vm->build);
+	e = find(vm, "Abstract_VM_Version::_s_vm_release");
+	if (e && e->is_static && rd_u64(m, pid, e->value, &p) == 0 && p &&
+	    rd_cstr(m, pid, p, vm->release, sizeof(vm->release)) == 0) {
+		for (char *c = vm->release; *c; c++)
+			if ((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7e)
+				*c = '?';
+	} else {
+		vm->release[0] = 0;
+	}
+}
+
 int os_hs_vm_finish(struct os_hs_vm *vm, const struct os_hs_mem *m, uint32_t pid)
 {
 	struct os_hs_layout *l = &vm->lay;
-	const struct os_hs_entry *e;
+	const struct os_hs_res *r;
 	uint32_t shift = 0;
+	uint64_t hs = 0, hb = 0, ks = 0;
 
 	qsort(vm->e, vm->n, sizeof(*vm->e), cmp_entry);
+	read_version(vm, m, pid);
+	resolve_keys(vm);
 	l->klass_name = FIRST(vm, "Klass::_name");
 	l->klass_super = FIRST(vm, "Klass::_super");
 	l->symbol_length = FIRST(vm, "Symbol::_length");
@@ -241,23 +377,32 @@ int os_hs_vm_finish(struct os_hs_vm *vm, const struct os_hs_mem *m, uint32_t pid
 	l->compressed_klass = -1;
 	l->heap_total_coll = FIRST(vm, "CollectedHeap::_total_collections");
 	l->heap_gc_active = FIRST(vm, "CollectedHeap::_is_gc_active");
-	e = find(vm, "Universe::_collectedHeap");
-	l->universe_heap = e && e->is_static ? e->value : 0;
+	l->universe_heap = 0;
+	{
+		const struct os_hs_entry *e = find(vm, "Universe::_collectedHeap");
+
+		l->universe_heap = e && e->is_static ? e->value : 0;
+	}
 	/* static fields: the table gives their address; read the value */
-	e = find(vm, "CompressedKlassPointers::_narrow_klass._base");
-	if (!e)
-		e = find(vm, "CompressedKlassPointers::_base");
-	if (e && e->is_static)
-		rd_u64(m, pid, e->value, &l->narrow_klass_base);
-	e = find(vm, "CompressedKlassPointers::_narrow_klass._shift");
-	if (!e)
-		e = find(vm, "CompressedKlassPointers::_shift");
-	if (e && e->is_static && rd(m, pid, e->value, &shift, 4) == 0) {
+	r = os_hs_vm_res(vm, "CompressedKlassPointers::_narrow_klass._base");
+	if (r && r->is_static)
+		rd_u64(m, pid, r->value, &l->narrow_klass_base);
+	r = os_hs_vm_res(vm, "CompressedKlassPointers::_narrow_klass._shift");
+	if (r && r->is_static && rd(m, pid, r->value, &shift, 4) == 0) {
 		if (shift < 64)
 			l->narrow_klass_shift = shift;
 		else
 			l->oop_cklass = -1; /* compressed class words not decodable */
 	}
+	/* the mark word: an unlocked one's hash ends below mark_hash_top */
+	l->mark_hash_top = 0;
+	if (os_hs_vm_get(vm, "markWord::hash_shift", &hs) == 0 &&
+	    os_hs_vm_get(vm, "markWord::hash_bits", &hb) == 0 && hs + hb <= 64 && hs >= 2)
+		l->mark_hash_top = (uint32_t)(hs + hb);
+	l->mark_klass_shift = 0;
+	if (os_hs_vm_get(vm, "markWord::klass_shift", &ks) == 0 && ks > 2 && ks < 64 &&
+	    (!l->mark_hash_top || ks >= l->mark_hash_top))
+		l->mark_klass_shift = (uint32_t)ks;
 	if (l->klass_name < 0 || l->symbol_length < 0 || l->symbol_body < 0)
 		return -EINVAL;
 	return 0;
@@ -268,13 +413,13 @@ static int load_table(struct os_hs_vm *vm, const struct os_hs_mem *m, uint32_t p
 		      const struct os_jvm_table *t, int kind)
 {
 	uint8_t ent[512];
-	char a[MAX_NAME], b[MAX_NAME], name[2 * MAX_NAME + 4];
+	char a[MAX_NAME], b[MAX_NAME], ts[MAX_NAME], name[2 * MAX_NAME + 4];
 	int rc;
 
 	/* bytes read at each off[]: names and 8-byte values, IsStatic and the
 	 * int constants' values 4; 0: not read */
 	static const uint8_t width[OS_JVM_NTABLES][6] = {
-		[OS_JVM_STRUCTS] = { 8, 8, 0, 4, 8, 8 },
+		[OS_JVM_STRUCTS] = { 8, 8, 8, 4, 8, 8 },
 		[OS_JVM_TYPES] = { 8, 0, 0, 0, 0, 8 },
 		[OS_JVM_INTS] = { 8, 4 },
 		[OS_JVM_LONGS] = { 8, 8 },
@@ -308,8 +453,13 @@ static int load_table(struct os_hs_vm *vm, const struct os_hs_mem *m, uint32_t p
 				memcpy(&val, ent + t->off[5], 8);
 			else
 				memcpy(&val, ent + t->off[4], 8);
+			/* the declared type: the width a field is read with is
+			 * checked against it (hs_layout.h) */
+			memcpy(&p2, ent + t->off[2], 8);
+			if (!p2 || rd_cstr(m, pid, p2, ts, sizeof(ts)) < 0)
+				ts[0] = 0;
 			snprintf(name, sizeof(name), "%s::%s", a, b);
-			rc = os_hs_vm_add(vm, name, val, st != 0);
+			rc = vm_add(vm, name, val, st != 0, hs_layout_type_width(ts));
 			break;
 		case OS_JVM_TYPES:
 			memcpy(&val, ent + t->off[5], 8);
@@ -522,13 +672,36 @@ int os_hs_gc_state(struct os_hs_vm *vm, const struct os_hs_mem *m, uint32_t pid,
 
 int64_t os_hs_klass_word_offset(const struct os_hs_layout *lay)
 {
+	if (lay->compressed_klass == 2)
+		return lay->mark_klass_shift ? 0 : -1; /* the mark word */
 	if (lay->compressed_klass == 1 && lay->oop_cklass >= 0)
 		return lay->oop_cklass;
 	return lay->oop_klass;
 }
 
+int64_t os_hs_array_length_offset(const struct os_hs_layout *lay)
+{
+	int64_t ko = os_hs_klass_word_offset(lay);
+
+	if (ko < 0 || lay->compressed_klass < 0)
+		return -1;
+	if (lay->compressed_klass == 2)
+		return 8; /* compact headers: the word after the mark word */
+	return ko + (lay->compressed_klass == 1 ? 4 : 8);
+}
+
 uint64_t os_hs_decode_klass(const struct os_hs_layout *lay, uint64_t word)
 {
+	if (lay->compressed_klass == 2) {
+		uint64_t narrow;
+
+		/* a mark word that holds no class: an inflated lock's monitor,
+		 * a forwarding pointer */
+		if (!lay->mark_klass_shift || (word & 3) >= 2)
+			return 0;
+		narrow = word >> lay->mark_klass_shift;
+		return narrow ? lay->narrow_klass_base + (narrow << lay->narrow_klass_shift) : 0;
+	}
 	if (lay->compressed_klass == 1)
 		return lay->narrow_klass_base + ((uint64_t)(uint32_t)word << lay->narrow_klass_shift);
 	if (lay->compressed_klass == 0)
@@ -548,11 +721,20 @@ uint64_t os_hs_object_bytes(int32_t lh, int32_t len)
 int os_hs_learn_header(struct os_hs_vm *vm, const struct os_hs_mem *m, uint32_t pid, uint64_t oop,
 		       uint64_t klass)
 {
-	struct os_hs_layout *l = &vm->lay;
+	struct os_hs_layout *l = &vm->lay, t = vm->lay;
 	uint64_t word;
 
 	if (l->compressed_klass >= 0)
 		return 0;
+	/* compact headers (JDK 24+): the class in the mark word; tried first,
+	 * as the word after it is then the object's first field */
+	if (l->mark_klass_shift && rd_u64(m, pid, oop, &word) == 0) {
+		t.compressed_klass = 2;
+		if (os_hs_decode_klass(&t, word) == klass) {
+			l->compressed_klass = 2;
+			return 0;
+		}
+	}
 	if (l->oop_klass < 0)
 		return -EINVAL;
 	if (rd_u64(m, pid, oop + (uint64_t)l->oop_klass, &word) < 0)

@@ -22,6 +22,7 @@
 #include <sys/types.h>
 
 #include "runtimes/hotspot/hotspot_abi.h"
+#include "runtimes/hotspot/hs_layout.h"
 
 /* Reads target memory. The default (os_hs_mem_proc) uses process_vm_readv;
  * tests give fakes. */
@@ -49,6 +50,17 @@ struct os_hs_entry {
 	char *name;
 	uint64_t value;
 	bool is_static;  /* static field: value is its address */
+	uint8_t width;   /* bytes of the field's value by its declared type, 0 unknown */
+};
+
+/* A key of hs_layout.h resolved for this JVM. */
+struct os_hs_res {
+	bool found;
+	bool is_static;
+	uint8_t width;   /* the alternative's width (hs_lalt.width) */
+	uint8_t how;     /* HS_LA_* */
+	uint64_t value;
+	const char *name; /* the alternative found (hs_layout.h's string) */
 };
 
 /* What the adapter needs, resolved from the tables (-1 when absent, or when
@@ -68,7 +80,12 @@ struct os_hs_layout {
 	int64_t oop_cklass;          /* oopDesc::_metadata._compressed_klass */
 	uint64_t narrow_klass_base;  /* CompressedKlassPointers base (value) */
 	uint32_t narrow_klass_shift;
-	int compressed_klass;        /* -1 unknown, 0 no, 1 yes (learnt from a header) */
+	int compressed_klass;        /* -1 unknown, 0 no, 1 yes, 2 compact headers: the
+				      * narrow class in the mark word (learnt from a header) */
+	uint32_t mark_klass_shift;   /* markWord::klass_shift (JDK 24+), 0 unknown */
+	uint32_t mark_hash_top;      /* markWord::hash_shift + hash_bits: an unlocked mark
+				      * word's bits above are 0 (the class's with compact
+				      * headers); 0 unknown */
 	uint64_t universe_heap;      /* address of Universe::_collectedHeap (static), 0 */
 	int64_t heap_total_coll;     /* CollectedHeap::_total_collections (u32) */
 	int64_t heap_gc_active;      /* CollectedHeap::_is_gc_active (bool) */
@@ -79,6 +96,12 @@ struct os_hs_vm {
 	size_t n, cap;
 	struct os_hs_layout lay;
 	uint64_t heap;               /* Universe::_collectedHeap once read (never changes) */
+	/* Abstract_VM_Version: major 0 when it could not be read (then the
+	 * version ranges of hs_layout.h are not applied: names alone decide) */
+	uint32_t major, minor, security, build;
+	char release[64];            /* _s_vm_release ("25.0.1+8-LTS"), "" unknown */
+	struct os_hs_res res[HS_LAYOUT_N];
+	uint64_t missing;            /* bit i: hs_layout[i] holds for this version, not found */
 };
 
 /* Reads the four tables of info from pid and resolves the layout. */
@@ -87,13 +110,23 @@ int os_hs_vm_load(struct os_hs_vm *vm, const struct os_hs_mem *m, uint32_t pid,
 void os_hs_vm_free(struct os_hs_vm *vm);
 /* Adds one name (tests, or tables read elsewhere); call os_hs_vm_finish after. */
 int os_hs_vm_add(struct os_hs_vm *vm, const char *name, uint64_t value, bool is_static);
+/* ... with the width of its declared type (hs_layout_type_width; 0 unknown). */
+int os_hs_vm_add_typed(struct os_hs_vm *vm, const char *name, uint64_t value, bool is_static,
+		       uint8_t width);
 /* Sorts the names and resolves the layout (static values read through m). */
 int os_hs_vm_finish(struct os_hs_vm *vm, const struct os_hs_mem *m, uint32_t pid);
-/* Looks a name up: 0 and *value, or -ENOENT. */
+/* Looks a name up: 0 and *value, or -ENOENT. A key of hs_layout.h gives
+ * the value of the alternative resolved for this JVM's version. */
 int os_hs_vm_get(const struct os_hs_vm *vm, const char *name, uint64_t *value);
 /* A field offset or type size: 0 and *value in [0, OS_HS_FIELD_MAX], -ENOENT,
  * or -ERANGE (the table says something else: not believed). */
 int os_hs_vm_field(const struct os_hs_vm *vm, const char *name, int64_t *value);
+
+/* The resolved alternative of a key of hs_layout.h: NULL when absent. */
+const struct os_hs_res *os_hs_vm_res(const struct os_hs_vm *vm, const char *key);
+/* "field (feature)" of each key this JVM's version needs and lacks, joined
+ * by "; " into buf; returns how many. */
+int os_hs_vm_missing(const struct os_hs_vm *vm, char *buf, size_t len);
 
 /* Internal name of the Klass* ("[B", "java/lang/String") into buf. */
 int os_hs_klass_name(const struct os_hs_vm *vm, const struct os_hs_mem *m, uint32_t pid,
@@ -120,8 +153,11 @@ uint64_t os_hs_decode_klass(const struct os_hs_layout *lay, uint64_t word);
  * bits 16..23 and log2 element size in bits 0..7) and, for an array, its
  * length len: 0 when that is not an object's. */
 uint64_t os_hs_object_bytes(int32_t lh, int32_t len);
-/* Offset of the klass word in an object header. */
+/* Offset of the klass word in an object header (0: the mark word, compact
+ * headers), -1 unknown. */
 int64_t os_hs_klass_word_offset(const struct os_hs_layout *lay);
+/* Offset of an array's length in its header, -1 unknown. */
+int64_t os_hs_array_length_offset(const struct os_hs_layout *lay);
 /* The collector's state now: CollectedHeap::_total_collections and
  * _is_gc_active. 0, -ENOENT (not in the tables) or -EFAULT (the target is
  * gone). */

@@ -56,8 +56,12 @@ struct os_hsf_layout {
 	uint32_t block_size;              /* sizeof(HeapBlock) */
 	uint32_t used_off;                /* HeapBlock::Header::_used (bool), from the block */
 	uint32_t frame_size_off;          /* CodeBlob::_frame_size (int, words) */
-	uint32_t code_begin_off;          /* CodeBlob::_code_begin (address) */
-	uint32_t complete_off;            /* CodeBlob::_frame_complete_offset (int) */
+	uint32_t code_begin_off;          /* CodeBlob::_code_begin (address); JDK 23+
+					   * _code_offset (int, from the blob) */
+	uint32_t complete_off;            /* CodeBlob::_frame_complete_offset (int; JDK 23+
+					   * int16_t) */
+	uint8_t code_begin_rel;           /* code_begin_off is the int _code_offset */
+	uint8_t complete_width;           /* 4 or 2 (0: 4) */
 	int32_t sender_sp_off;            /* interpreter frame: caller's sp slot, bytes from fp */
 	bool ok;                          /* all of the above known */
 };
@@ -103,7 +107,8 @@ static inline bool os_hsf_blob(const struct os_hsf_layout *l, os_hsf_read rd, vo
 		const struct os_hsf_heap *h = &l->heap[i];
 		uint64_t idx, block, cb, begin, seg_hi;
 		uint8_t hop, used;
-		int32_t fs, complete;
+		int32_t fs, complete = 0, rel = 0;
+		int16_t complete16 = 0;
 		int guard = 0;
 
 		if (pc < h->lo || pc >= h->hi)
@@ -124,10 +129,22 @@ static inline bool os_hsf_blob(const struct os_hsf_layout *l, os_hsf_read rd, vo
 		block = h->lo + (idx << h->log2_seg);
 		cb = block + l->block_size;
 		if (!rd(arg, block + l->used_off, &used, 1) || !used ||
-		    !rd(arg, cb + l->frame_size_off, &fs, 4) ||
-		    !rd(arg, cb + l->code_begin_off, &begin, 8) ||
-		    !rd(arg, cb + l->complete_off, &complete, 4))
+		    !rd(arg, cb + l->frame_size_off, &fs, 4))
 			return false;
+		if (l->code_begin_rel) {
+			if (!rd(arg, cb + l->code_begin_off, &rel, 4) || rel < 0)
+				return false;
+			begin = cb + (uint64_t)rel;
+		} else if (!rd(arg, cb + l->code_begin_off, &begin, 8)) {
+			return false;
+		}
+		if (l->complete_width == 2) {
+			if (!rd(arg, cb + l->complete_off, &complete16, 2))
+				return false;
+			complete = complete16;
+		} else if (!rd(arg, cb + l->complete_off, &complete, 4)) {
+			return false;
+		}
 		/* -1: a stub that sets no frame size (C1's runtime stubs, e.g.
 		 * g1_pre_barrier_slow: they keep rbp as their frame pointer) */
 		if (fs < -1 || fs > (1 << 20) || begin < cb || begin > pc)

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "tests/e2e/helpers.h"
+#include "tests/e2e/jdk.h"
 #include "tests/e2e/stats.h"
 
 #define STACK_DEPTH 3
@@ -404,9 +405,24 @@ Test(e2e_attach, target_in_new_pid_and_mount_namespaces)
 #define JAVA_OK "ready\nok 16 1024\n"
 #define PLANTED_BYTES (4u << 20) /* makeRandom's long[1 << 19] */
 
+/* The java AttachFixture runs on: JDK 17's, or another (use_jdk). */
+static const char *attach_java = "/usr/bin/java";
+
 static bool have_java(void)
 {
-	return access(JAVA_CLASS, R_OK) == 0 && access("/usr/bin/java", X_OK) == 0;
+	return access(JAVA_CLASS, R_OK) == 0 && access(attach_java, X_OK) == 0;
+}
+
+/* Runs the rest of the test on JDK major, or skips it saying why. */
+static void use_jdk(int major)
+{
+	static char bin[600];
+
+	if (!e2e_find_jdk(major, bin, sizeof(bin)))
+		cr_skip_test("no JDK %d found (set OBJSCOPE_JDK%d to a JDK's home, or install one "
+			     "under /usr/lib/jvm)", major, major);
+	attach_java = bin;
+	e2e_diag("JDK %d: %s", major, bin);
 }
 
 /* Starts argv in tmp as `name` and waits for it to print "ready". */
@@ -432,7 +448,7 @@ static pid_t start_jvm(const char *name, const char *flag, const char *seconds,
 	int n = 0;
 
 	cr_assert_not_null(realpath("build/java", cp));
-	argv[n++] = "/usr/bin/java";
+	argv[n++] = attach_java;
 	if (flag)
 		argv[n++] = flag;
 	argv[n++] = "-cp";
@@ -581,9 +597,9 @@ static json_object *java_planted(const char *name, const char *flag)
  * planted site is named with its caller and the report says the stacks are
  * complete. Objects born before the attach (makeSequential's, moved by
  * System.gc()) appear with their class. */
-Test(e2e_attach, java_planted_site_ranks_first)
+static void planted_site_ranks_first(const char *flag)
 {
-	json_object *report = java_planted("j", NULL), *objects = e2e_get(report, "objects");
+	json_object *report = java_planted("j", flag), *objects = e2e_get(report, "objects");
 	json_object *top = json_object_array_get_idx(objects, 0);
 	bool before = false;
 	char buf[2048];
@@ -611,6 +627,19 @@ Test(e2e_attach, java_planted_site_ranks_first)
 	}
 	cr_expect(before, "no long[] context allocated before the attach");
 	json_object_put(report);
+}
+
+Test(e2e_attach, java_planted_site_ranks_first)
+{
+	planted_site_ranks_first(NULL);
+}
+
+/* The same on JDK 25, with compact object headers (the class in the mark
+ * word: runtimes/hotspot/hs_layout.h). */
+Test(e2e_attach, java_planted_site_ranks_first_jdk25)
+{
+	use_jdk(25);
+	planted_site_ranks_first("-XX:+UseCompactObjectHeaders");
 }
 
 /* Small objects renewed all the time (tests/java/RenewFixture.java: 8 KiB

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "tests/e2e/helpers.h"
+#include "tests/e2e/jdk.h"
 #include "tests/e2e/stats.h"
 
 #define JAVA_CP "build/java"
@@ -46,10 +47,26 @@ TestSuite(e2e_java, .init = setup, .fini = teardown, .timeout = 300);
  * same stdout, stderr and exit status. Returns the JSON report. */
 static json_object *record_argv(const char *const argv[], const char *const opts[]);
 
+/* The java the planted answers run: "java" (the JDK 17 of PATH), or a
+ * JDK of another version (use_jdk). */
+static const char *java_bin = "java";
+
+/* Runs the rest of the test on JDK major, or skips it saying why. */
+static void use_jdk(int major)
+{
+	static char bin[600];
+
+	if (!e2e_find_jdk(major, bin, sizeof(bin)))
+		cr_skip_test("no JDK %d found (set OBJSCOPE_JDK%d to a JDK's home, or install one "
+			     "under /usr/lib/jvm)", major, major);
+	java_bin = bin;
+	e2e_diag("JDK %d: %s", major, bin);
+}
+
 static json_object *record_java(const char *gc_flag, const char *gc_flag2,
 				const char *const opts[])
 {
-	const char *argv[] = { "java", gc_flag, gc_flag2, "-cp", JAVA_CP, "ObjFixture", NULL };
+	const char *argv[] = { java_bin, gc_flag, gc_flag2, "-cp", JAVA_CP, "ObjFixture", NULL };
 
 	return record_argv(argv, opts);
 }
@@ -363,6 +380,107 @@ Test(e2e_java, parallel)
 Test(e2e_java, serial)
 {
 	planted_answer("-XX:+UseSerialGC", "-Xshare:auto");
+}
+
+/* The same planted answers on JDK 25 (its layouts: runtimes/hotspot/hs_layout.h),
+ * compact object headers (a product flag there) with Parallel. */
+Test(e2e_java, g1_jdk25)
+{
+	use_jdk(25);
+	planted_answer("-XX:+UseG1GC", "-Xshare:auto");
+}
+
+Test(e2e_java, parallel_compact_headers_jdk25)
+{
+	use_jdk(25);
+	planted_answer("-XX:+UseParallelGC", "-XX:+UseCompactObjectHeaders");
+}
+
+Test(e2e_java, serial_jdk25)
+{
+	use_jdk(25);
+	planted_answer("-XX:+UseSerialGC", "-Xshare:auto");
+}
+
+/* The samples of the long[] objects allocated under site (their
+ * alloc_stack's first frame; other: those allocated elsewhere) that were
+ * accessed from DeadSiteFixture.main (its read loops), of one report. */
+static int64_t main_samples_of(json_object *objects, const char *site, bool other)
+{
+	int64_t n = 0;
+
+	for (size_t i = 0; i < json_object_array_length(objects); i++) {
+		json_object *o = json_object_array_get_idx(objects, i), *acc;
+		const char *type = json_object_get_string(e2e_get(o, "type"));
+
+		if (!type || strcmp(type, "long[]") || (frame_is(o, 0, site) != 0) == other)
+			continue;
+		acc = e2e_get(o, "accesses");
+		for (size_t k = 0; acc && k < json_object_array_length(acc); k++) {
+			json_object *a = json_object_array_get_idx(acc, k);
+			json_object *st = e2e_get(a, "stack");
+
+			if (st && json_object_array_length(st) &&
+			    method_is(e2e_frame_text(st, 0), "DeadSiteFixture.main"))
+				n += e2e_get_int(a, "samples");
+		}
+	}
+	return n;
+}
+
+/* A dead site's objects must not rank (tests/java/DeadSiteFixture.java):
+ * its arrays are replaced by liveSite's of the same class and size and the
+ * heap compacted, then only the live ones are read. Of the samples main's
+ * reads take on long[] arrays, at most 1% may be charged to another site
+ * than liveSite: deadSite's, or a wrong one (a profiler that kept the dead
+ * objects charged deadSite 33-60%; one that named them by a stale perf
+ * map, java.lang.String.isLatin1 36 of 601). Gathers until the reads have 300
+ * samples (rounds doubled, three runs at most). main reads the dead arrays
+ * 4096 times before they die, of ROUNDS * 4096 reads (ROUNDS >= 6000): a
+ * true share p <= 1.7e-4, so more than 1% of n >= 300 samples (4 or more)
+ * comes by chance with P(X >= 4 | n = 300, p = 2.5e-4) < 1e-8. */
+static void dead_site(const char *gc_flag)
+{
+	const char *opts[] = { "-q", RING, "--java-objects", "exact", NULL };
+	json_object *report = NULL, *objects, *top;
+	int64_t live = 0, dead = 0;
+	char rounds[16], buf[2048];
+
+	for (int k = 0, r = 6000; k < 3 && live < 300; k++, r *= 2) {
+		const char *argv[] = { java_bin, gc_flag, "-cp", JAVA_CP, "DeadSiteFixture",
+				       rounds, NULL };
+
+		snprintf(rounds, sizeof(rounds), "%d", r);
+		if (report)
+			json_object_put(report);
+		report = record_argv(argv, opts);
+		objects = e2e_get(report, "objects");
+		cr_assert(objects && json_object_array_length(objects) > 0, "objects[] is empty");
+		live = main_samples_of(objects, "DeadSiteFixture.liveSite", false);
+		dead = main_samples_of(objects, "DeadSiteFixture.liveSite", true);
+		cr_log_info("%s, %s rounds: main's reads: %lld samples on liveSite's arrays, %lld on "
+			    "other long[] arrays", gc_flag, rounds, (long long)live, (long long)dead);
+	}
+	cr_assert_geq(live, 300, "%s: only %lld samples of main's reads on liveSite's arrays",
+		      gc_flag, (long long)live);
+	top = json_object_array_get_idx(objects, 0);
+	cr_expect(frame_is(top, 0, "DeadSiteFixture.liveSite"), "%s: the top object is not "
+		  "liveSite's: %s", gc_flag, e2e_stack_str(top, buf, sizeof(buf)));
+	cr_expect_leq(dead * 100, live + dead, "%s: %lld of %lld samples of main's reads charged "
+		      "to another site than liveSite", gc_flag, (long long)dead,
+		      (long long)(live + dead));
+	json_object_put(report);
+}
+
+Test(e2e_java, dead_site_does_not_rank)
+{
+	dead_site("-XX:+UseG1GC");
+}
+
+Test(e2e_java, dead_site_does_not_rank_jdk25)
+{
+	use_jdk(25);
+	dead_site("-XX:+UseG1GC");
 }
 
 /* One site reached from two callers: two contexts, both named; Java
@@ -702,11 +820,11 @@ static void tally_lines(json_object *report, const char *alloc, const char *make
  * inlined_methods_are_frames). -Xint: every frame interpreted. The reads
  * double until the arrays have 30 samples (a slow or busy machine gives
  * fewer per read), at most four runs. */
-Test(e2e_java, source_lines_of_interpreted_frames)
+static void interpreted_lines(void)
 {
 	const char *opts[] = { "-q", NULL };
 	char alloc[128], make[128], build[128], get[128], scan[128], reads[32];
-	const char *argv[] = { "java", "-Xint", "-XX:+UseG1GC", "-cp", JAVA_CP, "InlineFixture",
+	const char *argv[] = { java_bin, "-Xint", "-XX:+UseG1GC", "-cp", JAVA_CP, "InlineFixture",
 			       "30", reads, NULL };
 	struct lines_tally t = { 0 };
 
@@ -733,15 +851,26 @@ Test(e2e_java, source_lines_of_interpreted_frames)
 		  (long long)t.at_get, (long long)t.samples, get, scan);
 }
 
+Test(e2e_java, source_lines_of_interpreted_frames)
+{
+	interpreted_lines();
+}
+
+Test(e2e_java, source_lines_of_interpreted_frames_jdk25)
+{
+	use_jdk(25);
+	interpreted_lines();
+}
+
 /* Compiled frames are named from their nmethods' debug info, so a method
  * the JIT inlined into its caller stays a frame of its own, the same one
  * as when it ran interpreted (tests/java/InlineFixture.java: the arrays are
  * allocated in make(), inlined into build()). Named by the perf map alone,
  * the compiled build() took 27,381 of 120,746 allocations (23%) as its
  * own. */
-Test(e2e_java, inlined_methods_are_frames)
+static void inlined_frames(void)
 {
-	const char *argv[] = { "java", "-XX:+UseG1GC", "-cp", JAVA_CP, "InlineFixture", NULL };
+	const char *argv[] = { java_bin, "-XX:+UseG1GC", "-cp", JAVA_CP, "InlineFixture", NULL };
 	const char *opts[] = { "-q", NULL };
 	json_object *report = record_argv(argv, opts), *objects = e2e_get(report, "objects");
 	int64_t in_make = 0, in_build = 0, total = 0, lines = 0;
@@ -789,6 +918,17 @@ Test(e2e_java, inlined_methods_are_frames)
 			    &inlined), 3, "note not understood: %s", note);
 	cr_expect(named > frames / 2 && inlined > 0, "%s", note);
 	json_object_put(report);
+}
+
+Test(e2e_java, inlined_methods_are_frames)
+{
+	inlined_frames();
+}
+
+Test(e2e_java, inlined_methods_are_frames_jdk25)
+{
+	use_jdk(25);
+	inlined_frames();
 }
 
 /* Concurrent collectors: the program must run as without objscope. */

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "runtimes/hotspot/hotspot_abi.h"
+#include "runtimes/hotspot/hs_layout.h"
 #include "runtimes/hotspot/hs_tlab.h"
 #include "common/ring.h"
 #include "preload/detour.h"
@@ -508,11 +509,14 @@ struct hs_code_offs {
 	void *p_heaps, *p_lo, *p_hi;
 	uint64_t len, data, mem, seg, log2, vlow, vhigh, vlowb, vhighb, bsize;
 	uint64_t hdr, used, fs, begin, complete;
+	uint8_t begin_w, begin_how, complete_w;
 	int32_t sender_sp;
 };
 
 static int hs_code_offsets(const struct osp_vms *v, struct hs_code_offs *o)
 {
+	uint8_t w;
+
 	if (osp_vms_static(v, "CodeCache", "_heaps", &o->p_heaps) ||
 	    osp_vms_static(v, "CodeCache", "_low_bound", &o->p_lo) ||
 	    osp_vms_static(v, "CodeCache", "_high_bound", &o->p_hi) ||
@@ -529,9 +533,14 @@ static int hs_code_offsets(const struct osp_vms *v, struct hs_code_offs *o)
 	    osp_vms_offset(v, "HeapBlock", "_header", &o->hdr) ||
 	    osp_vms_offset(v, "HeapBlock::Header", "_used", &o->used) ||
 	    osp_vms_offset(v, "CodeBlob", "_frame_size", &o->fs) ||
-	    osp_vms_offset(v, "CodeBlob", "_code_begin", &o->begin) ||
-	    osp_vms_offset(v, "CodeBlob", "_frame_complete_offset", &o->complete) ||
+	    osp_vms_field(v, "CodeBlob", "_code_begin", &o->begin, &o->begin_w, &o->begin_how) ||
+	    osp_vms_field(v, "CodeBlob", "_frame_complete_offset", &o->complete, &o->complete_w,
+			  &w) ||
 	    osp_vms_int(v, "frame::interpreter_frame_sender_sp_offset", &o->sender_sp))
+		return -ENOENT;
+	/* the widths read (runtimes/hotspot/hs_layout.h) */
+	if ((o->complete_w != 2 && o->complete_w != 4) ||
+	    (o->begin_how == HS_LA_REL) != (o->begin_w == 4))
 		return -ENOENT;
 	return 0;
 }
@@ -584,6 +593,8 @@ static void hs_read_code_heaps(const struct osp_vms *v, const struct os_jvm_info
 	l->frame_size_off = (uint32_t)o.fs;
 	l->code_begin_off = (uint32_t)o.begin;
 	l->complete_off = (uint32_t)o.complete;
+	l->code_begin_rel = o.begin_how == HS_LA_REL;
+	l->complete_width = o.complete_w;
 	l->sender_sp_off = o.sender_sp * 8;
 	l->ok = l->interp_hi > l->interp_lo && l->code_hi > l->code_lo;
 }
@@ -651,6 +662,7 @@ static uint32_t hs_mode_in_force(const struct osp_vms *v, const char *gc, uint64
 }
 
 static int hs_preserve_fp = -1; /* -XX:+PreserveFramePointer in force */
+static int hs_fp_for_layout;     /* ... added for want of a code-blob field */
 
 /* Attach mode: the running JVM sizes its TLABs itself (ResizeTLAB) and
  * keeps a TLAB whose rest is above its refill waste limit, allocating the
@@ -710,6 +722,8 @@ static void hs_jvm_up(int attach)
 		info.flags |= OS_JVM_F_MAP_OURS;
 	if (hs_map_refused)
 		info.flags |= OS_JVM_F_MAP_REFUSED;
+	if (hs_fp_for_layout && hs_preserve_fp == 1)
+		info.flags |= OS_JVM_F_FP_FOR_LAYOUT;
 	info.mode = hs_mode_in_force(&v, info.gc, &info.tlab_bytes);
 	if (attach) {
 		uint64_t t = hs_steer_tlabs(&v, &info);
@@ -775,7 +789,8 @@ static int hs_need_fp(void)
 
 	if (e && strcmp(e, "1") == 0)
 		return 1;
-	return osp_vms_open(&v, hs_jvm_handle) != 0 || hs_code_offsets(&v, &o) != 0;
+	hs_fp_for_layout = osp_vms_open(&v, hs_jvm_handle) != 0 || hs_code_offsets(&v, &o) != 0;
+	return hs_fp_for_layout;
 }
 
 /* The JVM writes /tmp/perf-PID.map at exit because objscope asks it to,

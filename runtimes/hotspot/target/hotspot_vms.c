@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "runtimes/hotspot/hs_layout.h"
 #include "runtimes/hotspot/target/hotspot_vms.h"
 
 #define HV_GET(h, name) ((const uint64_t *)dlsym((h), (name)))
@@ -54,6 +55,19 @@ int osp_vms_open(struct osp_vms *v, void *h)
 	    hv_table(&v->t[OS_JVM_LONGS], h, "gHotSpotVMLongConstants",
 		     "gHotSpotVMLongConstantEntryArrayStride", lc))
 		return -ENOENT;
+	/* the version, before any name is resolved through hs_layout.h (0
+	 * until the JVM has set it: names alone decide then) */
+	v->major = 0;
+	{
+		void *p;
+
+		if (osp_vms_static(v, "Abstract_VM_Version", "_vm_major_version", &p) == 0) {
+			int32_t m = *(const int32_t *)p;
+
+			if (m >= 8 && m <= 1000)
+				v->major = (uint32_t)m;
+		}
+	}
 	return 0;
 }
 
@@ -62,8 +76,9 @@ static const char *hv_str(const uint8_t *e, uint64_t off)
 	return *(const char *const *)(e + off);
 }
 
-/* The struct entry for type.field, or NULL. The tables end with a NULL name. */
-static const uint8_t *hv_struct(const struct osp_vms *v, const char *type, const char *field)
+/* The struct entry for type.field as named, or NULL. The tables end with a
+ * NULL name. */
+static const uint8_t *hv_struct_raw(const struct osp_vms *v, const char *type, const char *field)
 {
 	const struct os_jvm_table *t = &v->t[OS_JVM_STRUCTS];
 
@@ -77,15 +92,77 @@ static const uint8_t *hv_struct(const struct osp_vms *v, const char *type, const
 	}
 }
 
-int osp_vms_offset(const struct osp_vms *v, const char *type, const char *field, uint64_t *off)
+/* "Type::field" split at its "::" into type (len bytes at most). */
+static const char *hv_split(const char *name, char *type, size_t len)
+{
+	const char *c = strstr(name, "::");
+	size_t n = c ? (size_t)(c - name) : 0;
+
+	if (!c || n >= len)
+		return NULL;
+	memcpy(type, name, n);
+	type[n] = 0;
+	return c + 2;
+}
+
+/* The entry for type.field: through hs_layout.h's alternatives when it is
+ * a key there (NULL when none holds for this JVM), else as named. */
+static const uint8_t *hv_struct_how(const struct osp_vms *v, const char *type, const char *field,
+				    uint8_t *width, uint8_t *how)
 {
 	const struct os_jvm_table *t = &v->t[OS_JVM_STRUCTS];
-	const uint8_t *e = hv_struct(v, type, field);
+	int k = hs_layout_key(type, field);
+
+	*width = 0;
+	*how = HS_LA_PLAIN;
+	if (k < 0)
+		return hv_struct_raw(v, type, field);
+	for (int a = 0; a < HS_LAYOUT_ALTS && hs_layout[k].alt[a].name; a++) {
+		const struct hs_lalt *al = &hs_layout[k].alt[a];
+		char ty[128];
+		const char *fi = hv_split(al->name, ty, sizeof(ty));
+		const uint8_t *e;
+		uint8_t w;
+
+		if (!fi || (v->major && !hs_layout_in_range(al, v->major)))
+			continue;
+		e = hv_struct_raw(v, ty, fi);
+		if (!e)
+			continue;
+		w = hs_layout_type_width(hv_str(e, t->off[2]));
+		if (al->width && w && w != al->width)
+			continue;
+		*width = al->width ? al->width : w;
+		*how = al->how;
+		return e;
+	}
+	return NULL;
+}
+
+static const uint8_t *hv_struct(const struct osp_vms *v, const char *type, const char *field)
+{
+	uint8_t w, how;
+
+	return hv_struct_how(v, type, field, &w, &how);
+}
+
+int osp_vms_field(const struct osp_vms *v, const char *type, const char *field, uint64_t *off,
+		  uint8_t *width, uint8_t *how)
+{
+	const struct os_jvm_table *t = &v->t[OS_JVM_STRUCTS];
+	const uint8_t *e = hv_struct_how(v, type, field, width, how);
 
 	if (!e || *(const int32_t *)(e + t->off[3]))
 		return -ENOENT;
 	*off = *(const uint64_t *)(e + t->off[4]);
 	return 0;
+}
+
+int osp_vms_offset(const struct osp_vms *v, const char *type, const char *field, uint64_t *off)
+{
+	uint8_t w, how;
+
+	return osp_vms_field(v, type, field, off, &w, &how);
 }
 
 int osp_vms_static(const struct osp_vms *v, const char *type, const char *field, void **addr)
@@ -115,7 +192,25 @@ int osp_vms_type_size(const struct osp_vms *v, const char *type, uint64_t *size)
 	}
 }
 
+static int hv_int_raw(const struct osp_vms *v, const char *name, int32_t *val);
+
 int osp_vms_int(const struct osp_vms *v, const char *name, int32_t *val)
+{
+	int k = hs_layout_key(name, NULL);
+
+	if (k < 0)
+		return hv_int_raw(v, name, val);
+	for (int a = 0; a < HS_LAYOUT_ALTS && hs_layout[k].alt[a].name; a++) {
+		const struct hs_lalt *al = &hs_layout[k].alt[a];
+
+		if ((!v->major || hs_layout_in_range(al, v->major)) &&
+		    hv_int_raw(v, al->name, val) == 0)
+			return 0;
+	}
+	return -ENOENT;
+}
+
+static int hv_int_raw(const struct osp_vms *v, const char *name, int32_t *val)
 {
 	const struct os_jvm_table *t = &v->t[OS_JVM_INTS];
 

@@ -12,10 +12,19 @@
 
 struct osp_vms {
 	struct os_jvm_table t[OS_JVM_NTABLES];
+	uint32_t major;  /* Abstract_VM_Version::_vm_major_version, 0 unknown */
 };
 
-/* Fills the table descriptions from libjvm (a dlopen handle). */
+/* Fills the table descriptions from libjvm (a dlopen handle) and reads the
+ * JVM's major version. Names that are keys of runtimes/hotspot/hs_layout.h
+ * are looked up through their alternatives for that version (the widths
+ * declared there checked against the JVM's type strings). */
 int osp_vms_open(struct osp_vms *v, void *libjvm);
+
+/* A non-static field's offset, the width its value is read with and how
+ * (HS_LA_*: hs_layout.h). */
+int osp_vms_field(const struct osp_vms *v, const char *type, const char *field, uint64_t *off,
+		  uint8_t *width, uint8_t *how);
 
 /* Offset of a non-static field. */
 int osp_vms_offset(const struct osp_vms *v, const char *type, const char *field, uint64_t *off);

@@ -103,6 +103,9 @@ static bool hw_load(uint64_t addr, void *buf, size_t len)
 	case 1:
 		*(uint8_t *)buf = *(const volatile uint8_t *)(uintptr_t)addr;
 		return true;
+	case 2: /* CodeBlob::_frame_complete_offset of JDK 23+ (int16_t) */
+		*(uint16_t *)buf = *(const volatile uint16_t *)(uintptr_t)addr;
+		return true;
 	case 4:
 		*(uint32_t *)buf = *(const volatile uint32_t *)(uintptr_t)addr;
 		return true;
