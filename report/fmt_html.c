@@ -149,6 +149,7 @@ static int put_data(const struct report_view *v, const struct report_opts *o, FI
 		goto out;
 	}
 	all.top_set = false;
+	all.tables = true;
 	fputs("{\"report\": ", out);
 	ret = report_json_write(v, &all, out, true);
 	if (ret)

@@ -956,9 +956,7 @@ static void print_threads(const struct report_view *v, FILE *out)
  * latter only). */
 static bool no_samples(const struct os_profile *p, uint32_t ci)
 {
-	const struct os_context *c = &p->contexts[ci];
-
-	return !c->samples && !((p->analyses & OS_AN_PATHEST) && c->samples_est >= 0.5);
+	return report_context_unsampled(p, ci);
 }
 
 int report_render_text(const struct report_view *v, const struct report_opts *o, FILE *out)

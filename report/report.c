@@ -57,8 +57,11 @@ static void usage(FILE *out)
 		"  --no-lines     frames without source lines or addresses (Class.method,\n"
 		"                 function): contexts and access paths that differ only\n"
 		"                 by lines are merged\n"
-		"  -v, --verbose  text: every header line and note, and the objects\n"
-		"                 without samples\n"
+		"  -v, --verbose  text: every header line and note; text, html and\n"
+		"                 json --tables: the objects without samples too\n"
+		"  --tables       json: frames and stacks once, in tables (\"frames\",\n"
+		"                 \"stacks\"; objects refer to them by index), objects\n"
+		"                 without samples left out unless -v (html always)\n"
 		"  --diff OLD NEW objects whose share of the samples grew or shrank from\n"
 		"                 profile OLD to NEW (text, json or html)\n"
 		"  --tid TID[,TID]  only the samples of these threads\n"
@@ -138,6 +141,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		{ "exclude", required_argument, NULL, 0x104 },
 		{ "sort", required_argument, NULL, 0x105 },
 		{ "per-thread", no_argument, NULL, 0x106 },
+		{ "tables", no_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char *end;
@@ -169,6 +173,9 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 			break;
 		case 'L':
 			o->no_lines = true;
+			break;
+		case 'T':
+			o->tables = true;
 			break;
 		case 'v':
 			o->verbose = true;

@@ -42,6 +42,13 @@ bool report_has_est(const struct os_profile *p)
 	return (p->analyses & OS_AN_ESTIMATES) != 0;
 }
 
+bool report_context_unsampled(const struct os_profile *p, uint32_t ci)
+{
+	const struct os_context *c = &p->contexts[ci];
+
+	return !c->samples && !((p->analyses & OS_AN_PATHEST) && c->samples_est >= 0.5);
+}
+
 double report_share(const struct os_profile *p, const struct os_context *c)
 {
 	if (report_has_est(p))

@@ -70,6 +70,10 @@ bool report_has_est(const struct os_profile *p);
 /* An object's share of the attributed samples: of the estimates when the
  * profile has them, else of the counts; 0 when there are none. */
 double report_share(const struct os_profile *p, const struct os_context *c);
+/* Context ci has neither a sample nor an estimated share of one (a site
+ * whose blocks were sampled at allocation but whose samples are all
+ * estimated has the latter only): the views leave it out unless -v. */
+bool report_context_unsampled(const struct os_profile *p, uint32_t ci);
 /* The note every format shows when the ranking uses the estimates. */
 #define REPORT_EST_NOTE                                                                    \
 	"objects and access paths are ranked by Horvitz-Thompson sample estimates "          \

@@ -12,6 +12,18 @@
   var data = JSON.parse(document.getElementById('objscope-data').textContent);
   var R = data.report;
   var M = R.meta;
+  /* The page's report keeps frames and stacks once (json --tables): each
+   * stack reference becomes its list of frame objects, shared, so the rest
+   * of the page reads alloc_stack and stack as arrays. */
+  (function resolveTables() {
+    if (!R.stacks || !R.frames) return;
+    var stacks = R.stacks.map(function (s) { return s.map(function (i) { return R.frames[i]; }); });
+    function at(i) { return typeof i === 'number' ? stacks[i] || [] : i || []; }
+    (R.objects || []).forEach(function (o) {
+      o.alloc_stack = at(o.alloc_stack);
+      (o.accesses || []).forEach(function (a) { a.stack = at(a.stack); });
+    });
+  })();
   var objects = R.objects || [];
   var kinds = data.frame_kinds || {};
   var PAGE = 50;
@@ -160,7 +172,7 @@
     }
     tableEl.textContent = '';
     cols.forEach(function (c, i) {
-      var th = el('th', c.num ? 'num' : null, c.label);
+      var th = el('th', (c.num ? 'num' : '') + (c.wide ? ' wide' : '') + (c.cls ? ' ' + c.cls : '') || null, c.label);
       th.title = c.title || c.label;
       if (c.width) th.style.width = c.width;
       if (tableEl.classList.contains('sortable')) {
@@ -205,7 +217,11 @@
       state.page = Math.min(state.page, pages - 1);
       sorted.slice(state.page * PAGE, (state.page + 1) * PAGE).forEach(function (r) {
         var row = el('tr');
-        cols.forEach(function (c) { row.appendChild(c.cell(r)); });
+        cols.forEach(function (c) {
+          var td = c.cell(r);
+          if (c.wide) td.classList.add('wide');
+          row.appendChild(td);
+        });
         if (onRow) onRow(row, r);
         tbody.appendChild(row);
       });
@@ -246,7 +262,7 @@
              cell: function (r) { return el('td', 'num', (fmt || num)(f(r))); } };
   }
   function shareCol(label, f, whole) {
-    return { label: label, value: f, width: hasReplicas ? '120px' : '160px',
+    return { label: label, value: f, width: hasReplicas ? '120px' : '160px', cls: 'sharecol',
              cell: function (r) { return shareCell(f(r), whole); } };
   }
   /* ---- replicas (--replicas, docs/REPLICAS.md) ---- */
@@ -487,10 +503,27 @@
   }
   /* Tree from stacks (leaf first) weighted by value, root first; inverted:
    * leaf (allocation site or accessing function) first, its callers above. */
+  /* Flame graphs of a JVM's 100-frame paths are towers nobody reads: by
+   * default a path keeps its DEPTH frames nearest the allocation site (or
+   * the access), its outer callers folded into one frame; "all frames"
+   * shows them. "Java only" / "native only" keep the frames of that kind. */
+  var DEPTH = 24, CUT = '[outer callers folded: tick “all frames”]';
+  function viewStack(stack) {
+    var which = $('frame-kinds') ? $('frame-kinds').value : 'all', kept;
+    if (which !== 'all') {
+      kept = stack.filter(function (f) {
+        var k = frameKind(f);
+        return which === 'java' ? k === 'java' : k !== 'java' && k !== 'synthetic' && k !== 'unknown';
+      });
+      stack = kept.length ? kept : [{ text: which === 'java' ? '[no Java frame]' : '[no native frame]', kind: 'synthetic' }];
+    }
+    if (!$('all-frames') || $('all-frames').checked || stack.length <= DEPTH) return stack;
+    return stack.slice(0, DEPTH).concat([{ text: CUT, kind: 'synthetic' }]);
+  }
   function tree(rootName, entries, inverted) {
     var root = { name: rootName, kind: 'root', value: 0, children: [] };
     entries.forEach(function (e) {
-      var node = root, stack = e.stack && e.stack.length ? e.stack : ['[unknown path]'];
+      var node = root, stack = viewStack(e.stack && e.stack.length ? e.stack : ['[unknown path]']);
       root.value += e.value;
       for (var k = 0; k < stack.length; k++) {
         var i = inverted ? k : stack.length - 1 - k, name = frameName(stack[i]), next = null;
@@ -631,9 +664,11 @@
     return $('show-unsampled').checked ? objects : objects.filter(sampled);
   }
   function countObjects() {
+    var out = R.objects_without_samples_left_out || 0;
     $('objects-count').textContent = num(listed().length) + ' of ' + num(R.objects_total) +
       ', ranked by access samples' + (hasPaths ? ' (exact plus estimated allocation paths)'
-        : hasEst ? ' (Horvitz-Thompson estimates)' : '');
+        : hasEst ? ' (Horvitz-Thompson estimates)' : '') +
+      (out ? '; ' + num(out) + ' without samples left out of this page (report -v keeps them)' : '');
   }
   function search() {
     var shown, pool = listed();
@@ -664,6 +699,9 @@
       lifetimeCol(),
       reuseCol(),
     ], memoryCols()).filter(Boolean);
+    /* a narrow window (style.css: .wide) keeps the rank, the type, the
+     * allocating frame and the share; the other figures are in the details */
+    cols.forEach(function (c) { c.wide = ['#', 'type', 'allocated at', 'share'].indexOf(c.label) < 0; });
     $('unsampled').hidden = !quiet;
     $('unsampled-label').textContent = 'show ' + num(quiet) + ' object' + (quiet === 1 ? '' : 's') +
       ' without samples';
@@ -675,8 +713,13 @@
     }, null);
     objects.forEach(function (o) { byLeaf[firstFrame(o.alloc_stack)] = o; });
     drawAlloc();
+    /* the first object is the answer: its details are shown at load */
+    var first = listed()[0];
+    if (first) select(first, document.querySelector('#objects tbody tr[data-object="' + first.id + '"]'));
     $('search').addEventListener('input', search);
     $('invert').addEventListener('change', function () { drawAlloc(); drawAccess(); });
+    $('all-frames').addEventListener('change', function () { drawAlloc(); drawAccess(); });
+    $('frame-kinds').addEventListener('change', function () { drawAlloc(); drawAccess(); });
   }
 
   /* ---- timeline: samples per time bucket of the top objects ---- */

@@ -326,7 +326,12 @@ Test(e2e_formats, html_many_objects_in_headless_chromium)
 	const char *argv[] = { "node", BROWSER_TEST, html, shot, "--alloc",
 			       "StockKeepingUnitRepositoryImplementation.allocateRecordBuffer0(",
 			       "--search", "allocateRecordBuffer7", "--pages", "3", "--kinds",
-			       "java,jvm,native,kernel", NULL };
+			       "java,jvm,native,kernel", "--verbose", NULL };
+	const char *rargv[] = { E2E_OBJSCOPE, "report", "--format", "html", "-v", "-o", html,
+				NULL, NULL };
+	const char *dargv[] = { E2E_OBJSCOPE, "report", "--format", "html", "-o", NULL, NULL, NULL };
+	char *plain = e2e_path(tmp, "many-default.html");
+	struct stat st_v, st_d;
 	uint32_t main_f, call, start, sys, f[5];
 	struct e2e_result res;
 	uint64_t total = 0;
@@ -372,8 +377,22 @@ Test(e2e_formats, html_many_objects_in_headless_chromium)
 	os_profile_free(p);
 
 	mkdir(ARTIFACTS, 0755);
-	report("html", html, profile, NULL, &res);
+	rargv[7] = profile;
+	cr_assert_eq(e2e_run(tmp, rargv, NULL, &res), 0);
+	cr_assert_eq(res.status, 0, "report -v --format html: %s", res.err);
 	e2e_result_free(&res);
+	/* without -v the page leaves the 7 objects without samples out */
+	dargv[5] = plain;
+	dargv[6] = profile;
+	cr_assert_eq(e2e_run(tmp, dargv, NULL, &res), 0);
+	cr_assert_eq(res.status, 0, "report --format html: %s", res.err);
+	e2e_result_free(&res);
+	cr_assert_eq(stat(html, &st_v), 0);
+	cr_assert_eq(stat(plain, &st_d), 0);
+	cr_expect_lt(st_d.st_size, st_v.st_size, "the page without -v (%lld bytes) is not smaller "
+		     "than with the objects without samples (%lld)", (long long)st_d.st_size,
+		     (long long)st_v.st_size);
+	free(plain);
 	cr_assert_eq(e2e_run(tmp, argv, NULL, &res), 0);
 	cr_assert_neq(res.status, 127, "`node` not found: install nodejs (make deps)");
 	cr_expect_eq(res.status, 0, "browser check of %s failed (%d):\n%s%s", html, res.status,
@@ -721,8 +740,8 @@ Test(e2e_formats, json_reports_match_the_schema)
 	const char *argv[] = { E2E_FIXTURE("three_sites"), SCALE, NULL };
 	char *a = record_fixture("a.data"), *b = e2e_path(tmp, "b.data");
 	char *syn = e2e_path(tmp, "syn.data"), *empty = e2e_path(tmp, "empty.data");
-	char *out[6], msg[512];
-	const char *vargv[10] = { "python3", VALIDATOR, SCHEMA };
+	char *out[7], msg[512];
+	const char *vargv[11] = { "python3", VALIDATOR, SCHEMA };
 	json_object *ra, *rb, *rm, *meta, *merge, *o;
 	struct os_profile *p = os_profile_new();
 	struct e2e_result res;
@@ -735,7 +754,7 @@ Test(e2e_formats, json_reports_match_the_schema)
 	write_synthetic(syn, 250000);
 	cr_assert_eq(os_profile_write(p, empty, msg, sizeof(msg)), 0, "%s", msg);
 	os_profile_free(p);
-	for (i = 0; i < 6; i++) {
+	for (i = 0; i < 7; i++) {
 		snprintf(msg, sizeof(msg), "r%zu.json", i);
 		out[i] = e2e_path(tmp, msg);
 		vargv[3 + i] = out[i];
@@ -755,6 +774,14 @@ Test(e2e_formats, json_reports_match_the_schema)
 				      "-o", out[5], a, NULL };
 
 		cr_assert_eq(e2e_run(tmp, top, NULL, &res), 0);
+		cr_assert_eq(res.status, 0, "%s", res.err);
+		e2e_result_free(&res);
+	}
+	{
+		const char *tab[] = { E2E_OBJSCOPE, "report", "--format", "json", "--tables",
+				      "-o", out[6], a, NULL };
+
+		cr_assert_eq(e2e_run(tmp, tab, NULL, &res), 0);
 		cr_assert_eq(res.status, 0, "%s", res.err);
 		e2e_result_free(&res);
 	}
@@ -797,12 +824,123 @@ Test(e2e_formats, json_reports_match_the_schema)
 	json_object_put(ra);
 	json_object_put(rb);
 	json_object_put(rm);
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < 7; i++)
 		free(out[i]);
 	free(a);
 	free(b);
 	free(syn);
 	free(empty);
+}
+
+/* A stack of a --tables report (an index into "stacks", or null) as the
+ * array of frame objects the inline report writes. */
+static json_object *resolved(json_object *root, json_object *ref)
+{
+	json_object *stacks = e2e_get(root, "stacks"), *frames = e2e_get(root, "frames");
+	json_object *out = json_object_new_array(), *st;
+	size_t i;
+
+	if (!ref)
+		return out;
+	cr_assert(json_object_is_type(ref, json_type_int), "a stack reference is not an index");
+	st = json_object_array_get_idx(stacks, (size_t)json_object_get_int64(ref));
+	cr_assert_not_null(st, "stack index %lld out of the table", (long long)json_object_get_int64(ref));
+	for (i = 0; i < json_object_array_length(st); i++) {
+		json_object *f = json_object_array_get_idx(
+			frames, (size_t)json_object_get_int64(json_object_array_get_idx(st, i)));
+
+		cr_assert_not_null(f, "frame index out of the table");
+		json_object_array_add(out, json_object_get(f));
+	}
+	return out;
+}
+
+/* report --format json --tables keeps frames and stacks once: every stack
+ * resolves to exactly the frames the inline report writes, each frame and
+ * stack is in its table once, and the objects without samples are left out
+ * (counted) unless -v, which keeps every object. */
+Test(e2e_formats, json_tables_resolve_to_the_inline_stacks)
+{
+	char *a = record_fixture("a.data"), *ti = e2e_path(tmp, "t.json"), *tv = e2e_path(tmp, "tv.json");
+	const char *targv[] = { E2E_OBJSCOPE, "report", "--format", "json", "--tables", "-o", ti, a, NULL };
+	const char *vargv[] = { E2E_OBJSCOPE, "report", "--format", "json", "--tables", "-v", "-o", tv, a,
+				NULL };
+	json_object *inl, *tab, *verb, *byid[4096] = { NULL }, *objs, *stacks, *frames;
+	struct e2e_result res;
+	char msg[512];
+	size_t i, j, n, unsampled = 0;
+
+	cr_assert_eq(e2e_run(tmp, targv, NULL, &res), 0);
+	cr_assert_eq(res.status, 0, "%s", res.err);
+	e2e_result_free(&res);
+	cr_assert_eq(e2e_run(tmp, vargv, NULL, &res), 0);
+	cr_assert_eq(res.status, 0, "%s", res.err);
+	e2e_result_free(&res);
+	inl = e2e_report_json(tmp, a, msg, sizeof(msg));
+	cr_assert_not_null(inl, "%s", msg);
+	tab = json_object_from_file(ti);
+	verb = json_object_from_file(tv);
+	cr_assert(tab && verb, "the --tables reports do not parse");
+	objs = e2e_get(inl, "objects");
+	n = json_object_array_length(objs);
+	cr_assert_lt(n, 4096);
+	for (i = 0; i < n; i++) {
+		json_object *o = json_object_array_get_idx(objs, i);
+
+		byid[e2e_get_int(o, "id")] = o;
+		unsampled += e2e_get_int(o, "samples") == 0 &&
+			     !(member(o, "samples_estimated") &&
+			       json_object_get_double(member(o, "samples_estimated")) >= 0.5);
+	}
+	cr_expect_eq(json_object_array_length(e2e_get(verb, "objects")), n,
+		     "-v --tables leaves objects out");
+	cr_expect_eq(json_object_array_length(e2e_get(tab, "objects")) +
+			     (size_t)e2e_get_int(tab, "objects_without_samples_left_out"), n,
+		     "objects kept + left out is not every object");
+	cr_expect_eq((size_t)e2e_get_int(tab, "objects_without_samples_left_out"), unsampled,
+		     "%zu objects without samples, %lld left out", unsampled,
+		     (long long)e2e_get_int(tab, "objects_without_samples_left_out"));
+	objs = e2e_get(tab, "objects");
+	cr_assert_gt(json_object_array_length(objs), 0);
+	for (i = 0; i < json_object_array_length(objs); i++) {
+		json_object *o = json_object_array_get_idx(objs, i), *want = byid[e2e_get_int(o, "id")];
+		json_object *got = resolved(tab, member(o, "alloc_stack")), *acc, *wacc;
+
+		cr_assert_not_null(want, "object #%lld is not in the inline report",
+				   (long long)e2e_get_int(o, "id"));
+		cr_expect(json_object_equal(got, e2e_get(want, "alloc_stack")),
+			  "object #%lld: the table's allocation path differs from the inline one",
+			  (long long)e2e_get_int(o, "id"));
+		json_object_put(got);
+		acc = e2e_get(o, "accesses");
+		wacc = e2e_get(want, "accesses");
+		cr_assert_eq(json_object_array_length(acc), json_object_array_length(wacc));
+		for (j = 0; j < json_object_array_length(acc); j++) {
+			got = resolved(tab, member(json_object_array_get_idx(acc, j), "stack"));
+			cr_expect(json_object_equal(got, e2e_get(json_object_array_get_idx(wacc, j), "stack")),
+				  "object #%lld access %zu: the table's path differs", (long long)e2e_get_int(o, "id"), j);
+			json_object_put(got);
+		}
+	}
+	/* once: no two entries of a table alike */
+	stacks = e2e_get(tab, "stacks");
+	frames = e2e_get(tab, "frames");
+	for (i = 0; i < json_object_array_length(stacks); i++)
+		for (j = i + 1; j < json_object_array_length(stacks); j++)
+			cr_expect(!json_object_equal(json_object_array_get_idx(stacks, i),
+						     json_object_array_get_idx(stacks, j)),
+				  "stacks %zu and %zu are the same", i, j);
+	for (i = 0; i < json_object_array_length(frames); i++)
+		for (j = i + 1; j < json_object_array_length(frames); j++)
+			cr_expect(!json_object_equal(json_object_array_get_idx(frames, i),
+						     json_object_array_get_idx(frames, j)),
+				  "frames %zu and %zu are the same", i, j);
+	json_object_put(inl);
+	json_object_put(tab);
+	json_object_put(verb);
+	free(a);
+	free(ti);
+	free(tv);
 }
 
 /* The validator is not a test that cannot fail: a field the schema does not
