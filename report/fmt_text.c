@@ -936,7 +936,8 @@ static void print_threads(const struct report_view *v, FILE *out)
 
 	if (!v->nthreads)
 		return;
-	fprintf(out, "\n# Threads by access samples (%" PRIu32 " threads):\n", v->nthreads);
+	fprintf(out, "\n# Threads by access samples (%" PRIu32 " thread%s):\n", v->nthreads,
+		v->nthreads == 1 ? "" : "s");
 	fprintf(out, "#  samples  kind        pid       tid  name\n");
 	for (i = 0; i < v->nthreads && i < THREADS_SHOWN; i++) {
 		const struct os_thread *t = &p->threads[v->threads[i]];

@@ -49,7 +49,9 @@ static void usage(FILE *out)
 		"Shows which objects the sampled memory accesses touched. Several FILEs\n"
 		"(default: " DEFAULT_INPUT ") are merged into one report.\n"
 		"\n"
-		"  --format FMT   output format (default text)\n"
+		"  --format FMT   output format (default text; without it, -o NAME.json,\n"
+		"                 .html, .pb.gz/.pprof, .collapsed/.folded or .txt chooses;\n"
+		"                 an extension naming another format is refused)\n"
 		"  -o, --output OUT\n"
 		"                 write to OUT instead of standard output\n"
 		"  --top N        objects shown (text default %d; json shows all unless\n"
@@ -82,6 +84,48 @@ static void usage(FILE *out)
 }
 
 static bool diff_mode; /* --diff OLD NEW (report/diff.h) */
+static bool format_given; /* --format given (else -o's extension may choose) */
+
+/* The format an output name's extension says, NULL for none known. */
+static const char *format_of_name(const char *path)
+{
+	static const struct {
+		const char *ext, *format;
+	} exts[] = {
+		{ ".json", "json" }, { ".html", "html" }, { ".htm", "html" },
+		{ ".pb.gz", "pprof" }, { ".pb", "pprof" }, { ".pprof", "pprof" },
+		{ ".collapsed", "collapsed" }, { ".folded", "collapsed" }, { ".txt", "text" },
+	};
+	size_t n = strlen(path);
+
+	for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
+		size_t e = strlen(exts[i].ext);
+
+		if (n > e && strcasecmp(path + n - e, exts[i].ext) == 0)
+			return exts[i].format;
+	}
+	return NULL;
+}
+
+/* -o NAME.EXT: without --format the extension chooses the format; with a
+ * --format it contradicts, refused (a page named r.html holding text helps
+ * no one). 0, or -EINVAL after one error line. */
+static int format_from_output(struct report_opts *o)
+{
+	const char *f = o->output ? format_of_name(o->output) : NULL;
+
+	if (!f)
+		return 0;
+	if (!format_given) {
+		o->format = f;
+		return 0;
+	}
+	if (strcmp(f, o->format) == 0)
+		return 0;
+	os_err("report: -o %s names a %s file, but --format is %s — drop --format (the "
+	       "extension chooses) or name the file for %s", o->output, f, o->format, o->format);
+	return -EINVAL;
+}
 
 /* --tid, --comm, --time, --include, --exclude, --sort, --per-thread. */
 static int filter_option(int c, const char *arg, struct report_opts *o)
@@ -151,12 +195,14 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 	o->format = "text";
 	o->top = DEFAULT_TOP;
 	diff_mode = false;
+	format_given = false;
 	optind = 0; /* full re-initialisation: cmd_report may run more than once */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "o:hv", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			o->format = optarg;
+			format_given = true;
 			break;
 		case 'o':
 			o->output = optarg;
@@ -478,6 +524,10 @@ int cmd_report(int argc, char **argv)
 	if (ret) {
 		report_filter_free(&opts.filter);
 		return ret > 0 ? 0 : EXIT_USAGE;
+	}
+	if (format_from_output(&opts)) {
+		report_filter_free(&opts.filter);
+		return EXIT_USAGE;
 	}
 	if (opts.sort)
 		report_sort_parse(opts.sort, &sort);
