@@ -879,6 +879,8 @@ static void jobject(struct json_writer *w, struct frame_cache *fc, const struct 
 	jw_u64(w, "id", (uint64_t)rank + 1);
 	jw_string(w, "type", report_str(p, c->type));
 	jstack(w, fc, "alloc_stack", c->stack);
+	/* report/maker.h: the frame of alloc_stack that names the object */
+	jw_u64(w, "maker", v->maker ? v->maker[ro->context] : 0);
 	jw_u64(w, "allocations", c->allocations);
 	jw_u64(w, "bytes", c->bytes);
 	jw_u64(w, "samples", c->samples);

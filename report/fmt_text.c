@@ -900,6 +900,16 @@ static void print_object(const struct report_view *v, uint32_t rank, bool per_th
 		print_memory_line(p, c, out);
 	if (p->analyses & OS_AN_NUMA)
 		print_numa_line(p, c, out);
+	if (v->maker && v->maker[ro->context]) {
+		/* report/maker.h: the first frame outside the allocator */
+		char made[1024];
+
+		os_profile_frame_str(p, report_maker_frame(v, ro->context), made, sizeof(made));
+		fprintf(out, "        made by:  ");
+		print_text(made, out);
+		fprintf(out, "  (below it %" PRIu32 " allocator frame%s)\n", v->maker[ro->context],
+			v->maker[ro->context] == 1 ? "" : "s");
+	}
 	fprintf(out, "        allocated at:\n");
 	print_stack(p, c->stack, ALLOC_FRAMES, "            ", out);
 	if (per_thread && ro->nthreads)

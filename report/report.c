@@ -21,6 +21,7 @@
 #include "report/view.h"
 #include "report/debug_dir.h"
 #include "report/diff.h"
+#include "report/maker.h"
 #include "runtimes/runtime.h"
 
 #define DEFAULT_INPUT "objscope.data"
@@ -61,6 +62,10 @@ static void usage(FILE *out)
 		"                 by lines are merged\n"
 		"  -v, --verbose  text: every header line and note; text, html and\n"
 		"                 json --tables: the objects without samples too\n"
+		"  --alloc-wrapper NAME\n"
+		"                 a function of the program that allocates for its callers:\n"
+		"                 objects are named by the frame above it, as by xcalloc,\n"
+		"                 os::malloc or _PyObject_ArenaMmap (NAME* matches a prefix)\n"
 		"  --tables       json: frames and stacks once, in tables (\"frames\",\n"
 		"                 \"stacks\"; objects refer to them by index), objects\n"
 		"                 without samples left out unless -v (html always)\n"
@@ -186,6 +191,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		{ "sort", required_argument, NULL, 0x105 },
 		{ "per-thread", no_argument, NULL, 0x106 },
 		{ "tables", no_argument, NULL, 'T' },
+		{ "alloc-wrapper", required_argument, NULL, 'W' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char *end;
@@ -222,6 +228,12 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 			break;
 		case 'T':
 			o->tables = true;
+			break;
+		case 'W':
+			if (report_maker_add_wrapper(optarg)) {
+				os_err("report: too many --alloc-wrapper names");
+				return -EINVAL;
+			}
 			break;
 		case 'v':
 			o->verbose = true;

@@ -82,7 +82,14 @@
   }
   function names(stack) { return (stack || []).map(frameName); }
   function firstFrame(stack) { return stack && stack.length ? frameName(stack[0]) : '[unknown allocation path]'; }
-  function objName(o) { return '#' + o.id + ' ' + (o.type || firstFrame(o.alloc_stack)); }
+  /* The frame that names an object: the first outside the allocator and
+   * its wrappers (report/maker.h, JSON "maker"); the full path stays in the
+   * details. */
+  function makerFrame(o) {
+    var st = o.alloc_stack || [];
+    return st.length ? frameName(st[o.maker > 0 && o.maker < st.length ? o.maker : 0]) : '[unknown allocation path]';
+  }
+  function objName(o) { return '#' + o.id + ' ' + (o.type || makerFrame(o)); }
   /* A stack as a list, leaf first; long ones folded after `keep` frames. */
   function stackList(stack, keep) {
     var ol = el('ol', 'stack'), i, more;
@@ -687,7 +694,7 @@
     var cols = [
       numCol('#', function (o) { return o.id; }, String, '56px'),
       textCol('type', function (o) { return o.type || '\u2014'; }, null, hasReplicas ? null : '15%', true),
-      textCol('allocated at', function (o) { return firstFrame(o.alloc_stack); }, 'frame', null, true),
+      textCol('allocated at', function (o) { return makerFrame(o); }, 'frame', null, true),
       shareCol('share', rankSamples, estAttributed),
       numCol('samples', function (o) { return o.samples; }),
       hasEst ? numCol('est. samples', function (o) { return o.samples_estimated; },
@@ -756,14 +763,14 @@
       var path = svg.append('path').attr('class', 'series').attr('data-object', s.id)
         .attr('fill', 'none').attr('stroke', colour).attr('stroke-width', 2.5)
         .attr('d', line(s.samples));
-      path.append('title').text(objName(o) + ' \u2014 ' + firstFrame(o.alloc_stack));
+      path.append('title').text(objName(o) + ' \u2014 ' + makerFrame(o));
       var item = el('span'), sw = el('i');
       sw.style.background = colour;
       item.dataset.object = s.id;
       item.title = 'select object #' + s.id;
       item.appendChild(sw);
       item.appendChild(document.createTextNode('#' + s.id + ' ' + (o.type || '') + (o.type ? ' at ' : '') +
-        shortName(firstFrame(o.alloc_stack))));
+        shortName(makerFrame(o))));
       item.addEventListener('click', function () {
         select(o, document.querySelector('#objects tbody tr[data-object="' + o.id + '"]'));
       });

@@ -1049,3 +1049,92 @@ Test(e2e_formats, pprof_refused_on_a_terminal)
 	free(log);
 	free(pb);
 }
+
+/* Objects named by their maker: contexts allocated through xcalloc (a
+ * listed wrapper), through pool_refill <- pool_alloc (pool_alloc called
+ * from three sites: found automatically) and through my_new (one caller:
+ * named only with --alloc-wrapper my_new) are named by the first frame
+ * outside those, in json ("maker"), text ("made by:") and pprof labels;
+ * alloc_stack stays whole. */
+Test(e2e_formats, objects_are_named_by_their_maker)
+{
+	struct os_profile *p = os_profile_new();
+	char *profile = e2e_path(tmp, "makers.data"), err[256], msg[256];
+	static const char *const sites[] = { "parse_list", "parse_map", "parse_set" };
+	uint32_t xc, refill, pool, mynew, mainf, f[4], i;
+	const char *text_argv[] = { E2E_OBJSCOPE, "report", "--top", "0", NULL, NULL };
+	const char *wrap_argv[] = { E2E_OBJSCOPE, "report", "--format", "json", "--alloc-wrapper",
+				    "my_new", NULL, NULL };
+	struct e2e_result res;
+	json_object *r, *objs;
+
+	cr_assert_not_null(p);
+	xc = frame(p, OS_FRAME_NATIVE, "xcalloc", "/opt/demo", "demo.c", 51);
+	refill = frame(p, OS_FRAME_NATIVE, "pool_refill", "/opt/demo", "pool.c", 10);
+	pool = frame(p, OS_FRAME_NATIVE, "pool_alloc", "/opt/demo", "pool.c", 40);
+	mynew = frame(p, OS_FRAME_NATIVE, "my_new", "/opt/demo", "new.c", 5);
+	mainf = frame(p, OS_FRAME_NATIVE, "main", "/opt/demo", "demo.c", 90);
+	for (i = 0; i < 3; i++) {
+		uint32_t site = frame(p, OS_FRAME_NATIVE, sites[i], "/opt/demo", "demo.c", 60 + i);
+
+		f[0] = xc, f[1] = site, f[2] = mainf;
+		os_profile_add_context(p, &(struct os_context){ .type = OS_NONE,
+			.stack = os_profile_stack(p, f, 3), .allocations = 1, .bytes = 4096,
+			.samples = 10 + i });
+		site = frame(p, OS_FRAME_NATIVE, sites[i], "/opt/demo", "demo.c", 70 + i);
+		f[0] = refill, f[1] = pool, f[2] = site, f[3] = mainf;
+		os_profile_add_context(p, &(struct os_context){ .type = OS_NONE,
+			.stack = os_profile_stack(p, f, 4), .allocations = 1, .bytes = 4096,
+			.samples = 20 + i });
+	}
+	f[0] = mynew, f[1] = frame(p, OS_FRAME_NATIVE, "load_config", "/opt/demo", "demo.c", 80),
+	f[2] = mainf;
+	os_profile_add_context(p, &(struct os_context){ .type = OS_NONE,
+		.stack = os_profile_stack(p, f, 3), .allocations = 1, .bytes = 4096, .samples = 5 });
+	p->c.samples_total = p->c.samples_addressed = p->c.samples_heap = 101;
+	p->c.samples_attributed = 101;
+	cr_assert_eq(os_profile_write(p, profile, err, sizeof(err)), 0, "%s", err);
+	os_profile_free(p);
+
+	r = e2e_report_json(tmp, profile, msg, sizeof(msg));
+	cr_assert_not_null(r, "%s", msg);
+	objs = e2e_get(r, "objects");
+	cr_assert_eq(json_object_array_length(objs), 7);
+	for (i = 0; i < 7; i++) {
+		json_object *o = json_object_array_get_idx(objs, i), *st = e2e_get(o, "alloc_stack");
+		int64_t m = e2e_get_int(o, "maker");
+		const char *leaf = e2e_frame_text(st, 0), *named = e2e_frame_text(st, (size_t)m);
+
+		if (strstr(leaf, "my_new"))
+			cr_expect_eq(m, 0, "my_new has one caller: it names its object");
+		else
+			cr_expect(strstr(named, "parse_") != NULL, "#%u (%s) is named by %s", i + 1,
+				  leaf, named);
+	}
+	json_object_put(r);
+
+	text_argv[4] = profile;
+	cr_assert_eq(e2e_run(tmp, text_argv, NULL, &res), 0);
+	cr_expect_eq(res.status, 0);
+	cr_expect(strstr(res.out, "made by:  parse_set (demo.c:72)  (below it 2 allocator frames)"),
+		  "%s", res.out);
+	cr_expect(strstr(res.out, "made by:  parse_list (demo.c:60)  (below it 1 allocator frame)"),
+		  "%s", res.out);
+	e2e_result_free(&res);
+
+	wrap_argv[6] = profile;
+	cr_assert_eq(e2e_run(tmp, wrap_argv, NULL, &res), 0);
+	cr_assert_eq(res.status, 0, "%s", res.err);
+	r = json_tokener_parse(res.out);
+	cr_assert_not_null(r);
+	objs = e2e_get(r, "objects");
+	{
+		json_object *o = json_object_array_get_idx(objs, 6);
+
+		cr_expect_eq(e2e_get_int(o, "maker"), 1, "--alloc-wrapper my_new: %s",
+			     json_object_to_json_string(o));
+	}
+	json_object_put(r);
+	e2e_result_free(&res);
+	free(profile);
+}
