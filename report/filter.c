@@ -107,6 +107,36 @@ bool report_filter_active(const struct report_filter *f)
 	return f->ntids || f->comm || f->time || f->include || f->exclude;
 }
 
+void report_filter_why_none(const struct os_profile *p, const struct report_filter *f,
+			    char *buf, size_t len)
+{
+	bool tid = false, comm = false;
+	uint32_t i, k;
+
+	for (i = 0; i < p->nthreads; i++) {
+		const char *name = os_profile_str(p, p->threads[i].name);
+
+		for (k = 0; k < f->ntids; k++)
+			tid |= p->threads[i].tid == f->tids[k];
+		comm |= f->comm && name && strcmp(name, f->comm) == 0;
+	}
+	if (f->ntids && !tid)
+		snprintf(buf, len, "--tid: no thread of the run has %s (report --per-thread "
+			 "lists them)", f->ntids > 1 ? "any of those ids" : "that id");
+	else if (f->comm && !comm)
+		snprintf(buf, len, "--comm %s: no thread of the run has that name", f->comm);
+	else if (f->time && f->from >= p->meta.duration_s && p->meta.duration_s > 0)
+		snprintf(buf, len, "--time: %g s is past the run's end (%.2f s)", f->from,
+			 p->meta.duration_s);
+	else if (f->include || f->exclude)
+		snprintf(buf, len, "%s: no sampled allocation or access path is left by the "
+			 "pattern%s", f->include && f->exclude ? "--include/--exclude"
+				      : f->include ? "--include" : "--exclude",
+			 f->ntids || f->comm || f->time ? " with the other filters" : "");
+	else
+		snprintf(buf, len, "the filter (%s) kept none of the attributed samples", f->desc);
+}
+
 void report_filter_free(struct report_filter *f)
 {
 	if (f->include)

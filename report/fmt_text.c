@@ -13,6 +13,10 @@
 #include "common/replica_math.h"
 #include "report/formats.h"
 
+/* Below this much CPU time of the target, its overhead figures are not
+ * shown: a few ms weighed against objscope's start-up say nothing. */
+#define OVERHEAD_MIN_CPU_S 0.1
+
 #define MAX_FRAME 1024
 #define ALLOC_FRAMES 8    /* allocation frames shown per object */
 #define ACCESS_PATHS 5    /* access paths shown per object */
@@ -243,7 +247,12 @@ static void print_run(const struct os_profile *p, FILE *out)
 	if (m->freq && !(p->analyses & OS_AN_OVERHEAD && p->ovh.steered))
 		fprintf(out, ", %" PRIu64 " samples/s per thread requested", m->freq);
 	fprintf(out, "\n");
-	if (p->analyses & OS_AN_OVERHEAD) {
+	if ((p->analyses & OS_AN_OVERHEAD) && !(p->ovh.target_cpu_s >= OVERHEAD_MIN_CPU_S)) {
+		/* a run that failed at once, or an idle target: the fixed costs
+		 * over a few ms of CPU are no measurement of anything */
+		fprintf(out, "# overhead:    not measured: the target ran %.0f ms of CPU, too little "
+			"to weigh objscope's costs against\n", 1000 * p->ovh.target_cpu_s);
+	} else if (p->analyses & OS_AN_OVERHEAD) {
 		const struct os_overhead *o = &p->ovh;
 
 		if (o->steered)
@@ -995,7 +1004,10 @@ int report_render_text(const struct report_view *v, const struct report_opts *o,
 		fputs(" (shares are of the samples that remain)\n", out);
 	}
 	fprintf(out, "\n");
-	if (!p->c.samples_attributed) {
+	if (!p->c.samples_attributed && o->filter.desc[0] && report_filter_active(&o->filter)) {
+		report_filter_why_none(p, &o->filter, why, sizeof(why));
+		fprintf(out, "no samples were attributed to objects after the filter: %s\n", why);
+	} else if (!p->c.samples_attributed) {
 		report_why_empty(p, why, sizeof(why));
 		fprintf(out, "no samples were attributed to objects: %s\n", why);
 	}

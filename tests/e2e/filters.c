@@ -399,6 +399,7 @@ Test(e2e_filters, estimates_stay_one_set_of_numbers)
 	p->c.samples_total = p->c.samples_addressed = p->c.samples_heap = 30;
 	p->c.samples_attributed = 30;
 	p->est.samples_attributed = 16 + 4 + 2 + 20;
+	p->meta.duration_s = 2.0;
 	cr_assert_eq(os_profile_write(p, profile, err, sizeof(err)), 0, "%s", err);
 	os_profile_free(p);
 
@@ -421,6 +422,29 @@ Test(e2e_filters, estimates_stay_one_set_of_numbers)
 	r = report(profile, "--tid", "7", NULL, NULL);
 	shares_bounded(r, "--tid 7");
 	json_object_put(r);
+	/* a filter that keeps nothing says which filter */
+	{
+		static const struct {
+			const char *opt, *arg, *want;
+		} none[] = {
+			{ "--tid", "99", "--tid: no thread of the run has that id" },
+			{ "--comm", "nosuch", "--comm nosuch: no thread of the run has that name" },
+			{ "--time", "5,9", "--time: 5 s is past the run's end (2.00 s)" },
+			{ "--include", "NoSuchFrame", "--include: no sampled allocation or access path" },
+		};
+
+		for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++) {
+			const char *argv[] = { E2E_OBJSCOPE, "report", none[i].opt, none[i].arg,
+					       profile, NULL };
+			struct e2e_result res;
+
+			cr_assert_eq(e2e_run(tmp, argv, NULL, &res), 0);
+			cr_expect_eq(res.status, 0, "%s", res.err);
+			cr_expect(strstr(res.out, none[i].want), "%s %s: %s", none[i].opt, none[i].arg,
+				  res.out);
+			e2e_result_free(&res);
+		}
+	}
 	json_object_put(all);
 	free(profile);
 }

@@ -177,3 +177,24 @@ Test(e2e_report, output_extension_chooses_the_format)
 	free(bad);
 	free(profile);
 }
+
+/* `record -- true`: a run of a few ms of CPU has no overhead to measure;
+ * the header says so instead of percentages of nothing. */
+Test(e2e_report, idle_run_overhead_not_shown_as_measured)
+{
+	char *profile = e2e_path(tmp, "true.data");
+	const char *argv[] = { "true", NULL };
+	const char *rep[] = { E2E_OBJSCOPE, "report", NULL, NULL };
+	struct e2e_result res;
+
+	cr_assert_eq(e2e_record(tmp, profile, NULL, argv, &res), 0);
+	cr_assert_eq(res.status, 0, "%s", res.err);
+	e2e_result_free(&res);
+	rep[2] = profile;
+	cr_assert_eq(e2e_run(tmp, rep, NULL, &res), 0);
+	cr_expect_eq(res.status, 0, "%s", res.err);
+	cr_expect(strstr(res.out, "# overhead:    not measured: the target ran "), "%s", res.out);
+	cr_expect(!strstr(res.out, "spent ~"), "an overhead figure for `true`: %s", res.out);
+	e2e_result_free(&res);
+	free(profile);
+}
