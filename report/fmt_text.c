@@ -979,6 +979,64 @@ static bool no_samples(const struct os_profile *p, uint32_t ci)
 	return report_context_unsampled(p, ci);
 }
 
+/* A runtime's own memory: the runtime adapter gives such contexts a
+ * category as their type, in brackets ("[... code cache ...]"), where a
+ * program's objects have a class or no type. */
+static bool runtime_category(const struct os_profile *p, uint32_t ci)
+{
+	const char *t = report_str(p, p->contexts[ci].type);
+	size_t n = strlen(t);
+
+	return n > 2 && t[0] == '[' && t[n - 1] == ']';
+}
+
+static double ranked(const struct os_profile *p, const struct os_context *c)
+{
+	return report_has_est(p) ? c->samples_est : (double)c->samples;
+}
+
+/* After the program's objects: the runtime's own memory, one row per
+ * category (the view's types are summed per type already), most first. */
+static void print_categories(const struct report_view *v, FILE *out)
+{
+	const struct os_profile *p = v->p;
+	double whole = report_has_est(p) ? p->est.samples_attributed
+					 : (double)p->c.samples_attributed;
+	uint32_t i, k, n = 0;
+
+	for (i = 0; i < v->ntypes; i++) {
+		const char *t = report_str(p, v->types[i].type);
+		size_t len = strlen(t);
+		uint64_t bytes = 0, objs = 0;
+
+		if (len < 3 || t[0] != '[' || t[len - 1] != ']')
+			continue;
+		for (k = 0; k < p->ncontexts; k++)
+			if (p->contexts[k].type == v->types[i].type) {
+				bytes += p->contexts[k].bytes;
+				objs++;
+			}
+		if (!n++)
+			fprintf(out, "\n# The runtime's own memory, by category (-v lists its objects "
+				     "among the program's):\n# %6s  %9s %-16s  %8s  %10s  category\n",
+				"share", "samples", report_has_est(p) ? "(estimated)" : "", "objects",
+				"bytes");
+		{
+			char b[32], est[40] = "";
+			double fig = report_has_est(p) ? v->types[i].samples_est
+						       : (double)v->types[i].samples;
+
+			human_bytes(bytes, b, sizeof(b));
+			if (report_has_est(p))
+				snprintf(est, sizeof(est), "(est. %.0f)", v->types[i].samples_est);
+			fprintf(out, "  %6.2f%%  %9" PRIu64 " %-16s  %8" PRIu64 "  %10s  ",
+				whole > 0 ? 100.0 * fig / whole : 0.0, v->types[i].samples, est, objs, b);
+			print_text(t, out);
+			fputc('\n', out);
+		}
+	}
+}
+
 int report_render_text(const struct report_view *v, const struct report_opts *o, FILE *out)
 {
 	const struct os_profile *p = v->p;
@@ -991,13 +1049,29 @@ int report_render_text(const struct report_view *v, const struct report_opts *o,
 	static const char *const by[] = { "access samples", "bytes", "allocations" };
 	bool hide = !o->verbose && v->sort == REPORT_SORT_SAMPLES;
 
-	for (i = 0; i < v->nobjects; i++)
-		silent += hide && no_samples(p, v->objects[i].context);
+	double prog = 0, rt = 0;
+	uint32_t grouped = 0;
+
+	for (i = 0; i < v->nobjects; i++) {
+		uint32_t ci = v->objects[i].context;
+
+		silent += hide && no_samples(p, ci);
+		grouped += hide && !no_samples(p, ci) && runtime_category(p, ci);
+		if (runtime_category(p, ci))
+			rt += ranked(p, &p->contexts[ci]);
+		else
+			prog += ranked(p, &p->contexts[ci]);
+	}
 	if (o->top && o->top < max)
 		max = o->top;
-	if (max > v->nobjects - silent)
-		max = v->nobjects - silent;
+	if (max > v->nobjects - silent - grouped)
+		max = v->nobjects - silent - grouped;
 	print_header(p, o->verbose, out);
+	if (rt > 0 && prog + rt > 0)
+		fprintf(out, "# program:     %.1f%% of the attributed samples%s on the program's "
+			     "objects, %.1f%% on the runtime's own memory (its categories after the "
+			     "objects)\n", 100.0 * prog / (prog + rt),
+			report_has_est(p) ? " (estimated)" : "", 100.0 * rt / (prog + rt));
 	if (o->filter.desc[0]) {
 		fputs("# filter:      ", out);
 		print_text(o->filter.desc, out);
@@ -1031,13 +1105,16 @@ int report_render_text(const struct report_view *v, const struct report_opts *o,
 			fprintf(out, "# rank    share    samples  allocations       bytes  %s%stype\n",
 				ltcol, rucol);
 		for (i = 0; i < v->nobjects && shown < max; i++) {
-			if (hide && no_samples(p, v->objects[i].context))
+			if (hide && (no_samples(p, v->objects[i].context) ||
+				     runtime_category(p, v->objects[i].context)))
 				continue;
 			fprintf(out, "\n");
 			print_object(v, i, o->per_thread, out);
 			shown++;
 		}
 	}
+	if (grouped)
+		print_categories(v, out);
 	if (p->analyses & OS_AN_REPLICAS)
 		print_replicas(p, o->top ? o->top : 20, out);
 	if (p->analyses & OS_AN_LIFETIMES)

@@ -1138,3 +1138,59 @@ Test(e2e_formats, objects_are_named_by_their_maker)
 	e2e_result_free(&res);
 	free(profile);
 }
+
+/* Program first: objects whose type is a runtime adapter's category
+ * ("[...]": a runtime's own memory) leave the ranking for a section of
+ * their own, one row per category, and the header says the share each
+ * side took; -v lists them among the program's objects. */
+Test(e2e_formats, runtime_memory_in_its_own_section)
+{
+	struct os_profile *p = os_profile_new();
+	char *profile = e2e_path(tmp, "cat.data"), err[256];
+	const char *argv[] = { E2E_OBJSCOPE, "report", NULL, NULL, NULL };
+	struct e2e_result res;
+	uint32_t f, st;
+	const char *objs_at, *cat_at;
+
+	cr_assert_not_null(p);
+	f = frame(p, OS_FRAME_JAVA, "App.load", NULL, "App.java", 7);
+	st = os_profile_stack(p, &f, 1);
+	os_profile_add_context(p, &(struct os_context){ .type = os_profile_string(p, "App$Row[]"),
+		.stack = st, .allocations = 4, .bytes = 4096, .samples = 30 });
+	f = frame(p, OS_FRAME_NATIVE, "Meta::commit", "/lib/librt.so", NULL, 0);
+	os_profile_add_context(p, &(struct os_context){
+		.type = os_profile_string(p, "[runtime metadata: classes]"),
+		.stack = os_profile_stack(p, &f, 1), .allocations = 1, .bytes = 1 << 20,
+		.samples = 60 });
+	f = frame(p, OS_FRAME_NATIVE, "Code::grow", "/lib/librt.so", NULL, 0);
+	os_profile_add_context(p, &(struct os_context){
+		.type = os_profile_string(p, "[runtime code cache]"),
+		.stack = os_profile_stack(p, &f, 1), .allocations = 1, .bytes = 1 << 21,
+		.samples = 10 });
+	p->c.samples_total = p->c.samples_addressed = p->c.samples_heap = 100;
+	p->c.samples_attributed = 100;
+	cr_assert_eq(os_profile_write(p, profile, err, sizeof(err)), 0, "%s", err);
+	os_profile_free(p);
+
+	argv[2] = profile;
+	cr_assert_eq(e2e_run(tmp, argv, NULL, &res), 0);
+	cr_assert_eq(res.status, 0, "%s", res.err);
+	cr_expect(strstr(res.out, "# program:     30.0% of the attributed samples on the program's "
+				  "objects, 70.0% on the runtime's own memory"), "%s", res.out);
+	objs_at = strstr(res.out, "# Objects");
+	cat_at = strstr(res.out, "# The runtime's own memory, by category");
+	cr_assert(objs_at && cat_at && objs_at < cat_at, "%s", res.out);
+	cr_expect(strstr(objs_at, "App$Row[]") < cat_at, "the program's object is not ranked");
+	cr_expect(!strstr(objs_at, "Meta::commit"), "a category's object in the ranking: %s",
+		  res.out);
+	cr_expect(strstr(cat_at, "60.00%") && strstr(cat_at, "[runtime metadata: classes]") &&
+		  strstr(cat_at, "10.00%") && strstr(cat_at, "[runtime code cache]"), "%s", cat_at);
+	e2e_result_free(&res);
+	argv[2] = "-v";
+	argv[3] = profile;
+	cr_assert_eq(e2e_run(tmp, argv, NULL, &res), 0);
+	cr_expect(strstr(res.out, "Meta::commit") && !strstr(res.out, "# The runtime's own memory"),
+		  "-v does not list the runtime's objects among the program's: %s", res.out);
+	e2e_result_free(&res);
+	free(profile);
+}
