@@ -730,12 +730,21 @@ static void print_by_thread(const struct report_view *v, const struct report_obj
 	const struct os_context *c = &p->contexts[ro->context];
 
 	fprintf(out, "        by thread:\n");
+	if (!ro->nthreads && report_has_est(p))
+		fprintf(out, "            no sample of its own: its estimate (est. %.0f) is a share of "
+			     "samples on objects of its class, not split by thread\n", c->samples_est);
 	for (uint32_t i = 0; i < ro->nthreads; i++) {
 		const struct report_by_thread *b = &v->by_thread[ro->first_thread + i];
 		const struct os_thread *t = &p->threads[b->thread];
+		char est[40] = "";
 
-		fprintf(out, "            %6.2f%%  %" PRIu64 " sample%s  tid %" PRIu32 "  ",
-			pct(b->samples, c->samples), b->samples, b->samples == 1 ? "" : "s",
+		/* the object's estimate split as its samples are: the ranking's
+		 * figure, shown beside the exact count */
+		if (report_has_est(p) && c->samples)
+			snprintf(est, sizeof(est), " (est. %.0f)",
+				 c->samples_est * (double)b->samples / (double)c->samples);
+		fprintf(out, "            %6.2f%%  %" PRIu64 " sample%s%s  tid %" PRIu32 "  ",
+			pct(b->samples, c->samples), b->samples, b->samples == 1 ? "" : "s", est,
 			t->tid);
 		print_text(report_str(p, t->name), out);
 		fputc('\n', out);
@@ -921,7 +930,7 @@ static void print_object(const struct report_view *v, uint32_t rank, bool per_th
 	}
 	fprintf(out, "        allocated at:\n");
 	print_stack(p, c->stack, ALLOC_FRAMES, "            ", out);
-	if (per_thread && ro->nthreads)
+	if (per_thread && (ro->nthreads || (report_has_est(p) && c->samples_est >= 0.5)))
 		print_by_thread(v, ro, out);
 	if (!ro->naccesses)
 		return;
