@@ -666,16 +666,25 @@
    * asked for, as in the text report: they would fill the ranks below the
    * few that matter. The toggle says how many there are. */
   function sampled(o) { return o.samples > 0 || (hasEst && o.samples_estimated > 0); }
-  var quiet = objects.filter(function (o) { return !sampled(o); }).length;
+  /* Program first: an object whose type is a runtime adapter's category
+   * (a bracketed name, the runtime's own memory) is listed only on request,
+   * as the text report lists it in a section of its own. */
+  function category(o) { var t = o.type || ''; return t.length > 2 && t[0] === '[' && t[t.length - 1] === ']'; }
+  var quiet = objects.filter(function (o) { return !sampled(o) && !category(o); }).length;
+  var runtimeObjs = objects.filter(category);
+  var runtimeShare = runtimeObjs.reduce(function (s, o) { return s + rankSamples(o); }, 0);
   function listed() {
-    return $('show-unsampled').checked ? objects : objects.filter(sampled);
+    var pool = $('show-unsampled').checked ? objects : objects.filter(sampled);
+    return $('show-runtime').checked ? pool : pool.filter(function (o) { return !category(o); });
   }
   function countObjects() {
     var out = R.objects_without_samples_left_out || 0;
     $('objects-count').textContent = num(listed().length) + ' of ' + num(R.objects_total) +
       ', ranked by access samples' + (hasPaths ? ' (exact plus estimated allocation paths)'
         : hasEst ? ' (Horvitz-Thompson estimates)' : '') +
-      (out ? '; ' + num(out) + ' without samples left out of this page (report -v keeps them)' : '');
+      (out ? '; ' + num(out) + ' without samples left out of this page (report -v keeps them)' : '') +
+      (runtimeObjs.length ? '; the program\u2019s objects took ' + pct(estAttributed - runtimeShare, estAttributed) +
+        ', the runtime\u2019s own memory ' + pct(runtimeShare, estAttributed) : '');
   }
   function search() {
     var shown, pool = listed();
@@ -713,6 +722,15 @@
     $('unsampled-label').textContent = 'show ' + num(quiet) + ' object' + (quiet === 1 ? '' : 's') +
       ' without samples';
     $('show-unsampled').addEventListener('change', search);
+    $('runtime-toggle').hidden = !runtimeObjs.length;
+    var cats = {};
+    runtimeObjs.forEach(function (o) { cats[o.type] = (cats[o.type] || 0) + rankSamples(o); });
+    $('runtime-label').textContent = 'show the runtime\u2019s own memory: ' + num(runtimeObjs.length) + ' object' +
+      (runtimeObjs.length === 1 ? '' : 's') + ', ' + pct(runtimeShare, estAttributed) + ' of the samples (' +
+      Object.keys(cats).sort(function (a, b) { return cats[b] - cats[a]; }).map(function (t) {
+        return t + ' ' + pct(cats[t], estAttributed);
+      }).join(', ') + ')';
+    $('show-runtime').addEventListener('change', search);
     objectsTable = table($('objects'), cols, listed(), function (row, o) {
       row.dataset.object = o.id;
       if (selected === o) row.classList.add('selected');

@@ -155,7 +155,8 @@ async function expectedMatches(page, term) {
     const has = (stack) => (stack || []).some((f) => name(f).toLowerCase().includes(t));
     const est = data.report.objects.some((o) => o.samples_estimated !== undefined && o.samples_estimated !== null);
     const sampled = (o) => o.samples > 0 || (est && o.samples_estimated > 0);
-    return data.report.objects.filter(sampled).filter((o) => (o.type || '').toLowerCase().includes(t) ||
+    const cat = (o) => /^\[.*\]$/.test(o.type || '');
+    return data.report.objects.filter(sampled).filter((o) => !cat(o)).filter((o) => (o.type || '').toLowerCase().includes(t) ||
       has(o.alloc_stack) || (o.accesses || []).some((a) => has(a.stack))).map((o) => String(o.id));
   }, term.toLowerCase());
 }
@@ -293,8 +294,10 @@ async function main() {
     const [total, quiet] = await page.evaluate(() => {
       const objs = window.pageData().report.objects || [];
       const est = objs.some((o) => o.samples_estimated !== undefined && o.samples_estimated !== null);
-      const q = objs.filter((o) => !(o.samples > 0 || (est && o.samples_estimated > 0))).map((o) => String(o.id));
-      return [objs.length - q.length, q];
+      /* a runtime's own memory (a bracketed category as type) is listed only on request */
+      const cat = (o) => /^\[.*\]$/.test(o.type || '');
+      const q = objs.filter((o) => !cat(o) && !(o.samples > 0 || (est && o.samples_estimated > 0))).map((o) => String(o.id));
+      return [objs.length - q.length - objs.filter(cat).length, q];
     });
     const allIds = async () => {
       const pager = page.locator('#objects + .pager');
