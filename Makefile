@@ -47,7 +47,8 @@ ALL_CFLAGS  += -I$(GEN)
 TOOL_LIBS   += -lprotobuf-c
 
 .PHONY: all deps demo test unit e2e bench fixtures clean help
-.PHONY: fuzz fuzz-regress bench-quick asan install uninstall
+.PHONY: fuzz fuzz-regress bench-quick asan install uninstall test-all test-builds
+.PHONY: test-unit-asan test-e2e-asan test-e2e-plain asan-builds asan-root
 
 # `make install`: $(DESTDIR)$(PREFIX)/bin/objscope and
 # $(DESTDIR)$(PREFIX)/lib/objscope/libobjscope.so. objscope finds the library
@@ -61,7 +62,9 @@ all: $(OBJSCOPE) $(PRELOAD_SO)
 help:
 	@echo "make            build build/objscope and build/libobjscope.so"
 	@echo "make demo       install missing Debian packages, build, profile the bundled demo"
-	@echo "make test       install missing Debian packages, build, run unit + end-to-end tests"
+	@echo "make test       install missing Debian packages, build, run every test once (CI's form:"
+	@echo "                untrusted-input suites under ASan/UBSan, sampling suites plain, fuzzing)"
+	@echo "make test-all   the long form: unit + end-to-end + fuzz, then all again under ASan/UBSan"
 	@echo "make bench      run the benchmarks (results: docs/BENCHMARKS.md)"
 	@echo "make fuzz       fuzz the profile, perf map and maps parsers for FUZZ_SECONDS in all"
 	@echo "                (default 20), replay findings"
@@ -194,20 +197,70 @@ unit: $(BUILD)/test_unit $(BUILD)/test_nomalloc $(FIXTURES) $(PRELOAD_SO)
 e2e: $(BUILD)/test_e2e all $(FIXTURES) $(REUSE_EXACT) $(JAVA_CLASSES)
 	$(BUILD)/test_e2e --jobs 1
 
+# `make test` (the README's test command, and CI's): every test once, in
+# about a third of the long form's time (tests/README.md "How the suites
+# run"). One build of each kind, made in parallel: the plain tools and the
+# ASan/UBSan ones. The unit tests, the fuzz-regression inputs and the
+# end-to-end suites of E2E_ASAN_SUITES (untrusted input, the report
+# formats, faults and the collector under stress) run under ASan/UBSan;
+# the suites that measure samples, answers and time run once on the plain
+# build, one test at a time; the fuzzers and the benchmarks' quick forms
+# last. Each step writes TAP to $(BUILD)/results/, and
+# scripts/test-summary.py prints per suite what ran, passed, failed and was
+# skipped, with the reasons. `make test-all` is the long form: the plain
+# build's unit and end-to-end tests, then all of them again under ASan.
+E2E_ASAN_SUITES := security*|e2e_faults|e2e_cli|e2e_formats|e2e_report|e2e_diff|e2e_filters|\
+		e2e_stripped|e2e_stress|e2e_generic|e2e_zero
+E2E_ASAN_FILTER := @($(E2E_ASAN_SUITES))/*
+E2E_PLAIN_FILTER := !(@($(E2E_ASAN_SUITES)))/*
+RESULTS := $(BUILD)/results
 test: deps
+	$(Q)$(MAKE) --no-print-directory -j$(NPROC) test-builds
+	$(Q)rm -rf $(RESULTS) && mkdir -p $(RESULTS)
+	$(Q)status=0; \
+	for step in test-unit-asan test-e2e-asan test-e2e-plain fuzz bench-quick; do \
+		echo "== $$step"; \
+		$(MAKE) --no-print-directory $$step || { status=1; echo "== $$step FAILED"; }; \
+	done; \
+	python3 scripts/test-summary.py $(RESULTS)/*.tap || status=1; \
+	exit $$status
+
+NPROC := $(shell nproc 2>/dev/null || echo 2)
+test-builds: all $(BUILD)/test_unit $(BUILD)/test_nomalloc $(BUILD)/test_e2e $(FIXTURES) \
+		$(REUSE_EXACT) $(JAVA_CLASSES) $(FUZZ_BIN) $(FUZZ_SMALL) $(BENCHES) asan-builds
+
+test-unit-asan: asan-root
+	$(BUILD)/test_nomalloc --jobs 1 --tap=$(RESULTS)/nomalloc.tap
+	cd $(ASAN_BUILD)/root && $(ASAN_ENV) ./build/test_unit --jobs 1 \
+		--tap=../../$(RESULTS)/unit-asan.tap
+	cd $(ASAN_BUILD)/root && $(ASAN_ENV) ./build/test_fuzz_regress --jobs 1 \
+		--tap=../../$(RESULTS)/fuzz-regress-asan.tap
+
+test-e2e-asan: asan-root
+	cd $(ASAN_BUILD)/root && $(ASAN_ENV) ./build/test_e2e --jobs 1 \
+		--filter '$(E2E_ASAN_FILTER)' --tap=../../$(RESULTS)/e2e-asan.tap
+
+test-e2e-plain: $(BUILD)/test_e2e all $(FIXTURES) $(REUSE_EXACT) $(JAVA_CLASSES)
+	$(BUILD)/test_e2e --jobs 1 --filter '$(E2E_PLAIN_FILTER)' --tap=$(RESULTS)/e2e-plain.tap
+
+# The long form: today's whole matrix, every test under both builds.
+test-all: deps
 	$(Q)$(MAKE) --no-print-directory unit
 	$(Q)$(MAKE) --no-print-directory e2e
 	$(Q)$(MAKE) --no-print-directory fuzz
 	$(Q)$(MAKE) --no-print-directory bench-quick
+	$(Q)$(MAKE) --no-print-directory asan
 
 # ---- robustness (issue 7): fuzzing, sanitizers, quick benchmarks ----------
 # `make fuzz`: libFuzzer (clang) over the parsers of untrusted input, for
 # FUZZ_SECONDS in all: the profile reader (os_profile_read_mem) half of it,
 # the perf map reader (written by the profiled JVM: symbolizer/perfmap.c),
 # the /proc/PID/maps parser (paths chosen by the target: common/procmaps.c)
-# and the check of a JVM's attach reply (runtimes/hotspot/jattach.c) a sixth each.
+# the check of a JVM's attach reply (runtimes/hotspot/jattach.c) and the
+# ELF/DWARF reading of the modules a target maps (symbolizer/elf_module.c)
+# an eighth each.
 # Seeds: tests/fuzz/corpus*/; a finding is written to tests/fuzz/crashes/
-# (perfmap-*, maps-*, jattach-* for the small ones)
+# (perfmap-*, maps-*, jattach-*, elf-* for the small ones)
 # and from then on replayed by build/test_fuzz_regress (`make fuzz-regress`).
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 20
@@ -220,6 +273,9 @@ FUZZ_PM_SRC  := tests/fuzz/fuzz_perfmap.c symbolizer/perfmap.c common/safefs.c
 FUZZ_MAPS_SRC := tests/fuzz/fuzz_maps.c common/procmaps.c
 FUZZ_JA_SRC  := tests/fuzz/fuzz_jattach.c runtimes/hotspot/jattach.c common/safefs.c
 FUZZ_SMALL   := $(BUILD)/fuzz/fuzz_perfmap $(BUILD)/fuzz/fuzz_maps $(BUILD)/fuzz/fuzz_jattach
+FUZZ_ELF_SRC := tests/fuzz/fuzz_elf.c symbolizer/elf_module.c symbolizer/demangle.c \
+		common/hashmap.c common/safefs.c
+FUZZ_SMALL   += $(BUILD)/fuzz/fuzz_elf
 $(FUZZ_BIN): $(FUZZ_SRC) common/profile.h common/safefs.h $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  FUZZCC  $@")
@@ -237,8 +293,14 @@ $(BUILD)/fuzz/fuzz_jattach: $(FUZZ_JA_SRC) runtimes/hotspot/jattach.h common/saf
 	$(if $(Q),@echo "  FUZZCC  $@")
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -DOS_FUZZ_ENTRY -o $@ $(FUZZ_JA_SRC)
 
+$(BUILD)/fuzz/fuzz_elf: $(FUZZ_ELF_SRC) symbolizer/elf_module.h common/safefs.h $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  FUZZCC  $@")
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -DOS_FUZZ_ENTRY -o $@ $(FUZZ_ELF_SRC) -ldw -lelf -lz -lstdc++
+
 $(BUILD)/test_fuzz_regress: $(call obj,tests/fuzz/regress.c tests/fuzz/fuzz_profile.c \
-		tests/fuzz/fuzz_perfmap.c tests/fuzz/fuzz_maps.c tests/fuzz/fuzz_jattach.c) $(TOOL_LIB)
+		tests/fuzz/fuzz_perfmap.c tests/fuzz/fuzz_maps.c tests/fuzz/fuzz_jattach.c \
+		tests/fuzz/fuzz_elf.c tests/fuzz/regress_elf.c) $(TOOL_LIB)
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(TOOL_LIBS) -lcriterion
 
 fuzz-regress: $(BUILD)/test_fuzz_regress
@@ -257,12 +319,14 @@ define fuzz_run
 endef
 FUZZ_HALF    = $(shell n=$$(( $(FUZZ_SECONDS) / 2 )); echo $$(( n > 0 ? n : 1 )))
 FUZZ_SIXTH   = $(shell n=$$(( $(FUZZ_SECONDS) / 6 )); echo $$(( n > 0 ? n : 1 )))
+FUZZ_EIGHTH  = $(shell n=$$(( $(FUZZ_SECONDS) / 8 )); echo $$(( n > 0 ? n : 1 )))
 
 fuzz: $(FUZZ_BIN) $(FUZZ_SMALL) fuzz-regress
 	$(call fuzz_run,$(FUZZ_HALF),profile,tests/fuzz/corpus,)
-	$(call fuzz_run,$(FUZZ_SIXTH),perfmap,tests/fuzz/corpus_perfmap,perfmap-)
-	$(call fuzz_run,$(FUZZ_SIXTH),maps,tests/fuzz/corpus_maps,maps-)
-	$(call fuzz_run,$(FUZZ_SIXTH),jattach,tests/fuzz/corpus_jattach,jattach-)
+	$(call fuzz_run,$(FUZZ_EIGHTH),perfmap,tests/fuzz/corpus_perfmap,perfmap-)
+	$(call fuzz_run,$(FUZZ_EIGHTH),maps,tests/fuzz/corpus_maps,maps-)
+	$(call fuzz_run,$(FUZZ_EIGHTH),jattach,tests/fuzz/corpus_jattach,jattach-)
+	$(call fuzz_run,$(FUZZ_EIGHTH),elf,tests/fuzz/corpus_elf,elf-)
 
 # Every benchmark program in its --quick form, so that none can rot.
 bench-quick: $(BENCHES) all
@@ -277,17 +341,26 @@ bench-quick: $(BENCHES) all
 ASAN_BUILD := build-asan
 ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 ASAN_ENV   := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
-asan: deps
-	$(Q)$(MAKE) --no-print-directory all
+# The ASan build: a separate make of the same rules (its own objects), so
+# that it runs beside the plain one under -j.
+asan-builds: deps $(NPM_STAMP)
 	$(Q)$(MAKE) --no-print-directory BUILD=$(ASAN_BUILD) EXTRA_CFLAGS="$(ASAN_FLAGS)" \
 		LDFLAGS="$(ASAN_FLAGS)" $(ASAN_BUILD)/objscope $(ASAN_BUILD)/test_unit \
 		$(ASAN_BUILD)/test_e2e $(ASAN_BUILD)/test_fuzz_regress fixtures \
 		$(patsubst $(BUILD)/%,$(ASAN_BUILD)/%,$(JAVA_CLASSES))
+
+# Tests find build/... relative to the working directory: the ASan tests run
+# in $(ASAN_BUILD)/root, links to the sources whose build/ is $(ASAN_BUILD),
+# with the plain preload library (loaded into unsanitized targets).
+asan-root: all asan-builds
 	$(Q)cp $(BUILD)/libobjscope.so $(ASAN_BUILD)/libobjscope.so
 	$(Q)rm -rf $(ASAN_BUILD)/root && mkdir -p $(ASAN_BUILD)/root && \
 		for f in * .[!.]*; do case $$f in build|$(ASAN_BUILD)|.git) ;; \
 		*) ln -s ../../$$f $(ASAN_BUILD)/root/$$f ;; esac; done && \
 		ln -s .. $(ASAN_BUILD)/root/build
+
+asan: deps
+	$(Q)$(MAKE) --no-print-directory asan-root
 	cd $(ASAN_BUILD)/root && $(ASAN_ENV) ./build/test_unit --jobs 1
 	cd $(ASAN_BUILD)/root && $(ASAN_ENV) ./build/test_fuzz_regress --jobs 1
 	cd $(ASAN_BUILD)/root && $(ASAN_ENV) ./build/test_e2e --jobs 1

@@ -26,7 +26,8 @@
 #include <stdint.h>
 
 #define OS_PROFILE_MAGIC "OBJSCOPE"
-#define OS_PROFILE_VERSION 2 /* 2: SLICES section; version 1 files still read */
+#define OS_PROFILE_VERSION 3 /* 2: SLICES section; 3: variances of the estimates
+			      * (ESTIMATES, PATHEST records); older files still read */
 #define OS_PROFILE_VERSION_MIN 1
 #define OS_NONE UINT32_MAX /* "no string / no stack" */
 
@@ -182,6 +183,9 @@ struct os_pathest {
 	double path_est;      /* estimated part of samples_est (see above) */
 	uint64_t seen;        /* objects of this context seen at allocation */
 	uint64_t class_seen;  /* evidence: objects of the class seen at allocation */
+	double evidence;      /* the samples of access evidence the split of the
+			       * class's samples rests on (0: allocation volume
+			       * alone); NaN: not stated (files before version 3) */
 };
 
 struct os_context {        /* one allocation context (== "object" in reports) */
@@ -198,6 +202,9 @@ struct os_context {        /* one allocation context (== "object" in reports) */
 			     * samples of their object's weight (1 / probability
 			     * the object was seen), a Horvitz-Thompson estimate
 			     * of the samples all its objects would have had */
+	double samples_var; /* OS_AN_EST_VAR: the variance of samples_est (the
+			     * estimator's own: objects' and time weights,
+			     * estimated paths' split, small-block votes) */
 };
 
 struct os_access {         /* samples of one context from one access path */
@@ -370,6 +377,7 @@ enum { OS_AN_REPLICAS = 1u << 0, OS_AN_ESTIMATES = 1u << 1, OS_AN_SLICES = 1u <<
        OS_AN_REUSE = 1u << 6,  /* --reuse: os_profile.ru (docs/REUSE.md) */
        OS_AN_OVERHEAD = 1u << 7,  /* os_profile.ovh: the cost and the budget (issue 23) */
        OS_AN_PATHEST = 1u << 8,   /* estimated allocation paths (os_pathest) */
+       OS_AN_EST_VAR = 1u << 9,   /* with OS_AN_ESTIMATES: samples_var of contexts */
 };
 
 /* What objscope cost while it sampled, the budget it was given and the
@@ -409,10 +417,16 @@ struct os_overhead {
 				   * not measured); NaN with -F */
 	double dropped_samples;   /* samples dropped in the kernel, in kernel_s at drop_ns;
 				   * NaN with -F */
+	double settled_by;        /* how the answer first settled: 1 the top shares'
+				   * errors narrow enough (OS_OVH_SETTLE_SE), 2 the top
+				   * objects' intervals apart (their ranking told apart);
+				   * NaN: never, or not steered */
+	double answer_apart;      /* at the end: 1 the top objects' 90% intervals were
+				   * apart, 0 some overlapped; NaN: not known */
 	uint32_t calibrated;      /* sample_ns measured on this machine (else a constant) */
 	uint32_t steered;         /* the budget steered the sampling (not -F) */
 };
-#define OS_OVERHEAD_NF 20 /* doubles of struct os_overhead, in order */
+#define OS_OVERHEAD_NF 22 /* doubles of struct os_overhead, in order */
 
 /* Names of the levels as reports show them ("L1", ... "remote RAM") and
  * as JSON keys ("l1", ... "remote_ram"). */

@@ -42,8 +42,10 @@ _Static_assert(sizeof(struct os_memsrc) % sizeof(uint64_t) == 0,
 #define NCOUNTERS (sizeof(struct os_counters) / sizeof(uint64_t))
 #define SLICE_REC (4 + 4 + 4 + 4 + 8) /* SLICES records */
 #define EST_REC (4 + 8)     /* ESTIMATES records: index, f64 estimate */
+#define EST_VAR_REC (EST_REC + 8) /* version 3, contexts: ... f64 variance */
 #define PATHEST_REC (4 + 4 + 4 + 8 + 8 + 8) /* PATHEST: ctx, kind, class_sites, path_est,
 					     * seen, class_seen */
+#define PATHEST_REC_V3 (PATHEST_REC + 8)    /* ... f64 evidence */
 /* LIFETIMES records: context, kind, flags, pad, 4 tables of bins, promoted,
  * promoted bytes, peak bytes, peak time */
 #define LT_REC(bins) (16 + 4 * 8 * (uint64_t)(bins) + 32)
@@ -184,14 +186,17 @@ static double est_at(const void *recs, size_t i, size_t stride, size_t off)
 	return v;
 }
 
-static void put_est_list(struct wbuf *b, const void *recs, size_t n, size_t stride, size_t off)
+/* var_off: SIZE_MAX, or the offset of each estimate's variance (records
+ * EST_VAR_REC; a variance not known is written 0). */
+static void put_est_list(struct wbuf *b, const void *recs, size_t n, size_t stride, size_t off,
+			 size_t var_off)
 {
 	uint32_t k = 0;
 
 	for (size_t i = 0; i < n; i++)
 		k += est_at(recs, i, stride, off) != 0;
 	put_u32(b, k);
-	put_u32(b, EST_REC);
+	put_u32(b, var_off == SIZE_MAX ? EST_REC : EST_VAR_REC);
 	for (size_t i = 0; i < n; i++) {
 		double v = est_at(recs, i, stride, off);
 
@@ -199,6 +204,11 @@ static void put_est_list(struct wbuf *b, const void *recs, size_t n, size_t stri
 			continue;
 		put_u32(b, (uint32_t)i);
 		put_f64(b, v);
+		if (var_off != SIZE_MAX) {
+			double d = est_at(recs, i, stride, var_off);
+
+			put_f64(b, isfinite(d) && d > 0 ? d : 0);
+		}
 	}
 }
 
@@ -364,9 +374,11 @@ static void serialize(const struct os_profile *p, struct wbuf *b)
 		put_f64(b, p->est.samples_attributed);
 		put_f64(b, p->est.samples_java_attributed);
 		put_est_list(b, p->contexts, p->ncontexts, sizeof(*p->contexts),
-			     offsetof(struct os_context, samples_est));
+			     offsetof(struct os_context, samples_est),
+			     p->analyses & OS_AN_EST_VAR ? offsetof(struct os_context, samples_var)
+							 : SIZE_MAX);
 		put_est_list(b, p->accesses, p->naccesses, sizeof(*p->accesses),
-			     offsetof(struct os_access, samples_est));
+			     offsetof(struct os_access, samples_est), SIZE_MAX);
 		sec_end(b, off);
 	}
 
@@ -379,7 +391,7 @@ static void serialize(const struct os_profile *p, struct wbuf *b)
 			n += p->contexts[i].pe.kind != OS_PATH_NONE;
 		off = sec_begin(b, OS_SEC_PATHEST);
 		put_u32(b, n);
-		put_u32(b, PATHEST_REC);
+		put_u32(b, PATHEST_REC_V3);
 		for (i = 0; i < p->ncontexts; i++) {
 			const struct os_pathest *e = &p->contexts[i].pe;
 
@@ -391,9 +403,10 @@ static void serialize(const struct os_profile *p, struct wbuf *b)
 			put_f64(b, e->path_est);
 			put_u64(b, e->seen);
 			put_u64(b, e->class_seen);
+			put_f64(b, isfinite(e->evidence) && e->evidence > 0 ? e->evidence : 0);
 		}
 		put_est_list(b, p->accesses, p->naccesses, sizeof(*p->accesses),
-			     offsetof(struct os_access, path_est));
+			     offsetof(struct os_access, path_est), SIZE_MAX);
 		sec_end(b, off);
 	}
 
@@ -959,31 +972,40 @@ static bool est_ok(double d)
 	return isfinite(d) && d >= 0;
 }
 
-/* One table of ESTIMATES: (index, estimate) records; index below n. */
-static void read_est_table(struct cur *c, uint32_t nidx, void *base, size_t stride, size_t off)
+/* One table of ESTIMATES: (index, estimate) records; index below n.
+ * var_off (SIZE_MAX: none): where each record's variance goes, when the
+ * records carry one (EST_VAR_REC, version 3); returns whether they did. */
+static bool read_est_table(struct cur *c, uint32_t nidx, void *base, size_t stride, size_t off,
+			   size_t var_off)
 {
 	uint32_t n = get_u32(c), rec = get_u32(c), i;
+	bool vars = var_off != SIZE_MAX && rec >= EST_VAR_REC;
 
 	if (c->bad || rec < EST_REC || (uint64_t)n * rec > left(c)) {
 		c->bad = true;
-		return;
+		return false;
 	}
 	for (i = 0; i < n; i++) {
 		struct cur r = { take(c, rec), rec, 0, false };
 		uint32_t idx = get_u32(&r);
-		double d = get_f64(&r);
+		double d = get_f64(&r), v = vars ? get_f64(&r) : 0;
 
-		if (idx >= nidx || !est_ok(d)) {
+		if (idx >= nidx || !est_ok(d) || !est_ok(v)) {
 			c->bad = true;
-			return;
+			return false;
 		}
 		memcpy((char *)base + (size_t)idx * stride + off, &d, sizeof(d));
+		if (vars)
+			memcpy((char *)base + (size_t)idx * stride + var_off, &v, sizeof(v));
 	}
+	return vars;
 }
 
 /* After CONTEXTS and ACCESSES: their sample estimates. */
 static int read_estimates(struct cur *c, struct os_profile *p)
 {
+	bool vars;
+
 	p->est.samples_attributed = get_f64(c);
 	p->est.samples_java_attributed = get_f64(c);
 	if (c->bad || !est_ok(p->est.samples_attributed) ||
@@ -991,12 +1013,13 @@ static int read_estimates(struct cur *c, struct os_profile *p)
 		c->bad = true;
 		return 0;
 	}
-	read_est_table(c, p->ncontexts, p->contexts, sizeof(*p->contexts),
-		       offsetof(struct os_context, samples_est));
+	vars = read_est_table(c, p->ncontexts, p->contexts, sizeof(*p->contexts),
+			      offsetof(struct os_context, samples_est),
+			      offsetof(struct os_context, samples_var));
 	read_est_table(c, p->naccesses, p->accesses, sizeof(*p->accesses),
-		       offsetof(struct os_access, samples_est));
+		       offsetof(struct os_access, samples_est), SIZE_MAX);
 	if (!c->bad)
-		p->analyses |= OS_AN_ESTIMATES;
+		p->analyses |= OS_AN_ESTIMATES | (vars ? OS_AN_EST_VAR : 0);
 	return 0;
 }
 
@@ -1020,7 +1043,9 @@ static int read_pathest(struct cur *c, struct os_profile *p)
 		e.path_est = get_f64(&r);
 		e.seen = get_u64(&r);
 		e.class_seen = get_u64(&r);
-		if (ctx >= p->ncontexts || e.kind > OS_PATH_CLASS || !isfinite(e.path_est)) {
+		e.evidence = rec >= PATHEST_REC_V3 ? get_f64(&r) : NAN;
+		if (ctx >= p->ncontexts || e.kind > OS_PATH_CLASS || !isfinite(e.path_est) ||
+		    (rec >= PATHEST_REC_V3 && !est_ok(e.evidence))) {
 			c->bad = true;
 			return 0;
 		}

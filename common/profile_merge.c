@@ -72,6 +72,12 @@ static double scd(double v, const struct scale *s)
 	return scale_id(s) ? v : v * (double)s->num / (double)s->den;
 }
 
+/* A variance of a figure scaled by s: by the square of the factor. */
+static double scv(double v, const struct scale *s)
+{
+	return scd(scd(v, s), s);
+}
+
 static void sc_metrics(uint64_t *m, const struct scale *s)
 {
 	for (int i = 0; i < OS_M_COUNT; i++)
@@ -119,6 +125,7 @@ static void add_memsrc(struct os_memsrc *d, const struct os_memsrc *s)
 static void add_pathest(struct os_pathest *d, const struct os_pathest *s)
 {
 	d->path_est += s->path_est;
+	d->evidence += s->evidence;
 	d->seen += s->seen;
 	d->class_seen += s->class_seen;
 	if (s->class_sites > d->class_sites)
@@ -146,6 +153,7 @@ static void sc_profile(struct os_profile *p, const struct scale *s)
 	for (i = 0; i < p->ncontexts; i++) {
 		p->contexts[i].samples = sc(p->contexts[i].samples, s);
 		p->contexts[i].samples_est = scd(p->contexts[i].samples_est, s);
+		p->contexts[i].samples_var = scv(p->contexts[i].samples_var, s);
 		p->contexts[i].pe.path_est = scd(p->contexts[i].pe.path_est, s);
 		sc_metrics(p->contexts[i].metrics, s);
 		sc_memsrc(&p->contexts[i].mem, s);
@@ -578,8 +586,10 @@ static void estimates_begin(struct os_profile *dst, const struct os_profile *src
 
 	if (!(src->analyses & OS_AN_ESTIMATES) || (dst->analyses & OS_AN_ESTIMATES))
 		return;
-	for (i = 0; i < dst->ncontexts; i++)
+	for (i = 0; i < dst->ncontexts; i++) {
 		dst->contexts[i].samples_est = (double)dst->contexts[i].samples;
+		dst->contexts[i].samples_var = (double)dst->contexts[i].samples; /* Poisson */
+	}
 	for (i = 0; i < dst->naccesses; i++)
 		dst->accesses[i].samples_est = (double)dst->accesses[i].samples;
 	dst->est.samples_attributed = (double)dst->c.samples_attributed;
@@ -629,7 +639,7 @@ static int merge_slices(struct os_profile *dst, const struct os_profile *src,
 static int merge_records(struct os_profile *dst, const struct os_profile *src,
 			 struct merge_state *st, bool dst_empty)
 {
-	bool est = src->analyses & OS_AN_ESTIMATES;
+	bool est = src->analyses & OS_AN_ESTIMATES, var = src->analyses & OS_AN_EST_VAR;
 	uint32_t *amap = calloc(src->naccesses + 1, sizeof(*amap));
 	uint32_t *tmap = calloc(src->nthreads + 1, sizeof(*tmap));
 	uint64_t slot;
@@ -647,6 +657,8 @@ static int merge_records(struct os_profile *dst, const struct os_profile *src,
 		sc_metrics(c.metrics, &st->scale);
 		sc_memsrc(&c.mem, &st->scale);
 		c.samples_est = est ? scd(c.samples_est, &st->scale) : (double)c.samples;
+		/* samples of weight 1 are a Poisson count: their variance is theirs */
+		c.samples_var = var ? scv(c.samples_var, &st->scale) : est ? 0 : (double)c.samples;
 		c.pe.path_est = scd(c.pe.path_est, &st->scale);
 		c.type = map_str(st, c.type);
 		c.stack = map_stack(st, c.stack);
@@ -659,6 +671,7 @@ static int merge_records(struct os_profile *dst, const struct os_profile *src,
 			d->bytes += c.bytes;
 			d->samples += c.samples;
 			d->samples_est += c.samples_est;
+			d->samples_var += c.samples_var;
 			add_metrics(d->metrics, c.metrics);
 			add_replica(&d->replica, &c.replica);
 			add_memsrc(&d->mem, &c.mem);
@@ -792,6 +805,8 @@ static int merge_into(struct os_profile *dst, const struct os_profile *src, uint
 	/* nothing in dst yet (a fresh os_profile_new): it takes src's slices */
 	bool dst_empty = !dst->ncontexts && !dst->nthreads && !dst->c.samples_total &&
 			 !dst->merge.inputs;
+	/* dst's variances: stated, or its samples weigh 1 (estimates_begin) */
+	bool dst_var_known = !(dst->analyses & OS_AN_ESTIMATES) || (dst->analyses & OS_AN_EST_VAR);
 	int ret;
 
 	os_hmap_init(&st.contexts);
@@ -819,7 +834,14 @@ static int merge_into(struct os_profile *dst, const struct os_profile *src, uint
 		 * OS_AN_OVERHEAD: one run's figures, kept from a lone input only */
 		if (dst_empty && (src->analyses & OS_AN_OVERHEAD))
 			dst->ovh = src->ovh;
-		dst->analyses |= src->analyses & ~(uint32_t)OS_AN_SLICES;
+		dst->analyses |= src->analyses & ~(uint32_t)(OS_AN_SLICES | OS_AN_EST_VAR);
+		/* variances stated when every input with estimates stated its own
+		 * (one without estimates: Poisson counts, var = samples) */
+		if ((dst->analyses & OS_AN_ESTIMATES) && dst_var_known &&
+		    (!(src->analyses & OS_AN_ESTIMATES) || (src->analyses & OS_AN_EST_VAR)))
+			dst->analyses |= OS_AN_EST_VAR;
+		else
+			dst->analyses &= ~(uint32_t)OS_AN_EST_VAR;
 		if (!dst_empty)
 			dst->analyses &= ~(uint32_t)OS_AN_OVERHEAD;
 		if (src->numa_nodes > dst->numa_nodes)

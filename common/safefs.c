@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/magic.h>
 #include <linux/openat2.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -12,10 +13,44 @@
 #include <string.h>
 #include <sys/fsuid.h>
 #include <sys/random.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+volatile sig_atomic_t os_fs_stop;
+
+#ifndef FUSE_SUPER_MAGIC
+#define FUSE_SUPER_MAGIC 0x65735546
+#endif
+
+int os_fd_is_data(int fd, struct stat *st)
+{
+	/* file systems whose "regular files" are kernel interfaces (a read
+	 * may block, drain a log, or answer something else each time), or
+	 * whose reads another process answers when it pleases */
+	static const unsigned long refused[] = {
+		PROC_SUPER_MAGIC, SYSFS_MAGIC, DEBUGFS_MAGIC, TRACEFS_MAGIC, SECURITYFS_MAGIC,
+		CGROUP_SUPER_MAGIC, CGROUP2_SUPER_MAGIC, BPF_FS_MAGIC, PSTOREFS_MAGIC,
+		0x62656570 /* configfs */, EFIVARFS_MAGIC, FUSE_SUPER_MAGIC, DEVPTS_SUPER_MAGIC,
+	};
+	struct stat tmp;
+	struct statfs sfs;
+
+	if (!st)
+		st = &tmp;
+	if (fstat(fd, st) != 0)
+		return -errno;
+	if (!S_ISREG(st->st_mode))
+		return -EFTYPE_OS;
+	if (fstatfs(fd, &sfs) != 0)
+		return -errno;
+	for (size_t i = 0; i < sizeof(refused) / sizeof(*refused); i++)
+		if ((unsigned long)sfs.f_type == refused[i])
+			return -EFTYPE_OS;
+	return 0;
+}
 
 void os_fs_enter(struct os_fsid *s, uid_t uid, gid_t gid)
 {
@@ -133,6 +168,28 @@ int os_open_in_root(int rootfd, const char *path, int flags, mode_t mode)
 	return fd < 0 ? -errno : (int)fd;
 }
 
+int os_open_data_beneath(int dirfd, const char *path, struct stat *st)
+{
+	struct open_how how = {
+		.flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	long fd = syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+	int rc, fl;
+
+	if (fd < 0)
+		return -errno;
+	rc = os_fd_is_data((int)fd, st);
+	if (rc < 0) {
+		close((int)fd);
+		return rc;
+	}
+	fl = fcntl((int)fd, F_GETFL);
+	if (fl >= 0)
+		fcntl((int)fd, F_SETFL, fl & ~O_NONBLOCK);
+	return (int)fd;
+}
+
 /* The parent directory of `path` inside the root, and its last component. */
 static int parent_in_root(int rootfd, const char *path, char *dir, size_t dirlen,
 			  const char **base)
@@ -172,22 +229,17 @@ int os_mkdir_in_root(int rootfd, const char *path, mode_t mode)
 int os_open_untrusted(int dirfd, const char *path, uid_t owner, struct stat *st)
 {
 	struct stat tmp;
-	int fd, fl;
+	int fd, fl, rc;
 
 	if (!st)
 		st = &tmp;
 	fd = openat(dirfd, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, st) != 0) {
-		int e = -errno;
-
+	rc = os_fd_is_data(fd, st);
+	if (rc < 0) {
 		close(fd);
-		return e;
-	}
-	if (!S_ISREG(st->st_mode)) {
-		close(fd);
-		return -EFTYPE_OS;
+		return rc;
 	}
 	if (owner != OS_ANY_OWNER && st->st_uid != owner && st->st_uid != 0) {
 		close(fd);
@@ -203,6 +255,7 @@ int os_read_capped(int fd, size_t max, char **out, size_t *len)
 {
 	size_t cap = 4096, n = 0;
 	char *buf = malloc(cap + 1);
+	int gen = os_fs_stop_gen();
 
 	*out = NULL;
 	*len = 0;
@@ -227,7 +280,7 @@ int os_read_capped(int fd, size_t max, char **out, size_t *len)
 			buf = nb;
 		}
 		r = read(fd, buf + n, cap - n);
-		if (r < 0 && errno == EINTR)
+		if (r < 0 && errno == EINTR && os_fs_stop_gen() == gen)
 			continue;
 		if (r < 0) {
 			int e = -errno;

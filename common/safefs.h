@@ -18,7 +18,19 @@
  *     (a symlink, FIFO or device is refused; os_open_untrusted), and read
  *     with a size cap (os_read_capped);
  *   - a file is removed only if it is still the inode that was created
- *     (os_unlink_same).
+ *     (os_unlink_same);
+ *   - whatever opens a file the target names or may have replaced checks
+ *     that it is data (os_fd_is_data): a regular file on a file system
+ *     that stores data, never a kernel interface (procfs: /proc/kmsg
+ *     blocks and drains the kernel log; sysfs, debugfs, ...) nor a FUSE
+ *     file system (its server, possibly the target, decides when a read
+ *     returns, and a signal does not end the wait);
+ *   - reads of such files are bounded in size, and a read under way gives
+ *     up when objscope is asked to stop or its -d time is over (os_fs_stop
+ *     changes: the handlers of SIGINT/SIGTERM/SIGHUP and of attach's -d
+ *     timer, which also interrupt a blocking read; EINTR is not retried
+ *     then, and a long read looks between chunks). Reads begun after that
+ *     run normally: the profile written at the end is still symbolized.
  *
  * Return convention: a file descriptor or 0 on success, -errno on failure.
  * Specific refusals: -ELOOP a symbolic link, -EFTYPE_OS not a regular file
@@ -29,6 +41,7 @@
 #define OBJSCOPE_SAFEFS_H
 
 #include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/stat.h>
@@ -36,6 +49,12 @@
 
 /* "not a regular file" (Linux has no EFTYPE) */
 #define EFTYPE_OS EBADFD
+
+/* Counts the stops asked for (signal handlers add one): a bounded read of
+ * an untrusted file notes it at its start (os_fs_stop_gen) and ends with
+ * -EINTR when it changed. */
+extern volatile sig_atomic_t os_fs_stop;
+#define os_fs_stop_gen() ((int)os_fs_stop)
 
 /* Any owner is accepted (only the file type is checked). */
 #define OS_ANY_OWNER ((uid_t)-1)
@@ -70,6 +89,13 @@ int os_proc_root(pid_t pid);
  * back to a resolution that can escape). */
 int os_open_in_root(int rootfd, const char *path, int flags, mode_t mode);
 
+/* A data file (os_fd_is_data) at `path` below dirfd, read-only, found
+ * without following any symbolic link and without leaving dirfd (openat2
+ * RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS: -ELOOP for a link, -EXDEV for
+ * ".." or an absolute path, -ENOSYS before Linux 5.6); never blocks on
+ * open, O_NONBLOCK cleared after. *st (may be NULL) gets its stat. */
+int os_open_data_beneath(int dirfd, const char *path, struct stat *st);
+
 /* mkdirat inside the root: the parent is opened with os_open_in_root and
  * the last component created there (0 or -errno; -EEXIST when it exists). */
 int os_mkdir_in_root(int rootfd, const char *path, mode_t mode);
@@ -88,13 +114,20 @@ int os_proc_status_field(pid_t pid, const char *key, char *out, size_t len);
 
 /* A file that its owner (or anyone) may have planted, opened read-only:
  * O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, relative to dirfd (AT_FDCWD for a
- * plain path), then fstat'ed: it must be a regular file and, unless owner
+ * plain path), then checked: it must be data (os_fd_is_data) and, unless owner
  * is OS_ANY_OWNER, owned by `owner` or by root. O_NONBLOCK is cleared
  * before returning. *st (may be NULL) gets its stat. */
 int os_open_untrusted(int dirfd, const char *path, uid_t owner, struct stat *st);
 
+/* 0 when fd is a regular file of a file system that holds data; -EFTYPE_OS
+ * for anything else (a device, FIFO, socket, directory, or a file of
+ * procfs, sysfs, debugfs, tracefs, securityfs, cgroupfs, bpffs, pstore,
+ * configfs, efivarfs or FUSE). *st (may be NULL) gets its stat. */
+int os_fd_is_data(int fd, struct stat *st);
+
 /* Reads fd from its current offset to the end, at most max bytes, into a
- * malloc'ed NUL-terminated buffer (*out, *len). -EFBIG when there is more. */
+ * malloc'ed NUL-terminated buffer (*out, *len). -EFBIG when there is more,
+ * -EINTR when a read was interrupted by a stop (os_fs_stop). */
 int os_read_capped(int fd, size_t max, char **out, size_t *len);
 
 /* Makes text another user wrote (a JVM's attach reply, a dlerror message

@@ -325,7 +325,10 @@ struct os_shm_header {
 	 * or a library that does not count them. */
 	_Atomic uint32_t gc_begun;
 	_Atomic uint32_t gc_ended;
-	uint8_t pad0[8];
+	/* Focus (runtimes/hotspot/hotspot_abi.h OS_HS_FOCUS_BIT): the Klass*
+	 * whose objects a JVM's hybrid TLABs should expose more (collector
+	 * writes, hooks read); 0: none */
+	_Atomic uint64_t hs_focus_klass;
 	struct os_rep_entry rep[OS_REP_SLOTS];
 	/* rep_hash[i]: os_rep_content_hash of rep[i]'s object, taken by the
 	 * target's free hook when a HIT object dies before the collector read

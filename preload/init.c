@@ -79,20 +79,24 @@ int osp_arm(struct os_shm_header *h, size_t size)
 	return 0;
 }
 
-/* Maps the file named by OBJSCOPE_SHM; stays inert on any failure. */
+/* Maps the file named by OBJSCOPE_SHM; stays inert on any failure.
+ * secure_getenv: in a setuid or setgid program (whose environment its
+ * invoker chose) the variable is not honoured, so that no file the
+ * program's owner may write is opened and mapped for writing on the
+ * invoker's say. A regular file only (a device or FIFO is never mapped). */
 static void osp_map_shm(void)
 {
-	const char *path = getenv(OS_SHM_ENV);
+	const char *path = secure_getenv(OS_SHM_ENV);
 	struct stat st;
 	void *map = MAP_FAILED;
 	int fd;
 
 	if (!path || !*path)
 		return;
-	fd = open(path, O_RDWR | O_CLOEXEC);
+	fd = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return;
-	if (fstat(fd, &st) != 0 || (size_t)st.st_size < OS_SHM_HDR)
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size < OS_SHM_HDR)
 		goto out;
 	map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED)

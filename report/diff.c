@@ -34,6 +34,12 @@ static void add_side(struct report_diff *d, const struct os_profile *p, const ui
 		 * estimates (a class-only row's raw samples are shared out) */
 		double n = report_has_est(p) ? c->samples_est : (double)c->samples;
 
+		double se = report_share_se(p, c);
+
+		/* a side without estimates: Poisson counts, var = samples */
+		if (!report_has_est(p) && p->c.samples_attributed)
+			se = sqrt((double)c->samples) / (double)p->c.samples_attributed;
+		r->delta_se_pp += isfinite(se) ? 1e4 * se * se : NAN; /* a variance until built */
 		if (is_new) {
 			r->in_new = true;
 			r->share_new += report_share(p, c);
@@ -117,6 +123,7 @@ int report_diff_build(struct report_diff *d, const struct os_profile *old, const
 		struct diff_row *r = &d->rows[i];
 
 		r->delta_pp = (r->share_new - r->share_old) * 100.0;
+		r->delta_se_pp = sqrt(r->delta_se_pp);
 		if (!r->in_old)
 			r->status = DIFF_NEW;
 		else if (!r->in_new)
@@ -236,6 +243,11 @@ int report_diff_text(const struct report_diff *d, const struct report_opts *o, F
 			r->delta_pp, r->share_old * 100, r->share_new * 100, r->samples_old,
 			r->samples_new, r->bytes_old, r->bytes_new, report_diff_status(r->status));
 		text_path(d->m, &d->m->contexts[r->context], out);
+		if (isfinite(r->delta_se_pp) && r->delta_se_pp > 0)
+			fprintf(out, " (±%.1fpp at 90%%%s)", REPORT_Z90 * r->delta_se_pp,
+				fabs(r->delta_pp) <= REPORT_Z90 * r->delta_se_pp
+					? ": within the estimates' intervals"
+					: "");
 		fputc('\n', out);
 	}
 	if (!shown)
@@ -294,6 +306,10 @@ static void json_row(struct json_writer *w, const struct report_diff *d, const s
 	jw_double(w, "share_old", r->share_old);
 	jw_double(w, "share_new", r->share_new);
 	jw_double(w, "delta_pp", r->delta_pp);
+	if (isfinite(r->delta_se_pp))
+		jw_double(w, "delta_pp_se", r->delta_se_pp);
+	else
+		jw_null(w, "delta_pp_se");
 	jw_double(w, "samples_old", r->samples_old);
 	jw_double(w, "samples_new", r->samples_new);
 	jw_u64(w, "bytes_old", r->bytes_old);
@@ -438,16 +454,19 @@ int report_diff_html(const struct report_diff *d, const struct report_opts *o, F
 		const struct diff_row *r = &d->rows[i];
 		const struct os_context *c = &d->m->contexts[r->context];
 		const char *st = report_diff_status(r->status);
+		char pm[32] = "";
 
+		if (isfinite(r->delta_se_pp) && r->delta_se_pp > 0)
+			snprintf(pm, sizeof(pm), " &plusmn;%.2f", REPORT_Z90 * r->delta_se_pp);
 		fprintf(out,
-			"<tr class=\"%s\"><td data-v=\"%.6f\">%+.2f</td>"
+			"<tr class=\"%s\"><td data-v=\"%.6f\">%+.2f%s</td>"
 			"<td data-v=\"%.6f\">%.2f%%</td>"
 			"<td data-v=\"%.6f\">%.2f%%</td><td data-v=\"%.0f\">%.0f</td>"
 			"<td data-v=\"%.0f\">%.0f</td><td data-v=\"%" PRIu64 "\">%" PRIu64 "</td>"
 			"<td data-v=\"%" PRIu64 "\">%" PRIu64 "</td><td data-v=\"%" PRIu64
 			"\">%" PRIu64 "</td><td data-v=\"%" PRIu64 "\">%" PRIu64 "</td>"
 			"<td>%s</td><td class=\"obj\"><b>",
-			st, r->delta_pp, r->delta_pp, r->share_old, r->share_old * 100,
+			st, r->delta_pp, r->delta_pp, pm, r->share_old, r->share_old * 100,
 			r->share_new, r->share_new * 100, r->samples_old, r->samples_old,
 			r->samples_new, r->samples_new, r->bytes_old, r->bytes_old, r->bytes_new,
 			r->bytes_new, r->allocs_old, r->allocs_old, r->allocs_new, r->allocs_new,

@@ -27,6 +27,8 @@ struct diff_row {
 	bool in_old, in_new;
 	double share_old, share_new; /* fractions of each side's attributed samples */
 	double delta_pp;       /* (share_new - share_old) * 100 */
+	double delta_se_pp;    /* its standard error (both sides' estimators'
+				* variances, report_share_se); NaN: not stated */
 	double samples_old, samples_new; /* normalised to report_diff.period when scaled */
 	uint64_t bytes_old, bytes_new;
 	uint64_t allocs_old, allocs_new;

@@ -417,6 +417,9 @@ int report_filter_apply(struct os_profile *p, const struct report_filter *f, cha
 					 scale_est(fmax(0.0, c->samples_est - aold[i]),
 						   csam[i] > anew_n[i] ? csam[i] - anew_n[i] : 0,
 						   c->samples > aold_n[i] ? c->samples - aold_n[i] : 0);
+		/* a kept share of the samples: a thinned stream, var times the
+		 * share (at least the share squared of the split's own part) */
+		c->samples_var = scale_est(c->samples_var, csam[i], c->samples);
 		c->samples = csam[i];
 		if (c->pe.kind != OS_PATH_NONE)
 			c->pe.path_est = c->samples_est - (double)c->samples;

@@ -385,6 +385,14 @@ static void joverhead(struct json_writer *w, const struct os_profile *p)
 	jfinite(w, "settled_s", o->settled_s);
 	jfinite(w, "settled_share", o->settled_share);
 	jfinite(w, "answer_se_estimated", o->answer_se);
+	if (isfinite(o->settled_by))
+		jw_string(w, "settled_by", o->settled_by == 2 ? "intervals_apart" : "narrow");
+	else
+		jw_null(w, "settled_by");
+	if (isfinite(o->answer_apart))
+		jw_bool(w, "answer_intervals_apart", o->answer_apart != 0);
+	else
+		jw_null(w, "answer_intervals_apart");
 	jfinite(w, "settled_spent_pct_estimated", o->settled_spent_pct);
 	jw_end_object(w);
 }
@@ -864,6 +872,34 @@ static void jpath_est(struct json_writer *w, const struct os_profile *p,
 	jw_u64(w, "objects_seen", e->seen);
 	jw_u64(w, "class_objects_seen", e->class_seen);
 	jw_u64(w, "class_sites", e->class_sites);
+	jfinite(w, "evidence_samples", e->evidence);
+	jw_bool(w, "split_by_volume", report_split_by_volume(p, c));
+	jw_end_object(w);
+}
+
+/* "interval": the 90% interval of samples_estimated and of share, from
+ * the estimator's own variance, and whether the next object's overlaps;
+ * null where the profile states no variance. */
+static void jinterval(struct json_writer *w, const struct report_view *v, uint32_t rank)
+{
+	const struct os_profile *p = v->p;
+	const struct os_context *c = &p->contexts[v->objects[rank].context];
+	double se = report_est_se(p, c), sse = report_share_se(p, c), sh = report_share(p, c);
+	double lo = c->samples_est - REPORT_Z90 * se, slo = sh - REPORT_Z90 * sse;
+
+	if (!isfinite(se)) {
+		jw_null(w, "interval");
+		return;
+	}
+	jw_begin_object(w, "interval");
+	jw_double(w, "level", 0.9);
+	jw_double(w, "samples_estimated_se", se);
+	jw_double(w, "samples_estimated_low", lo > 0 ? lo : 0);
+	jw_double(w, "samples_estimated_high", c->samples_est + REPORT_Z90 * se);
+	jfinite(w, "share_se", sse);
+	jfinite(w, "share_low", slo > 0 ? slo : 0);
+	jfinite(w, "share_high", sh + REPORT_Z90 * sse < 1 ? sh + REPORT_Z90 * sse : 1);
+	jw_bool(w, "overlaps_next", report_rank_overlaps(v, rank));
 	jw_end_object(w);
 }
 
@@ -889,6 +925,7 @@ static void jobject(struct json_writer *w, struct frame_cache *fc, const struct 
 	else
 		jw_null(w, "samples_estimated");
 	jw_double(w, "share", report_share(p, c));
+	jinterval(w, v, rank);
 	jpath_est(w, p, c);
 	jmetrics(w, os_profile_metrics(p), c->metrics);
 	jw_begin_array(w, "accesses");

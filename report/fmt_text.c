@@ -276,14 +276,19 @@ static void print_run(const struct os_profile *p, FILE *out)
 		fprintf(out, "\n");
 		if (o->steered && isfinite(o->settled_s))
 			fprintf(out, "# settled:     the top objects' shares settled after %.1f s "
-				"(standard error <= 0.01): the budget was then spent at a quarter, "
+				"(%s): the budget was then spent at a quarter, "
 				"%.0f%% of the time (spent %.2f%% there, estimated); standard error at "
-				"the end ~%.3f (estimated)\n",
-				o->settled_s, 100 * o->settled_share, o->settled_spent_pct, o->answer_se);
+				"the end ~%.3f (estimated)%s\n",
+				o->settled_s,
+				o->settled_by == 2 ? "their 90% intervals apart: the ranking told apart"
+						   : "standard error <= 0.01",
+				100 * o->settled_share, o->settled_spent_pct, o->answer_se,
+				o->answer_apart == 0 ? "; the top intervals overlapped at the end" : "");
 		else if (o->steered && isfinite(o->settled_share) && isfinite(o->answer_se))
 			fprintf(out, "# settled:     no: the top objects' shares had a standard error of "
-				"~%.3f at the end (estimated); the whole budget was spent\n",
-				o->answer_se);
+				"~%.3f at the end (estimated)%s; the whole budget was spent\n",
+				o->answer_se,
+				o->answer_apart == 0 ? " and their 90% intervals overlapped" : "");
 	}
 }
 
@@ -871,6 +876,37 @@ static void print_path_line(const struct os_context *c, FILE *out)
 			e->class_sites == 1 ? "" : "s", c->samples_est);
 }
 
+#define INTERVAL_RANKS 5
+
+/* The object's 90% interval, where it cannot be told from its neighbour
+ * or rests on allocation volume alone. */
+static void print_interval_line(const struct report_view *v, uint32_t rank, FILE *out)
+{
+	const struct os_profile *p = v->p;
+	const struct os_context *c = &p->contexts[v->objects[rank].context];
+	double se = report_share_se(p, c);
+	bool up = rank > 0 && report_rank_overlaps(v, rank - 1), down = report_rank_overlaps(v, rank);
+
+	if (!isfinite(se))
+		return;
+	/* the top of the ranking, which is read as the answer (JSON: every row) */
+	if (rank >= INTERVAL_RANKS)
+		up = down = false;
+	else if (rank + 1 >= INTERVAL_RANKS)
+		down = false;
+	if (up || down) {
+		fprintf(out, "        interval: share %.2f%% ±%.2f (90%%); cannot be told apart from ",
+			100.0 * report_share(p, c), 100.0 * REPORT_Z90 * se);
+		if (up && down)
+			fprintf(out, "ranks %" PRIu32 " and %" PRIu32, rank, rank + 2);
+		else
+			fprintf(out, "rank %" PRIu32, up ? rank : rank + 2);
+		fprintf(out, " (intervals overlap)\n");
+	}
+	if (report_split_by_volume(p, c))
+		fprintf(out, "        uncertain: %s\n", REPORT_VOLUME_NOTE);
+}
+
 static void print_object(const struct report_view *v, uint32_t rank, bool per_thread, FILE *out)
 {
 	const struct os_profile *p = v->p;
@@ -890,9 +926,17 @@ static void print_object(const struct report_view *v, uint32_t rank, bool per_th
 	if (report_has_est(p)) {
 		char est[40];
 
-		snprintf(est, sizeof(est), "(est. %.0f)", c->samples_est);
-		fprintf(out, "%6" PRIu32 "  %6.2f%%  %9" PRIu64 " %-16s  %11s  %10s  ", rank + 1,
-			100.0 * report_share(p, c), c->samples, est, allocs, bytes);
+		double se = report_est_se(p, c);
+		int n = isfinite(se) && se >= 0.5
+				? snprintf(est, sizeof(est), "(est. %.0f ±%.0f)", c->samples_est,
+					   REPORT_Z90 * se)
+				: snprintf(est, sizeof(est), "(est. %.0f)", c->samples_est);
+
+		/* "±" is two bytes in one column: padded by hand */
+		n -= isfinite(se) && se >= 0.5;
+		fprintf(out, "%6" PRIu32 "  %6.2f%%  %9" PRIu64 " %s%*s  %11s  %10s  ", rank + 1,
+			100.0 * report_share(p, c), c->samples, est, n < 16 ? 16 - n : 0, "",
+			allocs, bytes);
 	} else
 		fprintf(out, "%6" PRIu32 "  %6.2f%%  %9" PRIu64 "  %11s  %10s  ", rank + 1,
 			pct(c->samples, p->c.samples_attributed), c->samples, allocs, bytes);
@@ -910,6 +954,7 @@ static void print_object(const struct report_view *v, uint32_t rank, bool per_th
 	fputc('\n', out);
 	if (p->analyses & OS_AN_PATHEST)
 		print_path_line(c, out);
+	print_interval_line(v, rank, out);
 	if (p->analyses & OS_AN_REPLICAS)
 		print_replica_line(c, out);
 	print_lifetime_line(p, ro->context, out);

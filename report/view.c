@@ -1,6 +1,7 @@
 /* view.c - ranking shared by every report format. */
 #include "report/view.h"
 #include "report/maker.h"
+#include <math.h>
 
 #include <errno.h>
 #include <inttypes.h>
@@ -66,6 +67,50 @@ double report_share(const struct os_profile *p, const struct os_context *c)
 		return p->est.samples_attributed > 0 ? c->samples_est / p->est.samples_attributed
 						     : 0.0;
 	return report_ratio(c->samples, p->c.samples_attributed);
+}
+
+bool report_has_var(const struct os_profile *p)
+{
+	return (p->analyses & (OS_AN_ESTIMATES | OS_AN_EST_VAR)) ==
+	       (OS_AN_ESTIMATES | OS_AN_EST_VAR);
+}
+
+double report_est_se(const struct os_profile *p, const struct os_context *c)
+{
+	if (!report_has_var(p) || !(c->samples_var >= 0))
+		return NAN;
+	return sqrt(c->samples_var);
+}
+
+double report_share_se(const struct os_profile *p, const struct os_context *c)
+{
+	double se = report_est_se(p, c);
+
+	return p->est.samples_attributed > 0 ? se / p->est.samples_attributed : NAN;
+}
+
+bool report_rank_overlaps(const struct report_view *v, uint32_t r)
+{
+	const struct os_context *a, *b;
+	double sa, sb;
+
+	if (r + 1 >= v->nobjects || !report_has_var(v->p))
+		return false;
+	a = &v->p->contexts[v->objects[r].context];
+	b = &v->p->contexts[v->objects[r + 1].context];
+	sa = report_est_se(v->p, a);
+	sb = report_est_se(v->p, b);
+	if (!isfinite(sa) || !isfinite(sb) || !(b->samples_est > 0))
+		return false;
+	return a->samples_est - REPORT_Z90 * sa <= b->samples_est + REPORT_Z90 * sb;
+}
+
+bool report_split_by_volume(const struct os_profile *p, const struct os_context *c)
+{
+	const struct os_pathest *e = &c->pe;
+
+	return (p->analyses & OS_AN_PATHEST) && e->kind == OS_PATH_SITE && c->type != OS_NONE &&
+	       e->class_sites > 1 && e->evidence == 0 && e->path_est > (double)c->samples;
 }
 
 void report_why_empty(const struct os_profile *p, char *buf, size_t len)

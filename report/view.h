@@ -81,6 +81,28 @@ double report_share(const struct os_profile *p, const struct os_context *c);
  * whose blocks were sampled at allocation but whose samples are all
  * estimated has the latter only): the views leave it out unless -v. */
 bool report_context_unsampled(const struct os_profile *p, uint32_t ci);
+/* Intervals of the estimates (OS_AN_EST_VAR): a 90% interval is the
+ * estimate +- REPORT_Z90 standard errors (normal approximation). */
+#define REPORT_Z90 1.6448536269514722
+/* The profile states the estimates' variances. */
+bool report_has_var(const struct os_profile *p);
+/* The standard error of an object's samples_est; NaN when not stated. */
+double report_est_se(const struct os_profile *p, const struct os_context *c);
+/* ... of its share (report_share); NaN when not stated. */
+double report_share_se(const struct os_profile *p, const struct os_context *c);
+/* Whether the 90% intervals of the objects at ranks r and r + 1 of v
+ * overlap (the two cannot be told apart); false when not stated. */
+bool report_rank_overlaps(const struct report_view *v, uint32_t r);
+/* The split of the object's class's samples between its sites rests on
+ * allocation volume alone (no sample of access evidence: estimated
+ * paths of a site whose samples are mostly estimated). */
+bool report_split_by_volume(const struct os_profile *p, const struct os_context *c);
+/* What the formats say of such a split. */
+#define REPORT_VOLUME_NOTE                                                                 \
+	"the split between this class's allocation sites rests on allocation volume "      \
+	"alone (no sample on an object of the class seen at allocation): the sites "       \
+	"cannot be told apart; --java-objects exact, or a longer run, would settle it"
+
 /* The note every format shows when the ranking uses the estimates. */
 #define REPORT_EST_NOTE                                                                    \
 	"objects and access paths are ranked by Horvitz-Thompson sample estimates "          \

@@ -353,6 +353,18 @@ static void dp_notes(struct os_runtime *rt, struct os_profile *p)
 			d->rts[i]->ops->notes(d->rts[i], p);
 }
 
+static uint64_t dp_estimate(struct os_runtime *rt, uint64_t now)
+{
+	struct dispatch *d = dp_of(rt);
+	uint64_t focus = 0, k;
+
+	for (size_t i = 0; i < d->n; i++)
+		if (d->rts[i]->ops->estimate && (k = d->rts[i]->ops->estimate(d->rts[i], now)) &&
+		    !focus)
+			focus = k;
+	return focus;
+}
+
 static void dp_destroy(struct os_runtime *rt)
 {
 	struct dispatch *d = dp_of(rt);
@@ -389,6 +401,7 @@ static const struct os_runtime_ops dispatch_ops = {
 	.native_type = dp_native_type,
 	.thread_kind = dp_thread_kind,
 	.notes = dp_notes,
+	.estimate = dp_estimate,
 	.destroy = dp_destroy,
 };
 

@@ -191,6 +191,12 @@ struct os_runtime_ops {
 	 * to the profile, as counters (os_profile_note_group and its figures),
 	 * which the factory's render_note turns into sentences at report time. */
 	void (*notes)(struct os_runtime *rt, struct os_profile *p);
+	/* Estimated allocation paths (os_ctx.path_*, evidence, path_var),
+	 * again from the start: while recording (at time now, os_now_ns), for
+	 * the budget's settled rule (os_attrib_estimate); notes runs it again
+	 * for the profile. Returns the class word whose objects the target
+	 * should expose more (common/shm.h hs_focus_klass), 0: none. */
+	uint64_t (*estimate)(struct os_runtime *rt, uint64_t now);
 	void (*destroy)(struct os_runtime *rt);
 };
 

@@ -24,6 +24,16 @@
 
 #define PAGE_MASK_4K (~(uint64_t)0xfff)
 #define DEBUG_ROOT "/usr/lib/debug"
+/* The largest separate debug file whose CRC is checked (the largest
+ * distributions ship are a few GiB). */
+#define ELFMOD_DEBUG_MAX (16ULL << 30)
+/* What is kept of one module's symbol table (the file is the target's: a
+ * sparse file can claim any size). The largest real ones (a browser with
+ * its .symtab) hold some 10^6 functions and 10^8 bytes of names; a module
+ * over either cap is left without symbols (-EFBIG), not half-named.
+ * At most 128 MiB of entries and 256 MiB of names per module. */
+#define ELFMOD_MAX_SYMS (4u << 20)
+#define ELFMOD_MAX_STRS (256u << 20)
 /* How far past an exported function an address may lie for that function
  * to be offered as its nearest exported symbol (os_elfmod_nearest): static
  * functions sit between the exported ones, a few KiB apart in liblzma and
@@ -139,9 +149,9 @@ static int add_str(struct os_elfmod *m, const char *s, uint32_t *off)
 	size_t len = strlen(s) + 1;
 	char *n;
 
-	if (m->strs_len + len > UINT32_MAX)
-		return -E2BIG;
-	n = os_grow_max(m->strs, &m->strs_cap, m->strs_len + len, 1, 4096, UINT32_MAX);
+	if (m->strs_len + len > ELFMOD_MAX_STRS)
+		return -EFBIG;
+	n = os_grow_max(m->strs, &m->strs_cap, m->strs_len + len, 1, 4096, ELFMOD_MAX_STRS);
 	if (!n)
 		return -ENOMEM;
 	m->strs = n;
@@ -257,9 +267,12 @@ static int add_symbol(void *arg, const char *name, const GElf_Sym *s)
 {
 	struct add_ctx *c = arg;
 	struct os_elfmod *m = c->m;
-	struct sym *ns = os_grow(m->syms, &c->cap, m->nsyms + 1, sizeof(*ns), 256);
+	struct sym *ns;
 	int ret;
 
+	if (m->nsyms + 1 > ELFMOD_MAX_SYMS)
+		return -EFBIG;
+	ns = os_grow_max(m->syms, &c->cap, m->nsyms + 1, sizeof(*ns), 256, ELFMOD_MAX_SYMS);
 	if (!ns)
 		return -ENOMEM;
 	m->syms = ns;
@@ -412,6 +425,8 @@ static int read_sections(struct os_elfmod *m, Elf *elf)
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
 		    (sh.sh_flags & (SHF_ALLOC | SHF_EXECINSTR)) != (SHF_ALLOC | SHF_EXECINSTR))
 			continue;
+		if (m->nsecs >= 1u << 16) /* a real module has a handful */
+			break;
 		if (m->nsecs == cap) {
 			struct sec *n = os_grow(m->secs, &cap, m->nsecs + 1, sizeof(*n), 8);
 
@@ -441,18 +456,19 @@ static int elf_of_fd(int fd, Elf **out)
 }
 
 /* A host file under DEBUG_ROOT, named from hex we formatted or from a
- * checked debuglink: never blocks (O_NONBLOCK), regular files only. Links
- * are followed (Fedora's .build-id entries are links into the tree). */
-static int open_debug_root(const char *path)
+ * checked debuglink: never blocks (O_NONBLOCK), data files only
+ * (os_fd_is_data). Links are followed (Fedora's .build-id entries are links
+ * into the tree; only root writes there). */
+static int open_debug_root(const char *path, struct stat *st)
 {
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), fl;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), fl, rc;
 
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+	rc = os_fd_is_data(fd, st);
+	if (rc < 0) {
 		close(fd);
-		return -EFTYPE_OS;
+		return rc;
 	}
 	fl = fcntl(fd, F_GETFL);
 	if (fl >= 0)
@@ -460,20 +476,36 @@ static int open_debug_root(const char *path)
 	return fd;
 }
 
-/* The GNU debuglink CRC (the zlib CRC-32) of fd's whole content. */
-static int file_crc(int fd, uint32_t *crc)
+/* The GNU debuglink CRC (the zlib CRC-32) of fd's content: its size at
+ * open (st_size), no more (a file that grows while read is not read for
+ * ever), at most ELFMOD_DEBUG_MAX; -EINTR when a stop came meanwhile. */
+static int file_crc(int fd, const struct stat *st, uint32_t *crc)
 {
 	unsigned char buf[65536];
 	uLong c = crc32(0L, Z_NULL, 0);
-	off_t off = 0;
-	ssize_t n;
+	off_t off = 0, size = st->st_size;
+	ssize_t n = 0;
+	int gen = os_fs_stop_gen();
 
-	while ((n = pread(fd, buf, sizeof(buf), off)) > 0) {
+	if (size < 0 || (uint64_t)size > ELFMOD_DEBUG_MAX)
+		return -EFBIG;
+	while (off < size) {
+		size_t want = (uint64_t)(size - off) < sizeof(buf) ? (size_t)(size - off) : sizeof(buf);
+
+		if (os_fs_stop_gen() != gen)
+			return -EINTR;
+		n = pread(fd, buf, want, off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
 		c = crc32(c, buf, (uInt)n);
 		off += n;
 	}
 	if (n < 0)
 		return -errno;
+	if (off != size)
+		return -EIO; /* shrunk while read */
 	*crc = (uint32_t)c;
 	return 0;
 }
@@ -489,9 +521,10 @@ static int open_debuglink(const struct os_elfmod *m, Elf *elf, Elf **out)
 	const char *link, *slash;
 	char path[4096 + 512];
 	GElf_Word crc;
+	struct stat st;
 	uint32_t have;
 	size_t dlen;
-	int i, fd;
+	int i, fd, dirfd = -1;
 
 	link = dwelf_elf_gnu_debuglink(elf, &crc);
 	if (!link || !*link || strchr(link, '/') || !strcmp(link, ".") || !strcmp(link, ".."))
@@ -503,28 +536,42 @@ static int open_debuglink(const struct os_elfmod *m, Elf *elf, Elf **out)
 	for (i = 0; i < 3; i++) {
 		bool own = m->open_path && !strcmp(m->open_path, m->path);
 
-		if (i == 0)
+		if (i == 0) {
 			snprintf(path, sizeof(path), DEBUG_ROOT "%.*s/%s", (int)dlen, m->path,
 				 link);
-		else if (!own)
+			fd = open_debug_root(path, &st);
+		} else if (!own) {
 			break;
-		else if (i == 1)
-			snprintf(path, sizeof(path), "%.*s/.debug/%s", (int)dlen, m->path, link);
-		else
-			snprintf(path, sizeof(path), "%.*s/%s", (int)dlen, m->path, link);
-		if (i == 2 && !strcmp(path, m->path))
-			continue;
-		/* beside the module: where its owner may plant files (no final link) */
-		fd = i == 0 ? open_debug_root(path) : os_open_untrusted(AT_FDCWD, path,
-									 OS_ANY_OWNER, NULL);
+		} else {
+			/* beside the module: where its owner may plant files. Below
+			 * the module's directory, no link followed (a ".debug" link
+			 * to /proc would name /proc/kmsg) */
+			if (dirfd < 0) {
+				snprintf(path, sizeof(path), "%.*s", (int)dlen, m->path);
+				dirfd = open(dlen ? path : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+				if (dirfd < 0)
+					break;
+			}
+			if (i == 1)
+				snprintf(path, sizeof(path), ".debug/%s", link);
+			else if (!strcmp(link, slash + 1))
+				continue; /* the module itself */
+			else
+				snprintf(path, sizeof(path), "%s", link);
+			fd = os_open_data_beneath(dirfd, path, &st);
+		}
 		if (fd < 0)
 			continue;
-		if (file_crc(fd, &have) || have != crc) {
+		if (file_crc(fd, &st, &have) || have != crc) {
 			close(fd);
 			continue;
 		}
+		if (dirfd >= 0)
+			close(dirfd);
 		return elf_of_fd(fd, out);
 	}
+	if (dirfd >= 0)
+		close(dirfd);
 	return -ENOENT;
 }
 
@@ -539,7 +586,7 @@ static int open_debug_file(const struct os_elfmod *m, Elf *elf, Elf **out)
 	if (m->build_id[0]) {
 		snprintf(path, sizeof(path), DEBUG_ROOT "/.build-id/%.2s/%s.debug", m->build_id,
 			 m->build_id + 2);
-		fd = open_debug_root(path);
+		fd = open_debug_root(path, NULL);
 		if (fd >= 0 && !elf_of_fd(fd, out))
 			return 0;
 	}
@@ -602,7 +649,8 @@ void os_elfmod_expect_id(struct os_elfmod *m, uint32_t dev_major, uint32_t dev_m
 
 /* Opens p for reading as the file the target mapped: the target names it
  * (its /proc/PID/maps), so it is hostile input. Never blocks (O_NONBLOCK: a
- * FIFO), regular files only, a last component that is a symlink refused;
+ * FIFO), data files only (os_fd_is_data: no procfs, no FUSE), a last
+ * component that is a symlink refused;
  * "/proc/PID/root/X" resolved inside that root (RESOLVE_IN_ROOT: a link in
  * a container cannot name a host file); "/proc/PID/map_files/A-B" is the
  * mapped file itself. When the maps entry's device and inode are known the
@@ -632,9 +680,10 @@ static int open_checked(const struct os_elfmod *m, const char *p)
 	}
 	if (fd < 0)
 		return fd;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+	fl = os_fd_is_data(fd, &st);
+	if (fl < 0) {
 		close(fd);
-		return -EFTYPE_OS;
+		return fl;
 	}
 	if (m->have_id && !strstr(p, "/map_files/") &&
 	    (st.st_ino != m->id_ino ||

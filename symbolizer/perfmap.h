@@ -29,14 +29,30 @@ int os_perfmap_parse_line(char *line, uint64_t *start, uint64_t *size, char **na
  * counted (os_perfmap_long_lines). */
 #define OS_PERFMAP_MAX_BYTES (512ULL << 20)
 #define OS_PERFMAP_MAX_LINE (64u << 10)
+/* What is kept of one (perfmap.c): at most this many entries (24 bytes
+ * each) and bytes of names, whatever the file's size. A JVM's map after
+ * one entry per start address holds some 10^4-10^5 entries; one whose
+ * distinct entries still fill half of either after compaction is refused
+ * (-EFBIG). Peak memory of a load: about 2 x 48 MiB (entries and qsort's
+ * copy) + 128 MiB (names). */
+#define OS_PERFMAP_MAX_ENTRIES (2u << 20)
+#define OS_PERFMAP_MAX_NAMES (128u << 20)
 
 /* Reads a perf map file; lines that do not parse are skipped. Opened with
- * os_open_untrusted (no symlink, regular files only, never blocks). */
+ * os_open_untrusted (no symlink, data files only, never blocks), parsed by
+ * os_perfmap_load_fd_unprivileged. A load
+ * during which objscope is asked to stop (os_fs_stop) ends with -EINTR. */
 int os_perfmap_load(const char *path, struct os_perfmap **out);
 /* The same from an open file (read from its offset to its end), or from
  * memory (tests, the fuzzer). */
 int os_perfmap_load_fd(int fd, struct os_perfmap **out);
 int os_perfmap_load_mem(const char *buf, size_t len, struct os_perfmap **out);
+/* os_perfmap_load_fd, as root parsed in a child that first gives root up
+ * (uid/gid nobody, no groups, PR_SET_NO_NEW_PRIVS): a parser bug is then
+ * nobody's; the result is checked (caps, names inside the arena, sorted
+ * entries; -EPROTO otherwise). Where root cannot be given up, parsed here.
+ * -EINTR when objscope is asked to stop meanwhile (the child is killed). */
+int os_perfmap_load_fd_unprivileged(int fd, struct os_perfmap **out);
 size_t os_perfmap_count(const struct os_perfmap *pm);
 size_t os_perfmap_long_lines(const struct os_perfmap *pm);
 void os_perfmap_free(struct os_perfmap *pm);

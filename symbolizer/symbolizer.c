@@ -373,7 +373,7 @@ int os_sym_load_perf_map(struct os_symbolizer *s, uint32_t pid, const char *path
 int os_sym_load_perf_map_fd(struct os_symbolizer *s, uint32_t pid, int fd, size_t *long_lines)
 {
 	struct os_perfmap *pm;
-	int ret = os_perfmap_load_fd(fd, &pm);
+	int ret = os_perfmap_load_fd_unprivileged(fd, &pm);
 
 	return ret ? ret : set_perf_map(s, pid, pm, long_lines);
 }

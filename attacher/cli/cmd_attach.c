@@ -743,6 +743,7 @@ int cmd_attach(int argc, char **argv)
 			r->ops->attached(r, (uint32_t)a->pid, &a->plan);
 	}
 	name_threads(&c, a->pid);
+	os_run_arm_duration(&o);
 
 	while (!os_run_stop_signal()) {
 		if (os_run_wait(&c, true, pidfd, OS_RUN_POLL_MS)) {
@@ -759,6 +760,7 @@ int cmd_attach(int argc, char **argv)
 		if (os_run_duration_over(&o, t_armed))
 			break;
 	}
+	os_run_disarm_duration();
 	t_req = os_now_ns();
 	os_collector_stop(&c);
 	if (!gone && disarm_target(a) == -ESRCH) {

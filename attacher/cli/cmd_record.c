@@ -174,6 +174,7 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 
+	os_run_arm_duration(&o);
 	while (!exited) {
 		int ms = pidfd >= 0 ? OS_RUN_POLL_MS : OS_RUN_POLL_SHORT_MS;
 		bool child_ready;
@@ -209,10 +210,12 @@ int cmd_record(int argc, char **argv)
 		if (!exited && !written && !os_run_stop_signal() &&
 		    os_run_duration_over(&o, c.start_ns)) {
 			/* -d: the first SECONDS are the profile; COMMAND runs on */
+			os_run_disarm_duration();
 			write_failed = stop_early(&c, &o, argc - idx, argv + idx, true) < 0;
 			written = true;
 		} else if (os_run_stop_signal() && !written) {
 			/* stop profiling; COMMAND runs on and we still pass its status */
+			os_run_disarm_duration();
 			write_failed = stop_early(&c, &o, argc - idx, argv + idx, false) < 0;
 			written = true;
 			os_run_take_signal();
@@ -228,6 +231,7 @@ int cmd_record(int argc, char **argv)
 		       WTERMSIG(status), strsignal(WTERMSIG(status)),
 		       WCOREDUMP(status) ? ", core dumped" : "", ret);
 	if (!written) {
+		os_run_disarm_duration();
 		os_collector_stop(&c);
 		os_collector_round(&c, true);
 		os_collector_round(&c, true);

@@ -6,9 +6,11 @@
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "attacher/sampling/perf.h"
+#include "common/safefs.h"
 
 #define MAX_RING_FDS 64 /* polled per wait: the others are read in the round anyway */
 
@@ -22,11 +24,51 @@ static void on_stop_signal(int sig)
 	ssize_t r;
 
 	stop_requested = sig;
+	os_fs_stop++; /* a read of a target's file under way gives up */
 	if (fd >= 0) {
 		r = write(fd, &b, 1); /* full pipe: a wakeup is pending anyway */
 		(void)r;
 	}
 	errno = e;
+}
+
+/* -d is over: the loop sees it by the clock; this only ends a read of a
+ * target's file that holds the loop (and wakes its poll). */
+static void on_duration(int sig)
+{
+	int e = errno, fd = stop_pipe[1];
+	char b = 1;
+	ssize_t r;
+
+	(void)sig;
+	os_fs_stop++;
+	if (fd >= 0) {
+		r = write(fd, &b, 1);
+		(void)r;
+	}
+	errno = e;
+}
+
+void os_run_arm_duration(const struct os_opts *o)
+{
+	struct sigaction sa;
+	struct itimerval it;
+
+	if (!(o->duration > 0))
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_duration;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	memset(&it, 0, sizeof(it));
+	it.it_value.tv_sec = (time_t)o->duration;
+	it.it_value.tv_usec = (suseconds_t)((o->duration - (double)(time_t)o->duration) * 1e6);
+	if (!it.it_value.tv_sec && !it.it_value.tv_usec)
+		it.it_value.tv_usec = 1;
+	/* and again each second after, should the first find the loop between
+	 * two reads and the next read block */
+	it.it_interval.tv_sec = 1;
+	setitimer(ITIMER_REAL, &it, NULL);
 }
 
 void os_run_catch_signals(void)
@@ -41,6 +83,9 @@ void os_run_catch_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	/* a peer that closes a socket or pipe (a JVM's attach socket) makes a
+	 * write fail with EPIPE, never ends objscope */
+	signal(SIGPIPE, SIG_IGN);
 }
 
 int os_run_stop_signal(void)
@@ -56,8 +101,17 @@ int os_run_take_signal(void)
 	return sig;
 }
 
+void os_run_disarm_duration(void)
+{
+	struct itimerval off;
+
+	memset(&off, 0, sizeof(off));
+	setitimer(ITIMER_REAL, &off, NULL);
+}
+
 void os_run_release(void)
 {
+	os_run_disarm_duration();
 	for (int i = 1; i >= 0; i--) { /* the handler stays: let it find no fd */
 		int fd = stop_pipe[i];
 

@@ -26,8 +26,16 @@
 #define OS_RUN_POLL_SHORT_MS 5
 
 /* From now on SIGINT, SIGTERM and SIGHUP are stop requests: each sets the
- * pending stop signal and wakes os_run_wait. */
+ * pending stop signal, wakes os_run_wait and ends a read of a target's
+ * file under way (os_fs_stop, common/safefs.h); SIGPIPE is ignored. */
 void os_run_catch_signals(void);
+/* -d: when o->duration seconds have passed (and each second after, until
+ * os_run_disarm_duration) a read of a target's file under way is ended the
+ * same way, so that a read that blocks cannot hold the run past -d.
+ * Nothing without -d. Disarmed once the loop ended (the reads that
+ * symbolize the profile then run to their end). */
+void os_run_arm_duration(const struct os_opts *o);
+void os_run_disarm_duration(void);
 /* The pending stop signal (0: none). */
 int os_run_stop_signal(void);
 /* Takes the pending stop signal (returns it, 0 when none). */

@@ -256,6 +256,8 @@ void os_attrib_time_normalize(struct os_attrib *a)
 		a->ctx[i].tsamples *= f;
 		a->ctx[i].est_samples *= f;
 		a->ctx[i].tw_sq *= f * f;
+		a->ctx[i].est_sq *= f * f;
+		a->ctx[i].path_var *= f * f;
 	}
 	for (uint32_t i = 0; i < a->nacc; i++) {
 		a->acc[i].tsamples *= f;
@@ -272,21 +274,61 @@ void os_attrib_time_normalize(struct os_attrib *a)
 	a->weighted = true;
 }
 
-double os_attrib_top_se(const struct os_attrib *a, unsigned k, double *top)
+double os_evidence_n(double n, double sum, double sum_sq)
 {
-	double best[16] = { 0 }, se = 0, w = a->tw_attributed, q = a->tw_sq_attributed;
-	uint32_t at[16];
+	double k;
+
+	if (!(n > 0) || !(sum > 0) || !(sum_sq > 0))
+		return n > 0 ? n : 0;
+	k = sum * sum / sum_sq;
+	return k < n ? k : n;
+}
+
+double os_share_var(double D, double Q, double q, double alpha)
+{
+	double vq;
+
+	if (!(D > 0) || !(q > 0))
+		return 0;
+	if (q > 1)
+		q = 1;
+	vq = q * (1 - q) / ((alpha > 0 ? alpha : 0) + 1);
+	return q * q * (Q > 0 ? Q : D) + (D * D + (Q > 0 ? Q : D)) * vq;
+}
+
+/* A context's figure: Horvitz-Thompson, or with estimated paths its
+ * samples plus (or less) its estimated part (the profile's samples_est). */
+static double ctx_figure(const struct os_ctx *x)
+{
+	double d = x->path_kind == OS_PATH_NONE ? x->est_samples : x->tsamples + x->path_est;
+
+	return d > 0 ? d : 0;
+}
+
+double os_attrib_top_settle(const struct os_attrib *a, unsigned k, unsigned apart_k,
+			    double *top, bool *apart)
+{
+	double best[17] = { 0 }, se = 0, w = 0, q = 0;
+	uint32_t at[17];
 	unsigned n = 0;
 
 	if (top)
 		*top = NAN;
-	if (!(w > 0) || !(q > 0))
-		return NAN;
+	if (apart)
+		*apart = false;
 	if (k > 16)
 		k = 16;
-	/* the k largest est_samples, by insertion (k is small) */
+	if (apart_k + 1 > k)
+		k = apart_k + 1 > 16 ? 16 : apart_k + 1;
 	for (uint32_t i = 0; i < a->nctx; i++) {
-		double v = a->ctx[i].est_samples;
+		w += ctx_figure(&a->ctx[i]);
+		q += os_ctx_var(&a->ctx[i]);
+	}
+	if (!(w > 0) || !(q > 0))
+		return NAN;
+	/* the k largest figures, by insertion (k is small) */
+	for (uint32_t i = 0; i < a->nctx; i++) {
+		double v = ctx_figure(&a->ctx[i]);
 		unsigned j;
 
 		if (!(v > 0) || (n == k && v <= best[k - 1]))
@@ -302,13 +344,33 @@ double os_attrib_top_se(const struct os_attrib *a, unsigned k, double *top)
 	for (unsigned j = 0; j < n; j++) {
 		double p = best[j] / w, var;
 
-		var = (a->ctx[at[j]].tw_sq * (1 - 2 * p) + p * p * q) / (w * w);
+		var = (os_ctx_var(&a->ctx[at[j]]) * (1 - 2 * p) + p * p * q) / (w * w);
 		if (var > se * se)
 			se = sqrt(var);
+	}
+	if (apart && n >= 2) {
+		*apart = true;
+		for (unsigned j = 0; j < apart_k && j + 1 < n; j++)
+			if (best[j] - OS_Z90 * sqrt(os_ctx_var(&a->ctx[at[j]])) <=
+			    best[j + 1] + OS_Z90 * sqrt(os_ctx_var(&a->ctx[at[j + 1]])))
+				*apart = false;
 	}
 	if (top)
 		*top = n ? best[0] / w : NAN;
 	return se;
+}
+
+double os_attrib_top_se(const struct os_attrib *a, unsigned k, double *top)
+{
+	return os_attrib_top_settle(a, k, 0, top, NULL);
+}
+
+uint64_t os_attrib_estimate(struct os_attrib *a, uint64_t now)
+{
+	uint64_t focus = a->rt && a->rt->ops->estimate ? a->rt->ops->estimate(a->rt, now) : 0;
+
+	os_small_estimate(a);
+	return focus;
 }
 
 void os_attrib_sample(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64_t sp,
@@ -388,6 +450,7 @@ static uint32_t sample(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64
 	a->ctx[ci].tsamples += tw;
 	a->ctx[ci].est_samples += w;
 	a->ctx[ci].tw_sq += tw * tw;
+	a->ctx[ci].est_sq += w * w;
 	a->tw_sq_attributed += tw * tw;
 	if (access_node == OS_CCT_NONE)
 		return (uint32_t)ci;

@@ -101,6 +101,10 @@ struct os_ctx {
 	 * weight 1): allocations and bytes (runtime adapters with weighted
 	 * objects keep allocations/bytes = these rounded), samples. */
 	double est_allocations, est_bytes, est_samples;
+	/* The sum over the samples of (object weight x time weight)^2: the
+	 * variance of est_samples, each sample a mark of a Poisson stream
+	 * (the objects' sampling and the budget's time weights together). */
+	double est_sq;
 	/* Estimated allocation paths (issue 18, docs/JAVA.md "Samples on
 	 * objects not seen at allocation"): a runtime adapter that knows the
 	 * class of objects it did not see allocated gives their samples, held
@@ -111,6 +115,11 @@ struct os_ctx {
 	 * class_sites: the evidence of its class (sampled allocations, sites). */
 	uint32_t path_kind;
 	double path_est;
+	/* The variance of tsamples + path_est (path_kind != OS_PATH_NONE),
+	 * set by the estimator (os_ctx_var). evidence: the samples of access
+	 * evidence the split of its class rests on (os_evidence_n; 0: the
+	 * allocation volume alone). */
+	double path_var, evidence;
 	uint64_t seen, class_seen;
 	uint32_t class_sites;
 	/* Native blocks below --min-size sampled by bytes (docs/NATIVE.md):
@@ -211,16 +220,53 @@ static inline double os_attrib_tw(const struct os_attrib *a)
 void os_attrib_time_normalize(struct os_attrib *a);
 
 /* How settled the answer is: the largest standard error of a share among
- * the k contexts with the most time-weighted samples, each share the
- * context's tsamples over tw_attributed, a ratio of sums of weights
- * (linearised: var = (Q_i (1 - 2 p_i) + p_i^2 Q) / W^2, Q the sums of
- * squared weights), so stretches sampled less (time weights above 1)
- * count as the fewer samples they are. The samples' own variance: the
- * objects' weights (Horvitz-Thompson, hybrid Java objects) and the
- * estimated paths' split of a class's samples add theirs, not counted
- * here. *top: the largest share (may be NULL). NaN before any sample was
- * attributed. */
+ * the k contexts with the largest figures (os_ctx_var's figure: the
+ * estimates, with estimated paths where the estimators ran), each share
+ * the context's figure over their sum, a ratio of sums (linearised: var =
+ * (V_i (1 - 2 p_i) + p_i^2 V) / W^2, V the variances, os_ctx_var): so
+ * stretches sampled less (time weights above 1), objects seen with a
+ * small chance (Horvitz-Thompson weights) and splits of a class's samples
+ * that little evidence supports count as the fewer samples they are.
+ * With samples of weight 1 it is p (1 - p) / n. *top: the largest share
+ * (may be NULL). *apart (may be NULL): the 90% intervals of the first
+ * apart_k + 1 figures do not overlap, each with the next (the ranking of
+ * the top apart_k is told apart). NaN before any sample was attributed. */
+double os_attrib_top_settle(const struct os_attrib *a, unsigned k, unsigned apart_k,
+			    double *top, bool *apart);
+/* The same without the ranking's check. */
 double os_attrib_top_se(const struct os_attrib *a, unsigned k, double *top);
+
+/* The variance of a context's figure (os_ctx_var: est_samples, or
+ * tsamples + path_est with estimated paths): est_sq, or the estimator's
+ * path_var. On the scale of the sums (os_attrib_time_normalize). */
+static inline double os_ctx_var(const struct os_ctx *x)
+{
+	return x->path_kind == OS_PATH_NONE ? x->est_sq : x->path_var;
+}
+
+/* The samples the evidence of a split is worth (Kish's effective sample
+ * size, sum^2 / sum of squares, at most n): one sample of a heavy weight
+ * among light ones counts as about one, not as its weight. */
+double os_evidence_n(double n, double sum, double sum_sq);
+
+/* The variance of the share q D of D held samples (sum of the squares of
+ * their time weights Q) given to a site, q the mean of a Dirichlet of
+ * weight alpha (the evidence's samples plus the prior), about the rate
+ * the run samples: D a Poisson count (q^2 Q), and q itself uncertain
+ * ((D^2 + Q) var q, var q = q (1 - q) / (alpha + 1)). With no evidence
+ * (alpha the prior alone) the share is nearly as wide as [0, 1]: the
+ * split is the allocation volume's guess. */
+double os_share_var(double D, double Q, double q, double alpha);
+
+/* A 90% interval: +- OS_Z90 standard errors (normal approximation). */
+#define OS_Z90 1.6448536269514722
+
+/* Runs the estimators of allocation paths (the runtimes' estimate op, then
+ * os_small_estimate) at time now (os_now_ns): while recording, so that the
+ * settled rule sees the figures and variances the profile will have.
+ * Returns the class word a runtime asks to focus on (common/shm.h
+ * hs_focus_klass), 0: none. */
+uint64_t os_attrib_estimate(struct os_attrib *a, uint64_t now);
 
 /* The path word of the holder context of native heap samples outside any
  * tracked block (blocks below --min-size not sampled): user addresses

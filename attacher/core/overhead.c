@@ -152,6 +152,9 @@ void os_overhead_open(struct os_collector *c, pid_t pid, const struct perf_event
 		    !(settle && !strcmp(settle, "0"));
 	o->answer_se = NAN;
 	o->settled_at = 0;
+	o->settled_by = OS_UNSETTLED;
+	o->estimated_at = 0;
+	o->answer_apart = false;
 	o->settled_ivals = 0;
 	o->settled_spent_ns = o->settled_cpu_ns = 0;
 	o->sample_ns = o->drop_ns = NAN;
@@ -190,24 +193,44 @@ void os_overhead_open(struct os_collector *c, pid_t pid, const struct perf_event
 		os_budget_set_drop_ns(&o->b, o->drop_ns);
 }
 
-bool os_overhead_answer_settled(double se, uint64_t attributed, bool was_settled)
+enum os_settled os_overhead_answer_settled(double se, uint64_t attributed, bool was_settled,
+					   bool apart)
 {
 	if (isnan(se) || attributed < OS_OVH_SETTLE_MIN)
-		return false;
-	return se <= (was_settled ? OS_OVH_UNSETTLE_SE : OS_OVH_SETTLE_SE);
+		return OS_UNSETTLED;
+	if (se <= (was_settled ? OS_OVH_UNSETTLE_SE : OS_OVH_SETTLE_SE))
+		return OS_SETTLED_NARROW;
+	return apart && se <= OS_OVH_APART_SE ? OS_SETTLED_APART : OS_UNSETTLED;
 }
 
 /* The share of the budget the answers still need (OS_OVH_SETTLE_*). */
 static double answer_need(struct os_collector *c, uint64_t now)
 {
 	struct os_overhead_state *o = &c->ovh;
+	enum os_settled how;
 
-	o->answer_se = os_attrib_top_se(&c->attrib, OS_OVH_SETTLE_K, NULL);
-	if (!o->settle ||
-	    !os_overhead_answer_settled(o->answer_se, c->attrib.c.samples_attributed, o->b.need < 1))
+	if (o->settle && now >= o->estimated_at + OS_OVH_ESTIMATE_NS) {
+		/* the figures and variances of the profile; and where the top
+		 * answer lacks evidence, the class to expose more (a focus) */
+		uint64_t focus = os_attrib_estimate(&c->attrib, now);
+
+		if (c->shm.hdr)
+			atomic_store_explicit(&c->shm.hdr->hs_focus_klass, focus,
+					      memory_order_relaxed);
+		o->estimated_at = now;
+	}
+	o->answer_se = os_attrib_top_settle(&c->attrib, OS_OVH_SETTLE_K, OS_OVH_APART_K, NULL,
+					    &o->answer_apart);
+	if (!o->settle)
 		return 1;
-	if (!o->settled_at)
+	how = os_overhead_answer_settled(o->answer_se, c->attrib.c.samples_attributed,
+					 o->b.need < 1, o->answer_apart);
+	if (how == OS_UNSETTLED)
+		return 1;
+	if (!o->settled_at) {
 		o->settled_at = now;
+		o->settled_by = how;
+	}
 	o->settled_ivals++;
 	return OS_OVH_SETTLED_NEED;
 }
@@ -344,7 +367,17 @@ void os_overhead_profile(struct os_collector *c, struct os_profile *p)
 	f->settled_s = o->settle && o->settled_at ? (double)(o->settled_at - o->b.start) / 1e9 : NAN;
 	f->settled_share = o->settle && o->b.intervals
 				   ? (double)o->settled_ivals / (double)o->b.intervals : NAN;
-	f->answer_se = os_attrib_top_se(&c->attrib, OS_OVH_SETTLE_K, NULL);
+	{
+		bool apart;
+
+		f->answer_se = os_attrib_top_settle(&c->attrib, OS_OVH_SETTLE_K, OS_OVH_APART_K,
+						    NULL, &apart);
+		f->answer_apart = isnan(f->answer_se) ? NAN : apart;
+		/* the profile is built: a focus ends (the target runs on as it was) */
+		if (c->shm.hdr)
+			atomic_store_explicit(&c->shm.hdr->hs_focus_klass, 0, memory_order_relaxed);
+	}
+	f->settled_by = o->settle && o->settled_at ? (double)o->settled_by : NAN;
 	f->settled_spent_pct = o->settle && o->settled_cpu_ns > 0
 				       ? 100.0 * o->settled_spent_ns / o->settled_cpu_ns : NAN;
 	f->calibrated = o->calibrated;

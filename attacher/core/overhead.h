@@ -52,14 +52,30 @@
  * 24"). */
 #define OS_OVH_UNSETTLE_SE 0.0125
 
+/* An answer whose ranking is told apart also settles: the 90% intervals
+ * of the OS_OVH_APART_K largest figures (and the next) do not overlap
+ * (os_attrib_top_settle), with the top shares' errors at most
+ * OS_OVH_APART_SE (two of them inside the 0.05 agreement above). */
+#define OS_OVH_APART_K 3
+#define OS_OVH_APART_SE 0.02
+/* The estimators of allocation paths run while recording at most this
+ * often (os_attrib_estimate), for the intervals the rule reads. */
+#define OS_OVH_ESTIMATE_NS 1000000000ULL
+
 struct os_collector;
 struct os_profile;
 
+/* How an answer is settled at a decision (os_overhead_answer_settled). */
+enum os_settled { OS_UNSETTLED = 0, OS_SETTLED_NARROW = 1, OS_SETTLED_APART = 2 };
+
 /* Whether the answer is settled at a decision: se, the largest standard
- * error of a top share (os_attrib_top_se, NaN: none), is at most
+ * error of a top share (os_attrib_top_settle, NaN: none), is at most
  * OS_OVH_SETTLE_SE, or OS_OVH_UNSETTLE_SE when the last decision was
- * settled, from OS_OVH_SETTLE_MIN attributed samples on. */
-bool os_overhead_answer_settled(double se, uint64_t attributed, bool was_settled);
+ * settled (narrow); or the top objects' intervals are apart (apart) and
+ * se is at most OS_OVH_APART_SE; from OS_OVH_SETTLE_MIN attributed samples
+ * on. */
+enum os_settled os_overhead_answer_settled(double se, uint64_t attributed, bool was_settled,
+					   bool apart);
 
 struct os_ovh_proc {
 	uint32_t pid;
@@ -86,7 +102,10 @@ struct os_overhead_state {
 	uint64_t ticks1, mono1;   /* ... and at the stop: the ticks' rate */
 	uint64_t dropped;         /* samples dropped in the kernel, at the last readings */
 	bool settle;              /* settled answers lower the spending (OS_OVH_SETTLE_*) */
-	double answer_se;         /* os_attrib_top_se at the last decision (NaN: none) */
+	double answer_se;         /* os_attrib_top_settle at the last decision (NaN: none) */
+	bool answer_apart;        /* ... and whether the top intervals were apart */
+	int settled_by;           /* enum os_settled of the first settled decision */
+	uint64_t estimated_at;    /* CLOCK_MONOTONIC of the last os_attrib_estimate */
 	uint64_t settled_at;      /* CLOCK_MONOTONIC when the answer first settled, 0: never */
 	uint64_t settled_ivals;   /* decisions taken with the answer settled */
 	double settled_spent_ns;  /* the budget's measure spent in the intervals run

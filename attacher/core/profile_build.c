@@ -310,6 +310,8 @@ static void add_pe(struct os_pathest *d, const struct os_ctx *x)
 	if (x->path_kind > d->kind)
 		d->kind = x->path_kind;
 	d->path_est += x->path_est;
+	if (x->evidence > d->evidence) /* a class's, the same for its sites */
+		d->evidence = x->evidence;
 	d->seen += x->seen;
 	if (x->class_seen > d->class_seen)
 		d->class_seen = x->class_seen;
@@ -458,7 +460,7 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 	 * op may have shared class-only samples out to sites (os_ctx.path_kind:
 	 * estimated allocation paths, OS_SEC_PATHEST) */
 	if (c->attrib.weighted) {
-		b.p->analyses |= OS_AN_ESTIMATES;
+		b.p->analyses |= OS_AN_ESTIMATES | OS_AN_EST_VAR;
 		b.p->est.samples_attributed =
 			c->attrib.est_attributed > 0 ? c->attrib.est_attributed : 0;
 		b.p->est.samples_java_attributed =
@@ -485,6 +487,7 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 			d->bytes += ctx_bytes(x);
 			d->samples += x->samples;
 			d->samples_est += ctx_est(x);
+			d->samples_var += os_ctx_var(x);
 			add_pe(&d->pe, x);
 			for (int m = 0; m < OS_M_COUNT; m++)
 				d->metrics[m] += x->metrics[m];
@@ -495,6 +498,7 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 		pc.bytes = ctx_bytes(x);
 		pc.samples = x->samples;
 		pc.samples_est = ctx_est(x);
+		pc.samples_var = os_ctx_var(x);
 		add_pe(&pc.pe, x);
 		if (x->path_kind != OS_PATH_NONE)
 			b.p->analyses |= OS_AN_PATHEST;

@@ -30,7 +30,12 @@
  *
  * A site's figure is its exact samples plus its estimated share
  * (os_ctx.path_est, OS_PATH_SITE); the holder keeps what could not be
- * given (no sampled small block in its address space: OS_PATH_CLASS). */
+ * given (no sampled small block in its address space: OS_PATH_CLASS).
+ *
+ * Variances (os_ctx.path_var), as the Java estimator's: the exact samples'
+ * time weights; the votes a site got, a thinned stream of the held
+ * samples (the neighbour rule taken as right); the rest's share
+ * (os_share_var, m counted as the samples its weights are worth). */
 #include "attacher/core/attrib.h"
 #include "common/grow.h"
 
@@ -170,7 +175,7 @@ static void share(struct os_attrib *a, uint32_t hd, const uint32_t *S, uint32_t 
 		  double *h)
 {
 	double sh = 0, sb = 0, m = 0, r, U = a->ctx[hd].tsamples, with_path = 0;
-	double V = 0, VN, rest;
+	double V = 0, VN, rest, ev = 0, ev_sq = 0, Qh = a->ctx[hd].tw_sq, Q1, alpha;
 	uint32_t asid = a->ctx[hd].asid;
 	uint64_t seen = 0;
 	double *dist = h + n;
@@ -181,18 +186,25 @@ static void share(struct os_attrib *a, uint32_t hd, const uint32_t *S, uint32_t 
 		sh += pos(x->est_samples - x->tsamples);
 		sb += pos(x->est_bytes - (double)x->bytes);
 		m += (double)x->samples;
+		ev += x->est_samples;
+		ev_sq += x->est_sq;
 		seen += x->small_seen;
 	}
+	m = os_evidence_n(m, ev, ev_sq);
 	for (uint32_t k = 0; k < n; k++) {
 		struct os_ctx *x = &a->ctx[S[k]];
 
 		x->path_kind = OS_PATH_SITE;
 		x->class_seen = seen;
 		x->class_sites = n;
+		x->path_var = x->tw_sq;
+		x->evidence = sh > 0 ? m : 0;
 	}
 	a->ctx[hd].path_kind = OS_PATH_CLASS;
 	a->ctx[hd].class_seen = seen;
 	a->ctx[hd].class_sites = n;
+	a->ctx[hd].path_var = Qh;
+	a->ctx[hd].evidence = sh > 0 ? m : 0;
 	if (U <= 0)
 		return;
 	if (!n || (sh <= 0 && sb <= 0)) {
@@ -200,6 +212,7 @@ static void share(struct os_attrib *a, uint32_t hd, const uint32_t *S, uint32_t 
 		return;
 	}
 	r = sh > 0 ? m / (m + SP_PRIOR) : 0;
+	alpha = (sh > 0 ? m : 0) + SP_PRIOR;
 	for (uint32_t k = 0; k < n; k++) {
 		const struct os_ctx *x = &a->ctx[S[k]];
 		double hk = pos(x->est_samples - x->tsamples);
@@ -248,9 +261,18 @@ static void share(struct os_attrib *a, uint32_t hd, const uint32_t *S, uint32_t 
 		a->acc[ai].path_est = -s;
 	}
 	rest = pos(U - with_path - VN);
-	for (uint32_t k = 0; k < n; k++)
+	Q1 = Qh / U; /* a held sample's mean squared time weight */
+	for (uint32_t k = 0; k < n; k++) {
+		double vk = votes(a, asid, S[k], OS_NONE), mixed = dist[k] - vk + rest * q[k];
+
 		a->ctx[S[k]].path_est += dist[k] + rest * q[k];
+		a->ctx[S[k]].path_var += Q1 * vk;
+		if (U - V > 0)
+			a->ctx[S[k]].path_var +=
+				os_share_var(U - V, Q1 * (U - V), mixed / (U - V), alpha);
+	}
 	a->ctx[hd].path_est = -U;
+	a->ctx[hd].path_var = 0;
 	a->small_given += U;
 }
 
@@ -267,6 +289,8 @@ void os_small_estimate(struct os_attrib *a)
 		if (a->ctx[i].small_seen || is_holder(a, &a->ctx[i])) {
 			a->ctx[i].path_kind = OS_PATH_NONE;
 			a->ctx[i].path_est = 0;
+			a->ctx[i].path_var = 0;
+			a->ctx[i].evidence = 0;
 			any = true;
 		}
 	if (!any)
@@ -292,8 +316,10 @@ void os_small_estimate(struct os_attrib *a)
 	}
 	/* sites of address spaces where nothing was held: exact samples */
 	for (uint32_t i = 0; i < a->nctx; i++)
-		if (a->ctx[i].small_seen && a->ctx[i].path_kind == OS_PATH_NONE)
+		if (a->ctx[i].small_seen && a->ctx[i].path_kind == OS_PATH_NONE) {
 			a->ctx[i].path_kind = OS_PATH_SITE;
+			a->ctx[i].path_var = a->ctx[i].tw_sq;
+		}
 	/* each sample counts once: the estimates are the figures' sum */
 	for (uint32_t i = 0; i < a->nctx; i++)
 		est += a->ctx[i].path_kind == OS_PATH_NONE ? a->ctx[i].est_samples

@@ -38,8 +38,28 @@
     if (!p) return 'exact';
     if (p.kind === 'site')
       return p.samples_exact + ' exact + est. ' + Math.round(p.samples_path_estimated) +
-        ' (class: ' + p.class_objects_seen + ' seen at ' + p.class_sites + ' sites)';
+        ' (class: ' + p.class_objects_seen + ' seen at ' + p.class_sites + ' sites)' +
+        (p.split_by_volume ? '; split by allocation volume alone: cannot be told apart' : '');
     return 'class only, path not known (' + Math.round(-p.samples_path_estimated) + ' shared out)';
+  }
+  /* The estimate with its 90% interval (the estimator's own variance):
+   * "385 ±230"; the row's title says when its neighbour's interval
+   * overlaps, or when its class's split rests on allocation volume alone. */
+  function estCol() {
+    var c = numCol('est. samples', function (o) { return o.samples_estimated; }, null, '112px');
+    c.cell = function (o) {
+      var iv = o.interval, t = num(Math.round(o.samples_estimated)), td;
+      if (iv) t += ' \u00b1' + num(Math.round(iv.samples_estimated_high - o.samples_estimated));
+      td = el('td', 'num', t);
+      if (iv && iv.overlaps_next) td.title = 'its 90% interval overlaps the next object\'s: the two cannot be told apart';
+      if (o.path && o.path.split_by_volume) {
+        td.title = 'the split between this class\'s allocation sites rests on allocation volume alone: ' +
+          'the sites cannot be told apart; --java-objects exact, or a longer run, would settle it';
+        td.classList.add('uncertain');
+      }
+      return td;
+    };
+    return c;
   }
   var estAttributed = hasEst ? M.samples_attributed_estimated : attributed;
   function rankSamples(o) { return hasEst ? o.samples_estimated : o.samples; }
@@ -706,8 +726,7 @@
       textCol('allocated at', function (o) { return makerFrame(o); }, 'frame', null, true),
       shareCol('share', rankSamples, estAttributed),
       numCol('samples', function (o) { return o.samples; }),
-      hasEst ? numCol('est. samples', function (o) { return o.samples_estimated; },
-        function (v) { return num(Math.round(v)); }, '112px') : null,
+      hasEst ? estCol() : null,
       hasPaths ? textCol('path', pathText, null, '14%') : null,
       numCol('allocations', function (o) { return o.allocations; }),
       numCol('bytes', function (o) { return o.bytes; }, bytes),

@@ -211,6 +211,12 @@ static uint32_t hs_heap_miss_op(struct os_runtime *rt, struct os_aspace *as, uin
 	return hs_heap_miss(hs_of(rt), as, addr);
 }
 
+static uint64_t hs_estimate_op(struct os_runtime *rt, uint64_t now)
+{
+	hs_paths_estimate(hs_of(rt));
+	return hs_focus_pick(hs_of(rt), now);
+}
+
 static const struct os_runtime_ops hotspot_ops = {
 	.name = "hotspot",
 	.claim = hs_claim,
@@ -231,6 +237,7 @@ static const struct os_runtime_ops hotspot_ops = {
 	.attached = os_hs_attached,
 	.detached = os_hs_detached,
 	.notes = hs_notes,
+	.estimate = hs_estimate_op,
 	.destroy = hs_destroy,
 };
 

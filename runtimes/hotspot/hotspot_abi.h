@@ -90,6 +90,14 @@ enum {
  * events in 25 CPU-seconds). */
 #define OS_HS_SMALL_THIN 2u
 #define OS_HS_THIN_BIT (1ULL << 63)
+/* Focus (docs/JAVA.md "Focus: evidence where it is missing"): while the
+ * collector names a class in os_shm_hdr.hs_focus_klass, hybrid TLABs are
+ * drawn around OS_HS_FOCUS_TLAB bytes (where that is below T) and objects
+ * of that class are not thinned, so that more of them are seen at
+ * allocation. An object seen at the refill that ends a TLAB drawn so has
+ * OS_HS_FOCUS_BIT in its JALLOC aux: its weight uses OS_HS_FOCUS_TLAB. */
+#define OS_HS_FOCUS_TLAB 4096u
+#define OS_HS_FOCUS_BIT (1ULL << 62)
 enum { OS_HS_FWD_MOVED = 0, OS_HS_FWD_FULL = 1, OS_HS_FWD_UNREAD = 2, OS_HS_FWD_WORDS = 3 };
 
 /* G1: the generations of the heap's regions as the collection left them,

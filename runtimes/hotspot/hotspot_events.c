@@ -68,6 +68,11 @@ static bool prepare_alloc(struct hotspot *h, struct hs_jvm *j, const struct os_e
 	uint64_t klass = ev->aux2 & OS_HS_WORD_MASK;
 	bool named;
 
+	if (ev->aux & ~(OS_HS_FOCUS_BIT | OS_HS_THIN_BIT)) /* seen at a TLAB refill */
+		h->focus.seen_all++;
+	if (ev->aux & OS_HS_FOCUS_BIT)
+		h->focus.seen++;
+
 	if (!ev->size)
 		return false;
 	if (j->vm_ok && j->vm.lay.compressed_klass < 0)

@@ -254,8 +254,25 @@ struct hs_ml {
 	uint32_t file;             /* string index + 1, 0: none */
 };
 
+/* Focus (hotspot_paths.c hs_focus_pick): the class whose objects hybrid
+ * TLABs expose more while its sites cannot be told apart. */
+struct hs_focus {
+	uint64_t klass;            /* Klass* focused now, 0: none */
+	uint32_t asid;             /* its JVM's */
+	uint64_t since;            /* os_now_ns of this focus's start */
+	uint64_t first, ns;        /* the first focus's start; focused time in all */
+	uint64_t first_klass;      /* the first focus's class, asid */
+	uint32_t first_asid, times;
+	double ev0, ev;            /* its evidence (samples) when it began, at the last look */
+	uint64_t start;            /* os_now_ns of the first estimate (the run's start) */
+	uint64_t seen, seen_all;   /* JALLOC events from TLABs drawn in focus; from any TLAB */
+};
+
 struct hotspot {
 	struct os_runtime rt;
+	struct hs_focus focus;
+	uint64_t focus_cand;       /* hs_paths_estimate's candidate for a focus (Klass*) */
+	uint32_t focus_cand_asid;
 	struct os_attrib *a;
 	struct os_symbolizer *sym;
 	struct os_hs_mem mem;
@@ -359,6 +376,13 @@ void hs_pre_prune(struct hs_jvm *j, uint32_t total);
  * sites of their classes (os_ctx.path_kind); called before the profile is
  * built, may be called again. */
 void hs_paths_estimate(struct hotspot *h);
+/* After hs_paths_estimate, while recording: the class to focus on (a
+ * Klass*, 0: none), with its bookkeeping at time now (h->focus). */
+uint64_t hs_focus_pick(struct hotspot *h, uint64_t now);
+/* The note saying what the focus did (none when there was none). */
+void hs_focus_note(struct hotspot *h, struct os_profile *p);
+/* The Java name of a class already named (hs_name_klass), or NULL. */
+const char *hs_klass_name(struct hotspot *h, struct hs_jvm *j, uint64_t klass);
 
 /* hotspot_frames.c */
 bool hs_nm_rd(void *arg, uint64_t addr, void *buf, size_t len);

@@ -165,29 +165,33 @@ uint64_t os_hs_weight(uint32_t mode, uint64_t tlab, uint64_t refill_bytes, uint6
 	}
 }
 
-static uint64_t hs_weight_unthinned(const struct os_jvm_info *info, uint64_t refill_bytes,
-				    uint64_t size);
+static uint64_t hs_weight_unthinned(const struct os_jvm_info *info, uint64_t tlab,
+				    uint64_t refill_bytes, uint64_t size);
 
 uint64_t os_hs_weight_jvm(const struct os_jvm_info *info, uint64_t refill_bytes, uint64_t size)
 {
-	uint64_t w;
+	/* a TLAB drawn around OS_HS_FOCUS_TLAB ended here (a focus) */
+	uint64_t w, t = refill_bytes & OS_HS_FOCUS_BIT && info->tlab_bytes > OS_HS_FOCUS_TLAB
+				? OS_HS_FOCUS_TLAB
+				: info->tlab_bytes;
 
+	refill_bytes &= ~OS_HS_FOCUS_BIT;
 	if (!(refill_bytes & OS_HS_THIN_BIT))
-		return hs_weight_unthinned(info, refill_bytes, size);
+		return hs_weight_unthinned(info, t, refill_bytes, size);
 	/* kept with probability 1 / OS_HS_SMALL_THIN besides (hotspot_abi.h) */
-	w = hs_weight_unthinned(info, refill_bytes & ~OS_HS_THIN_BIT, size);
+	w = hs_weight_unthinned(info, t, refill_bytes & ~OS_HS_THIN_BIT, size);
 	return w > OS_W_MAX / OS_HS_SMALL_THIN ? OS_W_MAX : w * OS_HS_SMALL_THIN;
 }
 
-static uint64_t hs_weight_unthinned(const struct os_jvm_info *info, uint64_t refill_bytes,
-				    uint64_t size)
+static uint64_t hs_weight_unthinned(const struct os_jvm_info *info, uint64_t tlab,
+				    uint64_t refill_bytes, uint64_t size)
 {
-	double t = (double)info->tlab_bytes, s = (double)size, p, q;
+	double t = (double)tlab, s = (double)size, p, q;
 
 	/* outside any TLAB (refill_bytes 0): os_hs_weight's 1, below */
 	if (info->mode != OS_JVM_MODE_HYBRID || !(info->flags & OS_JVM_F_TLAB_DITHER) || !size ||
-	    !info->tlab_bytes || !refill_bytes)
-		return os_hs_weight(info->mode, info->tlab_bytes, refill_bytes, size);
+	    !tlab || !refill_bytes)
+		return os_hs_weight(info->mode, tlab, refill_bytes, size);
 	/* An object allocated outside any TLAB (refill_bytes 0) is seen for
 	 * sure: hybrid mode sets TLABRefillWasteFraction=1, so a TLAB's rest
 	 * is never kept for a later object; an object goes outside only when

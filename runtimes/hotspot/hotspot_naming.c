@@ -49,6 +49,16 @@ bool hs_name_known(struct hs_jvm *j, uint64_t word)
 	return os_hmap_get(&j->names, word, &idx);
 }
 
+const char *hs_klass_name(struct hotspot *h, struct hs_jvm *j, uint64_t klass)
+{
+	uint64_t idx;
+
+	hs_name_klass(h, j, klass);
+	if (!os_hmap_get(&j->names, OS_HS_TAG_KLASS | (klass & OS_HS_WORD_MASK), &idx))
+		return NULL;
+	return str_at(h, idx);
+}
+
 void hs_name_klass(struct hotspot *h, struct hs_jvm *j, uint64_t klass)
 {
 	uint64_t word = OS_HS_TAG_KLASS | (klass & OS_HS_WORD_MASK);

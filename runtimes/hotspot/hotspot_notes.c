@@ -45,6 +45,7 @@ void hs_notes(struct os_runtime *rt, struct os_profile *p)
 	struct hotspot *h = hs_of(rt);
 
 	hs_paths_estimate(h); /* before the profile's contexts are built */
+	hs_focus_note(h, p);
 	for (uint32_t i = 0; i < h->njvms; i++) {
 		struct hs_jvm *j = h->jvms[i];
 		const char *gc = j->have_info && j->info.gc[0] ? j->info.gc : "unknown";

@@ -26,12 +26,33 @@
  *   the rest stays with the class ("allocated before attach").
  *
  * A site's figure is then its exact samples plus its estimated share
- * (os_ctx.path_est); a class-only context keeps what it could not give. */
+ * (os_ctx.path_est); a class-only context keeps what it could not give.
+ *
+ * m counts as the samples its weights are worth (os_evidence_n): a single
+ * sample on an object of weight 1,000 is one sample of evidence, not a
+ * thousand, so it cannot decide the split alone. Each figure carries its
+ * variance (os_ctx.path_var): its exact samples' (time weights), and its
+ * share's (os_share_var: the held samples' count and the split's own
+ * uncertainty, a Dirichlet of weight m + HS_PRIOR around q). With no
+ * evidence (m = 0) the split is the allocation volume's and its interval
+ * nearly [0, 1] of the held samples: os_ctx.evidence says so. */
 #include "runtimes/hotspot/hotspot_int.h"
+#include <inttypes.h>
 #include <math.h>
+#include "common/clock.h"
 
 #define HS_ACC_MIN 0.05 /* smaller shares of an access path: context level only */
 #define HS_PRIOR 2.0    /* the allocation shares weigh as much as this many samples */
+/* Focus (hs_focus_pick, docs/JAVA.md "Focus"): a class whose split has
+ * less evidence than HS_FOCUS_START samples, mostly estimated, with at
+ * least HS_FOCUS_HOT of the Java samples (the top answer, not any class
+ * of a program of many: smaller TLABs cost every allocation's refills),
+ * is focused until its evidence reaches HS_FOCUS_DONE or HS_FOCUS_MAX_NS
+ * have passed; no focus begins after 4 x HS_FOCUS_MAX_NS. */
+#define HS_FOCUS_START 20.0
+#define HS_FOCUS_DONE 60.0
+#define HS_FOCUS_HOT 0.3
+#define HS_FOCUS_MAX_NS 30000000000ULL
 
 struct pe_grp {
 	uint32_t asid;
@@ -49,6 +70,10 @@ struct pe_state {
 	uint32_t *acc_head;   /* per context: first access entry + 1 */
 	uint32_t *acc_next;   /* per access entry: next of its context + 1 */
 	double *q, *h_a, *dist;
+	double alpha;         /* the class's evidence plus HS_PRIOR (os_share_var) */
+	uint64_t cand_k;      /* the class a focus would help most (hs_focus_pick) */
+	uint32_t cand_asid;
+	double cand_fig;
 	bool changed;
 };
 
@@ -199,9 +224,15 @@ static void pe_share(struct pe_state *st, const struct pe_grp *g, uint32_t hd, d
 		}
 		a->acc[ai - 1].path_est = -s * f;
 	}
-	for (uint32_t k = 0; k < g->nsites; k++)
-		a->ctx[S[k]].path_est += st->dist[k] + (U - with_path) * f * st->q[k];
+	for (uint32_t k = 0; k < g->nsites; k++) {
+		double amt = st->dist[k] + (U - with_path) * f * st->q[k];
+
+		a->ctx[S[k]].path_est += amt;
+		a->ctx[S[k]].path_var +=
+			os_share_var(D, f * a->ctx[hd].tw_sq, amt / D, st->alpha);
+	}
 	a->ctx[hd].path_est = -D;
+	a->ctx[hd].path_var = (1 - f) * a->ctx[hd].tw_sq;
 	st->changed = true;
 	if (j) {
 		j->pe_shared += D;
@@ -209,12 +240,38 @@ static void pe_share(struct pe_state *st, const struct pe_grp *g, uint32_t hd, d
 	}
 }
 
+/* Whether class g (evidence m, held samples held) is where a focus would
+ * help: a hybrid JVM whose TLABs are larger than OS_HS_FOCUS_TLAB, sites
+ * that cannot be told apart for want of evidence, most samples estimated,
+ * a hot class. The hottest such class is the candidate. */
+static void pe_focus_candidate(struct pe_state *st, const struct pe_grp *g,
+			       const struct hs_jvm *j, double m, double held)
+{
+	const struct os_attrib *a = st->a;
+	double exact = 0, fig;
+
+	if (g->klass == st->h->focus.klass && g->asid == st->h->focus.asid)
+		st->h->focus.ev = m;
+	if (!j || !j->have_info || j->info.mode != OS_JVM_MODE_HYBRID ||
+	    !(j->info.flags & OS_JVM_F_TLAB_DITHER) || j->info.tlab_bytes <= OS_HS_FOCUS_TLAB ||
+	    g->nsites < 2 || m >= HS_FOCUS_START)
+		return;
+	for (uint32_t k = 0; k < g->nsites; k++)
+		exact += a->ctx[st->sites[g->off + k]].tsamples;
+	fig = exact + held;
+	if (held <= exact || fig < HS_FOCUS_HOT * a->tw_java_attributed || fig <= st->cand_fig)
+		return;
+	st->cand_fig = fig;
+	st->cand_k = g->klass & OS_HS_WORD_MASK;
+	st->cand_asid = g->asid;
+}
+
 /* One class: the shares q of its sites, then its held samples shared. */
 static void pe_class(struct pe_state *st, const struct pe_grp *g)
 {
 	struct os_attrib *a = st->a;
 	const uint32_t *S = st->sites + g->off;
-	double sh = 0, sb = 0, m = 0, r, held = 0;
+	double sh = 0, sb = 0, m = 0, r, held = 0, ev = 0, ev_sq = 0;
 	uint64_t seen = 0;
 	uint32_t nseen = 0;
 	struct hs_jvm *j = hs_jvm_find(st->h, g->asid);
@@ -225,16 +282,21 @@ static void pe_class(struct pe_state *st, const struct pe_grp *g)
 
 		sh += u;
 		sb += unseen_bytes(x);
-		if (u > 0)
+		if (u > 0) {
 			m += (double)x->samples;
+			ev += x->est_samples;
+			ev_sq += x->est_sq;
+		}
 		seen += x->seen;
 		nseen += x->seen > 0;
 	}
 	for (int i = 0; i < 2; i++)
 		if (g->holder[i] != OS_NONE) {
 			held += a->ctx[g->holder[i]].tsamples;
-			if (!g->nsites) /* no site seen: its path is not known */
+			if (!g->nsites) { /* no site seen: its path is not known */
 				a->ctx[g->holder[i]].path_kind = OS_PATH_CLASS;
+				a->ctx[g->holder[i]].path_var = a->ctx[g->holder[i]].tw_sq;
+			}
 		}
 	if (j && held > 0) {
 		j->pe_held += held;
@@ -245,7 +307,10 @@ static void pe_class(struct pe_state *st, const struct pe_grp *g)
 	/* a JVM without weighted objects keeps plain counts where nothing is held */
 	if ((held <= 0 || (sh <= 0 && sb <= 0)) && !(j && j->small))
 		return;
-	r = sh > 0 ? m / (m + HS_PRIOR) : 0;
+	m = sh > 0 ? os_evidence_n(m, ev, ev_sq) : 0;
+	r = m / (m + HS_PRIOR);
+	st->alpha = m + HS_PRIOR;
+	pe_focus_candidate(st, g, j, m, held);
 	for (uint32_t k = 0; k < g->nsites; k++) {
 		const struct os_ctx *x = &a->ctx[S[k]];
 
@@ -259,6 +324,8 @@ static void pe_class(struct pe_state *st, const struct pe_grp *g)
 		x->path_kind = OS_PATH_SITE;
 		x->class_seen = seen;
 		x->class_sites = nseen;
+		x->path_var = x->tw_sq;
+		x->evidence = m;
 	}
 	for (int i = 0; i < 2; i++) {
 		uint32_t hd = g->holder[i];
@@ -268,6 +335,8 @@ static void pe_class(struct pe_state *st, const struct pe_grp *g)
 		a->ctx[hd].path_kind = OS_PATH_CLASS;
 		a->ctx[hd].class_seen = seen;
 		a->ctx[hd].class_sites = nseen;
+		a->ctx[hd].path_var = a->ctx[hd].tw_sq;
+		a->ctx[hd].evidence = m;
 		if (sh > 0 || sb > 0)
 			pe_share(st, g, hd, i == 0 ? INFINITY : sh);
 	}
@@ -287,11 +356,14 @@ void hs_paths_estimate(struct hotspot *h)
 	for (uint32_t i = 0; i < a->nctx; i++) { /* again from the start */
 		a->ctx[i].path_kind = OS_PATH_NONE;
 		a->ctx[i].path_est = 0;
+		a->ctx[i].path_var = 0;
+		a->ctx[i].evidence = 0;
 		a->ctx[i].class_seen = 0;
 		a->ctx[i].class_sites = 0;
 	}
 	for (uint32_t i = 0; i < a->nacc; i++)
 		a->acc[i].path_est = 0;
+	h->focus_cand = 0;
 	for (uint32_t i = 0; i < h->njvms; i++) {
 		h->jvms[i]->pe_held = h->jvms[i]->pe_shared = 0;
 		h->jvms[i]->pe_classes = h->jvms[i]->pe_classes_shared = 0;
@@ -316,6 +388,8 @@ void hs_paths_estimate(struct hotspot *h)
 	/* new access entries go past the lists built above: not held ones */
 	for (uint32_t gi = 0; gi < st.ng; gi++)
 		pe_class(&st, &st.g[gi]);
+	h->focus_cand = st.cand_k;
+	h->focus_cand_asid = st.cand_asid;
 	if (!st.changed)
 		goto out;
 	/* each sample counts once: the profile's estimates are the figures' sum */
@@ -335,4 +409,51 @@ out:
 	free(st.q);
 	free(st.h_a);
 	free(st.dist);
+}
+
+uint64_t hs_focus_pick(struct hotspot *h, uint64_t now)
+{
+	struct hs_focus *f = &h->focus;
+
+	if (!f->start)
+		f->start = now;
+	if (f->klass && (f->ev >= HS_FOCUS_DONE || now - f->since >= HS_FOCUS_MAX_NS)) {
+		f->ns += now - f->since;
+		f->klass = 0;
+	}
+	if (!f->klass && h->focus_cand && now - f->start < 4 * HS_FOCUS_MAX_NS) {
+		f->klass = h->focus_cand;
+		f->asid = h->focus_cand_asid;
+		f->since = now;
+		f->ev0 = f->ev = 0;
+		if (!f->times++) {
+			f->first = now;
+			f->first_klass = f->klass;
+			f->first_asid = f->asid;
+		}
+	}
+	return f->klass;
+}
+
+void hs_focus_note(struct hotspot *h, struct os_profile *p)
+{
+	struct hs_focus *f = &h->focus;
+	struct hs_jvm *j = hs_jvm_find(h, f->first_asid);
+	const char *name = j ? hs_klass_name(h, j, f->first_klass) : NULL;
+	uint64_t ns = f->ns + (f->klass ? os_now_ns() - f->since : 0);
+	char note[512];
+
+	if (!f->times)
+		return;
+	snprintf(note, sizeof(note),
+		 "focus: the sites of %s could not be told apart (its samples mostly estimated, "
+		 "little evidence): hybrid TLABs of %u bytes instead of %" PRIu64 " for %.1f s "
+		 "from %.1f s (%" PRIu32 " time%s), and its objects not thinned, so that more "
+		 "were seen at allocation: %" PRIu64 " of %" PRIu64 " objects seen at TLAB "
+		 "refills came from focused TLABs (their cost is in the hooks' time); evidence "
+		 "at the end %.1f samples",
+		 name ? name : "a class", OS_HS_FOCUS_TLAB, j ? j->info.tlab_bytes : 0,
+		 (double)ns / 1e9, (double)(f->first - f->start) / 1e9, f->times,
+		 f->times == 1 ? "" : "s", f->seen, f->seen_all, f->ev);
+	os_profile_add_note(p, note);
 }

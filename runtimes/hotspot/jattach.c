@@ -298,10 +298,12 @@ out:
 	return fd;
 }
 
+/* send, not write: a JVM that closed its end makes it fail with EPIPE
+ * instead of killing objscope with SIGPIPE */
 static int ja_write_all(int fd, const char *buf, size_t n)
 {
 	while (n > 0) {
-		ssize_t w = write(fd, buf, n);
+		ssize_t w = send(fd, buf, n, MSG_NOSIGNAL);
 
 		if (w < 0 && errno == EINTR)
 			continue;
@@ -340,7 +342,7 @@ int os_jattach_jcmd(pid_t pid, const char *command, unsigned timeout_ms, char *o
 	uint64_t deadline = ja_now_ms() + timeout_ms;
 	char req[512];
 	size_t n = 0, clen = strlen(command);
-	int fd, rc = 0;
+	int fd, rc = 0, pr = 0, gen = os_fs_stop_gen();
 
 	if (len)
 		out[0] = 0;
@@ -367,14 +369,21 @@ int os_jattach_jcmd(pid_t pid, const char *command, unsigned timeout_ms, char *o
 		char scratch[4096];
 		ssize_t r;
 
-		if (now > deadline || poll(&p, 1, (int)(deadline - now)) == 0) {
+		if (now > deadline || (pr = poll(&p, 1, (int)(deadline - now))) == 0) {
 			snprintf(err, errlen, "the JVM did not answer within %u ms", timeout_ms);
 			rc = -ETIMEDOUT;
 			goto out;
 		}
+		if (pr < 0 && errno == EINTR && os_fs_stop_gen() != gen) {
+			snprintf(err, errlen, "stopped while waiting for the JVM's answer");
+			rc = -EINTR;
+			goto out;
+		}
+		if (pr < 0) /* a signal: nothing to read yet, and read() would block */
+			continue;
 		r = n + 1 < len ? read(fd, out + n, len - 1 - n) : read(fd, scratch, sizeof(scratch));
 		if (r < 0 && errno == EINTR)
-			continue;
+			continue; /* poll looks at a stop first */
 		if (r <= 0)
 			break;
 		if (n + 1 < len)

@@ -274,6 +274,13 @@ static void zero_detached(struct os_runtime *rt, uint32_t pid, const struct os_r
 		h->ops->detached(h, pid, plan, note, len);
 }
 
+static uint64_t zero_estimate_op(struct os_runtime *rt, uint64_t now)
+{
+	struct zero *z = zero_of(rt);
+
+	return z->hs->ops->estimate ? z->hs->ops->estimate(z->hs, now) : 0;
+}
+
 static void zero_notes_op(struct os_runtime *rt, struct os_profile *p)
 {
 	struct zero *z = zero_of(rt);
@@ -316,6 +323,7 @@ static const struct os_runtime_ops zero_ops = {
 	.attached = zero_attached,
 	.detached = zero_detached,
 	.notes = zero_notes_op,
+	.estimate = zero_estimate_op,
 	.destroy = zero_destroy,
 };
 

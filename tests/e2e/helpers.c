@@ -516,3 +516,91 @@ bool e2e_wait_output(const char *dir, const char *name, pid_t pid, const char *w
 	}
 	return strstr(e2e_slurp(dir, name, "out"), what) != NULL;
 }
+
+json_object *e2e_report_json_files(const char *dir, const char *const profiles[], size_t n,
+				   char *msg, size_t msglen)
+{
+	const char *argv[72] = { E2E_OBJSCOPE, "report", "--format", "json" };
+	enum json_tokener_error jerr = json_tokener_success;
+	json_object *root = NULL;
+	struct e2e_result res;
+	size_t k = 4;
+	int ret;
+
+	if (n == 0 || n > sizeof(argv) / sizeof(argv[0]) - k - 1) {
+		snprintf(msg, msglen, "%zu profiles to report", n);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		argv[k++] = profiles[i];
+	argv[k] = NULL;
+	ret = e2e_run(dir, argv, NULL, &res);
+	if (ret) {
+		snprintf(msg, msglen, "cannot run objscope report: %s", strerror(-ret));
+		return NULL;
+	}
+	if (res.status != 0) {
+		snprintf(msg, msglen, "objscope report exited %d: %.300s", res.status, res.err);
+		goto out;
+	}
+	root = json_tokener_parse_verbose(res.out, &jerr);
+	if (!root)
+		snprintf(msg, msglen, "report is not JSON (%s): %.200s",
+			 json_tokener_error_desc(jerr), res.out);
+out:
+	e2e_result_free(&res);
+	return root;
+}
+
+#define E2E_GATHER_MAX 64
+
+json_object *e2e_gather(const char *dir, struct e2e_gather *g)
+{
+	char *profiles[E2E_GATHER_MAX] = { 0 }, msg[512];
+	json_object *report = NULL;
+	int cap = g->max_runs;
+
+	cr_assert(cap >= 1 && cap <= E2E_GATHER_MAX, "%s: a cap of %d runs", g->name, cap);
+	cr_assert(g->need > 0, "%s: the counts needed are not known (%lld): the assertion's "
+		  "true share is not above its bound", g->name, (long long)g->need);
+	g->runs = 0;
+	g->got = 0;
+	while (g->runs < cap) {
+		char leaf[256];
+		int k = g->runs;
+
+		snprintf(leaf, sizeof(leaf), "%s.%d", g->name, k + 1);
+		profiles[k] = e2e_path(dir, leaf);
+		cr_assert_not_null(profiles[k]);
+		if (report)
+			json_object_put(report);
+		report = NULL;
+		if (k == 0 && g->check_unchanged) {
+			report = e2e_record_unchanged(dir, profiles[k], g->opts, g->argv,
+						      g->same_err);
+		} else {
+			struct e2e_result res;
+
+			cr_assert_eq(e2e_record(dir, profiles[k], g->opts, g->argv, &res), 0,
+				     "cannot run objscope record");
+			cr_assert_eq(res.status, 0, "objscope record (run %d) exited %d; stderr: %s",
+				     k + 1, res.status, res.err);
+			e2e_result_free(&res);
+		}
+		g->runs++;
+		if (!report)
+			report = e2e_report_json_files(dir, (const char *const *)profiles,
+						       (size_t)g->runs, msg, sizeof(msg));
+		cr_assert_not_null(report, "%s", msg);
+		g->got = g->count(report, g->ctx);
+		if (g->got >= g->need)
+			break;
+	}
+	if (g->runs > 1 || g->got < g->need)
+		e2e_diag("%s: %lld of the %lld counts needed after %d run(s)%s", g->name,
+			 (long long)g->got, (long long)g->need, g->runs,
+			 g->got < g->need ? " (the cap)" : "");
+	for (int k = 0; k < g->runs; k++)
+		free(profiles[k]);
+	return report;
+}

@@ -113,6 +113,36 @@ json_object *e2e_report_json(const char *dir, const char *profile, char *msg, si
 json_object *e2e_record_report(const char *dir, const char *name, const char *const opts[],
 			       const char *const argv[]);
 
+/* Count-driven gathering for statistical assertions (tests/README.md,
+ * "Statistical assertions"): records argv under `objscope record opts` into
+ * DIR/NAME.1, DIR/NAME.2, ... and reports the profiles merged (`objscope
+ * report A B ...`) until count(report, ctx) reaches need, or max_runs runs:
+ * the cap, never what decides (a test that reaches it asserts on the counts
+ * it has and fails with them, a design fault to fix, not to retry). The
+ * first run is checked as e2e_record_unchanged (same exit status and
+ * stdout, and stderr with same_err) when check_unchanged; the later runs
+ * must exit 0. Returns the report (a new reference): the one run's own when
+ * one sufficed, else the merge; runs and got say how many runs were made
+ * and what count said last. */
+struct e2e_gather {
+	const char *name;
+	const char *const *opts;
+	const char *const *argv;
+	bool check_unchanged, same_err;
+	int64_t (*count)(json_object *report, void *ctx);
+	void *ctx;
+	int64_t need;
+	int max_runs;
+	int runs;    /* out */
+	int64_t got; /* out */
+};
+json_object *e2e_gather(const char *dir, struct e2e_gather *g);
+
+/* Runs `objscope report --format json` over the n profiles (merged when
+ * n > 1); as e2e_report_json otherwise. */
+json_object *e2e_report_json_files(const char *dir, const char *const profiles[], size_t n,
+				   char *msg, size_t msglen);
+
 /* Field helpers: missing fields read as -1 (ints), -1.0 (doubles), NULL. */
 int64_t e2e_get_int(json_object *obj, const char *key);
 double e2e_get_double(json_object *obj, const char *key);

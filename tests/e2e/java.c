@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "tests/e2e/helpers.h"
+#include "tests/e2e/stats.h"
 
 #define JAVA_CP "build/java"
 /* The fixture allocates 12000 tracked arrays in a burst at start-up; with
@@ -286,7 +287,13 @@ static void planted_answer(const char *gc_flag, const char *gc_flag2)
 		    (long long)e2e_get_int(meta, "samples_total"), (long long)heap,
 		    (long long)attributed, (long long)jheap, (long long)jattr,
 		    (long long)e2e_get_int(meta, "dropped_events"));
-	cr_assert_gt(e2e_get_int(meta, "samples_total"), 200, "too few samples");
+	/* Statistical assertions (tests/README.md), each false-failure chance
+	 * <= 1e-4 (e2e_binom_needed): attributed >= 0.8 of the heap samples
+	 * and Java objects >= 0.8 of the Java heap's (true >= 0.9), the Java
+	 * heap >= 0.5 of the heap (true >= 0.8), makeRandom >= 0.6 of the
+	 * attributed (true >= 0.75: more than half, it ranks first); measured
+	 * in the audit table. One run gives ~700 heap samples here, 4 times
+	 * the most these need; a run with fewer fails with the counts it had. */
 	cr_assert_gt(heap, 0, "no heap samples");
 	/* 94-98% with every collector (99.4-99.9% in session 16, ASan too);
 	 * lost moves gave 65-74% (Parallel). Once (CI, ASan build, G1) 348 of
@@ -299,14 +306,11 @@ static void planted_answer(const char *gc_flag, const char *gc_flag2)
 			     k ? json_object_to_json_string(k) : "none",
 			     json_object_to_json_string(e2e_get(meta, "notes")));
 	}
-	cr_expect_geq(attributed * 10, heap * 8, "%s: only %lld of %lld heap samples attributed",
-		      gc_flag, (long long)attributed, (long long)heap);
+	e2e_assert_share_ge(attributed, heap, 0.8, 0.9, "attributed heap samples");
 	cr_expect_gt(e2e_get_int(meta, "gc_count"), 0, "%s: no collection seen", gc_flag);
 	/* the fixture's reads land in the Java heap, on tracked arrays */
-	cr_expect_geq(jheap * 10, heap * 5, "%s: only %lld of %lld heap samples in the Java heap",
-		      gc_flag, (long long)jheap, (long long)heap);
-	cr_expect_geq(jattr * 10, jheap * 8, "%s: only %lld of %lld Java-heap samples on Java objects",
-		      gc_flag, (long long)jattr, (long long)jheap);
+	e2e_assert_share_ge(jheap, heap, 0.5, 0.8, "heap samples in the Java heap");
+	e2e_assert_share_ge(jattr, jheap, 0.8, 0.9, "Java-heap samples on Java objects");
 
 	objects = e2e_get(report, "objects");
 	cr_assert(objects && json_object_array_length(objects) > 0, "objects[] is empty");
@@ -316,8 +320,8 @@ static void planted_answer(const char *gc_flag, const char *gc_flag2)
 	cr_expect(e2e_stack_has(top, "ObjFixture.makeRandom", STACK_DEPTH),
 		  "%s: top object is not from ObjFixture.makeRandom: %s", gc_flag,
 		  e2e_stack_str(top, buf, sizeof(buf)));
-	cr_expect_geq(e2e_get_double(top, "share"), 0.6, "%s: share of makeRandom is %.3f", gc_flag,
-		      e2e_get_double(top, "share"));
+	e2e_assert_share_ge(e2e_get_int(top, "samples"), attributed, 0.6, 0.75,
+			    "makeRandom's share of the attributed samples");
 	cr_expect_str_eq(json_object_get_string(e2e_get(top, "type")), "long[]");
 	/* the path starts at the Java method, not in libjvm's allocation code,
 	 * and the arrays allocated by interpreted, C1 and C2 code are one
@@ -806,12 +810,31 @@ Test(e2e_java, shenandoah_runs)
  * one is charged to its class, found by the object header at the sampled
  * address (tests/java/PreAttachFixture.java in launch mode: 40,000 small
  * PreAttachFixture$Node instances read at random, a third of the reads). */
+static int64_t java_heap_samples(json_object *report, void *ctx)
+{
+	(void)ctx;
+	return e2e_get_int(e2e_get(report, "meta"), "samples_java_heap");
+}
+
 Test(e2e_java, small_objects_get_estimated_paths)
 {
 	const char *argv[] = { "java", "-XX:+UseG1GC", "-Xms256m", "-Xmx256m", "-cp", JAVA_CP,
 			       "PreAttachFixture", "3", NULL };
 	const char *opts[] = { "-q", NULL };
-	json_object *report = record_argv(argv, opts), *meta, *objects;
+	/* Statistical assertions (tests/README.md), each false-failure chance
+	 * <= 1e-4: attributed >= 0.85 of the Java-heap samples (true >= 0.95;
+	 * measured 1.0), the nodes' estimated samples >= 0.15 of them (true
+	 * >= 0.19: 0.23-0.28 here, 0.194 once under CI load; in launch mode
+	 * the one site of Node gets every sample its class holds, so the
+	 * estimate counts samples). A 3 s run gives ~540 Java-heap samples
+	 * here: runs are added, their profiles merged, until the 1,275 the
+	 * nodes' check needs are there. */
+	struct e2e_gather g = { .name = "small.data", .opts = opts, .argv = argv,
+				.check_unchanged = true, .same_err = true,
+				.count = java_heap_samples,
+				.need = e2e_binom_needed(0.19, 0.15, E2E_FALSE_FAIL),
+				.max_runs = 8 };
+	json_object *report = e2e_gather(tmp, &g), *meta, *objects;
 	int64_t jheap, jattr, node = 0, pos = -1;
 
 	meta = e2e_get(report, "meta");
@@ -819,10 +842,8 @@ Test(e2e_java, small_objects_get_estimated_paths)
 	jattr = e2e_get_int(meta, "samples_java_attributed");
 	cr_log_info("small objects: %lld of %lld Java-heap samples attributed", (long long)jattr,
 		    (long long)jheap);
-	cr_assert_gt(jheap, 100, "too few Java-heap samples: %lld", (long long)jheap);
 	/* without the header lookup the nodes' third was unattributed (~65%) */
-	cr_expect_geq(jattr * 100, jheap * 85, "only %lld of %lld Java-heap samples attributed",
-		      (long long)jattr, (long long)jheap);
+	e2e_assert_share_ge(jattr, jheap, 0.85, 0.95, "attributed Java-heap samples");
 	objects = e2e_get(report, "objects");
 	cr_assert(objects, "no objects[]");
 	/* the nodes' samples, found by their headers, are given to the site
@@ -844,8 +865,9 @@ Test(e2e_java, small_objects_get_estimated_paths)
 	 * goes to the tracked Node[] and the other sets' reads cost more: the
 	 * nodes got 23-27% locally and 19.4% once under CI load (session 6),
 	 * 0 without the header lookup. */
-	cr_expect_geq(node * 100, jheap * 15, "PreAttachFixture$Node: %lld of %lld Java-heap "
-		      "samples (a third of the reads)", (long long)node, (long long)jheap);
+	e2e_assert_share_ge(node, jheap, 0.15, 0.19,
+			    "PreAttachFixture$Node's share of the Java-heap samples (a third of the "
+			    "reads)");
 	cr_expect(pos >= 0 && pos < 3, "PreAttachFixture$Node ranks %lld", (long long)pos + 1);
 	check_one_count(report);
 	cr_expect(has_note(report, "fell on objects smaller than --min-size"),
@@ -860,24 +882,39 @@ Test(e2e_java, small_objects_get_estimated_paths)
  * blobs' frame sizes (runtimes/hotspot/hs_frames.h). makeRandom's arrays are read by
  * readRandom, compiled (OSR and C2) early, called from main: the kernel's
  * frame-pointer chain stopped at readRandom (3 of 100 samples had a caller). */
-Test(e2e_java, jit_access_paths_without_frame_pointers)
-{
-	const char *argv[] = { "java", "-XX:-PreserveFramePointer", "-Xshare:auto", "-cp", JAVA_CP,
-			       "ObjFixture", NULL };
-	const char *opts[] = { "-q", RING, NULL };
-	json_object *report = record_argv(argv, opts), *objects, *top, *acc;
-	int64_t leaf = 0, called = 0, total;
-	char buf[2048];
+/* What jit_access_paths_without_frame_pointers asserts on: the samples of
+ * the objects seen allocated by ObjFixture's methods (fixture), of those by
+ * makeRandom (random), of makeRandom's first object (top: total), of top's
+ * accesses with readRandom as the leaf (leaf) and of those with main as its
+ * caller (called). */
+struct jit_paths {
+	json_object *top;
+	int64_t fixture, random, total, leaf, called;
+};
 
-	objects = e2e_get(report, "objects");
-	cr_assert(objects && json_object_array_length(objects) > 0, "objects[] is empty");
-	top = json_object_array_get_idx(objects, 0);
-	cr_assert(frame_is(top, 0, "ObjFixture.makeRandom"), "top object: %s",
-		  e2e_stack_str(top, buf, sizeof(buf)));
-	total = e2e_get_int(top, "samples");
-	acc = e2e_get(top, "accesses");
-	cr_assert(acc && json_object_array_length(acc) > 0, "no accesses[]");
-	for (size_t i = 0; i < json_object_array_length(acc); i++) {
+static void jit_paths_of(json_object *report, struct jit_paths *jp)
+{
+	json_object *objects = e2e_get(report, "objects"), *acc;
+
+	memset(jp, 0, sizeof(*jp));
+	for (size_t i = 0; objects && i < json_object_array_length(objects); i++) {
+		json_object *o = json_object_array_get_idx(objects, i);
+		const char *f0 = e2e_frame_text(e2e_get(o, "alloc_stack"), 0);
+
+		if (!f0 || strncmp(f0, "ObjFixture.", 11))
+			continue;
+		jp->fixture += e2e_get_int(o, "samples");
+		if (!frame_is(o, 0, "ObjFixture.makeRandom"))
+			continue;
+		jp->random += e2e_get_int(o, "samples");
+		if (!jp->top)
+			jp->top = o;
+	}
+	if (!jp->top)
+		return;
+	jp->total = e2e_get_int(jp->top, "samples");
+	acc = e2e_get(jp->top, "accesses");
+	for (size_t i = 0; acc && i < json_object_array_length(acc); i++) {
 		json_object *a = json_object_array_get_idx(acc, i), *st = e2e_get(a, "stack");
 		int64_t n = e2e_get_int(a, "samples");
 		const char *f0, *f1;
@@ -887,18 +924,67 @@ Test(e2e_java, jit_access_paths_without_frame_pointers)
 		f0 = e2e_frame_text(st, 0);
 		if (!f0 || strncmp(f0, "ObjFixture.readRandom", 21))
 			continue;
-		leaf += n;
+		jp->leaf += n;
 		f1 = e2e_frame_text(st, 1);
 		if (f1 && !strncmp(f1, "ObjFixture.main", 15))
-			called += n;
+			jp->called += n;
 	}
+}
+
+/* The gathering's count: readRandom's samples, the smaller of the two
+ * denominators (top's samples >= leaf). */
+static int64_t jit_paths_count(json_object *report, void *ctx)
+{
+	struct jit_paths jp;
+
+	(void)ctx;
+	jit_paths_of(report, &jp);
+	return jp.leaf;
+}
+
+Test(e2e_java, jit_access_paths_without_frame_pointers)
+{
+	const char *argv[] = { "java", "-XX:-PreserveFramePointer", "-Xshare:auto", "-cp", JAVA_CP,
+			       "ObjFixture", NULL };
+	const char *opts[] = { "-q", RING, NULL };
+	/* Statistical assertions (tests/README.md): readRandom's share of
+	 * makeRandom's samples >= 0.8 and main's share of readRandom's >= 0.8,
+	 * true shares >= 0.95 (measured 0.99-1.0); makeRandom's objects hold
+	 * more than half of the samples on objects seen allocated by
+	 * ObjFixture, true share >= 0.8 (measured 0.9+). Each false-failure
+	 * chance <= 1e-4 (e2e_binom_needed, e2e_binom_needed_majority). A run
+	 * gives 60-90 such samples here (26 on a loaded CI machine): runs are
+	 * added, their profiles merged, until readRandom has what the checks
+	 * need. */
+	const double p_paths = 0.95, t_paths = 0.8, p_top = 0.8;
+	int64_t need = e2e_binom_needed(p_paths, t_paths, E2E_FALSE_FAIL);
+	struct e2e_gather g = { .name = "jit.data", .opts = opts, .argv = argv,
+				.check_unchanged = true, .same_err = true,
+				.count = jit_paths_count, .need = need, .max_runs = 8 };
+	json_object *report = e2e_gather(tmp, &g), *objects;
+	struct jit_paths jp;
+	char buf[2048];
+
+	objects = e2e_get(report, "objects");
+	cr_assert(objects && json_object_array_length(objects) > 0, "objects[] is empty");
+	jit_paths_of(report, &jp);
 	cr_log_info("JIT access paths: %lld of %lld samples in readRandom, %lld with main as "
-		    "its caller", (long long)leaf, (long long)total, (long long)called);
-	cr_assert_gt(total, 30, "too few samples on the top object: %lld", (long long)total);
-	cr_expect_geq(leaf * 10, total * 8, "only %lld of %lld samples in readRandom",
-		      (long long)leaf, (long long)total);
-	cr_expect_geq(called * 10, leaf * 8, "only %lld of %lld readRandom samples have "
-		      "ObjFixture.main as caller", (long long)called, (long long)leaf);
+		    "its caller; makeRandom %lld of ObjFixture's %lld seen samples (%d run(s))",
+		    (long long)jp.leaf, (long long)jp.total, (long long)jp.called,
+		    (long long)jp.random, (long long)jp.fixture, g.runs);
+	cr_assert_not_null(jp.top, "no object allocated by ObjFixture.makeRandom");
+	e2e_assert_majority(jp.random, jp.fixture, p_top,
+			    "makeRandom's share of the samples seen on ObjFixture's objects");
+	/* then first by estimate: the samples of objects not seen at
+	 * allocation go to the sites in proportion to the seen ones' (JAVA.md,
+	 * the estimator) */
+	cr_assert(frame_is(json_object_array_get_idx(objects, 0), 0, "ObjFixture.makeRandom"),
+		  "top object: %s",
+		  e2e_stack_str(json_object_array_get_idx(objects, 0), buf, sizeof(buf)));
+	e2e_assert_share_ge(jp.leaf, jp.total, t_paths, p_paths,
+			    "readRandom's share of makeRandom's samples");
+	e2e_assert_share_ge(jp.called, jp.leaf, t_paths, p_paths,
+			    "share of readRandom's samples with ObjFixture.main as caller");
 	cr_expect(has_note(report, "walked through JIT code"), "no note on JIT walks");
 	check_no_perf_map(report);
 	json_object_put(report);
@@ -1306,4 +1392,120 @@ Test(e2e_java, estimated_paths_match_exact_mode, .timeout = 900)
 		    "exact %.3f", sh_hy, sh_ex);
 	cr_expect(fabs(sh_hy - sh_ex) <= 0.05, "hot site's share: hybrid %.3f, exact %.3f", sh_hy,
 		  sh_ex);
+}
+
+/* Estimates that know what they do not know (docs/JAVA.md "Intervals"):
+ * tests/java/TwoSitesFixture.java, 48-byte cells from two sites (newHot,
+ * newCold) read 4:1, recorded at the defaults for 10 s, 20 s while the two
+ * sites have fewer than 400 estimated samples. The report's figures carry
+ * their 90% intervals and are never a confident wrong answer:
+ * - the hot site's share of the two, s = H / (H + C), is within 3.9
+ *   standard errors of 0.8 (delta method over the two figures' stated
+ *   errors; a false failure at most 1e-4 where the errors are right);
+ * - where the two intervals are apart, the hot site ranks first;
+ * - where they overlap and the sites are neighbours, the row says so
+ *   (interval.overlaps_next), and a split with no evidence says it rests
+ *   on allocation volume (path.split_by_volume).
+ * While recording, the collector focuses on the cells (smaller TLABs, no
+ * thinning: more of them seen at allocation); the report's note says so.
+ * The issue's stricter target (hot first, within 0.1 of 0.8, intervals
+ * apart at the defaults in 20 s) is logged, not asserted: the evidence a
+ * 20 s run gathers (5-15 samples) leaves a share's error near 0.1. */
+struct site_fig {
+	double est, var, evidence;
+	long rank;
+	bool by_volume, overlaps_next, found;
+};
+
+static void two_sites_fig(json_object *report, struct site_fig *hot, struct site_fig *cold)
+{
+	json_object *objects = e2e_get(report, "objects");
+
+	memset(hot, 0, sizeof(*hot));
+	memset(cold, 0, sizeof(*cold));
+	for (size_t i = 0; objects && i < json_object_array_length(objects); i++) {
+		json_object *o = json_object_array_get_idx(objects, i);
+		json_object *iv = e2e_get(o, "interval"), *path = e2e_get(o, "path");
+		const char *ty = json_object_get_string(e2e_get(o, "type"));
+		struct site_fig *f;
+		double se;
+
+		if (!ty || strcmp(ty, "TwoSitesFixture$Cell"))
+			continue;
+		if (e2e_stack_has(o, "TwoSitesFixture.newHot", STACK_DEPTH))
+			f = hot;
+		else if (e2e_stack_has(o, "TwoSitesFixture.newCold", STACK_DEPTH))
+			f = cold;
+		else
+			continue;
+		se = iv ? e2e_get_double(iv, "samples_estimated_se") : NAN;
+		if (!f->found) {
+			f->rank = (long)i;
+			f->overlaps_next = iv && json_object_get_boolean(e2e_get(iv, "overlaps_next"));
+		}
+		f->found = true;
+		f->est += e2e_get_double(o, "samples_estimated");
+		f->var += se * se;
+		if (path && e2e_get(path, "evidence_samples")) {
+			f->evidence = e2e_get_double(path, "evidence_samples");
+			f->by_volume |= json_object_get_boolean(e2e_get(path, "split_by_volume"));
+		}
+	}
+}
+
+Test(e2e_java, two_sites_intervals_never_a_confident_wrong_answer, .timeout = 600)
+{
+	const char *opts[] = { "-q", RING, NULL };
+	json_object *report = NULL;
+	struct site_fig hot, cold;
+	double s, se_s, h, c, z = 1.6448536269514722;
+	bool apart;
+
+	for (int secs = 10; secs <= 20; secs *= 2) {
+		char sec[16];
+		const char *argv[] = { "java", "-cp", JAVA_CP, "TwoSitesFixture", sec, NULL };
+
+		snprintf(sec, sizeof(sec), "%d", secs);
+		if (report)
+			json_object_put(report);
+		report = record_argv(argv, opts);
+		two_sites_fig(report, &hot, &cold);
+		e2e_diag("TwoSitesFixture %d s: hot %.1f (se %.1f), cold %.1f (se %.1f), evidence "
+			 "%.1f", secs, hot.est, sqrt(hot.var), cold.est, sqrt(cold.var),
+			 hot.evidence);
+		apart = hot.est - z * sqrt(hot.var) > cold.est + z * sqrt(cold.var) ||
+			cold.est - z * sqrt(cold.var) > hot.est + z * sqrt(hot.var);
+		if (hot.est + cold.est >= 400 && apart)
+			break;
+	}
+	/* the focus: the hot class's sites had no evidence at the start */
+	{
+		const char *note = e2e_note(report, "focus: the sites of TwoSitesFixture$Cell");
+
+		e2e_diag("%s", note ? note : "no focus note");
+		cr_expect_not_null(note, "no focus on the cells' sites");
+	}
+	cr_assert(hot.found && cold.found, "the two sites are not both in the report");
+	h = hot.est;
+	c = cold.est;
+	cr_assert_gt(h + c, 0, "no sample on either site");
+	cr_assert(isfinite(hot.var) && isfinite(cold.var), "no interval stated");
+	s = h / (h + c);
+	se_s = sqrt(hot.var * c * c + cold.var * h * h) / ((h + c) * (h + c));
+	apart = h - z * sqrt(hot.var) > c + z * sqrt(cold.var) ||
+		c - z * sqrt(cold.var) > h + z * sqrt(hot.var);
+	e2e_diag("hot site's share %.3f, se %.3f; intervals %s; strict target (first, within "
+		 "0.1, apart): %s", s, se_s, apart ? "apart" : "overlap",
+		 apart && h > c && fabs(s - 0.8) <= 0.1 ? "met" : "not met");
+	cr_expect_leq(fabs(s - 0.8), 3.9 * se_s, "hot site's share %.3f, truth 0.8, se %.3f", s,
+		      se_s);
+	if (apart)
+		cr_expect_gt(h, c, "intervals apart, cold site first: hot %.1f, cold %.1f", h, c);
+	else if (labs(hot.rank - cold.rank) == 1)
+		cr_expect((hot.rank < cold.rank ? hot : cold).overlaps_next,
+			  "overlapping neighbours not marked: hot %.1f, cold %.1f", h, c);
+	if (hot.evidence == 0)
+		cr_expect(hot.by_volume && cold.by_volume,
+			  "no evidence, split by volume not said");
+	json_object_put(report);
 }

@@ -365,6 +365,32 @@ Test(attrib, top_share_standard_error)
 	cr_expect_float_eq(os_attrib_top_se(&at, 10, NULL), se, 1e-9, "normalization moved it");
 }
 
+/* The settled rule's second way (os_attrib_top_settle): the top figures'
+ * 90% intervals apart, each from the next. 600 against 300 samples: apart
+ * (600 - 1.645 x 24.5 > 300 + 1.645 x 17.3); 310 against 300: not. */
+Test(attrib, top_figures_apart)
+{
+	bool apart = true;
+
+	event(OS_EV_ALLOC, 0x10001000, 4096, 0, 0x400200); /* site A */
+	event(OS_EV_ALLOC, 0x10100000, 4096, 0, 0x400300); /* site B */
+	event(OS_EV_ALLOC, 0x10200000, 4096, 0, 0x400400); /* site C */
+	for (int i = 0; i < 300; i++)
+		sample(0x10001100, 0);
+	os_attrib_top_settle(&at, 10, 3, NULL, &apart);
+	cr_expect_not(apart, "one figure: no ranking to tell apart");
+	for (int i = 0; i < 600; i++)
+		sample(0x10100100, 0);
+	os_attrib_top_settle(&at, 10, 3, NULL, &apart);
+	cr_expect(apart, "600 against 300");
+	for (int i = 0; i < 310; i++)
+		sample(0x10200100, 0);
+	os_attrib_top_settle(&at, 10, 3, NULL, &apart);
+	cr_expect_not(apart, "310 against 300");
+	os_attrib_top_settle(&at, 10, 1, NULL, &apart);
+	cr_expect(apart, "the first apart from the next is enough for apart_k 1");
+}
+
 Test(attrib, top_share_error_of_weighted_samples)
 {
 	double se_w;

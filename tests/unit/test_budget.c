@@ -381,14 +381,14 @@ Test(budget, settled_answer_has_a_margin)
 	unsigned flips = 0, plain_flips = 0;
 
 	cr_assert(OS_OVH_UNSETTLE_SE > OS_OVH_SETTLE_SE);
-	cr_assert(os_overhead_answer_settled(OS_OVH_SETTLE_SE, OS_OVH_SETTLE_MIN, false));
-	cr_assert_not(os_overhead_answer_settled(OS_OVH_SETTLE_SE * 1.01, 100000, false));
-	cr_assert(os_overhead_answer_settled(OS_OVH_UNSETTLE_SE, 100000, true));
-	cr_assert_not(os_overhead_answer_settled(OS_OVH_UNSETTLE_SE * 1.01, 100000, true));
-	cr_assert_not(os_overhead_answer_settled(0.001, OS_OVH_SETTLE_MIN - 1, true));
-	cr_assert_not(os_overhead_answer_settled(0.0 / 0.0, 100000, true));
+	cr_assert(os_overhead_answer_settled(OS_OVH_SETTLE_SE, OS_OVH_SETTLE_MIN, false, false));
+	cr_assert_not(os_overhead_answer_settled(OS_OVH_SETTLE_SE * 1.01, 100000, false, false));
+	cr_assert(os_overhead_answer_settled(OS_OVH_UNSETTLE_SE, 100000, true, false));
+	cr_assert_not(os_overhead_answer_settled(OS_OVH_UNSETTLE_SE * 1.01, 100000, true, false));
+	cr_assert_not(os_overhead_answer_settled(0.001, OS_OVH_SETTLE_MIN - 1, true, false));
+	cr_assert_not(os_overhead_answer_settled(0.0 / 0.0, 100000, true, false));
 	for (size_t i = 0; i < sizeof(se) / sizeof(se[0]); i++) {
-		bool now = os_overhead_answer_settled(se[i], 1000, settled);
+		bool now = os_overhead_answer_settled(se[i], 1000, settled, false) != OS_UNSETTLED;
 		bool p = se[i] <= OS_OVH_SETTLE_SE;
 
 		flips += now != settled;
@@ -397,6 +397,15 @@ Test(budget, settled_answer_has_a_margin)
 		plain = p;
 	}
 	cr_assert_eq(plain_flips, 8, "without the margin: %u flips", plain_flips);
+	/* a ranking told apart settles with errors up to OS_OVH_APART_SE, and
+	 * says so; not beyond, not before OS_OVH_SETTLE_MIN samples */
+	cr_assert_eq(os_overhead_answer_settled(OS_OVH_APART_SE, 1000, false, true),
+		     OS_SETTLED_APART);
+	cr_assert_eq(os_overhead_answer_settled(OS_OVH_APART_SE * 1.01, 1000, false, true),
+		     OS_UNSETTLED);
+	cr_assert_eq(os_overhead_answer_settled(0.005, 1000, false, true), OS_SETTLED_NARROW);
+	cr_assert_eq(os_overhead_answer_settled(0.001, OS_OVH_SETTLE_MIN - 1, false, true),
+		     OS_UNSETTLED);
 	cr_assert_eq(flips, 3, "with it: %u flips (settled at 0.0098, unsettled at 0.0130, "
 			       "settled at 0.0095)", flips);
 	cr_assert(settled, "settled at the end (0.0103 after 0.0095)");

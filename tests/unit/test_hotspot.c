@@ -4,6 +4,7 @@
  * process_vm_readv, and the whole event flow through os_attrib. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "attacher/core/attrib.h"
+#define REPORT_Z90_UNIT 1.6448536269514722 /* a 90% interval, as report/view.h */
 #include "runtimes/hotspot/hotspot.h"
 #include "runtimes/hotspot/hotspot_gc.h"
 #include "runtimes/hotspot/hotspot_int.h"
@@ -125,6 +127,17 @@ Test(hotspot, weights_with_random_tlab_sizes)
 	info.flags = OS_JVM_F_TLAB_DITHER;
 	info.mode = OS_JVM_MODE_EXACT;
 	cr_expect_eq(os_hs_weight_jvm(&info, 20480, 4096), OS_W_ONE);
+	/* a focus (OS_HS_FOCUS_BIT: the TLAB that ended was drawn around
+	 * OS_HS_FOCUS_TLAB): weighed by that size, with or without thinning;
+	 * never above T (a JVM whose T is smaller keeps its own) */
+	info.mode = OS_JVM_MODE_HYBRID;
+	cr_expect_eq(os_hs_weight_jvm(&info, 5000 | OS_HS_FOCUS_BIT, 64),
+		     OS_HS_FOCUS_TLAB / 64 * OS_W_ONE);
+	cr_expect_eq(os_hs_weight_jvm(&info, 5000 | OS_HS_FOCUS_BIT | OS_HS_THIN_BIT, 64),
+		     OS_HS_FOCUS_TLAB / 64 * OS_HS_SMALL_THIN * OS_W_ONE);
+	cr_expect_eq(os_hs_weight_jvm(&info, 0 | OS_HS_FOCUS_BIT, 64), OS_W_ONE, "outside TLABs");
+	info.tlab_bytes = 2048;
+	cr_expect_eq(os_hs_weight_jvm(&info, 5000 | OS_HS_FOCUS_BIT, 64), 32 * OS_W_ONE);
 }
 
 /* The next TLAB's free size (hs_tlab.h): uniform over [T/2, 3T/2) words,
@@ -1237,6 +1250,165 @@ Test(hotspot, estimated_paths_share_held_samples)
 	cr_expect_eq(a.ctx[0].class_sites, 2);
 	hs_paths_estimate(h); /* again: the same */
 	cr_expect_float_eq(a.ctx[hd].path_est, -20, 1e-9);
+	hs_test_end(&a, &tasks, heap);
+}
+
+/* ---- intervals of the estimated paths: replays of synthetic streams ---- */
+
+static uint64_t rng_next(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+static double rng_unit(uint64_t *x)
+{
+	return (double)(rng_next(x) >> 11) / 9007199254740992.0;
+}
+
+/* One replay: two sites of long[] (32 seen objects each, weight w, equal
+ * allocation volume); a Poisson stream of samples of mean n, each on site
+ * 1 with chance p1, on an object seen at allocation with chance 1 / w
+ * (charged to it), else held by the class-only context. Returns site 1's
+ * figure (samples) and its standard error (*se); *ev: the split's
+ * evidence. */
+static double pe_replay(uint64_t *rng, double n_mean, double p1, double w, double *se,
+			double *ev)
+{
+	unsigned n = 0;
+	struct os_tasks tasks;
+	struct os_attrib a;
+	uint64_t *heap = calloc(8192, 8), base = (uintptr_t)heap, kl = (uintptr_t)&k_long_arr;
+	uint64_t f[2][1] = { { 0x401000 }, { 0x402000 } };
+	struct hotspot *h;
+	struct os_aspace *as;
+	uint32_t hd, held = 0;
+	double f1;
+
+	hs_test_hybrid_jvm(&a, &tasks, heap);
+	for (int s = 0; s < 2; s++)
+		for (int i = 0; i < 32; i++)
+			feed(&a, mk_event(OS_EV_JALLOC, base + (uint64_t)(s * 32 + i) * 1024, 1024,
+					  (uint64_t)(w * OS_W_ONE), kl, f[s], 8));
+	cr_assert_eq(a.nctx, 2);
+	as = os_tasks_aspace(&tasks, (uint32_t)getpid());
+	for (double t = -log1p(-rng_unit(rng)) / n_mean; t < 1; t += -log1p(-rng_unit(rng)) / n_mean)
+		n++;
+	for (unsigned i = 0; i < n; i++) {
+		int s = rng_unit(rng) < p1 ? 0 : 1;
+
+		if (rng_unit(rng) < 1 / w)
+			os_attrib_sample(&a, as->id,
+					 base + (uint64_t)(s * 32 + rng_next(rng) % 32) * 1024 + 64, 0,
+					 OS_CCT_NONE);
+		else
+			held++;
+	}
+	h = (struct hotspot *)a.rt;
+	hd = hs_class_ctx(h, hs_jvm_find(h, as->id), as, kl, HS_WORD_SMALL);
+	cr_assert_neq(hd, OS_NONE);
+	a.ctx[hd].samples = held;
+	a.ctx[hd].tsamples = held;
+	a.ctx[hd].tw_sq = held;
+	a.c.samples_attributed += held;
+	a.c.samples_java_attributed += held;
+	a.tw_attributed += held;
+	a.tw_java_attributed += held;
+	hs_paths_estimate(h);
+	f1 = a.ctx[0].tsamples + a.ctx[0].path_est;
+	*se = sqrt(os_ctx_var(&a.ctx[0]));
+	*ev = a.ctx[0].evidence;
+	hs_test_end(&a, &tasks, heap);
+	return f1;
+}
+
+/* P(X <= k), X ~ Binomial(n, p). */
+static double binom_cdf(unsigned k, unsigned n, double p)
+{
+	double s = 0;
+
+	for (unsigned i = 0; i <= k; i++)
+		s += exp(lgamma(n + 1.0) - lgamma(i + 1.0) - lgamma(n - i + 1.0) + i * log(p) +
+			 (n - i) * log1p(-p));
+	return s;
+}
+
+/* The stated 90% intervals of the estimated paths cover the truth at
+ * their rate: 1,000 replays of a 4:1 split (site 1 read 0.8 of the time,
+ * objects seen with chance 1/10, 300 samples each on average: about 30
+ * of evidence). The truth: site 1's expected samples, 240. Covered
+ * (|figure - 240| <= 1.645 se) must fall in the central range of
+ * Binomial(1000, 0.9) that holds all but 1e-4 of it (5e-5 each side):
+ * the chance that a right interval fails this is at most 1e-4. Replays are
+ * seeded (reproducible); the bound is stated for any seed. */
+Test(hotspot, estimated_paths_intervals_cover_the_truth)
+{
+	const unsigned R = 1000;
+	uint64_t rng = 0x9e3779b97f4a7c15ULL;
+	unsigned covered = 0, lo = 0, hi = R;
+	double mean = 0, se, ev, mean_se = 0;
+
+	for (unsigned r = 0; r < R; r++) {
+		double s = pe_replay(&rng, 300, 0.8, 10, &se, &ev);
+
+		mean += s / R;
+		mean_se += se / R;
+		covered += fabs(s - 240) <= REPORT_Z90_UNIT * se;
+	}
+	while (binom_cdf(lo, R, 0.9) <= 5e-5)
+		lo++;
+	while (hi > 0 && 1 - binom_cdf(hi - 1, R, 0.9) <= 5e-5)
+		hi--;
+	cr_expect(covered >= lo && covered <= hi,
+		  "90%% intervals covered the truth %u times of %u (accepted %u..%u); mean "
+		  "figure %.1f, mean se %.1f", covered, R, lo, hi, mean, mean_se);
+	cr_expect(fabs(mean - 240) < 8, "mean figure %.1f", mean);
+}
+
+/* No single sample decides a split: one sample on an object of weight
+ * 1,000 at site 1 among 20 held samples gives site 1 at most what a
+ * single sample of evidence is worth (r = 1/3 of the held samples beyond
+ * the volume's half), and its interval spans most of the held samples;
+ * with no evidence at all the split is the volume's, its interval near
+ * [0, 1] of them, and the evidence 0 says so. */
+Test(hotspot, estimated_paths_no_single_sample_decides)
+{
+	struct os_tasks tasks;
+	struct os_attrib a;
+	uint64_t *heap = calloc(8192, 8), base = (uintptr_t)heap, kl = (uintptr_t)&k_long_arr;
+	uint64_t f1[1] = { 0x401000 }, f2[1] = { 0x402000 };
+	struct hotspot *h;
+	struct os_aspace *as;
+	uint32_t hd;
+	double s1, se1;
+
+	hs_test_hybrid_jvm(&a, &tasks, heap);
+	feed(&a, mk_event(OS_EV_JALLOC, base, 4096, 1000 * OS_W_ONE, kl, f1, 8));
+	feed(&a, mk_event(OS_EV_JALLOC, base + 8192, 4096, 1000 * OS_W_ONE, kl, f2, 8));
+	as = os_tasks_aspace(&tasks, (uint32_t)getpid());
+	h = (struct hotspot *)a.rt;
+	hd = hs_class_ctx(h, hs_jvm_find(h, as->id), as, kl, HS_WORD_SMALL);
+	a.ctx[hd].samples = 20;
+	a.ctx[hd].tsamples = 20;
+	a.ctx[hd].tw_sq = 20;
+	a.c.samples_attributed += 20;
+	a.tw_attributed += 20;
+	hs_paths_estimate(h);
+	cr_expect_eq(a.ctx[0].evidence, 0);
+	cr_expect_float_eq(a.ctx[0].path_est, 10, 1e-9, "volume alone: halves");
+	se1 = sqrt(os_ctx_var(&a.ctx[0]));
+	cr_expect_gt(REPORT_Z90_UNIT * se1, 0.4 * 20, "interval near [0, 1] of the held: %f", se1);
+
+	os_attrib_sample(&a, as->id, base + 64, 0, OS_CCT_NONE);
+	a.ctx[hd].samples = 20; /* the sample above is not held */
+	hs_paths_estimate(h);
+	s1 = a.ctx[0].tsamples + a.ctx[0].path_est;
+	cr_expect_float_eq(a.ctx[0].evidence, 1, 1e-9, "one sample is one of evidence");
+	cr_expect_lt(s1, 1 + 20 * (0.5 + 0.5 / 3) + 1e-6, "site 1: %f of 21", s1);
+	se1 = sqrt(os_ctx_var(&a.ctx[0]));
+	cr_expect_gt(REPORT_Z90_UNIT * se1, 0.3 * 20, "interval still wide: %f", se1);
 	hs_test_end(&a, &tasks, heap);
 }
 

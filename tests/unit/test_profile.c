@@ -421,7 +421,7 @@ Test(profile, wrong_version_is_unsupported)
 	spit(tmp_path("v7.data"), buf, len);
 	cr_assert_eq(os_profile_read(tmp_path("v7.data"), &q, err, sizeof(err)), -ENOTSUP);
 	snprintf(want, sizeof(want),
-		 "%s: unsupported profile version 7 (this objscope reads versions 1 to 2)",
+		 "%s: unsupported profile version 7 (this objscope reads versions 1 to 3)",
 		 tmp_path("v7.data"));
 	cr_assert_str_eq(err, want);
 	cr_assert_null(q);
@@ -690,7 +690,7 @@ Test(profile, version_1_files_read_and_slices_checked)
 	size_t len, off, cut, nlen;
 	uint8_t *buf = full_bytes(&len), *b1;
 
-	cr_assert_eq(le32_get(buf + 8), 2);
+	cr_assert_eq(le32_get(buf + 8), OS_PROFILE_VERSION);
 	off = find_section(buf, len, OS_SEC_SLICES) - 16;
 	cut = 16 + le32_get(buf + off + 8);
 	nlen = len - cut;
@@ -1238,6 +1238,68 @@ Test(profile, estimates_section_optional_and_checked)
 	cr_assert_eq(os_profile_read_mem(buf, len, &q, err, sizeof(err)), 0, "%s", err);
 	os_profile_free(q);
 	free(buf);
+}
+
+/* Variances of the estimates (version 3): the contexts' ESTIMATES records
+ * carry one, checked (finite, not negative) where they are read; records
+ * without one (earlier files) read as not stated; PATHEST's evidence the
+ * same. A merge sums them, scaled by the square of the factor, and states
+ * them only when every input with estimates did. */
+Test(profile, estimate_variances_round_trip_and_checked)
+{
+	struct os_profile *p = build_full(), *q, *m;
+	char err[256] = "";
+	size_t len, off;
+	uint8_t *buf;
+	double d;
+
+	p->contexts[0].samples_var = 144;
+	p->contexts[1].samples_var = 9;
+	p->contexts[0].pe.evidence = 0;
+	p->contexts[1].pe.evidence = 0;
+	p->analyses |= OS_AN_EST_VAR;
+	cr_assert_eq(os_profile_write(p, tmp_path("var.data"), err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(os_profile_read(tmp_path("var.data"), &q, err, sizeof(err)), 0, "%s", err);
+	cr_assert(q->analyses & OS_AN_EST_VAR);
+	cr_assert_eq(q->contexts[0].samples_var, 144);
+	cr_assert_eq(q->contexts[1].samples_var, 9);
+	cr_assert_eq(q->contexts[0].pe.evidence, 0, "volume alone: 0, not NaN");
+	m = os_profile_new();
+	cr_assert_eq(os_profile_merge(m, q), 0);
+	cr_assert_eq(os_profile_merge(m, q), 0);
+	cr_assert(m->analyses & OS_AN_EST_VAR);
+	cr_assert_eq(m->contexts[0].samples_var, 288, "variances add");
+	os_profile_free(m);
+	m = os_profile_new();
+	cr_assert_eq(os_profile_merge(m, q), 0);
+	cr_assert_eq(os_profile_merge(m, build_full()), 0); /* estimates, no variances */
+	cr_assert_eq(m->analyses & OS_AN_EST_VAR, 0, "not stated by every input");
+	os_profile_free(m);
+	os_profile_free(q);
+
+	buf = slurp(tmp_path("var.data"), &len);
+	off = find_section(buf, len, OS_SEC_ESTIMATES);
+	cr_assert_eq(le32_get(buf + off + 20), 20, "index, estimate, variance");
+	d = -1; /* a negative variance */
+	memcpy(buf + off + 24 + 12, &d, 8);
+	reseal(buf, len);
+	cr_assert_eq(os_profile_read_mem(buf, len, &q, err, sizeof(err)), -EPROTO);
+	cr_assert(strstr(err, "ESTIMATES") != NULL, "%s", err);
+	d = NAN;
+	memcpy(buf + off + 24 + 12, &d, 8);
+	reseal(buf, len);
+	cr_assert_eq(os_profile_read_mem(buf, len, &q, err, sizeof(err)), -EPROTO);
+	free(buf);
+
+	/* records of the earlier layout: no variances, evidence not stated */
+	buf = full_bytes(&len);
+	cr_assert_eq(os_profile_read_mem(buf, len, &q, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(q->analyses & OS_AN_EST_VAR, 0);
+	os_profile_free(q);
+	off = find_section(buf, len, OS_SEC_PATHEST);
+	cr_assert_eq(le32_get(buf + off + 4), 44, "PATHEST records with evidence");
+	free(buf);
+	os_profile_free(p);
 }
 
 /* Merging a profile with estimates and one without: the one without

@@ -1175,3 +1175,61 @@ Test(report, json_frame_objects)
 			   "access path frame not written alike:\n%s", txt);
 	free(txt);
 }
+
+/* Estimates with their variances (OS_AN_EST_VAR): the ranking's figure
+ * with its 90% interval ("±"), the top rows whose intervals overlap say
+ * so, a split of a class's samples resting on allocation volume alone
+ * says so and what would settle it; the JSON the same (interval,
+ * path.evidence_samples, path.split_by_volume). double[] 400 (se 200,
+ * 300 exact) and byte[] 380 (se 190, 50 exact, the rest estimated), both
+ * sites of their class with no evidence; the native block 40 (se 6.3). */
+Test(report, estimates_with_intervals)
+{
+	struct os_profile *p = build_small();
+	json_object *root, *o0, *o1, *iv;
+	char *txt;
+
+	/* contexts: 0 byte[] (50 samples), 1 double[] (300), 2 native (150), 3 byte[] */
+	p->contexts[1].samples_est = 400;
+	p->contexts[1].samples_var = 200 * 200;
+	p->contexts[0].samples_est = 380;
+	p->contexts[0].samples_var = 190 * 190;
+	p->contexts[2].samples_est = 40;
+	p->contexts[2].samples_var = 40;
+	for (int i = 0; i < 2; i++)
+		p->contexts[i].pe = (struct os_pathest){ .kind = OS_PATH_SITE, .class_sites = 2,
+							 .path_est = p->contexts[i].samples_est -
+								     (double)p->contexts[i].samples,
+							 .seen = 3, .class_seen = 6, .evidence = 0 };
+	p->est.samples_attributed = 820;
+	p->analyses |= OS_AN_ESTIMATES | OS_AN_EST_VAR | OS_AN_PATHEST;
+	write_profile(p, rpath("iv.data"));
+	cr_assert_eq(REPORT("-o", rpath("iv.txt"), rpath("iv.data")), 0);
+	txt = slurp_text(rpath("iv.txt"));
+	cr_assert_not_null(strstr(txt, "(est. 400 ±329)"), "no interval on the figure:\n%s", txt);
+	cr_assert_not_null(strstr(txt, "        interval: share 48.78% ±40.12 (90%); cannot be told "
+				       "apart from rank 2 (intervals overlap)\n"), "%s", txt);
+	cr_assert_not_null(strstr(txt, "        uncertain: the split between this class's "
+				       "allocation sites rests on allocation volume alone"),
+			   "%s", txt);
+	cr_assert_not_null(strstr(txt, "--java-objects exact, or a longer run, would settle it"),
+			   "%s", txt);
+	free(txt);
+	cr_assert_eq(REPORT("--format", "json", "-o", rpath("iv.json"), rpath("iv.data")), 0);
+	root = load_json(rpath("iv.json"));
+	o0 = json_object_array_get_idx(get(root, "objects"), 0);
+	o1 = json_object_array_get_idx(get(root, "objects"), 1);
+	iv = get(o0, "interval");
+	cr_assert(json_object_get_boolean(get(iv, "overlaps_next")));
+	cr_assert_float_eq(json_object_get_double(get(iv, "samples_estimated_se")), 200, 1e-9);
+	cr_assert_float_eq(json_object_get_double(get(iv, "samples_estimated_high")),
+			   400 + 1.6448536269514722 * 200, 1e-6);
+	/* double[]: 300 of its 400 exact, not mostly estimated; byte[]: 330 of 380 */
+	cr_assert_not(json_object_get_boolean(get(get(o0, "path"), "split_by_volume")));
+	cr_assert(json_object_get_boolean(get(get(o1, "path"), "split_by_volume")));
+	cr_assert_float_eq(json_object_get_double(get(get(o1, "path"), "evidence_samples")), 0,
+			   1e-12);
+	cr_assert_not(json_object_get_boolean(get(get(o1, "interval"), "overlaps_next")),
+		      "380 ±313 and 40 ±10 are apart");
+	json_object_put(root);
+}

@@ -142,9 +142,12 @@ static int hs_trim_jvm_frames(uint64_t *frames, int n)
 	return n - lead + 1;
 }
 
+static uint32_t hs_focus_of(struct osp_thread *t);
+
 static void hs_alloc(void *klass, void *obj, size_t tlab_bytes, size_t bytes, const void *caller,
 		     const void *fp)
 {
+	uint64_t focus_k = atomic_load_explicit(&osp_hdr->hs_focus_klass, memory_order_relaxed);
 	uint64_t frames[OS_MAX_FRAMES];
 	struct osp_thread *t = osp_enter();
 	struct os_slot *s;
@@ -169,8 +172,9 @@ static void hs_alloc(void *klass, void *obj, size_t tlab_bytes, size_t bytes, co
 			osp_stat_add(&s->stats.small_outside_tlab, 1);
 		goto out;
 	}
-	/* such evidence is thinned: one in OS_HS_SMALL_THIN kept, weighed up */
-	if (bytes < osp_hdr->min_size) {
+	/* such evidence is thinned: one in OS_HS_SMALL_THIN kept, weighed up;
+	 * not the class of a focus */
+	if (bytes < osp_hdr->min_size && (!focus_k || focus_k != (uint64_t)(uintptr_t)klass)) {
 		if ((osp_rng_next(t) >> 32) % OS_HS_SMALL_THIN) {
 			osp_stat_add(&s->stats.small_allocs, 1);
 			osp_stat_add(&s->stats.small_bytes, bytes);
@@ -192,6 +196,9 @@ static void hs_alloc(void *klass, void *obj, size_t tlab_bytes, size_t bytes, co
 	if (osp_hs.zgc_offset_mask)
 		a &= osp_hs.zgc_offset_mask;
 	n = hs_trim_jvm_frames(frames, n);
+	/* the TLAB this refill ends was drawn around OS_HS_FOCUS_TLAB */
+	if (tlab_bytes && osp_hs.dither_off && hs_focus_of(t))
+		tlab_bytes |= OS_HS_FOCUS_BIT;
 	if (osp_hs_emit(t, OS_EV_JALLOC, a, bytes, tlab_bytes, (uint64_t)(uintptr_t)klass, frames,
 			(uint32_t)n) == 0) {
 		osp_stat_add(&s->stats.tracked_allocs, 1);
@@ -207,8 +214,11 @@ out:
  * for its current and previous TLAB, and the running mean of (TLAB bytes
  * used - free size) that the next sizes compensate. */
 struct hs_thread {
-	uint64_t alloc_prev, d_cur, d_prev;
+	uint64_t alloc_prev;
+	uint32_t d_cur, d_prev; /* words: at most 7T/4 */
 	int64_t corr; /* 1 / OS_HS_CORR_ONE words */
+	uint32_t focus_cur;     /* the current TLAB was drawn around OS_HS_FOCUS_TLAB */
+	uint32_t pad;
 } __attribute__((may_alias));
 
 _Static_assert(sizeof(struct hs_thread) <= sizeof(((struct osp_thread *)0)->rt_state),
@@ -217,6 +227,11 @@ _Static_assert(sizeof(struct hs_thread) <= sizeof(((struct osp_thread *)0)->rt_s
 static struct hs_thread *hs_thread_of(struct osp_thread *t)
 {
 	return (struct hs_thread *)(void *)t->rt_state;
+}
+
+static uint32_t hs_focus_of(struct osp_thread *t)
+{
+	return hs_thread_of(t)->focus_cur;
 }
 
 /* Hybrid mode: the size of the thread's NEXT TLAB, drawn uniformly from
@@ -241,11 +256,11 @@ static struct hs_thread *hs_thread_of(struct osp_thread *t)
  * start-up); the TLAB being used is untouched. */
 void osp_hs_tlab_refilled(void *thread, const void *obj)
 {
-	uint64_t x, lo, d, alloc = 0;
+	uint64_t x, lo, d, alloc = 0, focus_k;
 	struct hs_thread *ht = NULL;
 	int64_t span, corr, err;
 	struct osp_thread *t;
-	uint32_t a, dx;
+	uint32_t a, dx, focus;
 
 	if (!osp_hs.dither_off || !thread)
 		return;
@@ -261,6 +276,13 @@ void osp_hs_tlab_refilled(void *thread, const void *obj)
 	x ^= x >> 33;
 	lo = osp_hs.dither_lo;
 	span = (int64_t)osp_hs.dither_span;
+	/* a focus: TLABs around OS_HS_FOCUS_TLAB while the collector asks */
+	focus_k = atomic_load_explicit(&osp_hdr->hs_focus_klass, memory_order_relaxed);
+	focus = focus_k && osp_hs.dither_span > OS_HS_FOCUS_TLAB / 8;
+	if (focus) {
+		lo = OS_HS_FOCUS_TLAB / 16;
+		span = OS_HS_FOCUS_TLAB / 8;
+	}
 	corr = 0;
 	t = osp_enter();
 	if (t && osp_hs.alloc_bytes_off) {
@@ -282,10 +304,12 @@ void osp_hs_tlab_refilled(void *thread, const void *obj)
 	if (ht) {
 		ht->alloc_prev = alloc;
 		ht->d_prev = ht->d_cur;
-		ht->d_cur = d;
+		ht->d_cur = (uint32_t)d;
 	}
-	if (t)
+	if (t) {
+		hs_thread_of(t)->focus_cur = focus;
 		osp_leave(t);
+	}
 	*(volatile size_t *)((uint8_t *)thread + osp_hs.dither_off) = (size_t)d;
 	if (osp_hs.waste_off) /* words: above any TLAB */
 		*(volatile size_t *)((uint8_t *)thread + osp_hs.waste_off) = (size_t)1 << 40;
@@ -745,7 +769,7 @@ static void hs_jvm_up(int attach)
 
 static int hs_need_fp(void)
 {
-	const char *e = getenv(OS_JAVA_FP_ENV);
+	const char *e = secure_getenv(OS_JAVA_FP_ENV);
 	struct hs_code_offs o;
 	struct osp_vms v;
 
@@ -960,7 +984,7 @@ static void hs_install_at(void *handle, struct os_rt_plan *plan)
 	};
 	struct osp_elf_want want[HS_NHOOKS];
 	struct link_map *lm = NULL;
-	const char *mode = getenv(OS_JAVA_MODE_ENV);
+	const char *mode = secure_getenv(OS_JAVA_MODE_ENV);
 	void *create = dlsym(handle, "JNI_CreateJavaVM");
 	struct osp_thread *t;
 	Dl_info info;
@@ -1009,7 +1033,7 @@ static void hs_install_at(void *handle, struct os_rt_plan *plan)
 		hs_mode = OS_JVM_MODE_SAMPLED;
 	else if (mode && strcmp(mode, "hybrid") == 0)
 		hs_mode = OS_JVM_MODE_HYBRID;
-	hs_tlab = hs_parse_tlab(getenv(OS_JAVA_TLAB_ENV));
+	hs_tlab = hs_parse_tlab(secure_getenv(OS_JAVA_TLAB_ENV));
 	for (int i = 0; i < HS_NHOOKS; i++)
 		want[i].name = names[i];
 	if (osp_elf_find_local(lm->l_name, lm->l_addr, want, HS_NHOOKS) < 0 ||

@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""test-summary.py - what `make test` ran, passed, failed and skipped.
+
+Reads the TAP files the Criterion binaries wrote (--tap=FILE, one per step
+of `make test`) and prints, per step and suite, the counts and seconds, then
+every skipped test with its reason and every failed one. Exit status 1 when
+a test failed or crashed, or a file is missing or holds no test.
+"""
+import re
+import sys
+from collections import OrderedDict
+
+LINE = re.compile(r'^(not ok|ok) - (\S+?)::(\S+)(.*)$')
+SKIP = re.compile(r'#\s*SKIP\s*(.*)$')
+SECS = re.compile(r'\((\d+(?:\.\d+)?)s\)')
+
+
+def main(paths):
+    status = 0
+    skips, fails = [], []
+    total = OrderedDict(ran=0, passed=0, failed=0, skipped=0, seconds=0.0)
+    if not paths:
+        print("test-summary: no TAP files", file=sys.stderr)
+        return 1
+    for path in paths:
+        step = re.sub(r'\.tap$', '', path.rsplit('/', 1)[-1])
+        suites = OrderedDict()
+        try:
+            with open(path, encoding='utf-8', errors='replace') as f:
+                lines = f.read().splitlines()
+        except OSError as e:
+            print(f"test-summary: {path}: {e.strerror}", file=sys.stderr)
+            status = 1
+            continue
+        for line in lines:
+            m = LINE.match(line)
+            if not m:
+                continue
+            ok, suite, name, rest = m.groups()
+            skip = SKIP.search(rest)
+            skip = skip.group(1) if skip and ok == 'ok' else None
+            secs = SECS.search(rest)
+            secs = secs.group(1) if secs else None
+            s = suites.setdefault(suite, OrderedDict(ran=0, passed=0, failed=0, skipped=0,
+                                                     seconds=0.0))
+            if skip is not None:
+                s['skipped'] += 1
+                skips.append(f"{step}: {suite}::{name}: {skip.strip()}")
+                continue
+            s['ran'] += 1
+            s['seconds'] += float(secs or 0)
+            if ok == 'ok':
+                s['passed'] += 1
+            else:
+                s['failed'] += 1
+                fails.append(f"{step}: {suite}::{name}")
+        if not suites:
+            print(f"test-summary: {path}: no test results (did the step run?)",
+                  file=sys.stderr)
+            status = 1
+        print(f"== {step}")
+        for suite, s in suites.items():
+            print(f"   {suite:<24} ran {s['ran']:>3}  passed {s['passed']:>3}  "
+                  f"failed {s['failed']:>2}  skipped {s['skipped']:>2}  {s['seconds']:>7.1f} s")
+            for k in total:
+                total[k] += s[k]
+    print(f"== all: ran {total['ran']}, passed {total['passed']}, failed {total['failed']}, "
+          f"skipped {total['skipped']}, {total['seconds']:.0f} s in tests")
+    if skips:
+        print("== skipped, and why:")
+        for s in skips:
+            print("   " + s)
+    if fails:
+        print("== FAILED:")
+        for s in fails:
+            print("   " + s)
+        status = 1
+    return status
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
