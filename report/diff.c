@@ -31,6 +31,9 @@ static void add_side(struct report_diff *d, const struct os_profile *p, const ui
 	for (uint32_t i = 0; i < p->ncontexts; i++) {
 		const struct os_context *c = &p->contexts[i];
 		struct diff_row *r = &d->rows[map[i]];
+		/* the figure the share is of: the estimate where the side has
+		 * estimates (a class-only row's raw samples are shared out) */
+		double n = report_has_est(p) ? c->samples_est : (double)c->samples;
 
 		double se = report_share_se(p, c);
 
@@ -41,13 +44,13 @@ static void add_side(struct report_diff *d, const struct os_profile *p, const ui
 		if (is_new) {
 			r->in_new = true;
 			r->share_new += report_share(p, c);
-			r->samples_new += (double)c->samples * scale;
+			r->samples_new += n * scale;
 			r->bytes_new += c->bytes;
 			r->allocs_new += c->allocations;
 		} else {
 			r->in_old = true;
 			r->share_old += report_share(p, c);
-			r->samples_old += (double)c->samples * scale;
+			r->samples_old += n * scale;
 			r->bytes_old += c->bytes;
 			r->allocs_old += c->allocations;
 		}

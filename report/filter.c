@@ -107,6 +107,36 @@ bool report_filter_active(const struct report_filter *f)
 	return f->ntids || f->comm || f->time || f->include || f->exclude;
 }
 
+void report_filter_why_none(const struct os_profile *p, const struct report_filter *f,
+			    char *buf, size_t len)
+{
+	bool tid = false, comm = false;
+	uint32_t i, k;
+
+	for (i = 0; i < p->nthreads; i++) {
+		const char *name = os_profile_str(p, p->threads[i].name);
+
+		for (k = 0; k < f->ntids; k++)
+			tid |= p->threads[i].tid == f->tids[k];
+		comm |= f->comm && name && strcmp(name, f->comm) == 0;
+	}
+	if (f->ntids && !tid)
+		snprintf(buf, len, "--tid: no thread of the run has %s (report --per-thread "
+			 "lists them)", f->ntids > 1 ? "any of those ids" : "that id");
+	else if (f->comm && !comm)
+		snprintf(buf, len, "--comm %s: no thread of the run has that name", f->comm);
+	else if (f->time && f->from >= p->meta.duration_s && p->meta.duration_s > 0)
+		snprintf(buf, len, "--time: %g s is past the run's end (%.2f s)", f->from,
+			 p->meta.duration_s);
+	else if (f->include || f->exclude)
+		snprintf(buf, len, "%s: no sampled allocation or access path is left by the "
+			 "pattern%s", f->include && f->exclude ? "--include/--exclude"
+				      : f->include ? "--include" : "--exclude",
+			 f->ntids || f->comm || f->time ? " with the other filters" : "");
+	else
+		snprintf(buf, len, "the filter (%s) kept none of the attributed samples", f->desc);
+}
+
 void report_filter_free(struct report_filter *f)
 {
 	if (f->include)
@@ -178,6 +208,65 @@ static double scale_est(double est, uint64_t now, uint64_t was)
 	return was ? est * (double)now / (double)was : 0;
 }
 
+/* Estimated allocation paths (OS_AN_PATHEST): a context's estimate is its
+ * exact samples plus a part estimated from the samples of its class that
+ * were not seen at allocation (the class-only contexts). Under a filter the
+ * exact part is what remains of its own samples, the estimated part keeps
+ * the share of the class-only samples that remain: per context, that ratio
+ * (the class-only contexts of its type; without one, of all samples). A
+ * filter that keeps every sample keeps every estimate, so it gives the
+ * main ranking; a context with an estimate and no sample of its own keeps
+ * its share of what remains instead of dropping to 0. NULL: no such
+ * estimates, or no memory (*err set). */
+static double *class_ratios(const struct os_profile *p, const uint64_t *csam, int *err)
+{
+	uint64_t all_was = 0, all_now = 0;
+	double *r, g;
+	uint32_t i, j;
+
+	*err = 0;
+	if (!(p->analyses & OS_AN_PATHEST))
+		return NULL;
+	r = malloc(((size_t)p->ncontexts + 1) * sizeof(*r));
+	if (!r) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	for (i = 0; i < p->ncontexts; i++) {
+		all_was += p->contexts[i].samples;
+		all_now += csam[i];
+	}
+	g = all_was ? (double)all_now / (double)all_was : 1.0;
+	for (i = 0; i < p->ncontexts; i++) {
+		const struct os_context *c = &p->contexts[i];
+		uint64_t was = 0, now = 0;
+
+		r[i] = g;
+		if (c->pe.kind == OS_PATH_NONE)
+			continue;
+		for (j = 0; j < p->ncontexts; j++)
+			if (p->contexts[j].pe.kind == OS_PATH_CLASS && p->contexts[j].type == c->type) {
+				was += p->contexts[j].samples;
+				now += csam[j];
+			}
+		if (was)
+			r[i] = (double)now / (double)was;
+	}
+	return r;
+}
+
+/* The estimate of what remains: of a site (OS_PATH_SITE), the exact part as
+ * counted and the estimated part by the class ratio (class_ratios); of
+ * anything else (a class-only row, whose estimate is what it did not share
+ * out; Horvitz-Thompson figures), scaled as its own samples are. */
+static double filtered_est(double est, uint64_t now, uint64_t was, const double *ratio,
+			   uint32_t ctx, bool site)
+{
+	if (!ratio || !site)
+		return scale_est(est, now, was);
+	return (double)now + (est - (double)was) * ratio[ctx];
+}
+
 /* Removes the contexts not kept (keep[i] false): accesses and slices of
  * them go, indices are renumbered. */
 static void compact(struct os_profile *p, const bool *keep, uint32_t *cmap, const bool *akeep,
@@ -225,10 +314,15 @@ int report_filter_apply(struct os_profile *p, const struct report_filter *f, cha
 	bool *keep = calloc(p->ncontexts + 1, sizeof(*keep));
 	bool *akeep = calloc(p->naccesses + 1, sizeof(*akeep));
 	uint64_t was = p->c.samples_attributed, now = 0;
+	double *ratio = NULL, *aold = calloc(p->ncontexts + 1, sizeof(*aold));
+	double *anew = calloc(p->ncontexts + 1, sizeof(*anew));
+	uint64_t *aold_n = calloc(p->ncontexts + 1, sizeof(*aold_n));
+	uint64_t *anew_n = calloc(p->ncontexts + 1, sizeof(*anew_n));
 	uint32_t i, n;
-	int ret = -ENOMEM;
+	int ret = -ENOMEM, rerr;
 
-	if (!csam || !asam || !tsam || !cmap || !amap || !keep || !akeep) {
+	if (!csam || !asam || !tsam || !cmap || !amap || !keep || !akeep || !aold || !anew ||
+	    !aold_n || !anew_n) {
 		snprintf(err, len, "%s", strerror(ENOMEM));
 		goto out;
 	}
@@ -283,11 +377,21 @@ int report_filter_apply(struct os_profile *p, const struct report_filter *f, cha
 		}
 		p->nslices = n;
 	}
+	ratio = class_ratios(p, csam, &rerr);
+	if (rerr) {
+		snprintf(err, len, "%s", strerror(ENOMEM));
+		goto out;
+	}
 	for (i = 0; i < p->naccesses; i++) {
 		struct os_access *a = &p->accesses[i];
 
-		a->samples_est = scale_est(a->samples_est, asam[i], a->samples);
+		aold[a->context] += a->samples_est;
+		aold_n[a->context] += a->samples;
+		anew_n[a->context] += asam[i];
+		a->samples_est = filtered_est(a->samples_est, asam[i], a->samples, ratio, a->context,
+					      p->contexts[a->context].pe.kind == OS_PATH_SITE);
 		a->samples = asam[i];
+		anew[a->context] += a->samples_est;
 		a->path_est = a->samples_est - (double)a->samples; /* estimated paths: the rest */
 		memset(a->metrics, 0, sizeof(a->metrics));
 		if (slices)
@@ -304,7 +408,15 @@ int report_filter_apply(struct os_profile *p, const struct report_filter *f, cha
 				   (!f->include || stack_matches(p, c->stack, &f->include_re)));
 		else
 			keep[i] = true;
-		c->samples_est = scale_est(c->samples_est, csam[i], c->samples);
+		if (c->pe.kind == OS_PATH_SITE)
+			c->samples_est = filtered_est(c->samples_est, csam[i], c->samples, ratio, i,
+						      true);
+		else /* its access paths' estimates, and the rest scaled as its samples
+		      * without an access path: never below what its paths show */
+			c->samples_est = anew[i] +
+					 scale_est(fmax(0.0, c->samples_est - aold[i]),
+						   csam[i] > anew_n[i] ? csam[i] - anew_n[i] : 0,
+						   c->samples > aold_n[i] ? c->samples - aold_n[i] : 0);
 		/* a kept share of the samples: a thinned stream, var times the
 		 * share (at least the share squared of the split's own part) */
 		c->samples_var = scale_est(c->samples_var, csam[i], c->samples);
@@ -332,6 +444,11 @@ int report_filter_apply(struct os_profile *p, const struct report_filter *f, cha
 	p->analyses &= ~(uint32_t)(OS_AN_MEMSRC | OS_AN_NUMA); /* nor the memory figures */
 	ret = 0;
 out:
+	free(ratio);
+	free(aold);
+	free(anew);
+	free(aold_n);
+	free(anew_n);
 	free(csam);
 	free(asam);
 	free(tsam);

@@ -44,5 +44,10 @@ bool report_filter_active(const struct report_filter *f);
 int report_filter_apply(struct os_profile *p, const struct report_filter *f, char *err,
 			size_t len);
 void report_filter_free(struct report_filter *f);
+/* A filtered profile with no attributed sample left: which filter kept
+ * none (--tid naming no thread of the run, --comm no thread's name, --time
+ * past the run's end, a pattern matching no sampled path), one line. */
+void report_filter_why_none(const struct os_profile *p, const struct report_filter *f,
+			    char *buf, size_t len);
 
 #endif

@@ -164,6 +164,14 @@ int report_render_collapsed(const struct report_view *v, const struct report_opt
 		size_t alloc_len;
 
 		line.len = 0;
+		/* a row without a path ("[not seen at allocation ...]") has its
+		 * class at the root, so that it is not one of many alike */
+		if (*report_str(p, c->type) && (c->stack == OS_NONE || !p->stacks[c->stack].nframes ||
+		    (p->stacks[c->stack].frames[0] < p->nframes &&
+		     p->frames[p->stacks[c->stack].frames[0]].kind == OS_FRAME_SYNTHETIC))) {
+			put_frame(&line, ALLOC_MARK, report_str(p, c->type));
+			cbuf_put(&line, ";", 1);
+		}
 		put_stack(&line, &nc, c->stack, ALLOC_MARK, NO_ALLOC_PATH);
 		cbuf_put(&line, ";", 1);
 		alloc_len = line.len; /* kept for every line of this object */

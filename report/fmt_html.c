@@ -143,7 +143,10 @@ static int put_data(const struct report_view *v, const struct report_opts *o, FI
 	const char *s;
 	int ret;
 
-	report_why_empty(v->p, reason, sizeof(reason));
+	if (!v->p->c.samples_attributed && report_filter_active(&o->filter))
+		report_filter_why_none(v->p, &o->filter, reason, sizeof(reason));
+	else
+		report_why_empty(v->p, reason, sizeof(reason));
 	why = json_object_new_string(reason);
 	s = why ? json_object_to_json_string_ext(why, JSON_C_TO_STRING_NOSLASHESCAPE) : NULL;
 	if (!s) {
@@ -151,6 +154,7 @@ static int put_data(const struct report_view *v, const struct report_opts *o, FI
 		goto out;
 	}
 	all.top_set = false;
+	all.tables = true;
 	fputs("{\"report\": ", out);
 	ret = report_json_write(v, &all, out, true);
 	if (ret)

@@ -36,6 +36,13 @@ struct frame_cache {
 	uint32_t *len;
 	size_t bytes;
 	struct json_writer scratch;
+	/* tables (--tables, html): a stack is written as its index in the
+	 * document's "stacks" table, each stack there as indices in "frames";
+	 * both tables hold what the document uses, in the order first used */
+	bool tables;
+	uint32_t *stack_ix, *frame_ix;   /* profile id -> table index, UINT32_MAX */
+	uint32_t *stacks, nstacks;       /* table index -> profile id */
+	uint32_t *frames, nframes;
 };
 
 static int cache_init(struct frame_cache *fc, const struct os_profile *p, bool html_safe)
@@ -45,7 +52,19 @@ static int cache_init(struct frame_cache *fc, const struct os_profile *p, bool h
 	fc->text = calloc((size_t)p->nframes + 1, sizeof(*fc->text));
 	fc->len = calloc((size_t)p->nframes + 1, sizeof(*fc->len));
 	jw_init(&fc->scratch, NULL, html_safe);
-	return fc->text && fc->len ? 0 : -ENOMEM;
+	if (!fc->text || !fc->len)
+		return -ENOMEM;
+	if (!fc->tables)
+		return 0;
+	fc->stack_ix = malloc(((size_t)p->nstacks + 1) * sizeof(*fc->stack_ix));
+	fc->stacks = malloc(((size_t)p->nstacks + 1) * sizeof(*fc->stacks));
+	fc->frame_ix = malloc(((size_t)p->nframes + 1) * sizeof(*fc->frame_ix));
+	fc->frames = malloc(((size_t)p->nframes + 1) * sizeof(*fc->frames));
+	if (!fc->stack_ix || !fc->stacks || !fc->frame_ix || !fc->frames)
+		return -ENOMEM;
+	memset(fc->stack_ix, 0xff, ((size_t)p->nstacks + 1) * sizeof(*fc->stack_ix));
+	memset(fc->frame_ix, 0xff, ((size_t)p->nframes + 1) * sizeof(*fc->frame_ix));
+	return 0;
 }
 
 static void cache_free(struct frame_cache *fc)
@@ -55,6 +74,10 @@ static void cache_free(struct frame_cache *fc)
 			free(fc->text[i]);
 	free(fc->text);
 	free(fc->len);
+	free(fc->stack_ix);
+	free(fc->stacks);
+	free(fc->frame_ix);
+	free(fc->frames);
 }
 
 /* "java", "jvm" (native code of libjvm.so), "native", "kernel", "unknown"
@@ -181,12 +204,75 @@ static void jframe(struct json_writer *w, struct frame_cache *fc, uint32_t id)
 	}
 }
 
+/* tables: the stack's index in "stacks", given at first use; null for no
+ * stack. */
+static void jstack_ref(struct json_writer *w, struct frame_cache *fc, const char *key,
+		       uint32_t stack)
+{
+	const struct os_profile *p = fc->p;
+
+	if (stack == OS_NONE || stack >= p->nstacks) {
+		jw_null(w, key);
+		return;
+	}
+	if (fc->stack_ix[stack] == UINT32_MAX) {
+		fc->stack_ix[stack] = fc->nstacks;
+		fc->stacks[fc->nstacks++] = stack;
+		for (uint32_t i = 0; i < p->stacks[stack].nframes; i++) {
+			uint32_t f = p->stacks[stack].frames[i];
+
+			if (f < p->nframes && fc->frame_ix[f] == UINT32_MAX) {
+				fc->frame_ix[f] = fc->nframes;
+				fc->frames[fc->nframes++] = f;
+			}
+		}
+	}
+	jw_u64(w, key, fc->stack_ix[stack]);
+}
+
+/* tables: "stacks" (each the indices of its frames in "frames", leaf first)
+ * and "frames" (frame objects, $defs/frame); an id beyond the profile's
+ * frames (a damaged stack) is written as the unknown frame's object. */
+static void jtables(struct json_writer *w, struct frame_cache *fc)
+{
+	const struct os_profile *p = fc->p;
+	uint32_t unknown = UINT32_MAX;
+
+	jw_begin_array(w, "stacks");
+	for (uint32_t s = 0; s < fc->nstacks && !w->err; s++) {
+		const struct os_stack *st = &p->stacks[fc->stacks[s]];
+
+		jw_begin_array(w, NULL);
+		for (uint32_t i = 0; i < st->nframes; i++) {
+			uint32_t f = st->frames[i];
+
+			if (f < p->nframes) {
+				jw_u64(w, NULL, fc->frame_ix[f]);
+				continue;
+			}
+			if (unknown == UINT32_MAX)
+				unknown = fc->nframes++;
+			jw_u64(w, NULL, unknown);
+		}
+		jw_end_array(w);
+	}
+	jw_end_array(w);
+	jw_begin_array(w, "frames");
+	for (uint32_t i = 0; i < fc->nframes && !w->err; i++)
+		jframe(w, fc, i == unknown ? UINT32_MAX : fc->frames[i]);
+	jw_end_array(w);
+}
+
 static void jstack(struct json_writer *w, struct frame_cache *fc, const char *key,
 		   uint32_t stack)
 {
 	const struct os_profile *p = fc->p;
 	uint32_t i;
 
+	if (fc->tables) {
+		jstack_ref(w, fc, key, stack);
+		return;
+	}
 	jw_begin_array(w, key);
 	if (stack != OS_NONE)
 		for (i = 0; i < p->stacks[stack].nframes; i++)
@@ -830,6 +916,8 @@ static void jobject(struct json_writer *w, struct frame_cache *fc, const struct 
 	jw_u64(w, "id", (uint64_t)rank + 1);
 	jw_string(w, "type", report_str(p, c->type));
 	jstack(w, fc, "alloc_stack", c->stack);
+	/* report/maker.h: the frame of alloc_stack that names the object */
+	jw_u64(w, "maker", v->maker ? v->maker[ro->context] : 0);
 	jw_u64(w, "allocations", c->allocations);
 	jw_u64(w, "bytes", c->bytes);
 	jw_u64(w, "samples", c->samples);
@@ -870,16 +958,30 @@ static void jobject(struct json_writer *w, struct frame_cache *fc, const struct 
 	jw_end_object(w);
 }
 
+/* tables: an object without samples (report_context_unsampled) and without
+ * lifetime figures is left out unless -v, as the text report leaves it out;
+ * under --sort bytes/allocations every object is kept. */
+static bool omitted(const struct report_view *v, const struct report_opts *o, uint32_t rank)
+{
+	uint32_t ci = v->objects[rank].context;
+
+	return o->tables && !o->verbose && v->sort == REPORT_SORT_SAMPLES &&
+	       report_context_unsampled(v->p, ci) && !jlt_of(v->p, ci);
+}
+
 int report_json_write(const struct report_view *v, const struct report_opts *o, FILE *out,
 		      bool html_safe)
 {
 	const struct os_profile *p = v->p;
 	struct json_writer *w = malloc(sizeof(*w));
 	struct frame_cache *fc = calloc(1, sizeof(*fc));
-	uint32_t i, n;
+	uint32_t i, n, shown, left_out = 0;
 	int ret = -ENOMEM;
 
-	if (!w || !fc || cache_init(fc, p, html_safe))
+	if (!w || !fc)
+		goto out;
+	fc->tables = o->tables;
+	if (cache_init(fc, p, html_safe))
 		goto out;
 	jw_init(w, out, html_safe);
 	jw_begin_object(w, NULL);
@@ -898,9 +1000,20 @@ int report_json_write(const struct report_view *v, const struct report_opts *o, 
 		jw_null(w, "filter");
 	jw_begin_array(w, "objects");
 	/* Stop early on a write error (disk full): the caller reports it. */
-	for (i = 0; i < n && !w->err; i++)
+	for (i = 0, shown = 0; i < v->nobjects && shown < n && !w->err; i++) {
+		if (omitted(v, o, i)) {
+			left_out++;
+			continue;
+		}
 		jobject(w, fc, v, i, o->per_thread);
+		shown++;
+	}
+	for (; i < v->nobjects; i++)
+		left_out += omitted(v, o, i);
 	jw_end_array(w);
+	/* tables: objects without samples left out (unless -v), counted */
+	if (o->tables)
+		jw_u64(w, "objects_without_samples_left_out", left_out);
 	jlifetimes(w, v);
 	jreuse_model(w, p);
 
@@ -931,6 +1044,8 @@ int report_json_write(const struct report_view *v, const struct report_opts *o, 
 		jw_end_object(w);
 	}
 	jw_end_array(w);
+	if (fc->tables)
+		jtables(w, fc);
 	jw_end_object(w);
 	ret = jw_finish(w);
 out:

@@ -69,6 +69,7 @@ enum { V_SAMPLES, V_LATENCY, V_L1_MISS, V_REMOTE, V_DIED_YOUNG, V_LEAKED, V_PROM
 /* Everything the message points to, owned here. */
 struct pp {
 	const struct os_profile *p;
+	const struct report_view *v;
 	PProfile msg;
 	/* string table */
 	char **strs;
@@ -480,13 +481,20 @@ static int obj_labels(struct pp *b, uint32_t r, const struct os_context *c, int6
 		      int64_t *type)
 {
 	const struct os_profile *p = b->p;
-	char frame[MAX_FRAME], buf[MAX_FRAME + 32];
+	char frame[MAX_FRAME], buf[2 * MAX_FRAME + 32];
+	uint32_t f = report_maker_frame(b->v, b->v->objects[r].context);
+	const char *t = report_str(p, c->type);
 
-	if (c->stack != OS_NONE && p->stacks[c->stack].nframes)
-		os_profile_frame_str(p, p->stacks[c->stack].frames[0], frame, sizeof(frame));
+	if (f != OS_NONE)
+		os_profile_frame_str(p, f, frame, sizeof(frame));
 	else
 		snprintf(frame, sizeof(frame), NO_ALLOC_PATH);
-	snprintf(buf, sizeof(buf), "#%u %s", r + 1, frame);
+	/* the frame that names it (report/maker.h); a row without a path
+	 * ("[not seen at allocation ...]") names its class too */
+	if (*t && (f == OS_NONE || (f < p->nframes && p->frames[f].kind == OS_FRAME_SYNTHETIC)))
+		snprintf(buf, sizeof(buf), "#%u %s %s", r + 1, t, frame);
+	else
+		snprintf(buf, sizeof(buf), "#%u %s", r + 1, frame);
 	if ((*obj = str_new(b, buf)) < 0 || (*type = str_id(b, c->type)) < 0)
 		return -ENOMEM;
 	return 0;
@@ -667,6 +675,7 @@ int report_render_pprof(const struct report_view *v, const struct report_opts *o
 	(void)o;
 	memset(&b, 0, sizeof(b));
 	b.p = v->p;
+	b.v = v;
 	os_hmap_init(&b.funcs[0]);
 	os_hmap_init(&b.funcs[1]);
 	os_hmap_init(&b.maps_of);

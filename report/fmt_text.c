@@ -14,6 +14,10 @@
 #include "report/formats.h"
 #include "report/text_escape.h"
 
+/* Below this much CPU time of the target, its overhead figures are not
+ * shown: a few ms weighed against objscope's start-up say nothing. */
+#define OVERHEAD_MIN_CPU_S 0.1
+
 #define MAX_FRAME 1024
 #define ALLOC_FRAMES 8    /* allocation frames shown per object */
 #define ACCESS_PATHS 5    /* access paths shown per object */
@@ -183,7 +187,12 @@ static void print_run(const struct os_profile *p, FILE *out)
 	if (m->freq && !(p->analyses & OS_AN_OVERHEAD && p->ovh.steered))
 		fprintf(out, ", %" PRIu64 " samples/s per thread requested", m->freq);
 	fprintf(out, "\n");
-	if (p->analyses & OS_AN_OVERHEAD) {
+	if ((p->analyses & OS_AN_OVERHEAD) && !(p->ovh.target_cpu_s >= OVERHEAD_MIN_CPU_S)) {
+		/* a run that failed at once, or an idle target: the fixed costs
+		 * over a few ms of CPU are no measurement of anything */
+		fprintf(out, "# overhead:    not measured: the target ran %.0f ms of CPU, too little "
+			"to weigh objscope's costs against\n", 1000 * p->ovh.target_cpu_s);
+	} else if (p->analyses & OS_AN_OVERHEAD) {
 		const struct os_overhead *o = &p->ovh;
 
 		if (o->steered)
@@ -670,12 +679,21 @@ static void print_by_thread(const struct report_view *v, const struct report_obj
 	const struct os_context *c = &p->contexts[ro->context];
 
 	fprintf(out, "        by thread:\n");
+	if (!ro->nthreads && report_has_est(p))
+		fprintf(out, "            no sample of its own: its estimate (est. %.0f) is a share of "
+			     "samples on objects of its class, not split by thread\n", c->samples_est);
 	for (uint32_t i = 0; i < ro->nthreads; i++) {
 		const struct report_by_thread *b = &v->by_thread[ro->first_thread + i];
 		const struct os_thread *t = &p->threads[b->thread];
+		char est[40] = "";
 
-		fprintf(out, "            %6.2f%%  %" PRIu64 " sample%s  tid %" PRIu32 "  ",
-			pct(b->samples, c->samples), b->samples, b->samples == 1 ? "" : "s",
+		/* the object's estimate split as its samples are: the ranking's
+		 * figure, shown beside the exact count */
+		if (report_has_est(p) && c->samples)
+			snprintf(est, sizeof(est), " (est. %.0f)",
+				 c->samples_est * (double)b->samples / (double)c->samples);
+		fprintf(out, "            %6.2f%%  %" PRIu64 " sample%s%s  tid %" PRIu32 "  ",
+			pct(b->samples, c->samples), b->samples, b->samples == 1 ? "" : "s", est,
 			t->tid);
 		print_text(report_str(p, t->name), out);
 		fputc('\n', out);
@@ -889,9 +907,19 @@ static void print_object(const struct report_view *v, uint32_t rank, bool per_th
 		print_memory_line(p, c, out);
 	if (p->analyses & OS_AN_NUMA)
 		print_numa_line(p, c, out);
+	if (v->maker && v->maker[ro->context]) {
+		/* report/maker.h: the first frame outside the allocator */
+		char made[1024];
+
+		os_profile_frame_str(p, report_maker_frame(v, ro->context), made, sizeof(made));
+		fprintf(out, "        made by:  ");
+		print_text(made, out);
+		fprintf(out, "  (below it %" PRIu32 " allocator frame%s)\n", v->maker[ro->context],
+			v->maker[ro->context] == 1 ? "" : "s");
+	}
 	fprintf(out, "        allocated at:\n");
 	print_stack(p, c->stack, ALLOC_FRAMES, "            ", out);
-	if (per_thread && ro->nthreads)
+	if (per_thread && (ro->nthreads || (report_has_est(p) && c->samples_est >= 0.5)))
 		print_by_thread(v, ro, out);
 	if (!ro->naccesses)
 		return;
@@ -925,7 +953,8 @@ static void print_threads(const struct report_view *v, FILE *out)
 
 	if (!v->nthreads)
 		return;
-	fprintf(out, "\n# Threads by access samples (%" PRIu32 " threads):\n", v->nthreads);
+	fprintf(out, "\n# Threads by access samples (%" PRIu32 " thread%s):\n", v->nthreads,
+		v->nthreads == 1 ? "" : "s");
 	fprintf(out, "#  samples  kind        pid       tid  name\n");
 	for (i = 0; i < v->nthreads && i < THREADS_SHOWN; i++) {
 		const struct os_thread *t = &p->threads[v->threads[i]];
@@ -945,9 +974,65 @@ static void print_threads(const struct report_view *v, FILE *out)
  * latter only). */
 static bool no_samples(const struct os_profile *p, uint32_t ci)
 {
-	const struct os_context *c = &p->contexts[ci];
+	return report_context_unsampled(p, ci);
+}
 
-	return !c->samples && !((p->analyses & OS_AN_PATHEST) && c->samples_est >= 0.5);
+/* A runtime's own memory: the runtime adapter gives such contexts a
+ * category as their type, in brackets ("[... code cache ...]"), where a
+ * program's objects have a class or no type. */
+static bool runtime_category(const struct os_profile *p, uint32_t ci)
+{
+	const char *t = report_str(p, p->contexts[ci].type);
+	size_t n = strlen(t);
+
+	return n > 2 && t[0] == '[' && t[n - 1] == ']';
+}
+
+static double ranked(const struct os_profile *p, const struct os_context *c)
+{
+	return report_has_est(p) ? c->samples_est : (double)c->samples;
+}
+
+/* After the program's objects: the runtime's own memory, one row per
+ * category (the view's types are summed per type already), most first. */
+static void print_categories(const struct report_view *v, FILE *out)
+{
+	const struct os_profile *p = v->p;
+	double whole = report_has_est(p) ? p->est.samples_attributed
+					 : (double)p->c.samples_attributed;
+	uint32_t i, k, n = 0;
+
+	for (i = 0; i < v->ntypes; i++) {
+		const char *t = report_str(p, v->types[i].type);
+		size_t len = strlen(t);
+		uint64_t bytes = 0, objs = 0;
+
+		if (len < 3 || t[0] != '[' || t[len - 1] != ']')
+			continue;
+		for (k = 0; k < p->ncontexts; k++)
+			if (p->contexts[k].type == v->types[i].type) {
+				bytes += p->contexts[k].bytes;
+				objs++;
+			}
+		if (!n++)
+			fprintf(out, "\n# The runtime's own memory, by category (-v lists its objects "
+				     "among the program's):\n# %6s  %9s %-16s  %8s  %10s  category\n",
+				"share", "samples", report_has_est(p) ? "(estimated)" : "", "objects",
+				"bytes");
+		{
+			char b[32], est[40] = "";
+			double fig = report_has_est(p) ? v->types[i].samples_est
+						       : (double)v->types[i].samples;
+
+			human_bytes(bytes, b, sizeof(b));
+			if (report_has_est(p))
+				snprintf(est, sizeof(est), "(est. %.0f)", v->types[i].samples_est);
+			fprintf(out, "  %6.2f%%  %9" PRIu64 " %-16s  %8" PRIu64 "  %10s  ",
+				whole > 0 ? 100.0 * fig / whole : 0.0, v->types[i].samples, est, objs, b);
+			print_text(t, out);
+			fputc('\n', out);
+		}
+	}
 }
 
 int report_render_text(const struct report_view *v, const struct report_opts *o, FILE *out)
@@ -962,20 +1047,39 @@ int report_render_text(const struct report_view *v, const struct report_opts *o,
 	static const char *const by[] = { "access samples", "bytes", "allocations" };
 	bool hide = !o->verbose && v->sort == REPORT_SORT_SAMPLES;
 
-	for (i = 0; i < v->nobjects; i++)
-		silent += hide && no_samples(p, v->objects[i].context);
+	double prog = 0, rt = 0;
+	uint32_t grouped = 0;
+
+	for (i = 0; i < v->nobjects; i++) {
+		uint32_t ci = v->objects[i].context;
+
+		silent += hide && no_samples(p, ci);
+		grouped += hide && !no_samples(p, ci) && runtime_category(p, ci);
+		if (runtime_category(p, ci))
+			rt += ranked(p, &p->contexts[ci]);
+		else
+			prog += ranked(p, &p->contexts[ci]);
+	}
 	if (o->top && o->top < max)
 		max = o->top;
-	if (max > v->nobjects - silent)
-		max = v->nobjects - silent;
+	if (max > v->nobjects - silent - grouped)
+		max = v->nobjects - silent - grouped;
 	print_header(p, o->verbose, out);
+	if (rt > 0 && prog + rt > 0)
+		fprintf(out, "# program:     %.1f%% of the attributed samples%s on the program's "
+			     "objects, %.1f%% on the runtime's own memory (its categories after the "
+			     "objects)\n", 100.0 * prog / (prog + rt),
+			report_has_est(p) ? " (estimated)" : "", 100.0 * rt / (prog + rt));
 	if (o->filter.desc[0]) {
 		fputs("# filter:      ", out);
 		print_text(o->filter.desc, out);
 		fputs(" (shares are of the samples that remain)\n", out);
 	}
 	fprintf(out, "\n");
-	if (!p->c.samples_attributed) {
+	if (!p->c.samples_attributed && o->filter.desc[0] && report_filter_active(&o->filter)) {
+		report_filter_why_none(p, &o->filter, why, sizeof(why));
+		fprintf(out, "no samples were attributed to objects after the filter: %s\n", why);
+	} else if (!p->c.samples_attributed) {
 		report_why_empty(p, why, sizeof(why));
 		fputs("no samples were attributed to objects: ", out);
 		print_text(why, out);
@@ -1001,13 +1105,16 @@ int report_render_text(const struct report_view *v, const struct report_opts *o,
 			fprintf(out, "# rank    share    samples  allocations       bytes  %s%stype\n",
 				ltcol, rucol);
 		for (i = 0; i < v->nobjects && shown < max; i++) {
-			if (hide && no_samples(p, v->objects[i].context))
+			if (hide && (no_samples(p, v->objects[i].context) ||
+				     runtime_category(p, v->objects[i].context)))
 				continue;
 			fprintf(out, "\n");
 			print_object(v, i, o->per_thread, out);
 			shown++;
 		}
 	}
+	if (grouped)
+		print_categories(v, out);
 	if (p->analyses & OS_AN_REPLICAS)
 		print_replicas(p, o->top ? o->top : 20, out);
 	if (p->analyses & OS_AN_LIFETIMES)

@@ -25,6 +25,8 @@ struct report_opts {
 	struct report_filter filter;
 	const char *sort;     /* --sort samples|bytes|allocations; NULL: samples */
 	bool per_thread;      /* --per-thread: each object's samples by thread */
+	bool tables;          /* --tables (json; html always): frames and stacks once, in
+	                         tables; objects without samples left out unless -v */
 };
 
 typedef int (*report_render_fn)(const struct report_view *v, const struct report_opts *o,

@@ -21,6 +21,7 @@
 #include "report/view.h"
 #include "report/debug_dir.h"
 #include "report/diff.h"
+#include "report/maker.h"
 #include "runtimes/runtime.h"
 
 #define DEFAULT_INPUT "objscope.data"
@@ -49,7 +50,9 @@ static void usage(FILE *out)
 		"Shows which objects the sampled memory accesses touched. Several FILEs\n"
 		"(default: " DEFAULT_INPUT ") are merged into one report.\n"
 		"\n"
-		"  --format FMT   output format (default text)\n"
+		"  --format FMT   output format (default text; without it, -o NAME.json,\n"
+		"                 .html, .pb.gz/.pprof, .collapsed/.folded or .txt chooses;\n"
+		"                 an extension naming another format is refused)\n"
 		"  -o, --output OUT\n"
 		"                 write to OUT instead of standard output\n"
 		"  --top N        objects shown (text default %d; json shows all unless\n"
@@ -57,8 +60,15 @@ static void usage(FILE *out)
 		"  --no-lines     frames without source lines or addresses (Class.method,\n"
 		"                 function): contexts and access paths that differ only\n"
 		"                 by lines are merged\n"
-		"  -v, --verbose  text: every header line and note, and the objects\n"
-		"                 without samples\n"
+		"  -v, --verbose  text: every header line and note; text, html and\n"
+		"                 json --tables: the objects without samples too\n"
+		"  --alloc-wrapper NAME\n"
+		"                 a function of the program that allocates for its callers:\n"
+		"                 objects are named by the frame above it, as by xcalloc,\n"
+		"                 os::malloc or _PyObject_ArenaMmap (NAME* matches a prefix)\n"
+		"  --tables       json: frames and stacks once, in tables (\"frames\",\n"
+		"                 \"stacks\"; objects refer to them by index), objects\n"
+		"                 without samples left out unless -v (html always)\n"
 		"  --diff OLD NEW objects whose share of the samples grew or shrank from\n"
 		"                 profile OLD to NEW (text, json or html)\n"
 		"  --tid TID[,TID]  only the samples of these threads\n"
@@ -79,6 +89,48 @@ static void usage(FILE *out)
 }
 
 static bool diff_mode; /* --diff OLD NEW (report/diff.h) */
+static bool format_given; /* --format given (else -o's extension may choose) */
+
+/* The format an output name's extension says, NULL for none known. */
+static const char *format_of_name(const char *path)
+{
+	static const struct {
+		const char *ext, *format;
+	} exts[] = {
+		{ ".json", "json" }, { ".html", "html" }, { ".htm", "html" },
+		{ ".pb.gz", "pprof" }, { ".pb", "pprof" }, { ".pprof", "pprof" },
+		{ ".collapsed", "collapsed" }, { ".folded", "collapsed" }, { ".txt", "text" },
+	};
+	size_t n = strlen(path);
+
+	for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
+		size_t e = strlen(exts[i].ext);
+
+		if (n > e && strcasecmp(path + n - e, exts[i].ext) == 0)
+			return exts[i].format;
+	}
+	return NULL;
+}
+
+/* -o NAME.EXT: without --format the extension chooses the format; with a
+ * --format it contradicts, refused (a page named r.html holding text helps
+ * no one). 0, or -EINVAL after one error line. */
+static int format_from_output(struct report_opts *o)
+{
+	const char *f = o->output ? format_of_name(o->output) : NULL;
+
+	if (!f)
+		return 0;
+	if (!format_given) {
+		o->format = f;
+		return 0;
+	}
+	if (strcmp(f, o->format) == 0)
+		return 0;
+	os_err("report: -o %s names a %s file, but --format is %s — drop --format (the "
+	       "extension chooses) or name the file for %s", o->output, f, o->format, o->format);
+	return -EINVAL;
+}
 
 /* --tid, --comm, --time, --include, --exclude, --sort, --per-thread. */
 static int filter_option(int c, const char *arg, struct report_opts *o)
@@ -138,6 +190,8 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		{ "exclude", required_argument, NULL, 0x104 },
 		{ "sort", required_argument, NULL, 0x105 },
 		{ "per-thread", no_argument, NULL, 0x106 },
+		{ "tables", no_argument, NULL, 'T' },
+		{ "alloc-wrapper", required_argument, NULL, 'W' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char *end;
@@ -147,12 +201,14 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 	o->format = "text";
 	o->top = DEFAULT_TOP;
 	diff_mode = false;
+	format_given = false;
 	optind = 0; /* full re-initialisation: cmd_report may run more than once */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "o:hv", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			o->format = optarg;
+			format_given = true;
 			break;
 		case 'o':
 			o->output = optarg;
@@ -169,6 +225,15 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 			break;
 		case 'L':
 			o->no_lines = true;
+			break;
+		case 'T':
+			o->tables = true;
+			break;
+		case 'W':
+			if (report_maker_add_wrapper(optarg)) {
+				os_err("report: too many --alloc-wrapper names");
+				return -EINVAL;
+			}
 			break;
 		case 'v':
 			o->verbose = true;
@@ -472,6 +537,10 @@ int cmd_report(int argc, char **argv)
 	if (ret) {
 		report_filter_free(&opts.filter);
 		return ret > 0 ? 0 : EXIT_USAGE;
+	}
+	if (format_from_output(&opts)) {
+		report_filter_free(&opts.filter);
+		return EXIT_USAGE;
 	}
 	if (opts.sort)
 		report_sort_parse(opts.sort, &sort);

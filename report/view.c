@@ -1,5 +1,6 @@
 /* view.c - ranking shared by every report format. */
 #include "report/view.h"
+#include "report/maker.h"
 #include <math.h>
 
 #include <errno.h>
@@ -41,6 +42,23 @@ double report_ratio(uint64_t part, uint64_t whole)
 bool report_has_est(const struct os_profile *p)
 {
 	return (p->analyses & OS_AN_ESTIMATES) != 0;
+}
+
+uint32_t report_maker_frame(const struct report_view *v, uint32_t ci)
+{
+	const struct os_profile *p = v->p;
+	uint32_t s = p->contexts[ci].stack, at = v->maker ? v->maker[ci] : 0;
+
+	if (s == OS_NONE || s >= p->nstacks || !p->stacks[s].nframes)
+		return OS_NONE;
+	return p->stacks[s].frames[at < p->stacks[s].nframes ? at : 0];
+}
+
+bool report_context_unsampled(const struct os_profile *p, uint32_t ci)
+{
+	const struct os_context *c = &p->contexts[ci];
+
+	return !c->samples && !((p->analyses & OS_AN_PATHEST) && c->samples_est >= 0.5);
 }
 
 double report_share(const struct os_profile *p, const struct os_context *c)
@@ -340,6 +358,8 @@ int report_view_build_sorted(struct report_view *v, const struct os_profile *p,
 		v->threads[i] = i;
 	qsort(v->threads, v->nthreads, sizeof(*v->threads), cmp_threads);
 	ret = build_by_thread(v, p, rank);
+	if (!ret && !(v->maker = report_makers_find(p)))
+		ret = -ENOMEM;
 out:
 	os_hmap_destroy(&types);
 	free(rank);
@@ -355,5 +375,6 @@ void report_view_free(struct report_view *v)
 	free(v->types);
 	free(v->threads);
 	free(v->by_thread);
+	free(v->maker);
 	memset(v, 0, sizeof(*v));
 }

@@ -49,6 +49,10 @@ struct report_view {
 	uint32_t nby_thread;
 	struct report_by_thread *by_thread; /* per object, most samples first */
 	enum report_sort sort;
+	uint32_t *maker;               /* per context: the index in its allocation
+	                                  stack of the frame that names it, the
+	                                  first outside the allocator and its
+	                                  wrappers (report/maker.h); 0: the leaf */
 };
 
 int report_view_build(struct report_view *v, const struct os_profile *p);
@@ -59,6 +63,9 @@ int report_view_build_sorted(struct report_view *v, const struct os_profile *p,
 int report_sort_parse(const char *name, enum report_sort *out);
 void report_view_free(struct report_view *v);
 
+/* The frame id that names context ci (report/maker.h), OS_NONE without an
+ * allocation path. */
+uint32_t report_maker_frame(const struct report_view *v, uint32_t ci);
 /* "" for OS_NONE. */
 const char *report_str(const struct os_profile *p, uint32_t id);
 /* "java", "gc", "jit", "vm" or "native" (docs/INTERFACE.md thread kinds). */
@@ -70,6 +77,10 @@ bool report_has_est(const struct os_profile *p);
 /* An object's share of the attributed samples: of the estimates when the
  * profile has them, else of the counts; 0 when there are none. */
 double report_share(const struct os_profile *p, const struct os_context *c);
+/* Context ci has neither a sample nor an estimated share of one (a site
+ * whose blocks were sampled at allocation but whose samples are all
+ * estimated has the latter only): the views leave it out unless -v. */
+bool report_context_unsampled(const struct os_profile *p, uint32_t ci);
 /* Intervals of the estimates (OS_AN_EST_VAR): a 90% interval is the
  * estimate +- REPORT_Z90 standard errors (normal approximation). */
 #define REPORT_Z90 1.6448536269514722

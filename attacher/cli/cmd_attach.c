@@ -636,7 +636,7 @@ int cmd_attach(int argc, char **argv)
 	a->shm.dir = -1;
 	if (idx != argc - 1 || parse_pid(argv[idx], &a->pid) < 0) {
 		os_err("attach: expected one process id — usage: objscope attach [options] "
-		       "[-d SECONDS] [-o FILE] PID");
+		       "[-d SECONDS] [-o FILE] PID [options]");
 		ret = OS_EXIT_USAGE;
 		goto out;
 	}

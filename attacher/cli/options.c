@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,12 +19,17 @@
 enum { OPT_MIN_SIZE = 256, OPT_SMALL_SAMPLE, OPT_RING_KB, OPT_THREADS, OPT_PROGRESS, OPT_NO_MMAP, OPT_REPLICAS,
        OPT_LIFETIMES, OPT_REUSE, OPT_NUMA, OPT_PERF_PAGES, OPT_CALL_GRAPH, OPT_JAVA_OBJECTS, OPT_WATCH_ROUTE,
        OPT_JAVA_TLAB, OPT_DEBUG_LINES, OPT_JAVA_FP, OPT_JIT_THREADS, OPT_RUNTIME,
-       OPT_MAX_OVERHEAD, OPT_NATIVE_OBJECTS };
+       OPT_MAX_OVERHEAD, OPT_NATIVE_OBJECTS, OPT_PER_THREAD };
 
 static const struct option longopts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "event", required_argument, NULL, 'e' },
 	{ "freq", required_argument, NULL, 'F' },
+	{ "interval", required_argument, NULL, 'i' },
+	{ "include", required_argument, NULL, 'I' },
+	{ "exclude", required_argument, NULL, 'X' },
+	{ "file", required_argument, NULL, 'f' },
+	{ "threads-apart", no_argument, NULL, OPT_PER_THREAD },
 	{ "max-overhead", required_argument, NULL, OPT_MAX_OVERHEAD },
 	{ "duration", required_argument, NULL, 'd' },
 	{ "min-size", required_argument, NULL, OPT_MIN_SIZE },
@@ -69,11 +75,11 @@ void os_opts_usage(const char *cmd)
 	char names[256];
 
 	if (!strcmp(cmd, "attach"))
-		printf("usage: objscope attach [options] [-o FILE] [-d SECONDS] PID\n");
+		printf("usage: objscope attach [options] [-o FILE] [-d SECONDS] PID [options]\n");
 	else
 		printf("usage: objscope record [options] [-o FILE] -- COMMAND [ARGS...]\n");
 	printf("\n"
-	       "  -o, --output FILE     profile file (default %s)\n"
+	       "  -o, --output FILE     profile file (default %s); -f FILE the same\n"
 	       "      --max-overhead PCT  what sampling may cost, in %% of the target's CPU\n"
 	       "                        (default %.1f, 0.1 to 50): the sampling is switched on\n"
 	       "                        and off to keep it, from the cost measured; a quarter\n"
@@ -81,6 +87,15 @@ void os_opts_usage(const char *cmd)
 	       "                        objscope's fixed costs come on top (docs/INTERFACE.md)\n"
 	       "  -F, --freq HZ         a fixed rate instead of the budget: access samples per\n"
 	       "                        second per thread (%d while the budget samples)\n"
+	       "  -i, --interval TIME   the same as the time between samples, as async-profiler:\n"
+	       "                        nanoseconds, or with a unit: 10ms, 500us, 1s\n"
+	       "  -I, --include REGEX   keep only the samples whose allocation or access path\n"
+	       "                        has a frame matching REGEX (extended, frames as the\n"
+	       "                        text report writes them); applied before the profile\n"
+	       "                        is written, said in its notes\n"
+	       "  -X, --exclude REGEX   leave out the samples whose path has such a frame\n"
+	       "  -t, --threads-apart   threads apart, as async-profiler's -t: every profile\n"
+	       "                        keeps each sample's thread; report --per-thread shows it\n"
 	       "  -e, --event NAME      sampling source: auto (the default: the PMU where the\n"
 	       "                        kernel offers one, else soft), soft (the software sampler\n"
 	       "                        on task-clock; task-clock is the same), or a PMU event:\n"
@@ -191,9 +206,41 @@ static int parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi, u
 	return 0;
 }
 
+/* -i TIME: nanoseconds between samples (async-profiler's unit), or with a
+ * unit ns, us, ms, s; as -F, 1 to 100000 samples a second. */
+static int parse_interval(const char *s, uint64_t *freq)
+{
+	static const struct {
+		const char *unit;
+		double ns;
+	} units[] = { { "", 1 }, { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 } };
+	char *end;
+	double v, hz;
+	size_t i;
+
+	errno = 0;
+	v = strtod(s, &end);
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].unit))
+			break;
+	if (errno || end == s || i == sizeof(units) / sizeof(units[0]) || !isfinite(v) || v <= 0) {
+		os_err("invalid value '%s' for -i (expected the time between samples: "
+		       "nanoseconds, or 10ms, 500us, 1s)", s);
+		return -1;
+	}
+	hz = 1e9 / (v * units[i].ns);
+	if (hz < 1 || hz > 100000) {
+		os_err("invalid value '%s' for -i (%.3g samples a second; expected 10us to 1s "
+		       "between samples, nanoseconds without a unit)", s, hz);
+		return -1;
+	}
+	*freq = (uint64_t)(hz + 0.5);
+	return 0;
+}
+
 int os_opts_parse(struct os_opts *o, const char *cmd, int argc, char **argv)
 {
-	bool runtime_given = false, overhead_given = false;
+	bool runtime_given = false, overhead_given = false, interval_given = false, permute;
 	uint64_t v;
 	int c, arg = 1;
 	char errbuf[256];
@@ -215,10 +262,52 @@ int os_opts_parse(struct os_opts *o, const char *cmd, int argc, char **argv)
 	o->watch_route = WATCH_ROUTE_PERF;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:o:e:F:d:qvh", longopts, NULL)) != -1) {
+	/* attach: GNU getopt moves the PID after the options (`attach 12 -d 5`);
+	 * record stops at the command */
+	permute = !strcmp(cmd, "attach");
+	while ((c = getopt_long(argc, argv, permute ? ":o:f:e:F:i:I:X:d:tqvh" : "+:o:f:e:F:i:I:X:d:tqvh",
+				longopts, NULL)) != -1) {
+		/* the element being read: argv[optind - 1] once getopt moved past
+		 * it (a permuted PID lies before it), else argv[arg] */
+		if (permute && optind > 1 && (c == '?' || c == ':'))
+			arg = optind - 1;
 		switch (c) {
 		case 'o':
+		case 'f':
 			o->output = optarg;
+			break;
+		case 'i':
+			if (parse_interval(optarg, &o->freq))
+				return -1;
+			if (interval_given || o->freq_fixed) {
+				os_err("%s: -i and -F both set the rate: give one of them", cmd);
+				return -1;
+			}
+			interval_given = true;
+			o->freq_fixed = true;
+			break;
+		case 'I':
+		case 'X':
+			if (c == 'I' ? o->include != NULL : o->exclude != NULL) {
+				os_err("%s: -%c given twice: one pattern (alternatives: 'a|b')", cmd, c);
+				return -1;
+			}
+			{
+				regex_t re;
+				int e = regcomp(&re, optarg, REG_EXTENDED | REG_NOSUB);
+
+				if (e) {
+					regerror(e, &re, errbuf, sizeof(errbuf));
+					os_err("%s: -%c '%s': %s", cmd, c, optarg, errbuf);
+					return -1;
+				}
+				regfree(&re);
+			}
+			*(c == 'I' ? &o->include : &o->exclude) = optarg;
+			break;
+		case 't':
+		case OPT_PER_THREAD:
+			o->per_thread = true;
 			break;
 		case 'e':
 			/* soft, task-clock, auto or a PMU event: checked against the
@@ -234,6 +323,10 @@ int os_opts_parse(struct os_opts *o, const char *cmd, int argc, char **argv)
 			o->event = optarg;
 			break;
 		case 'F':
+			if (interval_given) {
+				os_err("%s: -i and -F both set the rate: give one of them", cmd);
+				return -1;
+			}
 			if (parse_u64("-F", optarg, 1, 100000, &o->freq))
 				return -1;
 			o->freq_fixed = true;

@@ -53,11 +53,21 @@ struct os_opts {
 	const char *runtime;     /* --runtime NAME (or OBJSCOPE_RUNTIME): a name of
 				  * runtimes/registry.c, or NULL for auto */
 	int verbose;             /* -v */
+	/* async-profiler's short options, its meanings: -i INTERVAL (the rate
+	 * as the time between samples), -t (threads apart: always recorded),
+	 * -I/-X (only / not the samples whose allocation or access path has a
+	 * frame matching the pattern: applied to the profile before it is
+	 * written, report/filter.h), -f FILE (= -o) */
+	bool per_thread;         /* -t, --threads-apart */
+	const char *include;     /* -I, --include REGEX */
+	const char *exclude;     /* -X, --exclude REGEX */
 };
 
-/* Parses options up to the first non-option (or "--"). Returns the index of
- * the first remaining argument, or -1 after printing a one-line error, or
- * -2 when --help was printed. `cmd` names the command in messages. */
+/* Parses options up to the first non-option (or "--"); for "attach",
+ * options may follow the PID too (`attach 12 -d 5`: the PID is moved last).
+ * Returns the index of the first remaining argument, or -1 after printing a
+ * one-line error, or -2 when --help was printed. `cmd` names the command in
+ * messages. */
 int os_opts_parse(struct os_opts *o, const char *cmd, int argc, char **argv);
 void os_opts_usage(const char *cmd);
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "report/filter.h"
 
 int os_session_find_preload(char *out, size_t len)
 {
@@ -47,6 +48,40 @@ int os_session_write_profile(struct os_collector *c, const struct os_opts *o, co
 	return os_session_write_profile_notes(c, o, mode, argc, argv, NULL, 0);
 }
 
+/* -I / -X (async-profiler's include / exclude): the profile keeps only the
+ * samples whose allocation or access path has (-I) / has not (-X) a frame
+ * matching, as `report --include/--exclude` would show it, and says so in
+ * a note. 0, or -errno after one error line. */
+static int apply_path_filter(struct os_profile *p, const struct os_opts *o, const char *mode)
+{
+	struct report_filter f = { 0 };
+	char err[256], note[700];
+	int rc = 0;
+
+	if (o->include)
+		rc = report_filter_regex(&f, true, o->include, err, sizeof(err));
+	if (rc == 0 && o->exclude)
+		rc = report_filter_regex(&f, false, o->exclude, err, sizeof(err));
+	if (rc == 0)
+		rc = report_filter_apply(p, &f, err, sizeof(err));
+	if (rc) {
+		os_err("%s: -I/-X: %s", mode, err);
+	} else {
+		snprintf(note, sizeof(note), "recorded with %s%s%s%s%s: only the samples whose "
+			 "allocation or access path %s were kept",
+			 o->include ? "-I " : "", o->include ? o->include : "",
+			 o->include && o->exclude ? " " : "", o->exclude ? "-X " : "",
+			 o->exclude ? o->exclude : "",
+			 o->include && o->exclude ? "has a frame matching -I and none matching -X"
+			 : o->include ? "has a frame matching it" : "has no frame matching it");
+		rc = os_profile_add_note(p, note);
+		if (rc < 0)
+			os_err("%s: out of memory while building the profile", mode);
+	}
+	report_filter_free(&f);
+	return rc < 0 ? rc : 0;
+}
+
 int os_session_write_profile_notes(struct os_collector *c, const struct os_opts *o,
 				   const char *mode, int argc, char *const argv[],
 				   const char *const notes[], size_t nnotes)
@@ -70,6 +105,10 @@ int os_session_write_profile_notes(struct os_collector *c, const struct os_opts 
 		rc = os_profile_add_note(p, ckpt_note);
 	if (rc < 0) {
 		os_err("%s: out of memory while building the profile", mode);
+		os_profile_free(p);
+		return rc;
+	}
+	if ((o->include || o->exclude) && (rc = apply_path_filter(p, o, mode)) < 0) {
 		os_profile_free(p);
 		return rc;
 	}

@@ -12,6 +12,18 @@
   var data = JSON.parse(document.getElementById('objscope-data').textContent);
   var R = data.report;
   var M = R.meta;
+  /* The page's report keeps frames and stacks once (json --tables): each
+   * stack reference becomes its list of frame objects, shared, so the rest
+   * of the page reads alloc_stack and stack as arrays. */
+  (function resolveTables() {
+    if (!R.stacks || !R.frames) return;
+    var stacks = R.stacks.map(function (s) { return s.map(function (i) { return R.frames[i]; }); });
+    function at(i) { return typeof i === 'number' ? stacks[i] || [] : i || []; }
+    (R.objects || []).forEach(function (o) {
+      o.alloc_stack = at(o.alloc_stack);
+      (o.accesses || []).forEach(function (a) { a.stack = at(a.stack); });
+    });
+  })();
   var objects = R.objects || [];
   var kinds = data.frame_kinds || {};
   var PAGE = 50;
@@ -90,7 +102,14 @@
   }
   function names(stack) { return (stack || []).map(frameName); }
   function firstFrame(stack) { return stack && stack.length ? frameName(stack[0]) : '[unknown allocation path]'; }
-  function objName(o) { return '#' + o.id + ' ' + (o.type || firstFrame(o.alloc_stack)); }
+  /* The frame that names an object: the first outside the allocator and
+   * its wrappers (report/maker.h, JSON "maker"); the full path stays in the
+   * details. */
+  function makerFrame(o) {
+    var st = o.alloc_stack || [];
+    return st.length ? frameName(st[o.maker > 0 && o.maker < st.length ? o.maker : 0]) : '[unknown allocation path]';
+  }
+  function objName(o) { return '#' + o.id + ' ' + (o.type || makerFrame(o)); }
   /* A stack as a list, leaf first; long ones folded after `keep` frames. */
   function stackList(stack, keep) {
     var ol = el('ol', 'stack'), i, more;
@@ -181,7 +200,7 @@
     }
     tableEl.textContent = '';
     cols.forEach(function (c, i) {
-      var th = el('th', c.num ? 'num' : null, c.label);
+      var th = el('th', (c.num ? 'num' : '') + (c.wide ? ' wide' : '') + (c.cls ? ' ' + c.cls : '') || null, c.label);
       th.title = c.title || c.label;
       if (c.width) th.style.width = c.width;
       if (tableEl.classList.contains('sortable')) {
@@ -226,7 +245,11 @@
       state.page = Math.min(state.page, pages - 1);
       sorted.slice(state.page * PAGE, (state.page + 1) * PAGE).forEach(function (r) {
         var row = el('tr');
-        cols.forEach(function (c) { row.appendChild(c.cell(r)); });
+        cols.forEach(function (c) {
+          var td = c.cell(r);
+          if (c.wide) td.classList.add('wide');
+          row.appendChild(td);
+        });
         if (onRow) onRow(row, r);
         tbody.appendChild(row);
       });
@@ -267,7 +290,7 @@
              cell: function (r) { return el('td', 'num', (fmt || num)(f(r))); } };
   }
   function shareCol(label, f, whole) {
-    return { label: label, value: f, width: hasReplicas ? '120px' : '160px',
+    return { label: label, value: f, width: hasReplicas ? '120px' : '160px', cls: 'sharecol',
              cell: function (r) { return shareCell(f(r), whole); } };
   }
   /* ---- replicas (--replicas, docs/REPLICAS.md) ---- */
@@ -508,10 +531,27 @@
   }
   /* Tree from stacks (leaf first) weighted by value, root first; inverted:
    * leaf (allocation site or accessing function) first, its callers above. */
+  /* Flame graphs of a JVM's 100-frame paths are towers nobody reads: by
+   * default a path keeps its DEPTH frames nearest the allocation site (or
+   * the access), its outer callers folded into one frame; "all frames"
+   * shows them. "Java only" / "native only" keep the frames of that kind. */
+  var DEPTH = 24, CUT = '[outer callers folded: tick “all frames”]';
+  function viewStack(stack) {
+    var which = $('frame-kinds') ? $('frame-kinds').value : 'all', kept;
+    if (which !== 'all') {
+      kept = stack.filter(function (f) {
+        var k = frameKind(f);
+        return which === 'java' ? k === 'java' : k !== 'java' && k !== 'synthetic' && k !== 'unknown';
+      });
+      stack = kept.length ? kept : [{ text: which === 'java' ? '[no Java frame]' : '[no native frame]', kind: 'synthetic' }];
+    }
+    if (!$('all-frames') || $('all-frames').checked || stack.length <= DEPTH) return stack;
+    return stack.slice(0, DEPTH).concat([{ text: CUT, kind: 'synthetic' }]);
+  }
   function tree(rootName, entries, inverted) {
     var root = { name: rootName, kind: 'root', value: 0, children: [] };
     entries.forEach(function (e) {
-      var node = root, stack = e.stack && e.stack.length ? e.stack : ['[unknown path]'];
+      var node = root, stack = viewStack(e.stack && e.stack.length ? e.stack : ['[unknown path]']);
       root.value += e.value;
       for (var k = 0; k < stack.length; k++) {
         var i = inverted ? k : stack.length - 1 - k, name = frameName(stack[i]), next = null;
@@ -647,14 +687,25 @@
    * asked for, as in the text report: they would fill the ranks below the
    * few that matter. The toggle says how many there are. */
   function sampled(o) { return o.samples > 0 || (hasEst && o.samples_estimated > 0); }
-  var quiet = objects.filter(function (o) { return !sampled(o); }).length;
+  /* Program first: an object whose type is a runtime adapter's category
+   * (a bracketed name, the runtime's own memory) is listed only on request,
+   * as the text report lists it in a section of its own. */
+  function category(o) { var t = o.type || ''; return t.length > 2 && t[0] === '[' && t[t.length - 1] === ']'; }
+  var quiet = objects.filter(function (o) { return !sampled(o) && !category(o); }).length;
+  var runtimeObjs = objects.filter(category);
+  var runtimeShare = runtimeObjs.reduce(function (s, o) { return s + rankSamples(o); }, 0);
   function listed() {
-    return $('show-unsampled').checked ? objects : objects.filter(sampled);
+    var pool = $('show-unsampled').checked ? objects : objects.filter(sampled);
+    return $('show-runtime').checked ? pool : pool.filter(function (o) { return !category(o); });
   }
   function countObjects() {
+    var out = R.objects_without_samples_left_out || 0;
     $('objects-count').textContent = num(listed().length) + ' of ' + num(R.objects_total) +
       ', ranked by access samples' + (hasPaths ? ' (exact plus estimated allocation paths)'
-        : hasEst ? ' (Horvitz-Thompson estimates)' : '');
+        : hasEst ? ' (Horvitz-Thompson estimates)' : '') +
+      (out ? '; ' + num(out) + ' without samples left out of this page (report -v keeps them)' : '') +
+      (runtimeObjs.length ? '; the program\u2019s objects took ' + pct(estAttributed - runtimeShare, estAttributed) +
+        ', the runtime\u2019s own memory ' + pct(runtimeShare, estAttributed) : '');
   }
   function search() {
     var shown, pool = listed();
@@ -673,7 +724,7 @@
     var cols = [
       numCol('#', function (o) { return o.id; }, String, '56px'),
       textCol('type', function (o) { return o.type || '\u2014'; }, null, hasReplicas ? null : '15%', true),
-      textCol('allocated at', function (o) { return firstFrame(o.alloc_stack); }, 'frame', null, true),
+      textCol('allocated at', function (o) { return makerFrame(o); }, 'frame', null, true),
       shareCol('share', rankSamples, estAttributed),
       numCol('samples', function (o) { return o.samples; }),
       hasEst ? estCol() : null,
@@ -684,10 +735,22 @@
       lifetimeCol(),
       reuseCol(),
     ], memoryCols()).filter(Boolean);
+    /* a narrow window (style.css: .wide) keeps the rank, the type, the
+     * allocating frame and the share; the other figures are in the details */
+    cols.forEach(function (c) { c.wide = ['#', 'type', 'allocated at', 'share'].indexOf(c.label) < 0; });
     $('unsampled').hidden = !quiet;
     $('unsampled-label').textContent = 'show ' + num(quiet) + ' object' + (quiet === 1 ? '' : 's') +
       ' without samples';
     $('show-unsampled').addEventListener('change', search);
+    $('runtime-toggle').hidden = !runtimeObjs.length;
+    var cats = {};
+    runtimeObjs.forEach(function (o) { cats[o.type] = (cats[o.type] || 0) + rankSamples(o); });
+    $('runtime-label').textContent = 'show the runtime\u2019s own memory: ' + num(runtimeObjs.length) + ' object' +
+      (runtimeObjs.length === 1 ? '' : 's') + ', ' + pct(runtimeShare, estAttributed) + ' of the samples (' +
+      Object.keys(cats).sort(function (a, b) { return cats[b] - cats[a]; }).map(function (t) {
+        return t + ' ' + pct(cats[t], estAttributed);
+      }).join(', ') + ')';
+    $('show-runtime').addEventListener('change', search);
     objectsTable = table($('objects'), cols, listed(), function (row, o) {
       row.dataset.object = o.id;
       if (selected === o) row.classList.add('selected');
@@ -695,8 +758,13 @@
     }, null);
     objects.forEach(function (o) { byLeaf[firstFrame(o.alloc_stack)] = o; });
     drawAlloc();
+    /* the first object is the answer: its details are shown at load */
+    var first = listed()[0];
+    if (first) select(first, document.querySelector('#objects tbody tr[data-object="' + first.id + '"]'));
     $('search').addEventListener('input', search);
     $('invert').addEventListener('change', function () { drawAlloc(); drawAccess(); });
+    $('all-frames').addEventListener('change', function () { drawAlloc(); drawAccess(); });
+    $('frame-kinds').addEventListener('change', function () { drawAlloc(); drawAccess(); });
   }
 
   /* ---- timeline: samples per time bucket of the top objects ---- */
@@ -733,14 +801,14 @@
       var path = svg.append('path').attr('class', 'series').attr('data-object', s.id)
         .attr('fill', 'none').attr('stroke', colour).attr('stroke-width', 2.5)
         .attr('d', line(s.samples));
-      path.append('title').text(objName(o) + ' \u2014 ' + firstFrame(o.alloc_stack));
+      path.append('title').text(objName(o) + ' \u2014 ' + makerFrame(o));
       var item = el('span'), sw = el('i');
       sw.style.background = colour;
       item.dataset.object = s.id;
       item.title = 'select object #' + s.id;
       item.appendChild(sw);
       item.appendChild(document.createTextNode('#' + s.id + ' ' + (o.type || '') + (o.type ? ' at ' : '') +
-        shortName(firstFrame(o.alloc_stack))));
+        shortName(makerFrame(o))));
       item.addEventListener('click', function () {
         select(o, document.querySelector('#objects tbody tr[data-object="' + o.id + '"]'));
       });

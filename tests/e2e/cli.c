@@ -10,6 +10,7 @@
  */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <signal.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -194,6 +195,72 @@ Test(e2e_cli, unknown_options_and_missing_values_are_refused)
 			     "unknown command 'recrod'");
 }
 
+/* async-profiler's short options with its meanings: -i the time between
+ * samples (nanoseconds or with a unit; with -F it is refused), -t threads
+ * apart (always recorded), -I/-X the paths kept / left out (a bad pattern
+ * refused before the run), -f the output file; record's profile then holds
+ * only what -I keeps and says so in a note; attach takes options after the
+ * PID. */
+Test(e2e_cli, async_profiler_short_options)
+{
+	char *f = e2e_path(tmp, "f.data"), *g = e2e_path(tmp, "g.data"), msg[256];
+	const char *rec[] = { E2E_OBJSCOPE, "record", "-i", "1ms", "-t", "-I", "alloc_random",
+			      "-f", f, "--", E2E_FIXTURE("three_sites"), "0.4", NULL };
+	const char *sleeper[] = { "sleep", "30", NULL };
+	struct e2e_result res;
+	json_object *rep, *objs;
+	size_t i;
+	pid_t pid;
+
+	refused("record", OPTS("-i", "5"), "invalid value '5' for -i");
+	refused("record", OPTS("-i", "10x"), "invalid value '10x' for -i");
+	refused("record", OPTS("-F", "10", "-i", "1ms"), "-i and -F both set the rate");
+	refused("record", OPTS("-I", "("), "-I '('");
+	refused("record", OPTS("-X", "a", "-X", "b"), "-X given twice");
+	refused("attach", OPTS("1", "-i", "2"), "for -i");
+
+	cr_assert_eq(e2e_run(tmp, rec, NULL, &res), 0);
+	cr_assert_eq(res.status, 0, "record -i 1ms -t -I -f: %d: %s", res.status, res.err);
+	e2e_result_free(&res);
+	cr_assert(exists(f), "-f did not name the profile");
+	rep = e2e_report_json(tmp, f, msg, sizeof(msg));
+	cr_assert_not_null(rep, "%s", msg);
+	cr_expect_eq(e2e_get_int(e2e_get(rep, "meta"), "freq"), 1000, "-i 1ms is not 1000 Hz");
+	cr_expect_not_null(e2e_note(rep, "recorded with -I alloc_random"), "no -I note");
+	objs = e2e_get(rep, "objects");
+	cr_assert_gt(json_object_array_length(objs), 0);
+	for (i = 0; i < json_object_array_length(objs); i++) {
+		json_object *o = json_object_array_get_idx(objs, i), *acc = e2e_get(o, "accesses");
+		bool any = e2e_stack_has(o, "alloc_random", 64);
+
+		for (size_t k = 0; !any && k < json_object_array_length(acc); k++) {
+			json_object *st = e2e_get(json_object_array_get_idx(acc, k), "stack");
+
+			for (size_t j = 0; j < json_object_array_length(st); j++)
+				any |= strstr(e2e_frame_text(st, j), "alloc_random") != NULL;
+		}
+		cr_expect(any || e2e_get_int(o, "samples") == 0,
+			  "object #%zu has samples and no alloc_random frame after -I", i + 1);
+	}
+	json_object_put(rep);
+
+	/* attach PID -d 1 -o FILE: options after the PID */
+	pid = e2e_spawn_logged(tmp, "sleeper", sleeper, NULL);
+	snprintf(msg, sizeof(msg), "%d", (int)pid);
+	{
+		const char *att[] = { E2E_OBJSCOPE, "attach", msg, "-d", "1", "-o", g, "-q", NULL };
+
+		cr_assert_eq(e2e_run(tmp, att, NULL, &res), 0);
+		cr_expect_eq(res.status, 0, "attach PID -d 1 -o: %d: %s", res.status, res.err);
+		e2e_result_free(&res);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	cr_expect(exists(g), "attach PID -o FILE wrote no profile");
+	free(f);
+	free(g);
+}
+
 /* The help lists what works: every command and report format at the top;
  * no PMU event names, no analyses of later issues in record's (--lifetimes
  * is there: issue 19). */
@@ -212,6 +279,9 @@ Test(e2e_cli, help_lists_only_what_works)
 	cr_expect_eq(res.status, 0);
 	cr_expect(strstr(res.out, "-d, --duration"), "%s", res.out);
 	cr_expect(strstr(res.out, "-e, --event"), "%s", res.out);
+	cr_expect(strstr(res.out, "-i, --interval") && strstr(res.out, "-I, --include") &&
+		  strstr(res.out, "-X, --exclude") && strstr(res.out, "-t, --threads-apart") &&
+		  strstr(res.out, "-f FILE"), "record --help lacks async-profiler's options");
 	cr_expect(strstr(res.out, "--lifetimes"), "record --help lacks --lifetimes (issue 19)");
 	cr_expect(strstr(res.out, "--reuse"), "record --help lacks --reuse (issue 20)");
 	cr_expect(strstr(res.out, "--numa"), "record --help does not offer --numa");

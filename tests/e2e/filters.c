@@ -3,6 +3,7 @@
  * the main thread fills the blocks, then two reader threads read them). */
 #include <criterion/criterion.h>
 #include <json-c/json.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -80,6 +81,74 @@ static int64_t attributed(json_object *r)
 	return n;
 }
 
+static double est_of(json_object *o)
+{
+	json_object *e = NULL;
+
+	json_object_object_get_ex(o, "samples_estimated", &e);
+	return e && !json_object_is_type(e, json_type_null) ? json_object_get_double(e) : -1;
+}
+
+/* A filter that keeps every sample gives the main ranking exactly: the
+ * same objects in the same order, the same samples, estimates and shares,
+ * each access path's too. */
+static void same_ranking(json_object *all, json_object *r, const char *what)
+{
+	json_object *oa = e2e_get(all, "objects"), *ob = e2e_get(r, "objects");
+
+	cr_assert_eq(json_object_array_length(ob), json_object_array_length(oa),
+		     "%s: %zu objects, the ranking has %zu", what, json_object_array_length(ob),
+		     json_object_array_length(oa));
+	for (size_t i = 0; i < json_object_array_length(oa); i++) {
+		json_object *a = json_object_array_get_idx(oa, i), *b = json_object_array_get_idx(ob, i);
+		json_object *aa = e2e_get(a, "accesses"), *ab = e2e_get(b, "accesses");
+
+		cr_expect_eq(e2e_get_int(b, "id"), e2e_get_int(a, "id"), "%s: rank %zu", what, i + 1);
+		cr_expect_eq(e2e_get_int(b, "samples"), e2e_get_int(a, "samples"),
+			     "%s: #%zu samples", what, i + 1);
+		cr_expect(fabs(est_of(b) - est_of(a)) <= 1e-9 * (1 + fabs(est_of(a))),
+			  "%s: #%zu estimate %.9g, the ranking's %.9g", what, i + 1, est_of(b),
+			  est_of(a));
+		cr_expect(fabs(e2e_get_double(b, "share") - e2e_get_double(a, "share")) <= 1e-9,
+			  "%s: #%zu share %.9g, the ranking's %.9g", what, i + 1,
+			  e2e_get_double(b, "share"), e2e_get_double(a, "share"));
+		cr_assert_eq(json_object_array_length(ab), json_object_array_length(aa));
+		for (size_t k = 0; k < json_object_array_length(aa); k++) {
+			json_object *x = json_object_array_get_idx(aa, k), *y = json_object_array_get_idx(ab, k);
+
+			cr_expect_eq(e2e_get_int(y, "samples"), e2e_get_int(x, "samples"));
+			cr_expect(fabs(est_of(y) - est_of(x)) <= 1e-9 * (1 + fabs(est_of(x))),
+				  "%s: #%zu access %zu estimate %.9g, the ranking's %.9g", what, i + 1,
+				  k + 1, est_of(y), est_of(x));
+		}
+	}
+}
+
+/* No share above 100%: an object's share of what remains, and each access
+ * path's estimate within its object's (a site's estimated part aside, whose
+ * paths share its class's estimate). */
+static void shares_bounded(json_object *r, const char *what)
+{
+	json_object *objs = e2e_get(r, "objects");
+
+	for (size_t i = 0; i < json_object_array_length(objs); i++) {
+		json_object *o = json_object_array_get_idx(objs, i), *acc = e2e_get(o, "accesses");
+		json_object *path = NULL;
+		double sum = 0;
+
+		cr_expect(e2e_get_double(o, "share") <= 1 + 1e-9, "%s: #%zu share %.4f", what, i + 1,
+			  e2e_get_double(o, "share"));
+		json_object_object_get_ex(o, "path", &path);
+		if (est_of(o) < 0 || (path && !json_object_is_type(path, json_type_null)))
+			continue;
+		for (size_t k = 0; k < json_object_array_length(acc); k++)
+			sum += est_of(json_object_array_get_idx(acc, k));
+		cr_expect(sum <= est_of(o) * (1 + 1e-9) + 1e-9,
+			  "%s: #%zu's access paths estimate %.4f, the object %.4f (share > 100%%)",
+			  what, i + 1, sum, est_of(o));
+	}
+}
+
 Test(e2e_filters, tid_comm_and_time_select_the_samples)
 {
 	static const char *const scales[] = { "0.3", "0.6", "1.2", "2.4" };
@@ -141,6 +210,19 @@ Test(e2e_filters, tid_comm_and_time_select_the_samples)
 		e2e_diag("mt_readers %s: %lld samples attributed (%lld needed), %lld on reader-0 "
 			 "(%lld needed): again, longer", scales[k], (long long)total,
 			 (long long)need_total, (long long)on_reader, (long long)need_reader);
+	}
+	/* filters that keep every sample: the main ranking, exactly */
+	r = report(profile, "--time", "0,1000000", NULL, NULL);
+	same_ranking(all, r, "--time 0,1000000");
+	json_object_put(r);
+	r = report(profile, "--exclude", "no frame is named this", NULL, NULL);
+	same_ranking(all, r, "--exclude (nothing)");
+	json_object_put(r);
+	for (int from = 0; from < 3; from++) {
+		snprintf(opt, sizeof(opt), "%d,%d", from, from + 1);
+		r = report(profile, "--time", opt, NULL, NULL);
+		shares_bounded(r, opt);
+		json_object_put(r);
 	}
 	obj_samples(all, "alloc_shared_blocks", &blocks);
 	obj_samples(all, "alloc_lookup_table", &table);
@@ -279,4 +361,124 @@ Test(e2e_filters, profile_without_slices_refuses_thread_filters)
 		cr_expect(strstr(res.out, "alloc_random_block") == NULL, "excluded object shown");
 		e2e_result_free(&res);
 	}
+}
+
+/* Estimates under filters, on a written profile with estimated allocation
+ * paths and Horvitz-Thompson weights: site A of class Foo (10 exact + 6
+ * estimated), site B of Foo with an estimate and no sample of its own
+ * (what dropped H2's #1 object from `report --comm java`), Foo's
+ * class-only row C (12 samples, 2 not shared out) and D, whose two access
+ * paths weigh differently (5 samples est. 18, 3 samples est. 2: a time
+ * window on the first gave it 144%). Filters that keep every sample give
+ * the ranking exactly; windows and threads keep every share <= 100%. */
+Test(e2e_filters, estimates_stay_one_set_of_numbers)
+{
+	struct os_profile *p = os_profile_new();
+	char *profile = e2e_path(tmp, "est.data"), err[256];
+	uint32_t f, st, st2, ctx[4], acc[5], th[2];
+	json_object *all, *r;
+	static const char *const windows[] = { "0,0.5", "0.5,1", "1,2", "0,1" };
+
+	cr_assert_not_null(p);
+	p->analyses |= OS_AN_ESTIMATES | OS_AN_SLICES | OS_AN_PATHEST;
+	p->slice_ms = 100;
+	f = os_profile_frame(p, &(struct os_frame){ .kind = OS_FRAME_JAVA,
+						     .name = os_profile_string(p, "Foo.make") });
+	st = os_profile_stack(p, &f, 1);
+	f = os_profile_frame(p, &(struct os_frame){ .kind = OS_FRAME_JAVA,
+						     .name = os_profile_string(p, "Foo.copy") });
+	st2 = os_profile_stack(p, &f, 1);
+	th[0] = os_profile_add_thread(p, &(struct os_thread){ .kind = OS_THR_JAVA, .pid = 7,
+							      .tid = 7, .name = os_profile_string(p, "main") });
+	th[1] = os_profile_add_thread(p, &(struct os_thread){ .kind = OS_THR_JAVA, .pid = 7,
+							      .tid = 8, .name = os_profile_string(p, "main") });
+	ctx[0] = os_profile_add_context(p, &(struct os_context){
+		.type = os_profile_string(p, "Foo"), .stack = st, .allocations = 10, .bytes = 640,
+		.samples = 10, .samples_est = 16,
+		.pe = { .kind = OS_PATH_SITE, .path_est = 6, .seen = 10, .class_seen = 12,
+			.class_sites = 2 } });
+	ctx[1] = os_profile_add_context(p, &(struct os_context){
+		.type = os_profile_string(p, "Foo"), .stack = st2, .allocations = 2, .bytes = 128,
+		.samples = 0, .samples_est = 4,
+		.pe = { .kind = OS_PATH_SITE, .path_est = 4, .seen = 2, .class_seen = 12,
+			.class_sites = 2 } });
+	ctx[2] = os_profile_add_context(p, &(struct os_context){
+		.type = os_profile_string(p, "Foo"), .stack = OS_NONE, .samples = 12, .samples_est = 2,
+		.pe = { .kind = OS_PATH_CLASS, .path_est = -10 } });
+	ctx[3] = os_profile_add_context(p, &(struct os_context){
+		.type = os_profile_string(p, "Bar"), .stack = st, .allocations = 3, .bytes = 4096,
+		.samples = 8, .samples_est = 20 });
+	acc[0] = os_profile_add_access(p, &(struct os_access){ .context = ctx[0], .stack = st,
+							       .samples = 10, .samples_est = 16, .path_est = 6 });
+	acc[1] = os_profile_add_access(p, &(struct os_access){ .context = ctx[1], .stack = st2,
+							       .samples = 0, .samples_est = 4, .path_est = 4 });
+	acc[2] = os_profile_add_access(p, &(struct os_access){ .context = ctx[2], .stack = st,
+							       .samples = 12, .samples_est = 2 });
+	acc[3] = os_profile_add_access(p, &(struct os_access){ .context = ctx[3], .stack = st,
+							       .samples = 5, .samples_est = 18 });
+	acc[4] = os_profile_add_access(p, &(struct os_access){ .context = ctx[3], .stack = st,
+							       .samples = 3, .samples_est = 2 });
+	/* A and C over the first second on both threads, D's paths in turn */
+	for (uint32_t b = 0; b < 10; b++) {
+		os_profile_add_slice(p, &(struct os_slice){ ctx[0], acc[0], th[b % 2], b, 1 });
+		os_profile_add_slice(p, &(struct os_slice){ ctx[2], acc[2], th[b % 2], b,
+							    b < 2 ? 2 : 1 });
+	}
+	for (uint32_t b = 0; b < 5; b++)
+		os_profile_add_slice(p, &(struct os_slice){ ctx[3], acc[3], th[0], b, 1 });
+	for (uint32_t b = 10; b < 13; b++)
+		os_profile_add_slice(p, &(struct os_slice){ ctx[3], acc[4], th[1], b, 1 });
+	p->threads[th[0]].samples = 5 + 6 + 5;
+	p->threads[th[1]].samples = 5 + 6 + 3;
+	p->c.samples_total = p->c.samples_addressed = p->c.samples_heap = 30;
+	p->c.samples_attributed = 30;
+	p->est.samples_attributed = 16 + 4 + 2 + 20;
+	p->meta.duration_s = 2.0;
+	cr_assert_eq(os_profile_write(p, profile, err, sizeof(err)), 0, "%s", err);
+	os_profile_free(p);
+
+	all = report(profile, NULL, NULL, NULL, NULL);
+	cr_assert_eq(json_object_array_length(e2e_get(all, "objects")), 4);
+	r = report(profile, "--comm", "main", NULL, NULL);
+	same_ranking(all, r, "--comm main (every thread)");
+	json_object_put(r);
+	r = report(profile, "--time", "0,100", NULL, NULL);
+	same_ranking(all, r, "--time 0,100");
+	json_object_put(r);
+	r = report(profile, "--include", "Foo", NULL, NULL);
+	same_ranking(all, r, "--include Foo (every path)");
+	json_object_put(r);
+	for (size_t i = 0; i < sizeof(windows) / sizeof(windows[0]); i++) {
+		r = report(profile, "--time", windows[i], NULL, NULL);
+		shares_bounded(r, windows[i]);
+		json_object_put(r);
+	}
+	r = report(profile, "--tid", "7", NULL, NULL);
+	shares_bounded(r, "--tid 7");
+	json_object_put(r);
+	/* a filter that keeps nothing says which filter */
+	{
+		static const struct {
+			const char *opt, *arg, *want;
+		} none[] = {
+			{ "--tid", "99", "--tid: no thread of the run has that id" },
+			{ "--comm", "nosuch", "--comm nosuch: no thread of the run has that name" },
+			{ "--time", "5,9", "--time: 5 s is past the run's end (2.00 s)" },
+			{ "--include", "NoSuchFrame", "--include: no sampled allocation or access path" },
+		};
+
+		for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++) {
+			const char *argv[] = { E2E_OBJSCOPE, "report", none[i].opt, none[i].arg,
+					       profile, NULL };
+			struct e2e_result res;
+
+			cr_assert_eq(e2e_run(tmp, argv, NULL, &res), 0);
+			cr_expect_eq(res.status, 0, "%s", res.err);
+			cr_expect(strstr(res.out, none[i].want), "%s %s: %s", none[i].opt, none[i].arg,
+				  res.out);
+			e2e_result_free(&res);
+		}
+	}
+	json_object_put(all);
+	free(profile);
 }

@@ -135,3 +135,66 @@ Test(e2e_report, full_disk_leaves_no_output)
 	free(out);
 	free(otmp);
 }
+
+/* The format follows -o's extension: without --format, r.html is a page,
+ * r.json JSON, r.pb.gz gzip; a --format the extension contradicts is
+ * refused in one line, exit 2, nothing written. */
+Test(e2e_report, output_extension_chooses_the_format)
+{
+	static const struct {
+		const char *name, *head;
+		size_t len;
+	} outs[] = { { "r.html", "<!DOCTYPE html>", 15 }, { "r.json", "{", 1 },
+		     { "r.pb.gz", "\x1f\x8b", 2 }, { "r.txt", "# objscope report", 17 } };
+	char *profile = e2e_path(tmp, "ext.data"), *bad = e2e_path(tmp, "bad.html"), head[32];
+	const char *refuse[] = { E2E_OBJSCOPE, "report", "--format", "text", "-o", bad, profile, NULL };
+	struct e2e_result res;
+
+	write_synthetic(profile, 200);
+	for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]); i++) {
+		char *out = e2e_path(tmp, outs[i].name);
+		const char *argv[] = { E2E_OBJSCOPE, "report", "-o", out, profile, NULL };
+		FILE *f;
+		size_t n;
+
+		cr_assert_eq(e2e_run(tmp, argv, NULL, &res), 0);
+		cr_expect_eq(res.status, 0, "report -o %s: %s", outs[i].name, res.err);
+		e2e_result_free(&res);
+		f = fopen(out, "rb");
+		cr_assert_not_null(f, "report -o %s wrote nothing", outs[i].name);
+		n = fread(head, 1, outs[i].len, f);
+		fclose(f);
+		cr_expect(n == outs[i].len && !memcmp(head, outs[i].head, outs[i].len),
+			  "report -o %s: not the format its extension names", outs[i].name);
+		free(out);
+	}
+	cr_assert_eq(e2e_run(tmp, refuse, NULL, &res), 0);
+	cr_expect_eq(res.status, 2, "--format text -o bad.html: exit %d", res.status);
+	cr_expect_eq(e2e_count_lines(res.err, res.err_len), 1, "%s", res.err);
+	cr_expect(strstr(res.err, "names a html file, but --format is text"), "%s", res.err);
+	cr_expect(access(bad, F_OK) != 0, "a refused report wrote %s", bad);
+	e2e_result_free(&res);
+	free(bad);
+	free(profile);
+}
+
+/* `record -- true`: a run of a few ms of CPU has no overhead to measure;
+ * the header says so instead of percentages of nothing. */
+Test(e2e_report, idle_run_overhead_not_shown_as_measured)
+{
+	char *profile = e2e_path(tmp, "true.data");
+	const char *argv[] = { "true", NULL };
+	const char *rep[] = { E2E_OBJSCOPE, "report", NULL, NULL };
+	struct e2e_result res;
+
+	cr_assert_eq(e2e_record(tmp, profile, NULL, argv, &res), 0);
+	cr_assert_eq(res.status, 0, "%s", res.err);
+	e2e_result_free(&res);
+	rep[2] = profile;
+	cr_assert_eq(e2e_run(tmp, rep, NULL, &res), 0);
+	cr_expect_eq(res.status, 0, "%s", res.err);
+	cr_expect(strstr(res.out, "# overhead:    not measured: the target ran "), "%s", res.out);
+	cr_expect(!strstr(res.out, "spent ~"), "an overhead figure for `true`: %s", res.out);
+	e2e_result_free(&res);
+	free(profile);
+}

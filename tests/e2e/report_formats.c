@@ -326,7 +326,12 @@ Test(e2e_formats, html_many_objects_in_headless_chromium)
 	const char *argv[] = { "node", BROWSER_TEST, html, shot, "--alloc",
 			       "StockKeepingUnitRepositoryImplementation.allocateRecordBuffer0(",
 			       "--search", "allocateRecordBuffer7", "--pages", "3", "--kinds",
-			       "java,jvm,native,kernel", NULL };
+			       "java,jvm,native,kernel", "--verbose", NULL };
+	const char *rargv[] = { E2E_OBJSCOPE, "report", "--format", "html", "-v", "-o", html,
+				NULL, NULL };
+	const char *dargv[] = { E2E_OBJSCOPE, "report", "--format", "html", "-o", NULL, NULL, NULL };
+	char *plain = e2e_path(tmp, "many-default.html");
+	struct stat st_v, st_d;
 	uint32_t main_f, call, start, sys, f[5];
 	struct e2e_result res;
 	uint64_t total = 0;
@@ -372,8 +377,22 @@ Test(e2e_formats, html_many_objects_in_headless_chromium)
 	os_profile_free(p);
 
 	mkdir(ARTIFACTS, 0755);
-	report("html", html, profile, NULL, &res);
+	rargv[7] = profile;
+	cr_assert_eq(e2e_run(tmp, rargv, NULL, &res), 0);
+	cr_assert_eq(res.status, 0, "report -v --format html: %s", res.err);
 	e2e_result_free(&res);
+	/* without -v the page leaves the 7 objects without samples out */
+	dargv[5] = plain;
+	dargv[6] = profile;
+	cr_assert_eq(e2e_run(tmp, dargv, NULL, &res), 0);
+	cr_assert_eq(res.status, 0, "report --format html: %s", res.err);
+	e2e_result_free(&res);
+	cr_assert_eq(stat(html, &st_v), 0);
+	cr_assert_eq(stat(plain, &st_d), 0);
+	cr_expect_lt(st_d.st_size, st_v.st_size, "the page without -v (%lld bytes) is not smaller "
+		     "than with the objects without samples (%lld)", (long long)st_d.st_size,
+		     (long long)st_v.st_size);
+	free(plain);
 	cr_assert_eq(e2e_run(tmp, argv, NULL, &res), 0);
 	cr_assert_neq(res.status, 127, "`node` not found: install nodejs (make deps)");
 	cr_expect_eq(res.status, 0, "browser check of %s failed (%d):\n%s%s", html, res.status,
@@ -721,8 +740,8 @@ Test(e2e_formats, json_reports_match_the_schema)
 	const char *argv[] = { E2E_FIXTURE("three_sites"), SCALE, NULL };
 	char *a = record_fixture("a.data"), *b = e2e_path(tmp, "b.data");
 	char *syn = e2e_path(tmp, "syn.data"), *empty = e2e_path(tmp, "empty.data");
-	char *out[6], msg[512];
-	const char *vargv[10] = { "python3", VALIDATOR, SCHEMA };
+	char *out[7], msg[512];
+	const char *vargv[11] = { "python3", VALIDATOR, SCHEMA };
 	json_object *ra, *rb, *rm, *meta, *merge, *o;
 	struct os_profile *p = os_profile_new();
 	struct e2e_result res;
@@ -735,7 +754,7 @@ Test(e2e_formats, json_reports_match_the_schema)
 	write_synthetic(syn, 250000);
 	cr_assert_eq(os_profile_write(p, empty, msg, sizeof(msg)), 0, "%s", msg);
 	os_profile_free(p);
-	for (i = 0; i < 6; i++) {
+	for (i = 0; i < 7; i++) {
 		snprintf(msg, sizeof(msg), "r%zu.json", i);
 		out[i] = e2e_path(tmp, msg);
 		vargv[3 + i] = out[i];
@@ -755,6 +774,14 @@ Test(e2e_formats, json_reports_match_the_schema)
 				      "-o", out[5], a, NULL };
 
 		cr_assert_eq(e2e_run(tmp, top, NULL, &res), 0);
+		cr_assert_eq(res.status, 0, "%s", res.err);
+		e2e_result_free(&res);
+	}
+	{
+		const char *tab[] = { E2E_OBJSCOPE, "report", "--format", "json", "--tables",
+				      "-o", out[6], a, NULL };
+
+		cr_assert_eq(e2e_run(tmp, tab, NULL, &res), 0);
 		cr_assert_eq(res.status, 0, "%s", res.err);
 		e2e_result_free(&res);
 	}
@@ -797,12 +824,123 @@ Test(e2e_formats, json_reports_match_the_schema)
 	json_object_put(ra);
 	json_object_put(rb);
 	json_object_put(rm);
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < 7; i++)
 		free(out[i]);
 	free(a);
 	free(b);
 	free(syn);
 	free(empty);
+}
+
+/* A stack of a --tables report (an index into "stacks", or null) as the
+ * array of frame objects the inline report writes. */
+static json_object *resolved(json_object *root, json_object *ref)
+{
+	json_object *stacks = e2e_get(root, "stacks"), *frames = e2e_get(root, "frames");
+	json_object *out = json_object_new_array(), *st;
+	size_t i;
+
+	if (!ref)
+		return out;
+	cr_assert(json_object_is_type(ref, json_type_int), "a stack reference is not an index");
+	st = json_object_array_get_idx(stacks, (size_t)json_object_get_int64(ref));
+	cr_assert_not_null(st, "stack index %lld out of the table", (long long)json_object_get_int64(ref));
+	for (i = 0; i < json_object_array_length(st); i++) {
+		json_object *f = json_object_array_get_idx(
+			frames, (size_t)json_object_get_int64(json_object_array_get_idx(st, i)));
+
+		cr_assert_not_null(f, "frame index out of the table");
+		json_object_array_add(out, json_object_get(f));
+	}
+	return out;
+}
+
+/* report --format json --tables keeps frames and stacks once: every stack
+ * resolves to exactly the frames the inline report writes, each frame and
+ * stack is in its table once, and the objects without samples are left out
+ * (counted) unless -v, which keeps every object. */
+Test(e2e_formats, json_tables_resolve_to_the_inline_stacks)
+{
+	char *a = record_fixture("a.data"), *ti = e2e_path(tmp, "t.json"), *tv = e2e_path(tmp, "tv.json");
+	const char *targv[] = { E2E_OBJSCOPE, "report", "--format", "json", "--tables", "-o", ti, a, NULL };
+	const char *vargv[] = { E2E_OBJSCOPE, "report", "--format", "json", "--tables", "-v", "-o", tv, a,
+				NULL };
+	json_object *inl, *tab, *verb, *byid[4096] = { NULL }, *objs, *stacks, *frames;
+	struct e2e_result res;
+	char msg[512];
+	size_t i, j, n, unsampled = 0;
+
+	cr_assert_eq(e2e_run(tmp, targv, NULL, &res), 0);
+	cr_assert_eq(res.status, 0, "%s", res.err);
+	e2e_result_free(&res);
+	cr_assert_eq(e2e_run(tmp, vargv, NULL, &res), 0);
+	cr_assert_eq(res.status, 0, "%s", res.err);
+	e2e_result_free(&res);
+	inl = e2e_report_json(tmp, a, msg, sizeof(msg));
+	cr_assert_not_null(inl, "%s", msg);
+	tab = json_object_from_file(ti);
+	verb = json_object_from_file(tv);
+	cr_assert(tab && verb, "the --tables reports do not parse");
+	objs = e2e_get(inl, "objects");
+	n = json_object_array_length(objs);
+	cr_assert_lt(n, 4096);
+	for (i = 0; i < n; i++) {
+		json_object *o = json_object_array_get_idx(objs, i);
+
+		byid[e2e_get_int(o, "id")] = o;
+		unsampled += e2e_get_int(o, "samples") == 0 &&
+			     !(member(o, "samples_estimated") &&
+			       json_object_get_double(member(o, "samples_estimated")) >= 0.5);
+	}
+	cr_expect_eq(json_object_array_length(e2e_get(verb, "objects")), n,
+		     "-v --tables leaves objects out");
+	cr_expect_eq(json_object_array_length(e2e_get(tab, "objects")) +
+			     (size_t)e2e_get_int(tab, "objects_without_samples_left_out"), n,
+		     "objects kept + left out is not every object");
+	cr_expect_eq((size_t)e2e_get_int(tab, "objects_without_samples_left_out"), unsampled,
+		     "%zu objects without samples, %lld left out", unsampled,
+		     (long long)e2e_get_int(tab, "objects_without_samples_left_out"));
+	objs = e2e_get(tab, "objects");
+	cr_assert_gt(json_object_array_length(objs), 0);
+	for (i = 0; i < json_object_array_length(objs); i++) {
+		json_object *o = json_object_array_get_idx(objs, i), *want = byid[e2e_get_int(o, "id")];
+		json_object *got = resolved(tab, member(o, "alloc_stack")), *acc, *wacc;
+
+		cr_assert_not_null(want, "object #%lld is not in the inline report",
+				   (long long)e2e_get_int(o, "id"));
+		cr_expect(json_object_equal(got, e2e_get(want, "alloc_stack")),
+			  "object #%lld: the table's allocation path differs from the inline one",
+			  (long long)e2e_get_int(o, "id"));
+		json_object_put(got);
+		acc = e2e_get(o, "accesses");
+		wacc = e2e_get(want, "accesses");
+		cr_assert_eq(json_object_array_length(acc), json_object_array_length(wacc));
+		for (j = 0; j < json_object_array_length(acc); j++) {
+			got = resolved(tab, member(json_object_array_get_idx(acc, j), "stack"));
+			cr_expect(json_object_equal(got, e2e_get(json_object_array_get_idx(wacc, j), "stack")),
+				  "object #%lld access %zu: the table's path differs", (long long)e2e_get_int(o, "id"), j);
+			json_object_put(got);
+		}
+	}
+	/* once: no two entries of a table alike */
+	stacks = e2e_get(tab, "stacks");
+	frames = e2e_get(tab, "frames");
+	for (i = 0; i < json_object_array_length(stacks); i++)
+		for (j = i + 1; j < json_object_array_length(stacks); j++)
+			cr_expect(!json_object_equal(json_object_array_get_idx(stacks, i),
+						     json_object_array_get_idx(stacks, j)),
+				  "stacks %zu and %zu are the same", i, j);
+	for (i = 0; i < json_object_array_length(frames); i++)
+		for (j = i + 1; j < json_object_array_length(frames); j++)
+			cr_expect(!json_object_equal(json_object_array_get_idx(frames, i),
+						     json_object_array_get_idx(frames, j)),
+				  "frames %zu and %zu are the same", i, j);
+	json_object_put(inl);
+	json_object_put(tab);
+	json_object_put(verb);
+	free(a);
+	free(ti);
+	free(tv);
 }
 
 /* The validator is not a test that cannot fail: a field the schema does not
@@ -910,4 +1048,149 @@ Test(e2e_formats, pprof_refused_on_a_terminal)
 	free(profile);
 	free(log);
 	free(pb);
+}
+
+/* Objects named by their maker: contexts allocated through xcalloc (a
+ * listed wrapper), through pool_refill <- pool_alloc (pool_alloc called
+ * from three sites: found automatically) and through my_new (one caller:
+ * named only with --alloc-wrapper my_new) are named by the first frame
+ * outside those, in json ("maker"), text ("made by:") and pprof labels;
+ * alloc_stack stays whole. */
+Test(e2e_formats, objects_are_named_by_their_maker)
+{
+	struct os_profile *p = os_profile_new();
+	char *profile = e2e_path(tmp, "makers.data"), err[256], msg[256];
+	static const char *const sites[] = { "parse_list", "parse_map", "parse_set" };
+	uint32_t xc, refill, pool, mynew, mainf, f[4], i;
+	const char *text_argv[] = { E2E_OBJSCOPE, "report", "--top", "0", NULL, NULL };
+	const char *wrap_argv[] = { E2E_OBJSCOPE, "report", "--format", "json", "--alloc-wrapper",
+				    "my_new", NULL, NULL };
+	struct e2e_result res;
+	json_object *r, *objs;
+
+	cr_assert_not_null(p);
+	xc = frame(p, OS_FRAME_NATIVE, "xcalloc", "/opt/demo", "demo.c", 51);
+	refill = frame(p, OS_FRAME_NATIVE, "pool_refill", "/opt/demo", "pool.c", 10);
+	pool = frame(p, OS_FRAME_NATIVE, "pool_alloc", "/opt/demo", "pool.c", 40);
+	mynew = frame(p, OS_FRAME_NATIVE, "my_new", "/opt/demo", "new.c", 5);
+	mainf = frame(p, OS_FRAME_NATIVE, "main", "/opt/demo", "demo.c", 90);
+	for (i = 0; i < 3; i++) {
+		uint32_t site = frame(p, OS_FRAME_NATIVE, sites[i], "/opt/demo", "demo.c", 60 + i);
+
+		f[0] = xc, f[1] = site, f[2] = mainf;
+		os_profile_add_context(p, &(struct os_context){ .type = OS_NONE,
+			.stack = os_profile_stack(p, f, 3), .allocations = 1, .bytes = 4096,
+			.samples = 10 + i });
+		site = frame(p, OS_FRAME_NATIVE, sites[i], "/opt/demo", "demo.c", 70 + i);
+		f[0] = refill, f[1] = pool, f[2] = site, f[3] = mainf;
+		os_profile_add_context(p, &(struct os_context){ .type = OS_NONE,
+			.stack = os_profile_stack(p, f, 4), .allocations = 1, .bytes = 4096,
+			.samples = 20 + i });
+	}
+	f[0] = mynew, f[1] = frame(p, OS_FRAME_NATIVE, "load_config", "/opt/demo", "demo.c", 80),
+	f[2] = mainf;
+	os_profile_add_context(p, &(struct os_context){ .type = OS_NONE,
+		.stack = os_profile_stack(p, f, 3), .allocations = 1, .bytes = 4096, .samples = 5 });
+	p->c.samples_total = p->c.samples_addressed = p->c.samples_heap = 101;
+	p->c.samples_attributed = 101;
+	cr_assert_eq(os_profile_write(p, profile, err, sizeof(err)), 0, "%s", err);
+	os_profile_free(p);
+
+	r = e2e_report_json(tmp, profile, msg, sizeof(msg));
+	cr_assert_not_null(r, "%s", msg);
+	objs = e2e_get(r, "objects");
+	cr_assert_eq(json_object_array_length(objs), 7);
+	for (i = 0; i < 7; i++) {
+		json_object *o = json_object_array_get_idx(objs, i), *st = e2e_get(o, "alloc_stack");
+		int64_t m = e2e_get_int(o, "maker");
+		const char *leaf = e2e_frame_text(st, 0), *named = e2e_frame_text(st, (size_t)m);
+
+		if (strstr(leaf, "my_new"))
+			cr_expect_eq(m, 0, "my_new has one caller: it names its object");
+		else
+			cr_expect(strstr(named, "parse_") != NULL, "#%u (%s) is named by %s", i + 1,
+				  leaf, named);
+	}
+	json_object_put(r);
+
+	text_argv[4] = profile;
+	cr_assert_eq(e2e_run(tmp, text_argv, NULL, &res), 0);
+	cr_expect_eq(res.status, 0);
+	cr_expect(strstr(res.out, "made by:  parse_set (demo.c:72)  (below it 2 allocator frames)"),
+		  "%s", res.out);
+	cr_expect(strstr(res.out, "made by:  parse_list (demo.c:60)  (below it 1 allocator frame)"),
+		  "%s", res.out);
+	e2e_result_free(&res);
+
+	wrap_argv[6] = profile;
+	cr_assert_eq(e2e_run(tmp, wrap_argv, NULL, &res), 0);
+	cr_assert_eq(res.status, 0, "%s", res.err);
+	r = json_tokener_parse(res.out);
+	cr_assert_not_null(r);
+	objs = e2e_get(r, "objects");
+	{
+		json_object *o = json_object_array_get_idx(objs, 6);
+
+		cr_expect_eq(e2e_get_int(o, "maker"), 1, "--alloc-wrapper my_new: %s",
+			     json_object_to_json_string(o));
+	}
+	json_object_put(r);
+	e2e_result_free(&res);
+	free(profile);
+}
+
+/* Program first: objects whose type is a runtime adapter's category
+ * ("[...]": a runtime's own memory) leave the ranking for a section of
+ * their own, one row per category, and the header says the share each
+ * side took; -v lists them among the program's objects. */
+Test(e2e_formats, runtime_memory_in_its_own_section)
+{
+	struct os_profile *p = os_profile_new();
+	char *profile = e2e_path(tmp, "cat.data"), err[256];
+	const char *argv[] = { E2E_OBJSCOPE, "report", NULL, NULL, NULL };
+	struct e2e_result res;
+	uint32_t f, st;
+	const char *objs_at, *cat_at;
+
+	cr_assert_not_null(p);
+	f = frame(p, OS_FRAME_JAVA, "App.load", NULL, "App.java", 7);
+	st = os_profile_stack(p, &f, 1);
+	os_profile_add_context(p, &(struct os_context){ .type = os_profile_string(p, "App$Row[]"),
+		.stack = st, .allocations = 4, .bytes = 4096, .samples = 30 });
+	f = frame(p, OS_FRAME_NATIVE, "Meta::commit", "/lib/librt.so", NULL, 0);
+	os_profile_add_context(p, &(struct os_context){
+		.type = os_profile_string(p, "[runtime metadata: classes]"),
+		.stack = os_profile_stack(p, &f, 1), .allocations = 1, .bytes = 1 << 20,
+		.samples = 60 });
+	f = frame(p, OS_FRAME_NATIVE, "Code::grow", "/lib/librt.so", NULL, 0);
+	os_profile_add_context(p, &(struct os_context){
+		.type = os_profile_string(p, "[runtime code cache]"),
+		.stack = os_profile_stack(p, &f, 1), .allocations = 1, .bytes = 1 << 21,
+		.samples = 10 });
+	p->c.samples_total = p->c.samples_addressed = p->c.samples_heap = 100;
+	p->c.samples_attributed = 100;
+	cr_assert_eq(os_profile_write(p, profile, err, sizeof(err)), 0, "%s", err);
+	os_profile_free(p);
+
+	argv[2] = profile;
+	cr_assert_eq(e2e_run(tmp, argv, NULL, &res), 0);
+	cr_assert_eq(res.status, 0, "%s", res.err);
+	cr_expect(strstr(res.out, "# program:     30.0% of the attributed samples on the program's "
+				  "objects, 70.0% on the runtime's own memory"), "%s", res.out);
+	objs_at = strstr(res.out, "# Objects");
+	cat_at = strstr(res.out, "# The runtime's own memory, by category");
+	cr_assert(objs_at && cat_at && objs_at < cat_at, "%s", res.out);
+	cr_expect(strstr(objs_at, "App$Row[]") < cat_at, "the program's object is not ranked");
+	cr_expect(!strstr(objs_at, "Meta::commit"), "a category's object in the ranking: %s",
+		  res.out);
+	cr_expect(strstr(cat_at, "60.00%") && strstr(cat_at, "[runtime metadata: classes]") &&
+		  strstr(cat_at, "10.00%") && strstr(cat_at, "[runtime code cache]"), "%s", cat_at);
+	e2e_result_free(&res);
+	argv[2] = "-v";
+	argv[3] = profile;
+	cr_assert_eq(e2e_run(tmp, argv, NULL, &res), 0);
+	cr_expect(strstr(res.out, "Meta::commit") && !strstr(res.out, "# The runtime's own memory"),
+		  "-v does not list the runtime's objects among the program's: %s", res.out);
+	e2e_result_free(&res);
+	free(profile);
 }
