@@ -518,7 +518,7 @@ Test(security_target, record_target_with_60k_mappings_and_10k_threads)
 
 Test(security_target, attach_target_with_60k_mappings_and_threads)
 {
-	char *profile = e2e_path(tmp, "big.data"), spid[16], maps[64], nthr[16], nspl[16],
+	char *profile = e2e_path(tmp, "big.data"), spid[16], maps[64], nthr[24], nspl[24],
 	     ready[32];
 	const char *targv[] = { BIG, nthr, nspl, "120", NULL };
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF), threads = 10000;
