@@ -252,7 +252,7 @@ test-all: deps
 	$(Q)$(MAKE) --no-print-directory bench-quick
 	$(Q)$(MAKE) --no-print-directory asan
 
-# ---- robustness (issue 7): fuzzing, sanitizers, quick benchmarks ----------
+# ---- robustness: fuzzing, sanitizers, quick benchmarks ----------
 # `make fuzz`: libFuzzer (clang) over the parsers of untrusted input, for
 # FUZZ_SECONDS in all: the profile reader (os_profile_read_mem) a quarter of
 # it, every report command and format over the profiles it reads

@@ -17,7 +17,7 @@
 # Prints per round: CPU of the program under B / under A, and of the whole
 # command (profiler included); then the medians. Exit status 1 when a run
 # failed (the ratios then mean nothing).
-# Example (docs/BENCHMARKS.md, "Where the JVM's extra CPU comes from"):
+# Example (docs/BENCHMARKS.md, "How to run"):
 #   PAIR_B="build/objscope record -q -F 1 -o {}/p.data --" sh bench/pair.sh \
 #     --rounds 4 -- javac -J-Xmx256m -d {}/cls @files.txt
 set -eu

@@ -63,9 +63,9 @@ enum os_section {
 			      * sources, --numa page placement) */
 	OS_SEC_REUSE = 15,   /* optional: reuse distance signatures per context (docs/REUSE.md) */
 	OS_SEC_OVERHEAD = 16, /* optional: struct os_overhead, what objscope cost
-			       * (issue 23, --max-overhead) */
+			       * (--max-overhead) */
 	OS_SEC_PATHEST = 17, /* optional: struct os_pathest per context (estimated
-			      * allocation paths of Java objects, issue 18) */
+			      * allocation paths of Java objects) */
 };
 #define OS_SEC_END 0xFFFFFFFFu /* last section: CRC32 of all bytes before it */
 
@@ -111,7 +111,7 @@ struct os_frame {
 	uint32_t build_id; /* string id: hex GNU build-id of module, or OS_NONE */
 	uint64_t near_off;
 	/* Column of line (DWARF), 0 when unknown: with addr it tells apart two
-	 * calls written on one line (two allocation contexts, issue 18).
+	 * calls written on one line (two allocation contexts).
 	 * OS_COLUMN_LINE_ONLY: a frame of a file written before columns
 	 * existed, whose writer merged frames by line: it stays merged so. */
 	uint32_t column;
@@ -158,8 +158,8 @@ enum os_mem_level {
 };
 #define OS_LAT_BUCKETS 16 /* latency histogram: [2^i, 2^(i+1)) cycles, the last open */
 
-/* Where the sampled data of one allocation context came from and lay
- * (issue 22); all zero when nothing was measured for it. OS_AN_MEMSRC:
+/* Where the sampled data of one allocation context came from and lay;
+ * all zero when nothing was measured for it. OS_AN_MEMSRC:
  * the PMU's data source of each sample (level, data TLB, latency);
  * OS_AN_NUMA (--numa): the node of each sampled page against the node of
  * the CPU that touched it. Raw sample counts (scaled like samples when
@@ -386,7 +386,7 @@ enum { OS_AN_REPLICAS = 1u << 0, OS_AN_ESTIMATES = 1u << 1, OS_AN_SLICES = 1u <<
        OS_AN_NUMA = 1u << 4,   /* --numa per context (os_memsrc numa_*) */
        OS_AN_LIFETIMES = 1u << 5, /* --lifetimes: os_profile.lt (docs/LIFETIMES.md) */
        OS_AN_REUSE = 1u << 6,  /* --reuse: os_profile.ru (docs/REUSE.md) */
-       OS_AN_OVERHEAD = 1u << 7,  /* os_profile.ovh: the cost and the budget (issue 23) */
+       OS_AN_OVERHEAD = 1u << 7,  /* os_profile.ovh: the cost and the budget */
        OS_AN_PATHEST = 1u << 8,   /* estimated allocation paths (os_pathest) */
        OS_AN_EST_VAR = 1u << 9,   /* with OS_AN_ESTIMATES: samples_var of contexts */
 };

@@ -284,7 +284,7 @@ static uint32_t lookup(const struct os_hmap *m, uint64_t h, match_fn eq,
 }
 
 /* Whether a frame's address is part of its identity when profiles merge.
- * A frame is a call site, not a line (issue 18): where the DWARF gives a
+ * A frame is a call site, not a line: where the DWARF gives a
  * column, (line, column) tells two calls on one line apart and stays the
  * same across builds of one source, so the address does not count; a native
  * frame of a module without a column (no DWARF, or no column info) is its

@@ -352,7 +352,7 @@ static void jfinite(struct json_writer *w, const char *key, double v)
 		jw_null(w, key);
 }
 
-/* meta.overhead: what objscope cost and the budget (issue 23); null when
+/* meta.overhead: what objscope cost and the budget; null when
  * not measured (merged profiles, older files). Estimates say so. */
 static void joverhead(struct json_writer *w, const struct os_profile *p)
 {

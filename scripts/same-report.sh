@@ -1,6 +1,6 @@
 #!/bin/sh
 # same-report.sh - do two objscope builds give the same reports of the same
-# profiles? For refactors that must not change what users see (issue 17):
+# profiles? For refactors that must not change what users see:
 # every profile is reported by both builds in every format and with the
 # view options, and the outputs are compared byte for byte.
 #

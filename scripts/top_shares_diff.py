@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """top_shares_diff.py - the top-10 objects of profile B and their shares in
-profile A (docs/BENCHMARKS.md, issue 23: a default run against a 1 kHz run).
+profile A (docs/BENCHMARKS.md: a default run against a 1 kHz run).
 
 An object is named by its type and the first DEPTH frames of its allocation
 path (contexts that differ only deeper, e.g. the JVM's metaspace commits

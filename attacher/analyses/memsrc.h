@@ -1,4 +1,4 @@
-/* memsrc.h - the memory analyses of issue 22 as observers of the
+/* memsrc.h - the memory analyses (PMU data sources, NUMA) as observers of the
  * collection loop (attacher/core/observer.h):
  *
  * os_memsrc_observer (always on, inert without a PMU sampler): the PMU's

@@ -1,4 +1,4 @@
-/* replica.h - the replica analysis (--replicas, OJXPerf's method, issue 5;
+/* replica.h - the replica analysis (--replicas, OJXPerf's method;
  * docs/REPLICAS.md).
  *
  * Watchpoint part (OJXPerf): an access sample on object O1 of context C at

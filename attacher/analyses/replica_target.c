@@ -69,8 +69,8 @@ struct os_rep_tgt {
 	struct site *site;     /* by context */
 	uint32_t nsite;
 	/* the contexts with a site key, in the order first seen: publish()
-	 * visits these only (javac has thousands of contexts: a visit of every
-	 * one in every round was 39% of the collector's CPU, issue 21) */
+	 * visits these only (javac has thousands of contexts: visiting every one
+	 * in every round cost more than the rest of the collector) */
 	uint32_t *keyed;
 	size_t nkeyed, capkeyed;
 	/* sites whose object came (claimed an entry) lately: visited in every
@@ -82,7 +82,7 @@ struct os_rep_tgt {
 	/* contexts whose allocation events were just drained, newest last:
 	 * visited after the hot sites and before the round-robin, so that a
 	 * site that allocates gets its entry while it allocates (publishing
-	 * driven by allocations; issue 21) */
+	 * driven by allocations) */
 	uint32_t recent[RECENT];
 	uint32_t recent_head;  /* pushes so far; recent[(head - 1) % RECENT] the newest */
 	struct shadow sh[OS_REP_SLOTS];

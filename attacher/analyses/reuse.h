@@ -1,4 +1,4 @@
-/* reuse.h - the reuse distance analysis (--reuse, issue 20; docs/REUSE.md).
+/* reuse.h - the reuse distance analysis (--reuse; docs/REUSE.md).
  *
  * Measure: on a sampled access (observer stage `take`, while the target
  * runs) of a watchable width, a watchpoint PAIR (watch_arm_pair, perf

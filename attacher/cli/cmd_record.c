@@ -185,8 +185,8 @@ int cmd_record(int argc, char **argv)
 		/* --replicas: 5 ms rounds only while the collector's own
 		 * watchpoints are armed (their hits matched young; the ptrace
 		 * route's seized threads wait for the poll); 5 ms rounds all
-		 * along cost the collector ~2% of churn's CPU (docs/BENCHMARKS.md,
-		 * issue 21) */
+		 * along cost the collector ~2% of churn's CPU
+		 * (docs/BENCHMARKS.md) */
 		if (pressed || os_collector_eager(&c))
 			ms = OS_RUN_POLL_SHORT_MS;
 		/* profiling over (-d, stop signal): only COMMAND's exit or a

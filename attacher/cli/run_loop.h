@@ -17,8 +17,8 @@
  * exit through its pidfd and stop signals through the self-pipe. Once samples
  * were lost (perf buffer overflow, counted in c.lost) `record` falls back to
  * the short timeout for the rest of the run, which leaves more of the buffers
- * free when a round stalls: on a loaded 2-core machine javac runs lost
- * 36-133 of ~16,000 samples with 20 ms where 5 ms mostly lost none.
+ * free when a round stalls (under load a 20 ms timeout lost samples on
+ * javac where 5 ms mostly lost none).
  * Without a pidfd (old kernel) exit is found by polling: short timeout then.
  * --replicas keeps it short too: the ptrace route holds a hit thread stopped
  * until the next round. */

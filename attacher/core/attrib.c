@@ -104,7 +104,7 @@ static void born(struct os_attrib *a, struct os_aspace *as, const struct os_obj_
 	/* a managed heap's own mappings (its reservation, the commits of its
 	 * pieces) are no objects: the runtime's objects live in them, and a
 	 * sample there that no object holds is counted as a managed-heap
-	 * sample, never charged to the mapping's allocation path (issue 18) */
+	 * sample, never charged to the mapping's allocation path */
 	if (ev->type == OS_EV_MMAP && a->rt && a->rt->ops->in_heap &&
 	    (a->rt->ops->in_heap(a->rt, as->id, ev->addr) ||
 	     a->rt->ops->in_heap(a->rt, as->id, ev->addr + ev->size - 1)))

@@ -105,7 +105,7 @@ struct os_ctx {
 	 * variance of est_samples, each sample a mark of a Poisson stream
 	 * (the objects' sampling and the budget's time weights together). */
 	double est_sq;
-	/* Estimated allocation paths (issue 18, docs/JAVA.md "Samples on
+	/* Estimated allocation paths (docs/JAVA.md "Samples on
 	 * objects not seen at allocation"): a runtime adapter that knows the
 	 * class of objects it did not see allocated gives their samples, held
 	 * by a class-only context, to the sites of that class. path_kind
@@ -152,7 +152,7 @@ struct os_attrib {
 	 * c.samples_java_attributed; weighted: some object had weight != 1. */
 	double est_attributed, est_java_attributed;
 	bool weighted;
-	/* Time weights (the overhead budget, issue 23): the sample being
+	/* Time weights (the overhead budget): the sample being
 	 * charged stands for tw samples (1 / the sampled share of the interval
 	 * it was taken in; 0 is read as 1), so that stretches sampled less
 	 * are not under-represented. Every estimate (tsamples, est_samples,

@@ -1,4 +1,4 @@
-/* budget.h - the overhead budget (--max-overhead PCT, issue 23).
+/* budget.h - the overhead budget (--max-overhead PCT).
  *
  * objscope's cost is kept to a share of what the target itself spends on
  * the CPU. What is spent is measured or estimated from measurements:

@@ -1,4 +1,4 @@
-/* observer.h - analyses as observers of the collection loop (issue 17).
+/* observer.h - analyses as observers of the collection loop.
  *
  * The collector (attacher/core/collector.c) reads samples and object
  * events, orders them and attributes samples to objects; everything an

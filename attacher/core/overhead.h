@@ -1,4 +1,4 @@
-/* overhead.h - the collector's side of the overhead budget (issue 23):
+/* overhead.h - the collector's side of the overhead budget:
  * the readings the controller (budget.h) steers by, the switching of the
  * sampling events, and the figures the profile reports (os_overhead in
  * common/profile.h, section OVERHEAD).
@@ -27,7 +27,7 @@
 
 /* The cost of a sample taken when calibration fails (ns): the software
  * sampler's with an 8 KiB stack copy as bench/ measured it on the
- * development VM (docs/BENCHMARKS.md, issue 23). */
+ * development VM (docs/BENCHMARKS.md). */
 #define OS_OVH_SAMPLE_NS_FALLBACK 10000.0
 
 /* Settled answers (budget.h os_budget_set_need): once the OS_OVH_SETTLE_K
@@ -35,7 +35,7 @@
  * (os_attrib_top_se) is at most OS_OVH_SETTLE_SE, from OS_OVH_SETTLE_MIN
  * attributed samples on, the budget is spent at OS_OVH_SETTLED_NEED of
  * itself, until the error rises above OS_OVH_UNSETTLE_SE. 0.01 is a quarter of
- * the agreement issue 23 asks of the top objects' shares against a 1 kHz
+ * the agreement asked of the top objects' shares against a 1 kHz
  * run (0.05: two standard errors of each run's share, 0.02 each, with
  * room for the program's own run-to-run variation; docs/BENCHMARKS.md).
  * Not with --reuse or --replicas, whose evidence is taken at the samples,
@@ -47,9 +47,9 @@
 /* A settled answer unsettles only above this: the largest standard error
  * of a top share hovers at OS_OVH_SETTLE_SE once there, and without a
  * margin about half of the decisions after the first settle went back to
- * the whole budget (javac, H2: session 23). 0.0125 keeps two standard
- * errors at 0.025, half the agreement asked (docs/BENCHMARKS.md "Session
- * 24"). */
+ * the whole budget (javac, H2). 0.0125 keeps two standard errors at
+ * 0.025, half the agreement asked (docs/BENCHMARKS.md "Java: answers
+ * against a 1 kHz run"). */
 #define OS_OVH_UNSETTLE_SE 0.0125
 
 /* An answer whose ranking is told apart also settles: the 90% intervals

@@ -1,5 +1,5 @@
 /* small_paths.c - estimated allocation paths of native blocks below
- * --min-size (issue 18, docs/NATIVE.md "Small blocks").
+ * --min-size (docs/NATIVE.md "Small blocks").
  *
  * The malloc hooks sample blocks below --min-size by bytes: a block of s
  * bytes is seen, with its allocation path, with probability

@@ -1,4 +1,4 @@
-/* bpf_filter.h - samples of chosen threads dropped in the kernel (issue 23).
+/* bpf_filter.h - samples of chosen threads dropped in the kernel.
  *
  * A JIT compiler thread's samples are JVM internals that objscope counts
  * and never decodes (docs/JAVA.md "Samples of JIT compiler threads"); on

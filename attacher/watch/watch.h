@@ -1,6 +1,6 @@
 /* watch.h - hardware watchpoints (x86 debug registers) on a target's threads.
  *
- * Used by the replica analysis (OJXPerf method, issue 5): arm a read/write
+ * Used by the replica analysis (OJXPerf method): arm a read/write
  * watchpoint on one address of one thread of the target, learn when that
  * thread next touches it, the value there right after the access and the
  * width of the access.

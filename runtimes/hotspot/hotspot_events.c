@@ -242,7 +242,7 @@ bool hs_prepare(struct os_runtime *rt, struct os_aspace *as, const struct os_eve
 	switch (ev->type) {
 	case OS_EV_JVM:
 		prepare_jvm(h, j, ev);
-		/* The heap is not an object (issue 18): its reservation and the
+		/* The heap is not an object: its reservation and the
 		 * commits of its pieces, tracked as mappings until the JVM said
 		 * where its heap is, leave the index; later ones are not tracked
 		 * (attrib.c born, in_heap). A Java-heap sample no Java object
@@ -587,7 +587,7 @@ static void drop_dead(struct hotspot *h, struct hs_jvm *j, struct os_aspace *as,
  * hotspot_fwd.c): one that did not move died (or its move was not followed:
  * counted in the GC note). Under the others nobody knows where it went. Its
  * old place soon holds another object, maybe of its class (hybrid mode
- * tracks sampled small objects: issue 18). So such objects left outside the
+ * tracks sampled small objects). So such objects left outside the
  * old generation without a move are dropped at each collection's end,
  * without reading their headers. So are larger ones left without a move in
  * a G1 region that the collection freed: the header check of drop_dead

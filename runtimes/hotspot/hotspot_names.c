@@ -200,9 +200,8 @@ static uint64_t hs_weight_unthinned(const struct os_jvm_info *info, uint64_t tla
 	 * allocation fails, and every allocation of the thread goes outside
 	 * until the region changes; a full heap; a collection pending) or
 	 * when it is larger than a TLAB may be. Every object so made reaches
-	 * the outside-TLAB hook: weight 1. Weighed T / s, as before session
-	 * 26, the runs of ~40 objects G1 makes so at every region's end
-	 * raised its estimates of 32- and 40-byte objects by 6% at T = 4 KiB
+	 * the outside-TLAB hook: weight 1. Weighed T / s, the runs of ~40 objects G1 makes so at
+	 * every region's end raised its estimates of 32- and 40-byte objects by 6% at T = 4 KiB
 	 * (tests/java/LifetimeFixture 300 4000000 100000 24 4; Serial, whose
 	 * TLABs never fail, within 0.5%).
 	 *

@@ -1,4 +1,4 @@
-/* hotspot_paths.c - estimated allocation paths (issue 18; docs/JAVA.md
+/* hotspot_paths.c - estimated allocation paths (docs/JAVA.md
  * "Samples on objects not seen at allocation").
  *
  * A Java-heap sample on an object that was not seen at its allocation

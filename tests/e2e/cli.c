@@ -1,4 +1,4 @@
-/* cli.c - end-to-end tests of the command line as a user meets it (issue 24):
+/* cli.c - end-to-end tests of the command line as a user meets it:
  * every bad argument is refused in one line with exit status 2 before the
  * command runs, options that are not implemented are errors, the help lists
  * only what works, `record -d` profiles for that long and lets the command
@@ -262,8 +262,8 @@ Test(e2e_cli, async_profiler_short_options)
 }
 
 /* The help lists what works: every command and report format at the top;
- * no PMU event names, no analyses of later issues in record's (--lifetimes
- * is there: issue 19). */
+ * no PMU event names, no analyses that do not exist in record's
+ * (--lifetimes is there). */
 Test(e2e_cli, help_lists_only_what_works)
 {
 	const char *top[] = { E2E_OBJSCOPE, "--help", NULL };

@@ -1,4 +1,4 @@
-/* diff.c - end-to-end tests of `objscope report --diff OLD NEW` (issue 24):
+/* diff.c - end-to-end tests of `objscope report --diff OLD NEW`:
  * three_sites recorded twice, the second time with more sequential passes
  * over B (three_sites SCALE SEQ) and at another -F, so that B's object
  * grows and A's shrinks, with sample counts normalised to one period; the

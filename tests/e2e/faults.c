@@ -316,7 +316,7 @@ Test(e2e_faults, disk_full_leaves_no_file)
 	free(ptmp);
 }
 
-/* Issue 24: an output that cannot be written is found before the command
+/* An output that cannot be written is found before the command
  * runs: one line, non-zero, at once (not after the 5 s run). */
 Test(e2e_faults, unwritable_output_refused_before_the_run)
 {
@@ -339,7 +339,7 @@ Test(e2e_faults, unwritable_output_refused_before_the_run)
 	e2e_result_free(&res);
 }
 
-/* Issue 25: a symlink planted at the old temporary name does not make
+/* A symlink planted at the old temporary name does not make
  * record write through it; the profile is 0600, the previous kept as .old. */
 Test(e2e_faults, planted_tmp_link_not_followed)
 {
@@ -613,7 +613,7 @@ Test(e2e_faults, attach_sigterm_writes_profile_target_runs_on)
 	signal_attach(SIGTERM);
 }
 
-/* Issue 24: attach checks its output before it touches the target: one
+/* Attach checks its output before it touches the target: one
  * line, non-zero, and the target never mapped the rings. */
 Test(e2e_faults, attach_unwritable_output_refused_before_the_attach)
 {

@@ -312,7 +312,7 @@ static void planted_answer(const char *gc_flag, const char *gc_flag2)
 	 * in the audit table. One run gives ~700 heap samples here, 4 times
 	 * the most these need; a run with fewer fails with the counts it had. */
 	cr_assert_gt(heap, 0, "no heap samples");
-	/* 94-98% with every collector (99.4-99.9% in session 16, ASan too);
+	/* 94-98% with every collector (up to 99.4-99.9%, ASan too);
 	 * lost moves gave 65-74% (Parallel). Once (CI, ASan build, G1) 348 of
 	 * 689: the counters and notes say which moves or collections were
 	 * missing when it happens again. */
@@ -556,7 +556,7 @@ static void check_one_count(json_object *report)
 		  (long long)attr);
 }
 
-/* GC threads' accesses are apart from the program's (issue 18): every
+/* GC threads' accesses are apart from the program's: every
  * access path run by a GC worker (GangWorker::loop) ends in the GC-thread
  * frame. Returns the samples so marked. */
 static int64_t check_gc_marked(json_object *report)
@@ -1003,7 +1003,7 @@ Test(e2e_java, small_objects_get_estimated_paths)
 		    "samples, rank %lld", (long long)node, (long long)jheap, (long long)pos + 1);
 	/* A third of the read() calls read nodes, but the node set's time also
 	 * goes to the tracked Node[] and the other sets' reads cost more: the
-	 * nodes got 23-27% locally and 19.4% once under CI load (session 6),
+	 * nodes got 23-27% locally and 19.4% once under CI load,
 	 * 0 without the header lookup. */
 	e2e_assert_share_ge(node, jheap, 0.15, 0.19,
 			    "PreAttachFixture$Node's share of the Java-heap samples (a third of the "
@@ -1454,7 +1454,7 @@ Test(e2e_java, hybrid_objects_outside_tlabs_are_counted, .timeout = 300)
 	json_object_put(report);
 }
 
-/* Planted answer (issue 18): 48-byte objects of one class from two sites,
+/* Planted answer: 48-byte objects of one class from two sites,
  * the hot one read four times as often. None is tracked exactly (below
  * --min-size); hybrid mode samples their allocations by bytes and the
  * samples on the others, found by their headers, are shared out to the

@@ -349,11 +349,11 @@ Test(e2e_lifetimes, java_ages_match_hotspot_serial)
  * survivor space at each of eleven collections, ~250 tracked each time,
  * one standard error of the sum ~2% (at the default T = 32 KiB, ~4%: seen
  * 0.95..1.08 of HotSpot's under ASan beside a busy e2e run).
- * Four runs per collector (2026-12-01) gave 0.98..1.02 (G1) and 0.95..1.01
+ * Four runs per collector gave 0.98..1.02 (G1) and 0.95..1.01
  * (Serial) of HotSpot's age-1 bytes: bound +-15%. Without the forwarding
- * pointers objscope counted 0.001 of them. Before session 26 G1's were
- * 1.02..1.09, once 1.158 in CI (make asan): G1's objects made outside any
- * TLAB at the end of each allocation region weighed T / s instead of 1
+ * pointers objscope counted 0.001 of them. G1's objects made outside any
+ * TLAB at the end of each allocation region weigh 1, not T / s: weighed
+ * T / s they gave 1.02..1.09, once 1.158 under make asan
  * (runtimes/hotspot/hotspot_names.c os_hs_weight_jvm). */
 Test(e2e_lifetimes, java_small_objects_ages_match_hotspot_g1)
 {

@@ -128,7 +128,7 @@ Test(e2e_native, three_sites)
 	free(profile);
 }
 
-/* Small blocks (issue 18, docs/NATIVE.md): two sites make 64-byte blocks
+/* Small blocks (docs/NATIVE.md): two sites make 64-byte blocks
  * (below --min-size) in alternating runs; only the hot site's are read.
  * The blocks sampled by bytes give the heap samples on the others an
  * estimated allocation path: the hot site ranks first, >= 90% of the heap
@@ -208,7 +208,7 @@ Test(e2e_native, small_blocks_estimated_paths, .timeout = 300)
 		free(profiles[i]);
 }
 
-/* Call sites, not lines (issue 18): three mallocs written on one line of
+/* Call sites, not lines: three mallocs written on one line of
  * one_line.c are three objects, told apart by the column of each call; the
  * second call's block, read at random, ranks first. Statistical assertion
  * (tests/README.md): the hot block holds more than half of the three
@@ -335,7 +335,7 @@ Test(e2e_native, threads_later)
 	json_object_put(report);
 }
 
-/* The overhead budget (issue 23, --max-overhead): a 1% budget on two busy
+/* The overhead budget (--max-overhead): a 1% budget on two busy
  * reader threads (started after the objects, their sampling events
  * inherited while they may be switched off) steers the sampling to a share
  * of the time after the warm-up (the target's first 2 CPU-s, in full);
@@ -424,7 +424,7 @@ Test(e2e_native, budget_follows_processes_born_while_off)
 		      scale, (long long)late);
 }
 
-/* Settled answers (issue 23, docs/INTERFACE.md "Settled answers"): a run
+/* Settled answers (docs/INTERFACE.md "Settled answers"): a run
  * whose top object takes nearly every sample (three_sites: the random
  * block) settles soon after the warm-up, spends a quarter of the budget
  * from then on, and its planted answer holds; the report says when it

@@ -1,4 +1,4 @@
-/* pmu.c - end-to-end tests of issue 22: PMU address sampling (PEBS / IBS
+/* pmu.c - end-to-end tests of PMU address sampling (PEBS / IBS
  * through libpfm4) and --numa.
  *
  * The PMU tests need a kernel with a PMU driver (an event source "cpu" or

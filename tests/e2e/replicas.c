@@ -210,7 +210,7 @@ static void check_target_note(const struct os_profile *p)
 	cr_expect_eq(fail, 0, "in-target arm errors: %s", note);
 }
 
-/* Short-lived objects (issue 21): the churn fixtures at the default rate
+/* Short-lived objects: the churn fixtures at the default rate
  * (and default Java object mode), 8 s first, longer only when the busy
  * machine gave fewer than CHURN_MIN comparisons or 10 hashed objects per
  * site (check_site's minimum: the collector must read a hit object before
@@ -486,7 +486,7 @@ static int perf_fds(pid_t pid)
 	return n;
 }
 
-/* Issue 21 under attach: `objscope attach --replicas -d D` on a churn
+/* Short-lived objects under attach: `objscope attach --replicas -d D` on a churn
  * fixture (objects living a few ms) that runs on after the detach. The
  * allocation hooks arm the comparisons in the target as under record; the
  * detach closes every breakpoint still armed: none is left open in the

@@ -1,9 +1,9 @@
 /* report_formats.c - end-to-end tests of the report formats html, pprof and
- * collapsed, of merging, and of record's live status line (issue 6); the
+ * collapsed, of merging, and of record's live status line; the
  * JSON report against its schema (docs/report.schema.json, validated by
  * tests/schema/validate_report.py with python3-jsonschema), merges of
  * different periods, binary output refused on a terminal, the status line
- * beside a target writing to the same terminal (issue 24).
+ * beside a target writing to the same terminal.
  *
  * The fixture three_sites plants its answer: the object allocated in
  * alloc_random_block takes most access samples, from random_phase. The HTML
@@ -220,7 +220,7 @@ Test(e2e_formats, pprof_reads_in_go_tool_pprof)
 	cr_expect_not_null(at, "no mappings in pprof -raw:\n%s", res.out);
 	cr_expect(at && strstr(at, "three_sites  [FN][FL][LN]"),
 		  "no symbolized mapping of three_sites:\n%s", at ? at : res.out);
-	/* issue 24: the software sampler measures no latency, L1 miss or
+	/* the software sampler measures no latency, L1 miss or
 	 * remote access: only the sample count is carried, not three columns
 	 * of zeros */
 	cr_expect_not_null(strstr(res.out, "\nSamples:\nsamples/count[dflt]\n"),
@@ -608,8 +608,8 @@ static void scr_feed(struct screen *s, const char *p, const char *end)
 	}
 }
 
-/* The target writes to the terminal while the status line is shown
- * (issue 24): its line is a line of its own, never glued to the status
+/* The target writes to the terminal while the status line is shown:
+ * its line is a line of its own, never glued to the status
  * text nor overwritten by the next redraw; at the end no status text is
  * left, the scroll region is given back and the output ends with a newline. */
 Test(e2e_formats, record_status_with_target_output)
@@ -730,7 +730,7 @@ static json_object *member(json_object *obj, const char *key)
 	return v;
 }
 
-/* Issue 24: real reports (one profile, --top, merges of different -F, a
+/* Real reports (one profile, --top, merges of different -F, a
  * profile with replicas and estimates, an empty one) validate against
  * docs/report.schema.json, closed: no field the schema does not list; a
  * metric the sampler did not measure is null. */
@@ -991,7 +991,7 @@ Test(e2e_formats, schema_validator_catches_drift)
 	free(bad);
 }
 
-/* Issue 24: pprof (gzip protobuf) is not written to a terminal: one line,
+/* pprof (gzip protobuf) is not written to a terminal: one line,
  * exit 2, nothing binary on it; -o FILE on a terminal works. script(1)
  * gives objscope a pty. */
 Test(e2e_formats, pprof_refused_on_a_terminal)

@@ -186,7 +186,7 @@ Test(e2e_reuse, native_small_and_large_against_the_exact_engine)
 	json_object_put(report);
 }
 
-/* Per-bin shares of the finite reuses (issue 20: "each bin's share"), on
+/* Per-bin shares of the finite reuses ("each bin's share"), on
  * the fixture's "mid" sizes: exact distances at the log-centre of bins 21
  * and 23 (tests/fixtures/reuse_sets.c), where an estimate must be 29% low
  * or 41% high to change bins. (At the default sizes the small set's exact

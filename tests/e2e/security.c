@@ -1,5 +1,5 @@
 /* security.c - attacks on a root `objscope attach` (and `record`) by the
- * target's unprivileged user (issue 25). objscope runs as root; the target
+ * target's unprivileged user. objscope runs as root; the target
  * runs as nobody (uid 65534) and plants symlinks, FIFOs, fake sockets and
  * hostile shared memory where objscope looks. Each test asserts that no
  * file outside objscope's own changes owner, mode or content (the victims

@@ -1,5 +1,5 @@
-/* stripped.c - end-to-end tests of frames in stripped distribution libraries
- * (issue 24): `objscope record -- xz -9 -k FILE`, where Debian's liblzma has
+/* stripped.c - end-to-end tests of frames in stripped distribution libraries:
+ * `objscope record -- xz -9 -k FILE`, where Debian's liblzma has
  * no .symtab, names its frames `liblzma.so.5.4.1+0xOFF` (ELF vaddr, the same
  * in every run), never `[unknown] 0x7f...`. Run from the repository root
  * after `make all fixtures`; skipped where xz is not installed.

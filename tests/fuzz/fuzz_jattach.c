@@ -1,7 +1,7 @@
 /* fuzz_jattach.c - libFuzzer target over the check of a JVM's attach reply
  * (runtimes/hotspot/jattach.c os_jattach_parse_reply): the answer comes from
- * whatever serves the JVM's attach socket, so its bytes are hostile input
- * (issue 25), and a refusal puts part of them into a message on root's
+ * whatever serves the JVM's attach socket, so its bytes are hostile input,
+ * and a refusal puts part of them into a message on root's
  * terminal.
  *
  * Checked: success exactly when the status line is "0"; a refusal's message

@@ -1,7 +1,7 @@
 /* fuzz_maps.c - libFuzzer target over the /proc/PID/maps parser: the paths
  * there are chosen by the target (any file name it maps, with spaces,
  * newlines escaped or not, " (deleted)" suffixes), so they are hostile
- * input to the symbolizer (issue 25).
+ * input to the symbolizer.
  *
  * Each input goes through os_maps_foreach_text (line splitting) and, line
  * by line, os_maps_parse_line; an entry that parses must be consistent

@@ -1,6 +1,6 @@
 /* fuzz_perfmap.c - libFuzzer target over the perf map reader: a perf map is
  * written by the profiled JVM (/tmp/perf-PID.map, its container's /tmp),
- * so its bytes are hostile input (issue 25).
+ * so its bytes are hostile input.
  *
  * Each input is parsed whole by os_perfmap_load_mem (with the line cap of
  * symbolizer/perfmap.h), line by line by os_perfmap_parse_line, and every

@@ -1,6 +1,6 @@
 /* RenewFixture - a running JVM whose hot objects are small and renewed all
  * the time, for `objscope attach` (tests/e2e/attach.c): the attach must
- * rank their allocation site first (issue 18: hybrid TLAB sampling steered
+ * rank their allocation site first (hybrid TLAB sampling steered
  * in a JVM started without objscope).
  *
  * renewHot allocates 8 KiB long[] arrays (far below any TLAB the JVM sizes

@@ -1,5 +1,5 @@
 /* ReplicaChurnFixture - a Java workload with a planted answer for
- * `--replicas` on short-lived objects (issue 21; tests/e2e/replicas.c).
+ * `--replicas` on short-lived objects (tests/e2e/replicas.c).
  *
  * Two sites make byte[4096] arrays in a loop; each keeps its last KEEP
  * arrays (older ones become garbage), so an array lives a few

@@ -1,5 +1,5 @@
 /* SmallSites - objects not seen at allocation, from two sites of one class
- * with different access heat (tests/e2e/java.c, issue 18: estimated
+ * with different access heat (tests/e2e/java.c: estimated
  * allocation paths).
  *
  * Two rings of objects are kept and renewed all the time: makeHot and

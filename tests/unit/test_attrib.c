@@ -271,7 +271,7 @@ static bool heap_only_in(struct os_runtime *rt, uint32_t asid, uint64_t addr)
 	return addr >= 0x10400000 && addr < 0x10800000;
 }
 
-/* The heap is not an object (issue 18): the mappings a managed heap is
+/* The heap is not an object: the mappings a managed heap is
  * made of are not tracked, so a heap sample that no runtime object holds is
  * counted as a managed-heap sample and charged to no mapping; a mapping
  * outside the heap is an object as before. */

@@ -235,7 +235,7 @@ Test(budget, warm_up_in_full_then_paid_back)
 }
 
 /* Each sample is weighted by 1 / the sampled share of the interval it was
- * taken in (issue 23: stretches sampled less are not under-represented):
+ * taken in (stretches sampled less are not under-represented):
  * the warm-up's intervals in full weigh 1, the steered ones 1 / duty, a
  * time before the remembered intervals the oldest one's weight. */
 Test(budget, samples_weighted_by_their_intervals_share)

@@ -1,6 +1,6 @@
 /* The JVM's perf map read at the end of a run (hotspot.c,
  * hs_before_symbolize) is the target's file in a directory its user can
- * write (issue 25): a FIFO, a symlink or another user's file is refused at
+ * write: a FIFO, a symlink or another user's file is refused at
  * once, with a note in the profile, and never removed; the map objscope
  * asked for is read and removed. */
 #include <criterion/criterion.h>

@@ -1,5 +1,5 @@
 /* test_inject_deadline.c - attacher/inject/inject.c keeps its deadlines while the
- * target keeps stopping (issue 25: a target that signals itself without
+ * target keeps stopping (a target that signals itself without
  * pause must not hold the injection, run as root, in its wait loop). */
 #include <criterion/criterion.h>
 #include <errno.h>

@@ -124,7 +124,7 @@ Test(jattach, perf_map_link_or_fifo_is_not_ours)
 
 /* The attach trigger is created as the JVM's user, never through a link
  * planted in its directory: the link's target keeps owner, mode and
- * content (the local privilege escalation of issue 25). */
+ * content (else a local privilege escalation). */
 Test(jattach, trigger_never_follows_a_planted_link)
 {
 	char link[160], victim[128], sub[128];

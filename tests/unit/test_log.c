@@ -1,7 +1,7 @@
 /* test_log.c - common/log.c: messages cannot carry control characters or
- * escape sequences to the terminal (issue 25: a JVM's attach reply or a
+ * escape sequences to the terminal (a JVM's attach reply or a
  * dlerror text printed raw to root's terminal); a live status line is taken
- * off before every message (issue 24). */
+ * off before every message. */
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
 #include <string.h>

@@ -53,7 +53,7 @@ static uint32_t unnamed_frame(struct os_profile *p, const char *module, uint64_t
 	return os_profile_frame(p, &f);
 }
 
-/* Issue 24: a profile recorded where libsymlib was stripped names its
+/* A profile recorded where libsymlib was stripped names its
  * frames on another machine from the library's debug file, found by
  * build-id; a file of another build (same name) is not used; what was not
  * found is said in a note. */

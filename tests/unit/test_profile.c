@@ -882,7 +882,7 @@ static void assert_content(const char *path, const char *text)
 	cr_assert_str_eq(buf, text);
 }
 
-/* Issue 25: a symlink planted at the old temporary name (out.data.tmp) or
+/* A symlink planted at the old temporary name (out.data.tmp) or
  * at the output's own name is never written through. */
 Test(profile, planted_links_are_not_written_through)
 {
@@ -913,7 +913,7 @@ Test(profile, planted_links_are_not_written_through)
 }
 
 /* 0600 whatever the umask allows (as perf.data); the previous one is kept
- * as FILE.old (issue 24); no temporary file is left behind. */
+ * as FILE.old; no temporary file is left behind. */
 Test(profile, written_0600_and_previous_kept_as_old)
 {
 	struct os_profile *p = build_full(), *back = NULL;
@@ -974,7 +974,7 @@ Test(profile, unusable_special_outputs_refused_without_hanging, .timeout = 5)
 	os_profile_free(p);
 }
 
-/* Issue 24: what the output check catches before a run, leaving nothing. */
+/* What the output check catches before a run, leaving nothing. */
 Test(profile, output_checked_before_a_run)
 {
 	char err[256] = "", ro[160];
@@ -1050,7 +1050,7 @@ Test(profile, merge_twice_doubles_counts)
 	os_profile_free(m);
 }
 
-/* A frame is a call site, not a line (issue 18): three calls written on one
+/* A frame is a call site, not a line: three calls written on one
  * line are three contexts after a merge, told apart by the column DWARF
  * gives (and shown with it), or by their offset where there is no column;
  * the same call site in two profiles still meets. */
@@ -1332,7 +1332,7 @@ Test(profile, merge_estimates_with_plain_profile)
 	os_profile_free(plain);
 }
 
-/* Issue 24: which metrics a profile measured is derived from its sampler:
+/* Which metrics a profile measured is derived from its sampler:
  * the software sampler measures no latency and no data source, so its
  * metric slots (here non-zero, as a buggy or foreign writer could leave
  * them) are not measured; a sampler objscope does not know measured
@@ -1379,7 +1379,7 @@ static struct os_profile *at_period(uint64_t period, uint64_t freq)
 	return p;
 }
 
-/* Issue 24: profiles taken at different -F are normalised, in either
+/* Profiles taken at different -F are normalised, in either
  * order: every sample count scaled to the smallest period (a sample at 2P
  * counts 2 at P); allocations, bytes, replica and event counters are not. */
 Test(profile, merge_scales_sample_counts_to_the_smallest_period)
@@ -1508,7 +1508,7 @@ Test(profile, merge_of_incomparable_periods_is_raw_and_said)
 	os_profile_free(z);
 }
 
-/* OVERHEAD (16, issue 23): the figures round-trip, NaN (not measured)
+/* OVERHEAD (16): the figures round-trip, NaN (not measured)
  * included; a merge keeps a lone input's figures and drops them once a
  * second run comes in (one run's figures). */
 Test(profile, overhead_section_round_trips_one_run_only)

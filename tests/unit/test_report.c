@@ -816,7 +816,7 @@ Test(report, output_to_a_fifo_keeps_the_fifo)
 	json_object_put(root);
 }
 
-/* Issue 25: a symlink planted at the old temporary name or at the output
+/* A symlink planted at the old temporary name or at the output
  * (by another user) is replaced, never written through; the report gets
  * 0666 & ~umask; a device or a directory is refused before loading. */
 Test(report, planted_links_not_written_through)

@@ -317,7 +317,7 @@ Test(safefs, output_files_made_by_us_only)
 }
 
 /* Another user's file in a sticky directory cannot be replaced by a user:
- * the output check says so before a run (issue 24). */
+ * the output check says so before a run. */
 Test(safefs, output_check_sticky_directory_of_another_user)
 {
 	char out[256];

@@ -268,7 +268,7 @@ static uint64_t section_vaddr(const char *path, const char *name)
 	return a;
 }
 
-/* Issue 24: a stripped module (no .symtab, no debug file) names only its
+/* A stripped module (no .symtab, no debug file) names only its
  * exported functions. Other addresses keep their module and an offset that
  * is the ELF vaddr (the same in every run, what addr2line takes); the
  * exported function just before them, in the same section, is offered as
@@ -397,7 +397,7 @@ static int add_with_id(const struct os_maps_entry *e, void *arg)
 	return 0;
 }
 
-/* Issue 25: the libraries named by the target's maps are hostile names. A
+/* The libraries named by the target's maps are hostile names. A
  * FIFO is not waited on; a file by that name that is not the inode mapped
  * (another file of the host, a root-only file) is not read: its frames stay
  * unnamed, counted; the mapped file is still found through map_files. */
@@ -563,7 +563,7 @@ Test(symbolizer, perf_map)
 	os_sym_free(s);
 }
 
-/* Issue 25: the perf map is the target's file. A FIFO, a symlink or another
+/* The perf map is the target's file. A FIFO, a symlink or another
  * user's file is refused at once (no hang, nothing read); an endless line
  * is skipped and counted, the lines after it still read. */
 Test(symbolizer, perf_map_hostile_files, .timeout = 10)

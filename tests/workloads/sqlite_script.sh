@@ -1,6 +1,6 @@
 #!/bin/sh
-# sqlite_script.sh - writes the native small-blocks workload (issue 18,
-# docs/NATIVE.md): an SQL script for the sqlite3 shell (Debian sqlite3)
+# sqlite_script.sh - writes the native small-blocks workload
+# (docs/NATIVE.md): an SQL script for the sqlite3 shell (Debian sqlite3)
 # that fills an in-memory table of ROWS rows, indexes it and runs two
 # queries: an aggregate over the table and a lookup join through the index.
 # sqlite allocates its pages, rows and index nodes as blocks below

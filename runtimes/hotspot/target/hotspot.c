@@ -162,7 +162,7 @@ static void hs_alloc(void *klass, void *obj, size_t tlab_bytes, size_t bytes, co
 	/* Below --min-size only counted, except in hybrid mode with TLABs of
 	 * random size: an object that starts a new TLAB there is a sample by
 	 * bytes (probability s / T, independent of the program's pattern), the
-	 * evidence of where its class's objects come from (issue 18,
+	 * evidence of where its class's objects come from (the
 	 * collector: runtimes/hotspot/hotspot_paths.c). */
 	if (bytes < osp_hdr->min_size && !(osp_hs.dither_off && tlab_bytes)) {
 		osp_stat_add(&s->stats.small_allocs, 1);
