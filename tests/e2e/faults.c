@@ -530,7 +530,7 @@ static pid_t spawn_attach_d(const char *name, const char *profile, pid_t target,
 			    const char *extra, const char *secs)
 {
 	char spid[16];
-	const char *argv[12];
+	const char *argv[14];
 	size_t n = 0;
 
 	snprintf(spid, sizeof(spid), "%d", (int)target);
@@ -539,8 +539,13 @@ static pid_t spawn_attach_d(const char *name, const char *profile, pid_t target,
 	argv[n++] = "-d";
 	argv[n++] = secs;
 	if (extra) {
+		/* small rings meant to fill: every block an event (byte
+		 * sampling would leave the sleeper's 100 blocks a second
+		 * mostly unrecorded) */
 		argv[n++] = "--ring-kb";
 		argv[n++] = extra;
+		argv[n++] = "--native-objects";
+		argv[n++] = "exact";
 	}
 	argv[n++] = "-o";
 	argv[n++] = profile;

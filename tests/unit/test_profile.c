@@ -1247,7 +1247,7 @@ Test(profile, estimates_section_optional_and_checked)
  * them only when every input with estimates did. */
 Test(profile, estimate_variances_round_trip_and_checked)
 {
-	struct os_profile *p = build_full(), *q, *m;
+	struct os_profile *p = build_full(), *q, *m, *full;
 	char err[256] = "";
 	size_t len, off;
 	uint8_t *buf;
@@ -1272,8 +1272,10 @@ Test(profile, estimate_variances_round_trip_and_checked)
 	os_profile_free(m);
 	m = os_profile_new();
 	cr_assert_eq(os_profile_merge(m, q), 0);
-	cr_assert_eq(os_profile_merge(m, build_full()), 0); /* estimates, no variances */
+	full = build_full(); /* estimates, no variances */
+	cr_assert_eq(os_profile_merge(m, full), 0);
 	cr_assert_eq(m->analyses & OS_AN_EST_VAR, 0, "not stated by every input");
+	os_profile_free(full);
 	os_profile_free(m);
 	os_profile_free(q);
 
