@@ -125,6 +125,9 @@ struct os_ctx {
 	/* Native blocks below --min-size sampled by bytes (docs/NATIVE.md):
 	 * how many were seen here (each of weight 1 / (1 - exp(-size / mean))) */
 	uint64_t small_seen;
+	/* the blocks of JIT compiler threads sent without a path (shm.h
+	 * os_slot.quiet): never charged a managed-heap sample */
+	bool quiet;
 };
 
 struct os_acc {
@@ -148,6 +151,10 @@ struct os_attrib {
 	uint32_t nacc, acccap;
 	struct os_counters c;
 	uint64_t quiet_blocks;     /* blocks of JIT compiler threads tracked without a path */
+	/* of those, mappings made inside a range another path mapped (a
+	 * runtime's reservation: code cache, metaspace), charged to that
+	 * range's object instead (attrib.c quiet_commit) */
+	uint64_t quiet_commits;
 	/* Sample estimates (sums of object weights) of c.samples_attributed /
 	 * c.samples_java_attributed; weighted: some object had weight != 1. */
 	double est_attributed, est_java_attributed;

@@ -418,9 +418,12 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 		snprintf(note, sizeof(note),
 			 "JIT compiler threads: %u of them sent their blocks of --min-size and more "
 			 "without allocation paths once known as such (the compiler's own memory, "
-			 "whose samples are not attributed without --jit-threads): %llu blocks under "
+			 "whose samples are not attributed without --jit-threads): %llu blocks, %llu "
+			 "of them mappings made inside a range another path mapped (a runtime's "
+			 "reservation) and charged to that range's object, the others under "
 			 "\"[blocks of JIT compiler threads: allocation paths not walked]\"",
-			 c->jit_quiet, (unsigned long long)c->attrib.quiet_blocks);
+			 c->jit_quiet, (unsigned long long)c->attrib.quiet_blocks,
+			 (unsigned long long)c->attrib.quiet_commits);
 		os_profile_add_note(b.p, note);
 	}
 	if (c->jit_muted) {
