@@ -14,6 +14,7 @@ int os_attrib_init(struct os_attrib *a, struct os_tasks *tasks)
 	os_hmap_init(&a->node2ctx);
 	os_hmap_init(&a->acc_map);
 	os_hmap_init(&a->small_vote_map);
+	os_hmap_init(&a->before_maps);
 	return os_cct_init(&a->cct);
 }
 
@@ -23,6 +24,7 @@ void os_attrib_destroy(struct os_attrib *a)
 	os_hmap_destroy(&a->node2ctx);
 	os_hmap_destroy(&a->acc_map);
 	os_hmap_destroy(&a->small_vote_map);
+	os_hmap_destroy(&a->before_maps);
 	free(a->small_votes);
 	free(a->ctx);
 	free(a->acc);
@@ -457,6 +459,40 @@ uint32_t os_attrib_charge(struct os_attrib *a, uint32_t asid, uint64_t addr, uin
 	return sample(a, asid, addr, sp, access_node, acc);
 }
 
+/* Whether a runtime adapter knows the process of as (a JVM): its memory
+ * born before the attach is the adapter's to name (objects found in its
+ * heap, its own regions), not a native row's. */
+static bool runtime_process(struct os_attrib *a, struct os_aspace *as)
+{
+	return a->rt && a->rt->ops->thread_kind && a->rt->ops->thread_kind(a->rt, as->pid, "") >= 0;
+}
+
+/* Attach mode: the value (context, weight 1) for a heap sample at addr
+ * that no seen block holds: memory born before the attach. The context's
+ * bytes grow by the size of each anonymous mapping the first time one of
+ * its samples lands there (what is known of the blocks' size: at most
+ * that). OS_NONE on out of memory. */
+static uint64_t before_attach(struct os_attrib *a, struct os_aspace *as, uint64_t addr)
+{
+	uint64_t w = OS_BEFORE_WORD, s = 0, e = 0, seen;
+	uint32_t node = os_attrib_path(a, as->id, &w, 1), ci;
+
+	ci = node == OS_CCT_NONE ? OS_NONE : os_attrib_context(a, as->id, node);
+	if (ci == OS_NONE)
+		return OS_NONE;
+	if (os_iv_lookup(as->anon, addr, &s, &e, NULL) &&
+	    !os_hmap_get(&a->before_maps, (uint64_t)as->id << 48 ^ s, &seen) &&
+	    os_hmap_put(&a->before_maps, (uint64_t)as->id << 48 ^ s, e - s) == 0) {
+		a->ctx[ci].allocations++;
+		a->ctx[ci].bytes += e - s;
+		a->ctx[ci].est_allocations += 1;
+		a->ctx[ci].est_bytes += (double)(e - s);
+		a->before_nmaps++;
+	}
+	a->before_samples++;
+	return os_val_make(ci, OS_W_ONE);
+}
+
 /* Attributes one sample; returns its context (OS_NONE if not attributed)
  * and its access entry in *acc (OS_NONE if none). */
 static uint32_t sample(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64_t sp,
@@ -493,12 +529,14 @@ static uint32_t sample(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64
 			return OS_NONE;
 		/* a native block below --min-size that was not sampled: held for
 		 * the estimated paths (os_small_estimate) */
-		if (!a->small_hold || (val = os_small_holder(a, asid)) == OS_NONE) {
+		if (a->small_hold && (val = os_small_holder(a, asid)) != OS_NONE) {
+			a->small_held++;
+			os_small_vote(a, as, addr, access_node);
+		} else if (!a->before_attach || runtime_process(a, as) ||
+			   (val = before_attach(a, as, addr)) == OS_NONE) {
 			a->c.samples_heap++;
 			return OS_NONE;
 		}
-		a->small_held++;
-		os_small_vote(a, as, addr, access_node);
 	}
 	ci = os_val_ctx(val);
 	if (ci >= a->nctx) { /* never written so: counted, not attributed */

@@ -475,3 +475,45 @@ Test(attrib, compiler_thread_commits_are_charged_to_their_range)
 	cr_assert_eq(at.c.samples_java_heap, 1);
 	cr_assert_eq(at.c.samples_java_attributed, 0);
 }
+
+/* Attach mode: a heap sample that no seen block holds is charged to the
+ * born-before-attach context, whose bytes are the mappings holding such
+ * samples, each counted once; a seen block keeps its own; a process a
+ * runtime knows keeps them unattributed (its adapter's to name). */
+static int knows_every_process(struct os_runtime *rt, uint32_t pid, const char *name)
+{
+	(void)rt;
+	(void)pid;
+	(void)name;
+	return 0;
+}
+
+Test(attrib, heap_samples_born_before_attach_get_a_row)
+{
+	static const struct os_runtime_ops ops = { .name = "jvmish",
+						   .thread_kind = knows_every_process };
+	struct os_runtime rt = { .ops = &ops };
+	uint64_t w = OS_BEFORE_WORD;
+	struct os_aspace *as = os_tasks_aspace(&tasks, PID);
+	uint32_t ci;
+
+	at.before_attach = true;
+	event(OS_EV_ALLOC, 0x10000100, 0x1000, 0, 0x400500);
+	sample(0x10000200, 0x70080000);                         /* the seen block */
+	sample(0x10800000, 0x70080000);                         /* born before */
+	sample(0x10900000, 0x70080000);                         /* same mapping */
+	sample(0x70000100, 0x70080000);                         /* the own stack: no heap */
+	cr_assert_eq(samples_of(0x400500), 1);
+	ci = os_attrib_context(&at, as->id, os_attrib_path(&at, as->id, &w, 1));
+	cr_assert_eq(at.ctx[ci].samples, 2);
+	cr_assert_eq(at.ctx[ci].bytes, 0x1000000, "the mapping's size, once");
+	cr_assert_eq(at.ctx[ci].allocations, 1);
+	cr_assert_eq(at.before_samples, 2);
+	cr_assert_eq(at.before_nmaps, 1);
+	at.rt = &rt;
+	sample(0x10a00000, 0x70080000);
+	at.rt = NULL;
+	cr_assert_eq(at.ctx[ci].samples, 2, "a runtime's process took the native row");
+	cr_assert_eq(at.c.samples_attributed, 3);
+	cr_assert_eq(at.c.samples_heap, 4);
+}
