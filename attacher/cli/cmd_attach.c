@@ -693,8 +693,10 @@ int cmd_attach(int argc, char **argv)
 	/* blocks of every size born before the attach were never seen: a heap
 	 * sample outside the seen blocks is no evidence of a small one, and is
 	 * not held for the small blocks' estimated paths (docs/NATIVE.md);
-	 * blocks sampled by bytes after the attach keep their exact paths */
+	 * blocks sampled by bytes after the attach keep their exact paths;
+	 * such samples go to a row of their own, born before the attach */
 	c.attrib.small_hold = false;
+	c.attrib.before_attach = true;
 	/* a target in another PID namespace writes its own ids into the rings */
 	if (os_pidns_init(&pidns, a->pid) == 0) {
 		have_ns = true;

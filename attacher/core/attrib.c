@@ -14,6 +14,7 @@ int os_attrib_init(struct os_attrib *a, struct os_tasks *tasks)
 	os_hmap_init(&a->node2ctx);
 	os_hmap_init(&a->acc_map);
 	os_hmap_init(&a->small_vote_map);
+	os_hmap_init(&a->before_maps);
 	return os_cct_init(&a->cct);
 }
 
@@ -23,6 +24,7 @@ void os_attrib_destroy(struct os_attrib *a)
 	os_hmap_destroy(&a->node2ctx);
 	os_hmap_destroy(&a->acc_map);
 	os_hmap_destroy(&a->small_vote_map);
+	os_hmap_destroy(&a->before_maps);
 	free(a->small_votes);
 	free(a->ctx);
 	free(a->acc);
@@ -93,6 +95,64 @@ uint64_t os_small_weight_q(uint64_t size, uint64_t mean)
 	return w >= (double)OS_W_MAX ? OS_W_MAX : (uint64_t)w;
 }
 
+/* The parts of the intervals overlapping a range that lie outside it: at
+ * most one on each side. */
+struct cut {
+	uint64_t lo, hi;
+	uint64_t start[2], end[2], val[2];
+	unsigned n;
+};
+
+static void cut_keep(uint64_t start, uint64_t end, uint64_t val, void *arg)
+{
+	struct cut *c = arg;
+
+	if (start < c->lo && c->n < 2) {
+		c->start[c->n] = start;
+		c->end[c->n] = c->lo;
+		c->val[c->n++] = val;
+	}
+	if (end > c->hi && c->n < 2) {
+		c->start[c->n] = c->hi;
+		c->end[c->n] = end;
+		c->val[c->n++] = val;
+	}
+}
+
+/* Takes [lo, hi) out of the index, keeping what the intervals it overlaps
+ * hold outside it: a mapping made over part of another (a commit inside a
+ * reservation, MAP_FIXED) replaces that part alone, as the kernel does. */
+static void cut_range(struct os_aspace *as, uint64_t lo, uint64_t hi)
+{
+	struct cut c = { .lo = lo, .hi = hi };
+
+	os_iv_remove_overlaps(as->objects, lo, hi, cut_keep, &c);
+	for (unsigned i = 0; i < c.n; i++)
+		os_iv_insert(as->objects, c.start[i], c.end[i], c.val[i]);
+}
+
+/* A mapping a JIT compiler thread made (its path not walked, os_slot.quiet)
+ * inside a range that another path mapped: a runtime's reservation (code
+ * cache, metaspace) that the compiler thread happened to commit a piece of.
+ * The memory is the range's, and later readers (every thread) read it as
+ * such: the piece takes the range's object, never the compiler threads'
+ * pseudo-object. True when it did. */
+static bool quiet_commit(struct os_attrib *a, struct os_aspace *as, const struct os_obj_event *ev)
+{
+	uint64_t s, e, val;
+	uint32_t ci;
+
+	if (!os_iv_lookup(as->objects, ev->addr, &s, &e, &val) || e < ev->addr + ev->size)
+		return false;
+	ci = os_val_ctx(val);
+	if (ci >= a->nctx || a->ctx[ci].quiet)
+		return false;
+	cut_range(as, ev->addr, ev->addr + ev->size);
+	os_iv_insert(as->objects, ev->addr, ev->addr + ev->size, val);
+	a->quiet_commits++;
+	return true;
+}
+
 static void born(struct os_attrib *a, struct os_aspace *as, const struct os_obj_event *ev)
 {
 	uint32_t ci;
@@ -114,6 +174,8 @@ static void born(struct os_attrib *a, struct os_aspace *as, const struct os_obj_
 		a->c.dropped_events++;
 		return;
 	}
+	if (ev->type == OS_EV_MMAP && a->ctx[ci].quiet && quiet_commit(a, as, ev))
+		return;
 	/* a byte-sampled small block stands for 1 / p blocks of its site */
 	if (ev->type == OS_EV_ALLOC && OS_IS_SMALL(ev->aux)) {
 		wq = os_small_weight_q(ev->size, OS_SMALL_MEAN(ev->aux));
@@ -128,8 +190,12 @@ static void born(struct os_attrib *a, struct os_aspace *as, const struct os_obj_
 	a->ctx[ci].est_allocations += w;
 	a->ctx[ci].est_bytes += w * (double)ev->size;
 	a->c.objects_seen++;
-	/* whatever was there is stale (a free we did not see) */
-	os_iv_remove_overlaps(as->objects, ev->addr, ev->addr + ev->size, NULL, NULL);
+	/* whatever was there is stale (a free we did not see); a mapping
+	 * replaces the part of another it lies over */
+	if (ev->type == OS_EV_MMAP)
+		cut_range(as, ev->addr, ev->addr + ev->size);
+	else
+		os_iv_remove_overlaps(as->objects, ev->addr, ev->addr + ev->size, NULL, NULL);
 	os_iv_insert(as->objects, ev->addr, ev->addr + ev->size, os_val_make(ci, wq));
 }
 
@@ -162,8 +228,14 @@ bool os_attrib_prepare(struct os_attrib *a, const struct os_event *ev, struct os
 	if (ev->type == OS_EV_ALLOC || ev->type == OS_EV_MMAP || ev->type == OS_EV_REALLOC) {
 		if (os_quiet_path(ev->frames, ev->nframes)) {
 			/* a JIT compiler thread's block (shm.h os_slot.quiet) */
+			uint32_t ci;
+
 			a->quiet_blocks++;
 			oe->node = os_attrib_path(a, as->id, ev->frames, 1);
+			ci = oe->node == OS_CCT_NONE ? OS_NONE
+						     : os_attrib_context(a, as->id, oe->node);
+			if (ci != OS_NONE)
+				a->ctx[ci].quiet = true;
 		} else if (a->rt && a->rt->ops->path_words) {
 			uint64_t path[OS_MAX_FRAMES];
 			uint32_t n = a->rt->ops->path_words(a->rt, as, ev->frames, ev->nframes, path,
@@ -387,6 +459,40 @@ uint32_t os_attrib_charge(struct os_attrib *a, uint32_t asid, uint64_t addr, uin
 	return sample(a, asid, addr, sp, access_node, acc);
 }
 
+/* Whether a runtime adapter knows the process of as (a JVM): its memory
+ * born before the attach is the adapter's to name (objects found in its
+ * heap, its own regions), not a native row's. */
+static bool runtime_process(struct os_attrib *a, struct os_aspace *as)
+{
+	return a->rt && a->rt->ops->thread_kind && a->rt->ops->thread_kind(a->rt, as->pid, "") >= 0;
+}
+
+/* Attach mode: the value (context, weight 1) for a heap sample at addr
+ * that no seen block holds: memory born before the attach. The context's
+ * bytes grow by the size of each anonymous mapping the first time one of
+ * its samples lands there (what is known of the blocks' size: at most
+ * that). OS_NONE on out of memory. */
+static uint64_t before_attach(struct os_attrib *a, struct os_aspace *as, uint64_t addr)
+{
+	uint64_t w = OS_BEFORE_WORD, s = 0, e = 0, seen;
+	uint32_t node = os_attrib_path(a, as->id, &w, 1), ci;
+
+	ci = node == OS_CCT_NONE ? OS_NONE : os_attrib_context(a, as->id, node);
+	if (ci == OS_NONE)
+		return OS_NONE;
+	if (os_iv_lookup(as->anon, addr, &s, &e, NULL) &&
+	    !os_hmap_get(&a->before_maps, (uint64_t)as->id << 48 ^ s, &seen) &&
+	    os_hmap_put(&a->before_maps, (uint64_t)as->id << 48 ^ s, e - s) == 0) {
+		a->ctx[ci].allocations++;
+		a->ctx[ci].bytes += e - s;
+		a->ctx[ci].est_allocations += 1;
+		a->ctx[ci].est_bytes += (double)(e - s);
+		a->before_nmaps++;
+	}
+	a->before_samples++;
+	return os_val_make(ci, OS_W_ONE);
+}
+
 /* Attributes one sample; returns its context (OS_NONE if not attributed)
  * and its access entry in *acc (OS_NONE if none). */
 static uint32_t sample(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64_t sp,
@@ -396,7 +502,7 @@ static uint32_t sample(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64
 	uint64_t val, ci;
 	uint32_t slot_i;
 	double w, tw;
-	bool managed, opaque;
+	bool managed, opaque, found;
 
 	*acc = OS_NONE;
 	if (!as)
@@ -406,7 +512,12 @@ static uint32_t sample(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64
 	managed = a->rt && a->rt->ops->in_heap && a->rt->ops->in_heap(a->rt, asid, addr);
 	/* a heap whose objects nobody tracks: its own mappings are no objects */
 	opaque = managed && a->rt->ops->heap_opaque && a->rt->ops->heap_opaque(a->rt, asid, addr);
-	if ((opaque || !os_iv_lookup(as->objects, addr, NULL, NULL, &val)) &&
+	found = !opaque && os_iv_lookup(as->objects, addr, NULL, NULL, &val);
+	/* the managed heap is the program's: a compiler thread's block there
+	 * (stale, or made before the heap was known) holds none of it */
+	if (found && managed && os_val_ctx(val) < a->nctx && a->ctx[os_val_ctx(val)].quiet)
+		found = false;
+	if (!found &&
 	    (!managed || !a->heap_miss ||
 	     (val = a->heap_miss(a->heap_miss_arg, as, addr)) == OS_NONE || val >= a->nctx)) {
 		if (managed) {
@@ -418,12 +529,14 @@ static uint32_t sample(struct os_attrib *a, uint32_t asid, uint64_t addr, uint64
 			return OS_NONE;
 		/* a native block below --min-size that was not sampled: held for
 		 * the estimated paths (os_small_estimate) */
-		if (!a->small_hold || (val = os_small_holder(a, asid)) == OS_NONE) {
+		if (a->small_hold && (val = os_small_holder(a, asid)) != OS_NONE) {
+			a->small_held++;
+			os_small_vote(a, as, addr, access_node);
+		} else if (!a->before_attach || runtime_process(a, as) ||
+			   (val = before_attach(a, as, addr)) == OS_NONE) {
 			a->c.samples_heap++;
 			return OS_NONE;
 		}
-		a->small_held++;
-		os_small_vote(a, as, addr, access_node);
 	}
 	ci = os_val_ctx(val);
 	if (ci >= a->nctx) { /* never written so: counted, not attributed */

@@ -125,6 +125,9 @@ struct os_ctx {
 	/* Native blocks below --min-size sampled by bytes (docs/NATIVE.md):
 	 * how many were seen here (each of weight 1 / (1 - exp(-size / mean))) */
 	uint64_t small_seen;
+	/* the blocks of JIT compiler threads sent without a path (shm.h
+	 * os_slot.quiet): never charged a managed-heap sample */
+	bool quiet;
 };
 
 struct os_acc {
@@ -148,6 +151,10 @@ struct os_attrib {
 	uint32_t nacc, acccap;
 	struct os_counters c;
 	uint64_t quiet_blocks;     /* blocks of JIT compiler threads tracked without a path */
+	/* of those, mappings made inside a range another path mapped (a
+	 * runtime's reservation: code cache, metaspace), charged to that
+	 * range's object instead (attrib.c quiet_commit) */
+	uint64_t quiet_commits;
 	/* Sample estimates (sums of object weights) of c.samples_attributed /
 	 * c.samples_java_attributed; weighted: some object had weight != 1. */
 	double est_attributed, est_java_attributed;
@@ -169,6 +176,15 @@ struct os_attrib {
 	uint64_t min_size;         /* --min-size: smaller objects are not tracked */
 	uint64_t small_sample;     /* --small-sample: mean bytes (0: off) */
 	bool small_hold;           /* hold heap samples outside seen blocks (launch mode) */
+	/* Attach mode, a process no runtime adapter knows (native): a heap
+	 * sample outside every seen block lies in memory born before the
+	 * attach (or a block not seen): charged to the context
+	 * of path OS_BEFORE_WORD of its address space, whose bytes are the
+	 * sizes of the anonymous mappings that held such samples (each once:
+	 * before_maps, asid << 48 ^ mapping start; before_nmaps of them). */
+	bool before_attach;
+	struct os_hmap before_maps;
+	uint64_t before_nmaps, before_samples;
 	uint64_t small_seen;       /* byte-sampled small blocks seen, all contexts */
 	/* Samples in a native heap that no tracked block holds, with
 	 * --small-sample on: held by the holder context of their address
@@ -273,6 +289,9 @@ uint64_t os_attrib_estimate(struct os_attrib *a, uint64_t now);
  * never have these bits, nor do runtime words (bits 62-63 of 0xfffd are
  * not 0xfffe, the address-space marker). */
 #define OS_SMALL_WORD 0xfffd000000000000ULL
+/* The path word of the context of attach mode's heap samples outside any
+ * block seen allocated (os_attrib.before_attach). */
+#define OS_BEFORE_WORD 0xfffb000000000000ULL
 
 /* The holder context of address space asid (created on first use);
  * OS_NONE on out of memory. */

@@ -146,6 +146,10 @@ static uint32_t runtime_word_named(struct builder *b, uint32_t asid, uint64_t wo
 			       ? "[malloc blocks below --min-size, not sampled: allocation path "
 				 "estimated]"
 			       : "[malloc blocks not sampled by bytes: allocation path estimated]";
+	} else if (word == OS_BEFORE_WORD) { /* attrib.h os_attrib.before_attach */
+		w = OS_RT_WORD_SYNTHETIC;
+		name = "[heap blocks born before attach: allocation paths unknown (allocations, "
+		       "bytes: the mappings holding them)]";
 	} else if (word == OS_QUIET_WORD) { /* shm.h os_slot.quiet */
 		w = OS_RT_WORD_SYNTHETIC;
 		name = "[blocks of JIT compiler threads: allocation paths not walked "
@@ -414,13 +418,26 @@ struct os_profile *os_collector_profile(struct os_collector *c, const char *mode
 		os_profile_add_note(b.p, "the preload library was not loaded by the target (static "
 					 "binary, or LD_PRELOAD cleared): no objects were tracked");
 	os_overhead_profile(c, b.p); /* what objscope cost (OS_SEC_OVERHEAD) */
+	if (c->attrib.before_samples) {
+		snprintf(note, sizeof(note),
+			 "attach: %llu heap samples fell in memory that no block seen allocated "
+			 "holds (born before the attach): charged to \"[heap blocks born before "
+			 "attach ...]\", whose allocations and bytes are the %llu anonymous "
+			 "mappings holding them (the blocks' bytes are at most that much)",
+			 (unsigned long long)c->attrib.before_samples,
+			 (unsigned long long)c->attrib.before_nmaps);
+		os_profile_add_note(b.p, note);
+	}
 	if (c->jit_quiet || c->attrib.quiet_blocks) {
 		snprintf(note, sizeof(note),
 			 "JIT compiler threads: %u of them sent their blocks of --min-size and more "
 			 "without allocation paths once known as such (the compiler's own memory, "
-			 "whose samples are not attributed without --jit-threads): %llu blocks under "
+			 "whose samples are not attributed without --jit-threads): %llu blocks, %llu "
+			 "of them mappings made inside a range another path mapped (a runtime's "
+			 "reservation) and charged to that range's object, the others under "
 			 "\"[blocks of JIT compiler threads: allocation paths not walked]\"",
-			 c->jit_quiet, (unsigned long long)c->attrib.quiet_blocks);
+			 c->jit_quiet, (unsigned long long)c->attrib.quiet_blocks,
+			 (unsigned long long)c->attrib.quiet_commits);
 		os_profile_add_note(b.p, note);
 	}
 	if (c->jit_muted) {

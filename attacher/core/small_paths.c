@@ -67,6 +67,8 @@ static void nb_visit(uint64_t start, uint64_t end, uint64_t val, void *arg)
 
 	if (ci >= n->a->nctx || !n->a->ctx[ci].small_seen || os_val_wq(val) == OS_W_ONE)
 		return; /* not a sampled small block */
+	if (n->a->ctx[ci].quiet)
+		return; /* a JIT compiler thread's: no recipient (os_small_estimate) */
 	if (end <= n->addr && (n->below == OS_NONE || end > n->below_end)) {
 		n->below = ci;
 		n->below_end = end;
@@ -309,8 +311,12 @@ void os_small_estimate(struct os_attrib *a)
 		if (!is_holder(a, &a->ctx[hd]))
 			continue;
 		nh++;
+		/* the JIT compiler threads' blocks (os_ctx.quiet) take no held
+		 * sample: those are other threads' (the compilers' own are not
+		 * attributed), and the compilers' memory is read by them */
 		for (uint32_t i = 0; i < a->nctx; i++)
-			if (a->ctx[i].small_seen && a->ctx[i].asid == a->ctx[hd].asid)
+			if (a->ctx[i].small_seen && !a->ctx[i].quiet &&
+			    a->ctx[i].asid == a->ctx[hd].asid)
 				S[n++] = i;
 		share(a, hd, S, n, q, h);
 	}

@@ -210,6 +210,93 @@ Test(e2e_attach, planted_site_ranks_first)
 	free(profile);
 }
 
+#define BEFORE_ROW "[heap blocks born before attach"
+
+/* The report's row of memory born before the attach, or NULL. */
+static json_object *before_row(json_object *report)
+{
+	json_object *objects = e2e_get(report, "objects");
+
+	for (size_t i = 0; objects && i < json_object_array_length(objects); i++) {
+		json_object *o = json_object_array_get_idx(objects, i);
+		json_object *st = e2e_get(o, "alloc_stack");
+		const char *f = st ? e2e_frame_text(st, 0) : NULL;
+
+		if (f && strstr(f, BEFORE_ROW))
+			return o;
+	}
+	return NULL;
+}
+
+/* Heap blocks born before the attach were never seen: their samples land
+ * in a row of their own, with the size of the mappings holding them, in
+ * every format, never in nothing. The fixture's old_block (8 MiB, its own
+ * mapping, allocated before "ready") is read as long as each planted block
+ * and ten times as long as each decoy block. */
+Test(e2e_attach, heap_blocks_born_before_attach_have_a_row)
+{
+	char *profile = NULL, msg[512], name[32];
+	struct e2e_result res;
+	pid_t pid = start_target("o", "16", "old");
+	/* Statistical assertion (tests/README.md): the row holds more than
+	 * half of its and decoy_block's samples, true share >= 0.75 (old_block
+	 * read ten times as long as a decoy block, and the decoy blocks of the
+	 * round the attach began in count for the row); gathered over attaches
+	 * of 2 s (at most 4: the cap) until there are
+	 * e2e_binom_needed_majority(0.75) of them, false-failure chance <= 1e-4. */
+	int64_t before = 0, decoy = 0, need = e2e_binom_needed_majority(0.75, E2E_FALSE_FAIL);
+
+	for (int run = 0; run < 4 && before + decoy < need; run++) {
+		json_object *report, *row, *objects;
+
+		free(profile);
+		snprintf(name, sizeof(name), "b%d.data", run);
+		profile = e2e_path(tmp, name);
+		cr_assert_eq(attach(profile, "2", pid, &res), 0);
+		cr_assert_eq(res.status, 0, "attach exited %d: %s", res.status, res.err);
+		e2e_result_free(&res);
+		report = e2e_report_json(tmp, profile, msg, sizeof(msg));
+		cr_assert_not_null(report, "%s", msg);
+		row = before_row(report);
+		cr_assert_not_null(row, "no %s...] row", BEFORE_ROW);
+		cr_assert_geq(e2e_get_int(row, "bytes"), (int64_t)8 << 20,
+			      "the row's bytes are not its mappings' sizes: %lld",
+			      (long long)e2e_get_int(row, "bytes"));
+		cr_assert(e2e_note(report, "born before the attach"), "no note on the row");
+		before += e2e_get_int(row, "samples");
+		objects = e2e_get(report, "objects");
+		for (size_t i = 0; i < json_object_array_length(objects); i++) {
+			json_object *o = json_object_array_get_idx(objects, i);
+
+			if (e2e_stack_has(o, "decoy_block", STACK_DEPTH))
+				decoy += e2e_get_int(o, "samples");
+		}
+		e2e_diag("attach %d: born before attach %lld, decoy_block %lld samples (need %lld)",
+			 run + 1, (long long)before, (long long)decoy, (long long)need);
+		json_object_put(report);
+	}
+	e2e_assert_majority(before, before + decoy, 0.75,
+			    "the born-before-attach row's share of its and decoy_block's samples");
+	/* the same row in the other formats */
+	{
+		static const char *const formats[] = { "text", "collapsed", "html" };
+
+		for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+			const char *argv[] = { E2E_OBJSCOPE, "report", "--format", formats[i],
+					       profile, NULL };
+
+			cr_assert_eq(e2e_run(tmp, argv, NULL, &res), 0);
+			cr_assert_eq(res.status, 0, "report --format %s: %s", formats[i], res.err);
+			cr_assert(res.out && strstr(res.out, BEFORE_ROW),
+				  "report --format %s has no %s...] row", formats[i], BEFORE_ROW);
+			e2e_result_free(&res);
+		}
+	}
+	cr_assert_eq(wait_exit(pid), 0, "target failed after the attaches: %s %s",
+		     slurp("o", "out"), slurp("o", "err"));
+	free(profile);
+}
+
 /* 20 attach/detach cycles: every one succeeds, the target runs on, and after
  * the first one its threads, fds and mappings no longer change (what the
  * first attach leaves: the libraries, one placeholder mapping, libunwind's

@@ -410,3 +410,110 @@ Test(attrib, top_share_error_of_weighted_samples)
 	cr_expect_float_eq(se_w, sqrt((1200.0 / 3 + 1800.0 / 9) / 810000), 1e-9, "se %.6f", se_w);
 	cr_expect_gt(se_w, sqrt(2.0 / 9 / 900) * 1.5, "fewer samples, same error");
 }
+
+/* A block of a JIT compiler thread (shm.h os_slot.quiet): path OS_QUIET_WORD. */
+static void quiet_event(uint16_t type, uint64_t addr, uint64_t size)
+{
+	uint64_t buf[64];
+	struct os_event *ev = (struct os_event *)buf;
+	struct os_obj_event oe;
+
+	memset(buf, 0, sizeof(buf));
+	ev->type = type;
+	ev->pid = PID;
+	ev->tid = PID + 1;
+	ev->addr = addr;
+	ev->size = size;
+	ev->nframes = 1;
+	ev->frames[0] = OS_QUIET_WORD;
+	ev->len = os_event_len(ev->nframes);
+	if (os_attrib_prepare(&at, ev, &oe))
+		os_attrib_event(&at, &oe);
+}
+
+/* Memory is charged to what holds it: a compiler thread's commit inside a
+ * runtime's reservation (code cache, metaspace) is the reservation's, also
+ * after another thread's commit cut the reservation; a compiler thread's
+ * block elsewhere stays the pseudo-object; and the managed heap never goes
+ * to it, even when a stale compiler-thread mapping lies there. */
+Test(attrib, compiler_thread_commits_are_charged_to_their_range)
+{
+	static const struct os_runtime_ops ops = { .name = "heapy", .in_heap = heap_only_in };
+	struct os_runtime rt = { .ops = &ops };
+	uint64_t quiet = 0;
+
+	event(OS_EV_MMAP, 0x10000000, 0x100000, 0, 0x400400);  /* a reservation */
+	event(OS_EV_MMAP, 0x10010000, 0x10000, 0, 0x400410);   /* another thread's commit */
+	quiet_event(OS_EV_MMAP, 0x10040000, 0x10000);           /* the compiler's commit */
+	quiet_event(OS_EV_MMAP, 0x10200000, 0x10000);           /* a mapping of its own */
+	quiet_event(OS_EV_ALLOC, 0x10300000, 0x1000);           /* a block of its own */
+	sample(0x10040100, 0x70080000);
+	sample(0x10048000, 0x70080000);
+	sample(0x10010100, 0x70080000);
+	sample(0x10080000, 0x70080000); /* the reservation beyond both commits */
+	sample(0x10200100, 0x70080000);
+	sample(0x10300100, 0x70080000);
+	cr_assert_eq(samples_of(0x400400), 3, "the commit and the reservation's rest");
+	cr_assert_eq(samples_of(0x400410), 1);
+	for (uint32_t i = 0; i < at.nctx; i++)
+		if (at.ctx[i].quiet)
+			quiet += at.ctx[i].samples;
+	cr_assert_eq(quiet, 2, "the compiler's own mapping and block");
+	cr_assert_eq(at.quiet_blocks, 3);
+	cr_assert_eq(at.quiet_commits, 1);
+
+	/* a compiler-thread mapping over what later is the managed heap */
+	quiet_event(OS_EV_MMAP, 0x10400000, 0x10000);
+	at.rt = &rt;
+	sample(0x10400100, 0x70080000);
+	at.rt = NULL;
+	quiet = 0;
+	for (uint32_t i = 0; i < at.nctx; i++)
+		if (at.ctx[i].quiet)
+			quiet += at.ctx[i].samples;
+	cr_assert_eq(quiet, 2, "a managed-heap sample went to the compiler threads");
+	cr_assert_eq(at.c.samples_java_heap, 1);
+	cr_assert_eq(at.c.samples_java_attributed, 0);
+}
+
+/* Attach mode: a heap sample that no seen block holds is charged to the
+ * born-before-attach context, whose bytes are the mappings holding such
+ * samples, each counted once; a seen block keeps its own; a process a
+ * runtime knows keeps them unattributed (its adapter's to name). */
+static int knows_every_process(struct os_runtime *rt, uint32_t pid, const char *name)
+{
+	(void)rt;
+	(void)pid;
+	(void)name;
+	return 0;
+}
+
+Test(attrib, heap_samples_born_before_attach_get_a_row)
+{
+	static const struct os_runtime_ops ops = { .name = "jvmish",
+						   .thread_kind = knows_every_process };
+	struct os_runtime rt = { .ops = &ops };
+	uint64_t w = OS_BEFORE_WORD;
+	struct os_aspace *as = os_tasks_aspace(&tasks, PID);
+	uint32_t ci;
+
+	at.before_attach = true;
+	event(OS_EV_ALLOC, 0x10000100, 0x1000, 0, 0x400500);
+	sample(0x10000200, 0x70080000);                         /* the seen block */
+	sample(0x10800000, 0x70080000);                         /* born before */
+	sample(0x10900000, 0x70080000);                         /* same mapping */
+	sample(0x70000100, 0x70080000);                         /* the own stack: no heap */
+	cr_assert_eq(samples_of(0x400500), 1);
+	ci = os_attrib_context(&at, as->id, os_attrib_path(&at, as->id, &w, 1));
+	cr_assert_eq(at.ctx[ci].samples, 2);
+	cr_assert_eq(at.ctx[ci].bytes, 0x1000000, "the mapping's size, once");
+	cr_assert_eq(at.ctx[ci].allocations, 1);
+	cr_assert_eq(at.before_samples, 2);
+	cr_assert_eq(at.before_nmaps, 1);
+	at.rt = &rt;
+	sample(0x10a00000, 0x70080000);
+	at.rt = NULL;
+	cr_assert_eq(at.ctx[ci].samples, 2, "a runtime's process took the native row");
+	cr_assert_eq(at.c.samples_attributed, 3);
+	cr_assert_eq(at.c.samples_heap, 4);
+}

@@ -130,6 +130,50 @@ Test(small_paths, held_samples_go_to_the_nearest_sampled_site)
 	cr_expect(fabs(a->path_est - 10) < 1e-6, "A got %f after a second run", a->path_est);
 }
 
+/* A sampled small block of a JIT compiler thread (path OS_QUIET_WORD). */
+static void quiet_small(uint64_t addr)
+{
+	uint64_t buf[64];
+	struct os_event *ev = (struct os_event *)buf;
+	struct os_obj_event oe;
+
+	memset(buf, 0, sizeof(buf));
+	ev->type = OS_EV_ALLOC;
+	ev->pid = PID;
+	ev->tid = PID + 1;
+	ev->addr = addr;
+	ev->size = 64;
+	ev->aux2 = OS_SMALL_TAG | MEAN;
+	ev->nframes = 1;
+	ev->frames[0] = OS_QUIET_WORD;
+	ev->len = os_event_len(ev->nframes);
+	if (os_attrib_prepare(&at, ev, &oe))
+		os_attrib_event(&at, &oe);
+}
+
+/* Held samples (other threads': the compilers' own are not attributed) go
+ * to no JIT compiler thread's blocks, even the nearest: they go on to the
+ * next sampled neighbour. */
+Test(small_paths, held_samples_skip_compiler_threads_blocks)
+{
+	struct os_ctx *a, *q = NULL;
+
+	small(HEAP, SITE_A);
+	quiet_small(HEAP + 0x200);
+	quiet_small(HEAP + 0x400);
+	small(HEAP + 0x800, SITE_A);
+	for (int i = 0; i < 6; i++)
+		sample(HEAP + 0x240 + 0x40 * (uint64_t)i, 0x400500);
+	os_small_estimate(&at);
+	a = ctx_of(SITE_A);
+	for (uint32_t i = 0; i < at.nctx; i++)
+		if (at.ctx[i].quiet)
+			q = &at.ctx[i];
+	cr_assert(a && q);
+	cr_expect(fabs(a->path_est - 6) < 1e-6, "A got %f, want 6", a->path_est);
+	cr_expect(q->path_est == 0, "the compiler threads' blocks got %f", q->path_est);
+}
+
 /* Without a neighbour in reach, the shares follow the sites' unseen bytes
  * (no heat evidence) ... and a freed sampled block is no neighbour. */
 Test(small_paths, far_samples_share_by_bytes)
