@@ -43,6 +43,8 @@ def main(paths):
             secs = secs.group(1) if secs else None
             s = suites.setdefault(suite, OrderedDict(ran=0, passed=0, failed=0, skipped=0,
                                                      seconds=0.0))
+            if skip is not None and skip.strip() == 'test was skipped':
+                continue  # not selected by this step's --filter: another step runs it
             if skip is not None:
                 s['skipped'] += 1
                 skips.append(f"{step}: {suite}::{name}: {skip.strip()}")
@@ -60,6 +62,8 @@ def main(paths):
             status = 1
         print(f"== {step}")
         for suite, s in suites.items():
+            if not (s['ran'] or s['skipped']):
+                continue
             print(f"   {suite:<24} ran {s['ran']:>3}  passed {s['passed']:>3}  "
                   f"failed {s['failed']:>2}  skipped {s['skipped']:>2}  {s['seconds']:>7.1f} s")
             for k in total:
