@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -258,28 +259,9 @@ json_object *e2e_record_unchanged(const char *dir, const char *profile, const ch
 
 json_object *e2e_report_json(const char *dir, const char *profile, char *msg, size_t msglen)
 {
-	const char *argv[] = { E2E_OBJSCOPE, "report", "--format", "json", profile, NULL };
-	struct e2e_result res;
-	enum json_tokener_error jerr = json_tokener_success;
-	json_object *root = NULL;
-	int ret;
+	const char *const one[] = { profile };
 
-	ret = e2e_run(dir, argv, NULL, &res);
-	if (ret) {
-		snprintf(msg, msglen, "cannot run objscope report: %s", strerror(-ret));
-		return NULL;
-	}
-	if (res.status != 0) {
-		snprintf(msg, msglen, "objscope report exited %d: %.300s", res.status, res.err);
-		goto out;
-	}
-	root = json_tokener_parse_verbose(res.out, &jerr);
-	if (!root)
-		snprintf(msg, msglen, "report is not JSON (%s): %.200s",
-			 json_tokener_error_desc(jerr), res.out);
-out:
-	e2e_result_free(&res);
-	return root;
+	return e2e_report_json_files(dir, one, 1, msg, msglen);
 }
 
 json_object *e2e_get(json_object *obj, const char *key)
@@ -603,4 +585,25 @@ json_object *e2e_gather(const char *dir, struct e2e_gather *g)
 	for (int k = 0; k < g->runs; k++)
 		free(profiles[k]);
 	return report;
+}
+
+int e2e_reap_within_rss(pid_t pid, int ms, long *maxrss_kb)
+{
+	struct rusage ru;
+	int st;
+
+	for (int waited = 0; waited <= ms; waited += 10) {
+		pid_t r = wait4(pid, &st, WNOHANG, &ru);
+
+		cr_assert_geq(r, 0, "wait4: %s", strerror(errno));
+		if (r == pid) {
+			if (maxrss_kb)
+				*maxrss_kb = ru.ru_maxrss;
+			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+		}
+		usleep(10000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	return -1;
 }

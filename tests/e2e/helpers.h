@@ -166,4 +166,9 @@ int e2e_lines_in_order(const char *sub, const char *text);
 /* 1 when `prog --help` (stdout or stderr) mentions `word`. */
 int e2e_help_mentions(const char *dir, const char *const argv[], const char *word);
 
+/* Exit status of pid (128 + N when killed by signal N), or -1 when it did
+ * not end within ms (it is then killed); its peak memory in *maxrss_kb
+ * (when not NULL). Fails the calling test when wait4 fails. */
+int e2e_reap_within_rss(pid_t pid, int ms, long *maxrss_kb);
+
 #endif

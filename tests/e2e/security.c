@@ -263,33 +263,9 @@ static void wait_wrapped_ready(const char *name, pid_t pid, const char *what)
 		  slurp(name, "err"));
 }
 
-/* Exit status of pid (128 + N when killed by signal N), or -1 when it did
- * not end within ms (it is then killed); its peak memory in *maxrss_kb
- * (when not NULL). */
-static int reap_within_rss(pid_t pid, int ms, long *maxrss_kb)
-{
-	struct rusage ru;
-	int st;
-
-	for (int waited = 0; waited <= ms; waited += 10) {
-		pid_t r = wait4(pid, &st, WNOHANG, &ru);
-
-		cr_assert_geq(r, 0, "wait4: %s", strerror(errno));
-		if (r == pid) {
-			if (maxrss_kb)
-				*maxrss_kb = ru.ru_maxrss;
-			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-		}
-		usleep(10000);
-	}
-	kill(pid, SIGKILL);
-	waitpid(pid, &st, 0);
-	return -1;
-}
-
 static int reap_within(pid_t pid, int ms)
 {
-	return reap_within_rss(pid, ms, NULL);
+	return e2e_reap_within_rss(pid, ms, NULL);
 }
 
 /* A working directory of the attacker's: tmp/NAME, owned by nobody. */
@@ -562,7 +538,7 @@ Test(security, baseline_without_attack)
 	need_java();
 	dir = nobody_dir("w");
 	pid = start_jvm("jvm", dir, NULL);
-	st = reap_within_rss(start_attach("att", "2", pid, -1, &profile), ATTACH_LIMIT_MS, &rss_kb);
+	st = e2e_reap_within_rss(start_attach("att", "2", pid, -1, &profile), ATTACH_LIMIT_MS, &rss_kb);
 	cr_log_info("baseline JVM attach: peak %ld MiB", rss_kb >> 10);
 	cr_assert_eq(st, 0, "attach to nobody's JVM exited %d: %s", st, slurp("att", "err"));
 	report = e2e_report_json(tmp, profile, msg, sizeof(msg));
@@ -805,7 +781,7 @@ Test(security, perf_map_endless_line)
 	jvm = start_jvm("jvm", dir, NULL);
 	map = track_path("/tmp/perf-%d.map", (int)jvm);
 	plant(NOBODY, PLANT_SPARSE, map, "1073741824", 0400);
-	st = reap_within_rss(start_attach("att", "2", jvm, -1, &profile), ATTACH_LIMIT_MS, &rss_kb);
+	st = e2e_reap_within_rss(start_attach("att", "2", jvm, -1, &profile), ATTACH_LIMIT_MS, &rss_kb);
 	expect_clean_outcome("att", st, profile);
 	cr_expect_lt(rss_kb, 256L << 10, "objscope grew to %ld MiB reading a 1 GiB line",
 		     rss_kb >> 10);

@@ -98,29 +98,6 @@ static void track_kid(pid_t pid)
 	kids[nkids++] = pid;
 }
 
-/* Exit status of pid (128 + N when killed by signal N), or -1 when it did
- * not end within ms (then killed); peak RSS in *maxrss_kb. */
-static int reap_within_rss(pid_t pid, int ms, long *maxrss_kb)
-{
-	struct rusage ru;
-	int st;
-
-	for (int waited = 0; waited <= ms; waited += 10) {
-		pid_t r = wait4(pid, &st, WNOHANG, &ru);
-
-		cr_assert_geq(r, 0, "wait4: %s", strerror(errno));
-		if (r == pid) {
-			if (maxrss_kb)
-				*maxrss_kb = ru.ru_maxrss;
-			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-		}
-		usleep(10000);
-	}
-	kill(pid, SIGKILL);
-	waitpid(pid, &st, 0);
-	return -1;
-}
-
 /* Runs a shell line (the test's own set-up steps); its exit status. */
 static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int sh(const char *fmt, ...)
@@ -199,7 +176,7 @@ Test(security_target, record_debuglink_to_proc_kmsg)
 	argv[6] = prog;
 	pid = e2e_spawn_logged(tmp, "rec", argv, NULL);
 	track_kid(pid);
-	expect_profile("rec", reap_within_rss(pid, LIMIT_MS, NULL), profile);
+	expect_profile("rec", e2e_reap_within_rss(pid, LIMIT_MS, NULL), profile);
 	free(prog);
 	free(profile);
 }
@@ -220,7 +197,7 @@ Test(security_target, attach_debuglink_to_proc_kmsg_honours_d)
 	snprintf(spid, sizeof(spid), "%d", (int)target);
 	pid = e2e_spawn_logged(tmp, "att", argv, NULL);
 	track_kid(pid);
-	expect_profile("att", reap_within_rss(pid, LIMIT_MS, NULL), profile);
+	expect_profile("att", e2e_reap_within_rss(pid, LIMIT_MS, NULL), profile);
 	free(prog);
 	free(profile);
 }
@@ -280,7 +257,7 @@ Test(security_target, perf_map_is_proc_kmsg)
 	snprintf(spid, sizeof(spid), "%d", (int)jvm);
 	pid = e2e_spawn_logged(tmp, "att", argv, NULL);
 	track_kid(pid);
-	st = reap_within_rss(pid, LIMIT_MS, NULL);
+	st = e2e_reap_within_rss(pid, LIMIT_MS, NULL);
 	expect_profile("att", st, profile);
 	snprintf(spid, sizeof(spid), "perf-%d.map", (int)jvm);
 	expect_note(profile, spid);
@@ -304,7 +281,7 @@ Test(security_target, sigterm_ends_attach_to_jvm_with_kmsg_map)
 	sleep(8);
 	cr_assert_eq(kill(pid, SIGTERM), 0, "objscope ended before the SIGTERM: %s",
 		     e2e_slurp(tmp, "att", "err"));
-	st = reap_within_rss(pid, 20000, NULL);
+	st = e2e_reap_within_rss(pid, 20000, NULL);
 	expect_profile("att", st, profile);
 	snprintf(spid, sizeof(spid), "perf-%d.map", (int)jvm);
 	expect_note(profile, spid);
@@ -515,7 +492,7 @@ Test(security_target, record_target_with_60k_mappings_and_10k_threads)
 	cr_assert_eq(access(BIG, X_OK), 0, "run `make fixtures`");
 	pid = e2e_spawn_logged(tmp, "rec", argv, NULL);
 	track_kid(pid);
-	expect_profile("rec", reap_within_rss(pid, 180000, &rss_kb), profile);
+	expect_profile("rec", e2e_reap_within_rss(pid, 180000, &rss_kb), profile);
 	cr_expect(strstr(e2e_slurp(tmp, "rec", "out"), "ready " BIG_THREADS),
 		  "the target did not start its threads: %s", e2e_slurp(tmp, "rec", "out"));
 	e2e_diag("objscope record: peak RSS %ld MiB", rss_kb >> 10);
@@ -554,7 +531,7 @@ Test(security_target, attach_target_with_60k_mappings_and_threads)
 	snprintf(spid, sizeof(spid), "%d", (int)target);
 	pid = e2e_spawn_logged(tmp, "att", argv, NULL);
 	track_kid(pid);
-	st = reap_within_rss(pid, 180000, &rss_kb);
+	st = e2e_reap_within_rss(pid, 180000, &rss_kb);
 	err = e2e_slurp(tmp, "att", "err");
 	e2e_diag("objscope attach to %ld threads, %d mappings: exit %d, peak RSS %ld MiB%s%s",
 		 threads + 1, nmaps, st, rss_kb >> 10, st ? ": " : "", st ? err : "");
