@@ -538,14 +538,14 @@ static pid_t spawn_attach_d(const char *name, const char *profile, pid_t target,
 	argv[n++] = "attach";
 	argv[n++] = "-d";
 	argv[n++] = secs;
+	/* every block an event: the tests count the sleeper's allocations
+	 * in the profile and fill small rings with them (byte sampling
+	 * would record a few of its 100 blocks a second, by chance) */
+	argv[n++] = "--native-objects";
+	argv[n++] = "exact";
 	if (extra) {
-		/* small rings meant to fill: every block an event (byte
-		 * sampling would leave the sleeper's 100 blocks a second
-		 * mostly unrecorded) */
 		argv[n++] = "--ring-kb";
 		argv[n++] = extra;
-		argv[n++] = "--native-objects";
-		argv[n++] = "exact";
 	}
 	argv[n++] = "-o";
 	argv[n++] = profile;
